@@ -1,0 +1,1 @@
+"""Researcher accounts: the custom user model, sign-in and account creation."""

@@ -1,0 +1,1 @@
+"""Tallies, debiased estimates, dashboards, exports and their Celery tasks."""

@@ -1,0 +1,1 @@
+"""Researchers build surveys: surveys, questions, mechanism specs and budgets."""

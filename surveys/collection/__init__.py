@@ -1,0 +1,1 @@
+"""Respondents answer: consent, forms, report ingestion and invitations."""

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CollectionConfig(AppConfig):
+    name = "surveys.collection"
+    label = "collection"

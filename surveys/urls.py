@@ -1,0 +1,11 @@
+from django.contrib import admin
+from django.urls import include, path
+
+from surveys import views
+
+urlpatterns = [
+    path("", views.HomeView.as_view(), name="home"),
+    path("healthz", views.healthz, name="healthz"),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,45 @@
+"""The home page, sign-in and the health probe."""
+
+import pytest
+from django.urls import reverse
+
+
+@pytest.mark.django_db
+def test_home_page_explains_the_product(client):
+    response = client.get(reverse("home"))
+    assert response.status_code == 200
+    assert b"randomized on the respondent" in response.content
+
+
+@pytest.mark.django_db
+def test_pages_forbid_inline_script_and_third_party_sources(client):
+    policy = client.get(reverse("home"))["Content-Security-Policy"]
+    assert "unsafe-inline" not in policy
+    assert "unsafe-eval" not in policy
+    assert "default-src 'self'" in policy
+    assert "frame-ancestors 'none'" in policy
+
+
+@pytest.mark.django_db
+def test_login_page_labels_every_field(client):
+    html = client.get(reverse("login")).content.decode()
+    assert '<label for="id_username">' in html
+    assert '<label for="id_password">' in html
+
+
+@pytest.mark.django_db
+def test_healthz_reports_database_ok(client):
+    response = client.get(reverse("healthz"))
+    assert response.json() == {"database": "ok"}
+
+
+@pytest.mark.django_db
+def test_researcher_can_sign_in_and_out(client, django_user_model):
+    django_user_model.objects.create_user("ada", password="correct horse battery")
+    response = client.post(
+        reverse("login"), {"username": "ada", "password": "correct horse battery"}
+    )
+    assert response.status_code == 302
+    assert client.get(reverse("home")).context["user"].is_authenticated
+    client.post(reverse("logout"))
+    assert not client.get(reverse("home")).context["user"].is_authenticated
