@@ -7,5 +7,7 @@ urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("surveys/", include("surveys.authoring.urls")),
+    path("s/", include("surveys.collection.urls")),
     path("admin/", admin.site.urls),
 ]

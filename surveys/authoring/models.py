@@ -1,0 +1,124 @@
+"""Surveys and their questions, as researchers build them.
+
+A private question's mechanism is an ldp *spec* (a JSON-able dict).  Once a
+survey is published the compiled spec is frozen: reports carry the revision of
+the spec they were randomized under, and a changed spec is stored as a new
+SpecRevision instead of overwriting the old one.
+"""
+
+import secrets
+
+from django.conf import settings
+from django.core.validators import MinValueValidator
+from django.db import models
+
+
+def new_public_token() -> str:
+    """An unguessable slug for a survey's public link."""
+    return secrets.token_urlsafe(16)
+
+
+class Survey(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="surveys"
+    )
+    title = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    consent_text = models.TextField(blank=True)
+    status = models.CharField(max_length=10, choices=Status, default=Status.DRAFT)
+    epsilon_budget = models.FloatField(
+        default=4.0,
+        validators=[MinValueValidator(0.01)],
+        help_text="Most privacy loss (total ε) one respondent may incur.",
+    )
+    planned_respondents = models.PositiveIntegerField(default=1000)
+    public_token = models.CharField(
+        max_length=32, unique=True, default=new_public_token
+    )
+    revision = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Question(models.Model):
+    class Kind(models.TextChoices):
+        YES_NO = "yes_no", "Yes / no"
+        SINGLE_CHOICE = "single_choice", "Single choice"
+        ORDINAL = "ordinal", "Scale (Likert / ordered)"
+        NUMERIC = "numeric", "Number in a range"
+        MULTI_SELECT = "multi_select", "Multiple selections"
+
+    survey = models.ForeignKey(
+        Survey, on_delete=models.CASCADE, related_name="questions"
+    )
+    position = models.PositiveIntegerField()
+    kind = models.CharField(max_length=20, choices=Kind)
+    text = models.CharField(max_length=500)
+    help_text = models.TextField(blank=True)
+    # Answer labels for choice kinds, in order; the answer index is the ldp value.
+    options = models.JSONField(default=list, blank=True)
+    numeric_low = models.DecimalField(
+        max_digits=14, decimal_places=4, null=True, blank=True
+    )
+    numeric_high = models.DecimalField(
+        max_digits=14, decimal_places=4, null=True, blank=True
+    )
+    numeric_step = models.DecimalField(
+        max_digits=14, decimal_places=4, null=True, blank=True
+    )
+    is_private = models.BooleanField(default=True)
+    not_private_acknowledged = models.BooleanField(default=False)
+    requested_epsilon = models.FloatField(null=True, blank=True)
+    # Empty: the recommended mechanism for (kind, k, ε).
+    mechanism = models.CharField(max_length=40, blank=True)
+    # The compiled ldp spec (with integer weights); None for non-private questions.
+    spec = models.JSONField(null=True, blank=True)
+    spec_revision = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(is_private=True)
+                | models.Q(not_private_acknowledged=True),
+                name="non_private_question_needs_acknowledgement",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class SpecRevision(models.Model):
+    """Every spec a question has been published under, kept for re-estimation."""
+
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="spec_revisions"
+    )
+    revision = models.PositiveIntegerField()
+    spec = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["question", "revision"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["question", "revision"], name="one_spec_per_question_revision"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.question_id} r{self.revision}"
