@@ -79,6 +79,9 @@ class Question(models.Model):
     numeric_step = models.DecimalField(
         max_digits=14, decimal_places=4, null=True, blank=True
     )
+    # Multi-select only: the most options one respondent may tick (padding-and-
+    # sampling pads every answer to this many items); empty means all of them.
+    max_selections = models.PositiveSmallIntegerField(null=True, blank=True)
     is_private = models.BooleanField(default=True)
     not_private_acknowledged = models.BooleanField(default=False)
     requested_epsilon = models.FloatField(null=True, blank=True)

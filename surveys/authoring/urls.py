@@ -1,5 +1,33 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from surveys.authoring import views
 
 app_name = "authoring"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.survey_list, name="survey_list"),
+    path("new/", views.survey_create, name="survey_create"),
+    path("<int:pk>/", views.survey_detail, name="survey_detail"),
+    path("<int:pk>/edit/", views.survey_edit, name="survey_edit"),
+    path("<int:pk>/publish/", views.survey_publish, name="survey_publish"),
+    path("<int:pk>/close/", views.survey_close, name="survey_close"),
+    path("<int:pk>/reopen/", views.survey_reopen, name="survey_reopen"),
+    path("<int:pk>/duplicate/", views.survey_duplicate, name="survey_duplicate"),
+    path("<int:pk>/preview/", views.question_preview, name="question_preview"),
+    path("<int:pk>/questions/new/", views.question_create, name="question_create"),
+    path(
+        "<int:pk>/questions/<int:question_pk>/edit/",
+        views.question_edit,
+        name="question_edit",
+    ),
+    path(
+        "<int:pk>/questions/<int:question_pk>/move/",
+        views.question_move,
+        name="question_move",
+    ),
+    path(
+        "<int:pk>/questions/<int:question_pk>/delete/",
+        views.question_delete,
+        name="question_delete",
+    ),
+]

@@ -1,5 +1,16 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from surveys.collection import views
 
 app_name = "collection"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("verify/", views.verify, name="verify"),
+    path("randomizer.js", views.randomizer_js, name="randomizer"),
+    path("receipt/<str:receipt>/", views.receipt, name="receipt"),
+    path("manage/<int:survey_id>/invitations/", views.invitations, name="invitations"),
+    path("i/<str:token>/", views.consent_invitation, name="consent_invitation"),
+    path("i/<str:token>/answer/", views.respond_invitation, name="respond_invitation"),
+    path("<str:public_token>/", views.consent_public, name="consent"),
+    path("<str:public_token>/answer/", views.respond_public, name="respond"),
+]

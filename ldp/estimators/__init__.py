@@ -1,0 +1,1 @@
+"""Estimators: unbiased frequencies, intervals and consistency."""

@@ -1,0 +1,279 @@
+"""Exact arithmetic for integer weights: e^ε, floors, and ε rounded up.
+
+The delivered ε of a mechanism is computed from the very integers the sampler
+uses, with 60 significant digits, and only ever rounded *up* for display.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal, localcontext
+from fractions import Fraction
+
+PRECISION = 60
+"""Significant decimal digits used for every exact computation (at least 50)."""
+
+ROW_SUM_MAX = 2**32
+"""Largest allowed row sum of integer weights (one rejection-sampled word)."""
+
+
+def _context() -> Context:
+    return Context(prec=PRECISION)
+
+
+def exp_decimal(epsilon: float | Decimal) -> Decimal:
+    """Return ``e^ε`` to 60 significant digits.
+
+    Parameters
+    ----------
+    epsilon : float or Decimal
+        The exponent; a float is taken at its exact binary value.
+
+    Returns
+    -------
+    Decimal
+        ``exp(epsilon)`` correctly rounded to 60 digits.
+
+    Notes
+    -----
+    ``Decimal(float)`` is exact, so ``e^ε`` is for the float actually requested.
+
+    References
+    ----------
+    .. [1] Deniable LDP primer, section 1, "Integer weights".
+    """
+    with localcontext(_context()):
+        return Decimal(epsilon).exp()
+
+
+def floor_decimal(value: Decimal) -> int:
+    """Return ``floor(value)`` as an int.
+
+    Parameters
+    ----------
+    value : Decimal
+        Any finite Decimal.
+
+    Returns
+    -------
+    int
+        The largest integer not above ``value``.
+
+    Notes
+    -----
+    ``floor(x) = max{n in Z : n <= x}``; used so weights never exceed e^ε ratios.
+
+    References
+    ----------
+    .. [1] Deniable LDP primer, section 1, "Integer weights".
+    """
+    return int(value.to_integral_value(rounding=ROUND_FLOOR))
+
+
+def ceil_decimal(value: Decimal) -> int:
+    """Return ``ceil(value)`` as an int.
+
+    Parameters
+    ----------
+    value : Decimal
+        Any finite Decimal.
+
+    Returns
+    -------
+    int
+        The smallest integer not below ``value``.
+
+    Notes
+    -----
+    ``ceil(x) = min{n in Z : n >= x}``.
+
+    References
+    ----------
+    .. [1] Deniable LDP primer, section 1, "Integer weights".
+    """
+    return int(value.to_integral_value(rounding=ROUND_CEILING))
+
+
+def log_ratio(numerator: int, denominator: int) -> Decimal:
+    """Return ``ln(numerator / denominator)`` to 60 significant digits.
+
+    Parameters
+    ----------
+    numerator, denominator : int
+        Positive integers (products of weights).
+
+    Returns
+    -------
+    Decimal
+        The natural logarithm of the exact rational ratio.
+
+    Notes
+    -----
+    ε of a finite channel is ``max_y ln(max_x Q[x,y] / min_x Q[x,y])``; with
+    integer weights every ratio is rational, so only the logarithm is rounded.
+
+    References
+    ----------
+    .. [1] Deniable LDP primer, section 1, exact ε of a finite channel.
+    .. [2] S. L. Warner, "Randomized response", JASA 60(309), 1965.
+    """
+    if numerator <= 0 or denominator <= 0:
+        raise ValueError("log_ratio needs positive integers")
+    with localcontext(_context()):
+        return (Decimal(numerator) / Decimal(denominator)).ln()
+
+
+def channel_epsilon(channel: list[list[int]]) -> Decimal:
+    """Return the exact ε of a finite channel given by integer weights.
+
+    Parameters
+    ----------
+    channel : list of list of int
+        ``W[x][y] >= 1`` with equal row sums.
+
+    Returns
+    -------
+    Decimal
+        ``max_y ln(max_x W[x][y] / min_x W[x][y])``.
+
+    Notes
+    -----
+    With equal row sums ``S``, ``Q[x, y] = W[x][y] / S`` and the sums cancel
+    in every ratio.  A zero next to a positive entry would be ε = ∞.
+
+    References
+    ----------
+    .. [1] Deniable LDP primer, section 1 (ε-LDP of a channel).
+    .. [2] P. Kairouz, S. Oh, P. Viswanath, "Extremal mechanisms for local
+       differential privacy", NeurIPS 2014 / JMLR 2016.
+    """
+    best = Fraction(1)
+    for column in zip(*channel, strict=True):
+        if min(column) <= 0:
+            raise ValueError("a channel with a zero weight is not ε-LDP")
+        best = max(best, Fraction(max(column), min(column)))
+    return log_ratio(best.numerator, best.denominator)
+
+
+def round_up_float(value: Decimal) -> float:
+    """Return the smallest float that is ``>= value``.
+
+    Parameters
+    ----------
+    value : Decimal
+        An exact (60-digit) quantity such as a delivered ε.
+
+    Returns
+    -------
+    float
+        ``min{x in float64 : x >= value}``.
+
+    Notes
+    -----
+    ``float(value)`` rounds to nearest; if that lands below, step up one ulp.
+
+    References
+    ----------
+    .. [1] Deniable LDP primer, section 1 (ε rounded up, never echoed back).
+    """
+    result = float(value)
+    if Decimal(result) < value:
+        result = math.nextafter(result, math.inf)
+    return result
+
+
+def display_epsilon(value: Decimal, digits: int = 3) -> str:
+    """Return ε as a decimal string rounded UP to ``digits`` places.
+
+    Parameters
+    ----------
+    value : Decimal
+        The exact delivered ε.
+    digits : int, optional
+        Decimal places, 2 or 3 (default 3).
+
+    Returns
+    -------
+    str
+        For example ``"1.099"`` for ε = ln 3.
+
+    Notes
+    -----
+    ``ceil(ε · 10^d) / 10^d``, so the displayed value is never below ε.
+
+    References
+    ----------
+    .. [1] Deniable LDP primer, section 1 (display rounded up).
+    """
+    if digits not in (2, 3):
+        raise ValueError(f"digits must be 2 or 3, got {digits!r}")
+    quantum = Decimal(1).scaleb(-digits)
+    return str(value.quantize(quantum, rounding=ROUND_CEILING))
+
+
+def keep_other_weights(epsilon: float, outputs: int) -> tuple[int, int]:
+    """Integer weights ``(P, Q)`` of a symmetric randomized response.
+
+    Parameters
+    ----------
+    epsilon : float
+        Requested ε.
+    outputs : int
+        Number of outputs ``m`` (``m = 2`` for Warner, ``k`` for GRR, ``g``
+        for OLH).
+
+    Returns
+    -------
+    P, Q : int
+        Keep weight and weight of each other output, with
+        ``P + (m − 1) Q <= 2^32`` and ``P/Q <= e^ε``.
+
+    Notes
+    -----
+    ``Q = floor(2^32/(e^ε + m − 1))`` and ``P = floor(Q e^ε)``, so the
+    delivered ``ε' = ln(P/Q) <= ε`` and ``ε − ε' < ln(1 + 1/P) < 1/P``.
+
+    References
+    ----------
+    .. [1] Wang et al., USENIX Security 2017, section 4.1 (direct encoding).
+    .. [2] Deniable LDP primer, sections 1 and 3.
+    """
+    e = exp_decimal(epsilon)
+    with localcontext(_context()):
+        other = floor_decimal(Decimal(ROW_SUM_MAX) / (e + outputs - 1))
+        keep = floor_decimal(other * e)
+    if other < 1:
+        raise ValueError(
+            f"epsilon={epsilon!r} with {outputs} outputs would need a weight of 0"
+        )
+    return keep, other
+
+
+def ceil_ratio(numerator: int, base: Decimal, offset: int) -> int:
+    """Return ``ceil(numerator / (base + offset))`` at 60 digits.
+
+    Parameters
+    ----------
+    numerator : int
+        For example the row sum ``2^32``.
+    base : Decimal
+        For example ``e^ε``.
+    offset : int
+        Added to ``base`` before dividing.
+
+    Returns
+    -------
+    int
+        The ceiling of the quotient.
+
+    Notes
+    -----
+    Used for the "zero" weight of unary encodings: ``A0 = ceil(S/(e^ε + 1))``
+    makes ``(S − A0)/A0 <= e^ε``.
+
+    References
+    ----------
+    .. [1] Wang et al., USENIX Security 2017, section 4.3.
+    """
+    with localcontext(_context()):
+        return ceil_decimal(Decimal(numerator) / (base + offset))

@@ -1,0 +1,447 @@
+// Deniable browser randomizer: turns a true answer into a locally
+// differentially private report, following ldp/spec/README.md (spec v1).
+//
+// Why it looks the way it does:
+// - Randomness comes only from crypto.getRandomValues. Math.random is
+//   predictable, so if no secure source exists we throw (fail closed) and the
+//   form must not submit.
+// - Only integer arithmetic. The server turned every ε into integer weights;
+//   we sample those integers exactly with rejection sampling, so the channel
+//   we deliver is exactly the one whose ε the server computed and displayed.
+//   No exp/log, no floating-point noise.
+// - Every mechanism draws through uniformBelow() in the order the contract
+//   fixes, so Python and JS give the same report for the same 32-bit words,
+//   and the number of words consumed never depends on the answer.
+// - No dependencies: this one file runs unchanged in browsers and Node 20.
+// Answers are integers (an option, a Likert level, or a numeric question's
+// grid level index) or, for multi-select, lists of distinct option indices.
+
+export const SPEC_VERSION = 1;
+
+// Size of the word space: words are uniform integers in [0, WORD_SPACE).
+const WORD_SPACE = 4294967296; // 2^32
+
+// Prime modulus of the OLH hash ((a*x + b) mod PRIME) mod g.
+const OLH_PRIME = 2147483647; // 2^31 - 1
+
+// Words fetched per getRandomValues call: 16384 uint32 = 65536 bytes, the
+// most one call may return. One call per word would be ~50x slower.
+const BATCH = 16384;
+
+const MAX_K = 4096;
+const MAX_G = 65536;
+const MAX_ORDINAL_K = 101;
+const MAX_MULTI_RR_K = 64;
+const MAX_LEVELS = 1001; // numeric grid levels m
+
+// uniformBelow(S): a uniform integer in [0, S) from uniform words.
+// Words at or above `limit` (the top WORD_SPACE mod S of them) are rejected,
+// so every residue mod S is hit by exactly floor(WORD_SPACE / S) words.
+// This is the only place a raw random word meets `%`.
+function uniformBelow(S, nextWord) {
+  if (!Number.isSafeInteger(S) || S < 1 || S > WORD_SPACE) {
+    throw new RangeError(`uniformBelow: bound ${S} is not an integer in [1, 2^32]`);
+  }
+  const limit = WORD_SPACE - (WORD_SPACE % S);
+  for (;;) {
+    const u = nextWord();
+    if (!Number.isInteger(u) || u < 0 || u >= WORD_SPACE) {
+      throw new RangeError(`random source returned ${u}, not a 32-bit word`);
+    }
+    if (u < limit) return u % S;
+  }
+}
+
+// Parity of popcount(t) for t < 2^32 by xor-folding: a fixed sequence of
+// operations, no loop whose length depends on the answer.
+function parity(t) {
+  t ^= t >>> 16;
+  t ^= t >>> 8;
+  t ^= t >>> 4;
+  t ^= t >>> 2;
+  t ^= t >>> 1;
+  return t & 1;
+}
+
+// floor(r / Q) for integers 0 <= r < 2^53, Q >= 1, in exact integer steps.
+function quotient(r, Q) {
+  return (r - (r % Q)) / Q;
+}
+
+// Pick "the truth" with weight P, else one of the other n-1 values with
+// weight Q each (GRR, and OLH over hash values). v is uniform in
+// [0, P + (n-1)Q). Used by grr, olh and padding_sampling.
+function keepOrOther(v, truth, P, Q) {
+  if (v < P) return truth;
+  const i = quotient(v - P, Q);
+  return i < truth ? i : i + 1;
+}
+
+// The contract's cumulative(weights, v): the least index i with
+// weights[0] + ... + weights[i] > v (for 0 <= v < sum). It scans every
+// weight, with no early exit, so its work does not depend on the answer.
+function cumulative(weights, v) {
+  let sum = 0;
+  let index = 0;
+  for (let i = 0; i < weights.length; i++) {
+    sum += weights[i];
+    index += sum <= v ? 1 : 0;
+  }
+  return index;
+}
+
+// ---------------------------------------------------------------- validation
+
+// Integer weights (>= 1) every compiled spec must carry, per mechanism.
+// List-valued weights (rows, kernel, starts) are checked separately.
+const WEIGHT_KEYS = {
+  forced_response: ["truthful", "forced_yes", "forced_no"],
+  warner: ["keep", "flip"],
+  grr: ["keep", "other"],
+  sue: ["one_if_one", "one_if_zero", "total"],
+  oue: ["one_if_one", "one_if_zero", "total"],
+  olh: ["g", "prime", "keep", "other"],
+  hadamard: ["K", "keep", "flip"],
+  ordinal: ["total"],
+  geometric: ["total"],
+  gaussian: ["total"],
+  duchi: ["base", "slope", "total"],
+  piecewise: ["outputs", "width", "high", "low"],
+  multi_rr: ["one_if_one", "one_if_zero", "total"],
+  padding_sampling: ["keep", "other"],
+};
+const GRID = new Set(["geometric", "gaussian", "duchi", "piecewise"]);
+const MULTI = new Set(["multi_rr", "padding_sampling"]);
+
+function fail(spec, msg) {
+  const name = spec && typeof spec === "object" && typeof spec.mechanism === "string"
+    ? spec.mechanism : "spec";
+  throw new Error(`${name}: ${msg}`);
+}
+
+function isCount(n) {
+  return typeof n === "number" && Number.isSafeInteger(n) && n >= 1;
+}
+
+// Grid fields are plain decimal strings such as "0", "-2.5", "100" (no
+// exponent, no "+"). They are compared as exact BigInts scaled to a common
+// number of decimals, never as floats.
+const DECIMAL = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+// Number of grid levels m = (high - low)/step + 1, computed exactly.
+function gridLevels(spec) {
+  const parts = ["low", "high", "step"].map((field) => {
+    const s = spec[field];
+    if (typeof s !== "string" || !DECIMAL.test(s)) {
+      fail(spec, `${field} must be a decimal string such as "2.5", got ${JSON.stringify(s)}`);
+    }
+    const [whole, frac = ""] = s.split(".");
+    return { whole, frac };
+  });
+  const places = Math.max(...parts.map((p) => p.frac.length));
+  const [low, high, step] = parts.map((p) => BigInt(p.whole + p.frac.padEnd(places, "0")));
+  const span = high - low;
+  const levels = step > 0n ? span / step : 0n; // BigInt division truncates
+  if (step <= 0n || span <= 0n || levels * step !== span) {
+    fail(spec, `grid low = ${spec.low}, high = ${spec.high}, step = ${spec.step}: need step > 0 dividing high - low > 0`);
+  }
+  if (levels + 1n > BigInt(MAX_LEVELS)) {
+    fail(spec, `grid has ${levels + 1n} levels; at most ${MAX_LEVELS} allowed`);
+  }
+  return Number(levels) + 1;
+}
+
+// Number of answers (or options, for multi-select): k, or the grid's m.
+function answerCount(spec) {
+  const mech = spec.mechanism;
+  if (mech === "forced_response" || mech === "warner") {
+    if (spec.k !== undefined && spec.k !== 2) {
+      fail(spec, `k must be 2 (or omitted) for ${mech}, got ${JSON.stringify(spec.k)}`);
+    }
+    return 2;
+  }
+  if (GRID.has(mech)) return gridLevels(spec);
+  const max = mech === "ordinal" ? MAX_ORDINAL_K : mech === "multi_rr" ? MAX_MULTI_RR_K : MAX_K;
+  if (!Number.isInteger(spec.k) || spec.k < 2 || spec.k > max) {
+    fail(spec, `k must be an integer in [2, ${max}], got ${JSON.stringify(spec.k)}`);
+  }
+  return spec.k;
+}
+
+// The bound passed to uniformBelow must fit the word space.
+function checkBound(spec, what, S) {
+  if (S > WORD_SPACE) fail(spec, `${what} = ${S} exceeds 2^32`);
+}
+
+// A list of `length` integer weights >= 1 summing to exactly `total`.
+function checkWeightList(spec, what, list, length, total) {
+  if (!Array.isArray(list) || list.length !== length) {
+    fail(spec, `${what} must be a list of ${length} integers, got ${Array.isArray(list) ? `${list.length} items` : JSON.stringify(list)}`);
+  }
+  let sum = 0;
+  for (const [i, n] of list.entries()) {
+    if (!isCount(n) || n > total) fail(spec, `${what}[${i}] must be an integer in [1, total], got ${JSON.stringify(n)}`);
+    sum += n;
+  }
+  if (sum !== total) fail(spec, `${what} sums to ${sum}, not total = ${total}`);
+}
+
+// A multi-select answer: distinct option indices in [0, k), at most `most`.
+function checkSelection(spec, answer, k, most) {
+  if (!Array.isArray(answer)) {
+    fail(spec, `answer must be a list of distinct option indices in [0, ${k}), got ${JSON.stringify(answer)}`);
+  }
+  if (answer.length > most) {
+    fail(spec, `at most ${most} options may be selected, got ${answer.length}`);
+  }
+  const seen = new Set();
+  for (const [i, option] of answer.entries()) {
+    if (!(Number.isInteger(option) && option >= 0 && option < k)) {
+      fail(spec, `answer[${i}] = ${JSON.stringify(option)} is not an option index in [0, ${k})`);
+    }
+    if (seen.has(option)) fail(spec, `option ${option} is selected more than once`);
+    seen.add(option);
+  }
+}
+
+/**
+ * Throw an Error naming the problem if this module cannot run `spec`
+ * (a compiled v1 spec), or if `answer` (when given) is not valid: an integer
+ * in [0, n) (n = k, or the grid's m levels for numeric mechanisms), or for
+ * multi_rr / padding_sampling a list of distinct option indices in [0, k)
+ * (at most ell of them for padding_sampling). Returns n.
+ */
+export function validateSpec(spec, answer) {
+  if (spec === null || typeof spec !== "object" || Array.isArray(spec)) {
+    throw new Error(`spec must be an object, got ${JSON.stringify(spec)}`);
+  }
+  if (spec.version !== SPEC_VERSION) {
+    fail(spec, `spec version ${JSON.stringify(spec.version)} is not supported (need ${SPEC_VERSION})`);
+  }
+  const keys = Object.prototype.hasOwnProperty.call(WEIGHT_KEYS, spec.mechanism)
+    ? WEIGHT_KEYS[spec.mechanism] : undefined;
+  if (keys === undefined) {
+    throw new Error(`unknown mechanism ${JSON.stringify(spec.mechanism)}; allowed: ${Object.keys(WEIGHT_KEYS).join(", ")}`);
+  }
+  const k = answerCount(spec);
+  const w = spec.weights;
+  if (w === null || typeof w !== "object" || Array.isArray(w)) {
+    fail(spec, "compiled spec has no weights object (build it on the server first)");
+  }
+  for (const key of keys) {
+    if (!isCount(w[key])) {
+      fail(spec, `weights.${key} must be an integer >= 1, got ${JSON.stringify(w[key])}`);
+    }
+  }
+  switch (spec.mechanism) {
+    case "forced_response":
+      checkBound(spec, "truthful + forced_yes + forced_no", w.truthful + w.forced_yes + w.forced_no);
+      break;
+    case "warner":
+    case "hadamard":
+      checkBound(spec, "keep + flip", w.keep + w.flip);
+      if (spec.mechanism === "hadamard") {
+        let K = 1;
+        while (K < k) K *= 2;
+        if (w.K !== K) fail(spec, `weights.K must be ${K} (least power of two >= k = ${k}), got ${w.K}`);
+      }
+      break;
+    case "grr":
+      checkBound(spec, "keep + (k-1)*other", w.keep + (k - 1) * w.other);
+      break;
+    case "sue":
+    case "oue":
+    case "multi_rr":
+      // Both bit values need weight >= 1: 1 <= one_if_* <= total - 1.
+      checkBound(spec, "total", w.total);
+      for (const key of ["one_if_one", "one_if_zero"]) {
+        if (w[key] >= w.total) fail(spec, `weights.${key} = ${w[key]} must be below total = ${w.total}`);
+      }
+      break;
+    case "olh":
+      if (w.prime !== OLH_PRIME) fail(spec, `weights.prime must be ${OLH_PRIME}, got ${w.prime}`);
+      if (w.g < 2 || w.g > MAX_G) fail(spec, `weights.g must be in [2, ${MAX_G}], got ${w.g}`);
+      if (spec.g !== undefined && spec.g !== w.g) fail(spec, `g = ${spec.g} disagrees with weights.g = ${w.g}`);
+      checkBound(spec, "prime", w.prime);
+      checkBound(spec, "keep + (g-1)*other", w.keep + (w.g - 1) * w.other);
+      break;
+    case "ordinal":
+      checkBound(spec, "total", w.total);
+      if (!Array.isArray(w.rows) || w.rows.length !== k) {
+        fail(spec, `weights.rows must be a list of k = ${k} rows`);
+      }
+      w.rows.forEach((row, x) => checkWeightList(spec, `weights.rows[${x}]`, row, k, w.total));
+      break;
+    case "geometric":
+    case "gaussian":
+      checkBound(spec, "total", w.total);
+      checkWeightList(spec, "weights.kernel", w.kernel, 2 * k - 1, w.total);
+      break;
+    case "duchi":
+      checkBound(spec, "total", w.total);
+      if (2 * w.base + (k - 1) * w.slope !== w.total) {
+        fail(spec, `weights.total = ${w.total} must equal 2*base + (m-1)*slope = ${2 * w.base + (k - 1) * w.slope}`);
+      }
+      break;
+    case "piecewise": {
+      const M = w.outputs, width = w.width;
+      if (width >= M) fail(spec, `weights.width = ${width} must be below outputs = ${M}`);
+      checkBound(spec, "width*high + (outputs-width)*low", width * w.high + (M - width) * w.low);
+      if (!Array.isArray(w.starts) || w.starts.length !== k) {
+        fail(spec, `weights.starts must be a list of m = ${k} integers`);
+      }
+      w.starts.forEach((start, x) => {
+        if (!(Number.isInteger(start) && start >= 0 && start <= M - width)) {
+          fail(spec, `weights.starts[${x}] must be an integer in [0, outputs - width = ${M - width}], got ${JSON.stringify(start)}`);
+        }
+      });
+      break;
+    }
+    case "padding_sampling":
+      if (!Number.isInteger(spec.ell) || spec.ell < 1 || spec.ell > k) {
+        fail(spec, `ell must be an integer in [1, k = ${k}], got ${JSON.stringify(spec.ell)}`);
+      }
+      checkBound(spec, "keep + (k+ell-1)*other", w.keep + (k + spec.ell - 1) * w.other);
+      break;
+  }
+  if (answer !== undefined) {
+    if (MULTI.has(spec.mechanism)) {
+      checkSelection(spec, answer, k, spec.mechanism === "padding_sampling" ? spec.ell : k);
+    } else if (!(Number.isInteger(answer) && answer >= 0 && answer < k)) {
+      fail(spec, `answer must be an integer in [0, ${k}), got ${JSON.stringify(answer)}`);
+    }
+  }
+  return k;
+}
+
+// ------------------------------------------------------------------ sampling
+
+/**
+ * Randomize `answer` (see validateSpec) under the compiled `spec`, drawing 32-bit words from
+ * `nextWord()`. For tests (injected words); pages use randomize().
+ * Returns the report as a JSON-able value (see the spec README).
+ */
+export function randomizeWithSource(spec, answer, nextWord) {
+  const k = validateSpec(spec, answer);
+  const w = spec.weights;
+  const x = answer;
+  const below = (S) => uniformBelow(S, nextWord);
+  switch (spec.mechanism) {
+    case "forced_response": {
+      const T = w.truthful, A = w.forced_yes;
+      const v = below(T + A + w.forced_no);
+      return v < T ? x : v < T + A ? 1 : 0;
+    }
+    case "warner": {
+      const v = below(w.keep + w.flip);
+      return v < w.keep ? x : 1 - x;
+    }
+    case "grr": {
+      const v = below(w.keep + (k - 1) * w.other);
+      return keepOrOther(v, x, w.keep, w.other);
+    }
+    case "sue":
+    case "oue": {
+      // k draws whatever the answer; bit i is 1 with weight A1 if i is the
+      // answer, A0 otherwise.
+      const bits = new Array(k);
+      for (let i = 0; i < k; i++) {
+        const v = below(w.total);
+        bits[i] = v < (i === x ? w.one_if_one : w.one_if_zero) ? 1 : 0;
+      }
+      return bits;
+    }
+    case "olh": {
+      const a = below(w.prime);
+      const b = below(w.prime);
+      // a*x + b < 2^31 * 2^12 + 2^31 < 2^53: exact in a Number.
+      const h = ((a * x + b) % w.prime) % w.g;
+      const v = below(w.keep + (w.g - 1) * w.other);
+      return [a, b, keepOrOther(v, h, w.keep, w.other)];
+    }
+    case "hadamard": {
+      const j = below(w.K);
+      const s = parity(j & x) === 0 ? 1 : 0; // H[j, x] = +1 -> bit 1
+      const v = below(w.keep + w.flip);
+      return [j, v < w.keep ? s : 1 - s];
+    }
+    case "ordinal":
+      return cumulative(w.rows[x], below(w.total));
+    case "geometric":
+    case "gaussian": {
+      // k is the grid's m; kernel index j is the offset d = j - (m-1).
+      const y = x + cumulative(w.kernel, below(w.total)) - (k - 1);
+      return Math.min(Math.max(y, 0), k - 1);
+    }
+    case "duchi":
+      return below(w.total) < w.base + x * w.slope ? 1 : 0;
+    case "piecewise": {
+      const H = w.high, band = w.width * H, start = w.starts[x];
+      const v = below(band + (w.outputs - w.width) * w.low);
+      if (v < band) return start + quotient(v, H);
+      const i = quotient(v - band, w.low);
+      return i < start ? i : i + w.width;
+    }
+    case "multi_rr": {
+      // k draws whatever the selection.
+      const selected = new Uint8Array(k);
+      for (const option of x) selected[option] = 1;
+      const bits = new Array(k);
+      for (let i = 0; i < k; i++) {
+        const v = below(w.total);
+        bits[i] = v < (selected[i] === 1 ? w.one_if_one : w.one_if_zero) ? 1 : 0;
+      }
+      return bits;
+    }
+    case "padding_sampling": {
+      // Pad the selection to ell items with the dummies k, ..., k+ell-1,
+      // sample one, then GRR over the k + ell items.
+      const ell = spec.ell;
+      const sorted = Array.from(x).sort((a, b) => a - b);
+      const j = below(ell);
+      const t = j < sorted.length ? sorted[j] : k + j;
+      const v = below(w.keep + (k + ell - 1) * w.other);
+      return keepOrOther(v, t, w.keep, w.other);
+    }
+  }
+  throw new Error(`unknown mechanism ${JSON.stringify(spec.mechanism)}`);
+}
+
+// ------------------------------------------------------ secure random words
+
+// A pool of words from getRandomValues, refilled BATCH at a time. Each word
+// is zeroed once used, so words that shaped a report do not linger.
+const pool = new Uint32Array(BATCH);
+let poolPos = BATCH;
+
+function secureSource() {
+  const c = globalThis.crypto;
+  if (!c || typeof c.getRandomValues !== "function") {
+    throw new Error(
+      "no secure random source (crypto.getRandomValues) is available; " +
+      "refusing to randomize, so the answer must not be submitted",
+    );
+  }
+  return c;
+}
+
+function nextSecureWord() {
+  if (poolPos === BATCH) {
+    secureSource().getRandomValues(pool);
+    poolPos = 0;
+  }
+  const u = pool[poolPos];
+  pool[poolPos++] = 0;
+  return u;
+}
+
+/**
+ * Randomize `answer` (an integer answer, grid level index, or list of selected
+ * options; see validateSpec) under the compiled `spec` using
+ * crypto.getRandomValues. Throws if no secure source exists (fail closed) or
+ * the spec/answer is invalid. Returns the JSON-able report.
+ */
+export function randomize(spec, answer) {
+  secureSource(); // checked on every call, even while the pool has words
+  return randomizeWithSource(spec, answer, nextSecureWord);
+}

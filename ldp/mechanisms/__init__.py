@@ -1,0 +1,105 @@
+"""Frequency oracles, one module per family, and ``build(spec)``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ldp.mechanisms.base import Mechanism
+from ldp.mechanisms.binary import ForcedResponse, Warner
+from ldp.mechanisms.grr import GeneralizedRandomizedResponse
+from ldp.mechanisms.hadamard import HadamardResponse
+from ldp.mechanisms.multiselect import (
+    MultiRandomizedResponse,
+    MultiSelectMechanism,
+    PaddingAndSampling,
+)
+from ldp.mechanisms.numeric import (
+    DiscreteGaussian,
+    Duchi,
+    FiniteChannelMechanism,
+    Geometric,
+    GridMechanism,
+    Piecewise,
+)
+from ldp.mechanisms.olh import OptimizedLocalHashing
+from ldp.mechanisms.ordinal import OrdinalExponential
+from ldp.mechanisms.unary import OptimizedUnaryEncoding, SymmetricUnaryEncoding
+from ldp.spec.validation import validate_spec
+
+REGISTRY: dict[str, type[Mechanism]] = {
+    cls.name: cls
+    for cls in (
+        ForcedResponse,
+        Warner,
+        GeneralizedRandomizedResponse,
+        SymmetricUnaryEncoding,
+        OptimizedUnaryEncoding,
+        OptimizedLocalHashing,
+        HadamardResponse,
+        MultiRandomizedResponse,
+        PaddingAndSampling,
+    )
+}
+REGISTRY.update(
+    {
+        cls.name: cls
+        for cls in (OrdinalExponential, Geometric, DiscreteGaussian, Duchi, Piecewise)
+    }
+)
+
+
+def build(spec: Any) -> Mechanism:
+    """Validate a requested or compiled spec and compile it to a Mechanism.
+
+    Parameters
+    ----------
+    spec : mapping
+        ``{"version": 1, "mechanism": ..., "k": ..., "epsilon": ...}`` (plus
+        ``design`` or ``g``); a compiled spec also carries ``weights``.
+
+    Returns
+    -------
+    Mechanism
+        Its ``.spec`` is the compiled spec with the integer ``weights``.
+
+    Raises
+    ------
+    ValueError
+        For an invalid spec (naming the field, the value and what is allowed)
+        or for compiled weights that differ from the derived ones (drift).
+
+    Notes
+    -----
+    Weights are chosen by floor/ceiling so the delivered ε, computed exactly
+    from the integers, is never above the requested ε.
+
+    References
+    ----------
+    .. [1] Deniable LDP primer, section 1 ("Integer weights").
+    """
+    params, weights = validate_spec(spec)
+    return REGISTRY[params["mechanism"]](params, weights)
+
+
+__all__ = [
+    "REGISTRY",
+    "DiscreteGaussian",
+    "Duchi",
+    "FiniteChannelMechanism",
+    "ForcedResponse",
+    "GeneralizedRandomizedResponse",
+    "Geometric",
+    "GridMechanism",
+    "HadamardResponse",
+    "Mechanism",
+    "MultiRandomizedResponse",
+    "MultiSelectMechanism",
+    "OptimizedLocalHashing",
+    "OptimizedUnaryEncoding",
+    "OrdinalExponential",
+    "PaddingAndSampling",
+    "Piecewise",
+    "SymmetricUnaryEncoding",
+    "Warner",
+    "build",
+]

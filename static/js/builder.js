@@ -1,0 +1,117 @@
+// Survey builder: live privacy preview and showing only the fields a question
+// type needs.  Progressive enhancement: without this script every field is
+// shown and the "Update preview" button renders the preview on the server.
+"use strict";
+
+(function () {
+  // After a refused save, take keyboard and screen-reader users to the summary.
+  const summary = document.getElementById("form-errors");
+  if (summary) summary.focus();
+
+  const form = document.getElementById("question-form");
+  if (!form) return;
+
+  const byId = (id) => document.getElementById(id);
+  const previewUrl = form.dataset.previewUrl;
+  const questionId = form.dataset.question;
+  let timer = null;
+  let lastRequest = 0;
+
+  function selectedKind() {
+    return form.elements.kind.value;
+  }
+
+  function isProtected() {
+    const checked = form.querySelector('input[name="protection"]:checked');
+    return !checked || checked.value === "protected";
+  }
+
+  function showFieldsForKind() {
+    const kind = selectedKind();
+    for (const group of form.querySelectorAll("[data-kinds]")) {
+      group.hidden = !group.dataset.kinds.split(" ").includes(kind);
+    }
+    const privateOn = isProtected();
+    byId("private-settings").hidden = !privateOn;
+    byId("plain-settings").hidden = privateOn;
+  }
+
+  function setMechanismOptions(choices) {
+    const select = form.elements.mechanism;
+    if (!choices || !select) return;
+    const current = select.value;
+    const values = choices.map((choice) => choice.value);
+    select.replaceChildren(
+      ...choices.map((choice) => new Option(choice.label, choice.value)),
+    );
+    select.value = values.includes(current) ? current : "";
+  }
+
+  function render(data) {
+    const error = byId("preview-error");
+    const body = byId("preview-body");
+    setMechanismOptions(data.mechanisms);
+    if (!data.ok) {
+      const messages = Object.values(data.errors || {}).flat();
+      error.textContent = messages.length
+        ? messages.join(" ")
+        : "Fix the settings to see a preview.";
+      error.hidden = false;
+      body.hidden = true;
+      return;
+    }
+    error.hidden = true;
+    body.hidden = false;
+    byId("preview-epsilon").textContent = data.is_private
+      ? data.epsilon_display
+      : "not protected (0)";
+    byId("preview-mechanism").textContent = data.mechanism_label;
+    byId("preview-words").textContent = data.plain_words;
+    byId("preview-sentence").textContent = data.respondent_sentence;
+    byId("preview-margin").textContent = data.margin_display;
+    byId("preview-n").textContent = String(data.n);
+    byId("preview-needed-label").textContent = data.needed_label;
+    byId("preview-needed").textContent =
+      data.n_for_five_points === null
+        ? "not available for this kind yet"
+        : String(data.n_for_five_points);
+    byId("preview-total").textContent = data.survey_total_display;
+    byId("preview-over").hidden = !data.over_budget;
+  }
+
+  async function refresh() {
+    const params = new URLSearchParams();
+    for (const [name, value] of new FormData(form)) {
+      if (name !== "csrfmiddlewaretoken") params.append(name, value);
+    }
+    if (questionId) params.set("question", questionId);
+    const request = ++lastRequest;
+    try {
+      const response = await fetch(`${previewUrl}?${params}`, {
+        headers: { Accept: "application/json" },
+        credentials: "same-origin",
+      });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const data = await response.json();
+      if (request === lastRequest) render(data);
+    } catch (problem) {
+      if (request !== lastRequest) return;
+      byId("preview-error").textContent =
+        "The preview could not be updated; use the Update preview button.";
+      byId("preview-error").hidden = false;
+    }
+  }
+
+  function schedule() {
+    showFieldsForKind();
+    window.clearTimeout(timer);
+    timer = window.setTimeout(refresh, 250);
+  }
+
+  form.addEventListener("input", schedule);
+  form.addEventListener("change", schedule);
+  const previewButton = byId("preview-button");
+  if (previewButton) previewButton.hidden = true;
+  showFieldsForKind();
+  refresh();
+})();

@@ -1,0 +1,210 @@
+"""Builder forms: field parsing only; the rules live in services and mechanisms.
+
+Django (5.2) ties help texts and errors to their fields with aria-describedby
+and renders radio groups as fieldsets with a legend.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from surveys.authoring import mechanisms, services, validation
+from surveys.authoring.mechanisms import PrivacyConfig
+from surveys.authoring.models import Question, Survey
+
+PRIVACY_FIELDS = (
+    "kind",
+    "options",
+    "max_selections",
+    "numeric_low",
+    "numeric_high",
+    "numeric_step",
+    "protection",
+    "not_private_acknowledged",
+    "requested_epsilon",
+    "mechanism",
+)
+PROTECTED = "protected"
+PLAIN = "plain"
+
+
+class SurveyForm(forms.ModelForm):
+    epsilon_budget = forms.FloatField(
+        label="Privacy budget (total ε per respondent)",
+        min_value=0.01,
+        max_value=services.BUDGET_MAX,
+        initial=4.0,
+        help_text=(
+            "The most privacy loss one respondent may incur over all protected "
+            "questions together. Publishing above it is refused. 4 is a common cap."
+        ),
+        widget=forms.NumberInput(attrs={"step": "any", "inputmode": "decimal"}),
+    )
+    planned_respondents = forms.IntegerField(
+        label="Planned number of respondents",
+        min_value=1,
+        max_value=10_000_000,
+        initial=1000,
+        help_text="Used to show the margin of error you can expect per question.",
+    )
+
+    class Meta:
+        model = Survey
+        fields = (
+            "title",
+            "description",
+            "consent_text",
+            "epsilon_budget",
+            "planned_respondents",
+        )
+        labels: ClassVar = {"consent_text": "Consent text"}
+        help_texts: ClassVar = {
+            "description": "Shown to respondents before they start.",
+            "consent_text": "What respondents agree to before answering.",
+        }
+        widgets: ClassVar = {
+            "description": forms.Textarea(attrs={"rows": 3}),
+            "consent_text": forms.Textarea(attrs={"rows": 4}),
+        }
+
+
+class QuestionForm(forms.Form):
+    """One question; ``preview_only`` relaxes the text for the live preview."""
+
+    kind = forms.ChoiceField(
+        label="Question type", choices=Question.Kind.choices, initial="yes_no"
+    )
+    text = forms.CharField(label="Question", max_length=500)
+    help_text = forms.CharField(
+        label="Extra explanation for respondents (optional)",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+    options = forms.CharField(
+        label="Answer options, one per line",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 5}),
+        help_text="For single choice, scale and multiple selections. In order.",
+    )
+    max_selections = forms.IntegerField(
+        label="Most options one respondent may select (optional)",
+        required=False,
+        min_value=1,
+        help_text=(
+            "For multiple selections. A small limit lets the randomization spend "
+            "ε on fewer items and gives a smaller margin of error."
+        ),
+    )
+    numeric_low = forms.DecimalField(
+        label="Lowest value", required=False, max_digits=14, decimal_places=4
+    )
+    numeric_high = forms.DecimalField(
+        label="Highest value", required=False, max_digits=14, decimal_places=4
+    )
+    numeric_step = forms.DecimalField(
+        label="Step", required=False, max_digits=14, decimal_places=4, initial=1
+    )
+    protection = forms.ChoiceField(
+        label="Protection",
+        choices=[
+            (PROTECTED, "Protected: randomized on the respondent's device"),
+            (PLAIN, "Not protected: the true answer is sent and stored"),
+        ],
+        initial=PROTECTED,
+        widget=forms.RadioSelect,
+    )
+    not_private_acknowledged = forms.BooleanField(
+        label=(
+            "I understand this answer is not protected and will be stored exactly "
+            "as given (use only for non-sensitive questions such as demographics)."
+        ),
+        required=False,
+    )
+    requested_epsilon = forms.FloatField(
+        label="ε for this question",
+        required=False,
+        initial=mechanisms.DEFAULT_EPSILON,
+        help_text=(
+            "Smaller ε protects respondents more but needs more respondents for "
+            "the same precision. Allowed: more than 0, at most 10."
+        ),
+        widget=forms.NumberInput(attrs={"step": "any", "inputmode": "decimal"}),
+    )
+    mechanism = forms.ChoiceField(
+        label="Randomization method",
+        choices=mechanisms.mechanism_choices(),
+        required=False,
+        initial="",
+    )
+
+    def __init__(self, *args: Any, preview_only: bool = False, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.preview_only = preview_only
+        self.compiled = None
+        self.config: PrivacyConfig | None = None
+        if preview_only:
+            self.fields["text"].required = False
+
+    @classmethod
+    def initial_for(cls, question: Question) -> dict[str, Any]:
+        return {
+            "kind": question.kind,
+            "text": question.text,
+            "help_text": question.help_text,
+            "options": "\n".join(question.options or ()),
+            "numeric_low": question.numeric_low,
+            "numeric_high": question.numeric_high,
+            "numeric_step": question.numeric_step,
+            "max_selections": question.max_selections,
+            "protection": PROTECTED if question.is_private else PLAIN,
+            "not_private_acknowledged": question.not_private_acknowledged,
+            "requested_epsilon": question.requested_epsilon,
+            "mechanism": question.mechanism,
+        }
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        # The question's wording does not affect privacy: a missing text still
+        # gets a preview, but any error in a privacy field stops here.
+        if any(name in self.errors for name in PRIVACY_FIELDS):
+            return data
+        epsilon = data.get("requested_epsilon")
+        privacy = PrivacyConfig(
+            kind=data["kind"],
+            is_private=data["protection"] == PROTECTED,
+            options=validation.normalize_options(data.get("options") or ""),
+            epsilon=epsilon if epsilon is not None else mechanisms.DEFAULT_EPSILON,
+            mechanism=data.get("mechanism") or "",
+            low=data.get("numeric_low"),
+            high=data.get("numeric_high"),
+            step=data.get("numeric_step"),
+            max_selections=data.get("max_selections"),
+        )
+        try:
+            self.config, self.compiled = validation.question_validate(
+                privacy=privacy,
+                # The preview may show a plain question before the box is ticked.
+                acknowledged=self.preview_only
+                or bool(data.get("not_private_acknowledged")),
+            )
+        except ValidationError as error:
+            for field, messages in error.message_dict.items():
+                for message in messages:
+                    self.add_error(field if field in self.fields else None, message)
+        return data
+
+    def service_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for question_create / question_update."""
+        if self.config is None:
+            raise RuntimeError("service_kwargs() needs a valid form")
+        return {
+            "text": self.cleaned_data["text"],
+            "help_text": self.cleaned_data["help_text"],
+            "privacy": self.config,
+            "not_private_acknowledged": bool(
+                self.cleaned_data.get("not_private_acknowledged")
+            ),
+        }

@@ -1,0 +1,273 @@
+"""From a question's kind and privacy settings to an ldp spec, in one place.
+
+A question's privacy configuration (kind, answer domain, requested ε, chosen
+mechanism) becomes a *requested* spec here, and ``ldp.build`` compiles it.  New
+kinds and mechanisms plug in by adding a row to ``KIND_RULES`` (and a label and a
+plain-words line): a mechanism named here but not yet registered in ``ldp`` is
+reported as "not available yet" instead of failing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import ldp
+from ldp.exact import exp_decimal
+from ldp.mechanisms import REGISTRY
+
+DEFAULT_EPSILON = 1.0
+EPSILON_MAX = float(ldp.EPSILON_MAX)
+YES_NO_OPTIONS = ("No", "Yes")  # answer 1 is "yes" in every binary spec
+FORCED_RESPONSE_DENOMINATOR = 1000
+NUMERIC_LEVELS_MAX = 1001  # the ldp spec's grid limit
+ORDINAL_K_MAX = 101  # the ldp spec's limit for the order-aware mechanism
+
+CATEGORICAL = ("grr", "oue", "olh", "hadamard", "sue")
+# Order-aware and numeric names from the ldp spec; offered once ldp registers them.
+ORDINAL_MECHANISMS = ("ordinal",)
+NUMERIC_MECHANISMS = ("geometric", "piecewise", "duchi", "gaussian")
+MULTI_SELECT_MECHANISMS = ("padding_sampling", "multi_rr")
+
+MECHANISM_LABELS = {
+    "": "Recommended (lowest error for this question)",
+    "warner": "Warner randomized response",
+    "forced_response": "Forced response",
+    "grr": "Generalized randomized response",
+    "oue": "Optimized unary encoding",
+    "sue": "Symmetric unary encoding (basic RAPPOR)",
+    "olh": "Optimized local hashing",
+    "hadamard": "Hadamard response",
+    "ordinal": "Order-aware exponential mechanism",
+    "geometric": "Discrete Laplace (geometric)",
+    "gaussian": "Discrete Gaussian",
+    "piecewise": "Piecewise mechanism",
+    "duchi": "Duchi et al. (binary output)",
+    "padding_sampling": "Padding and sampling",
+    "multi_rr": "Randomized response per option",
+}
+
+
+class MechanismError(ValueError):
+    """The privacy configuration cannot be compiled; the message says why."""
+
+
+class MechanismUnavailable(MechanismError):
+    """The kind or mechanism is designed here but ldp cannot build it yet."""
+
+
+@dataclass(frozen=True)
+class PrivacyConfig:
+    """Everything about a question that decides how its answer is randomized."""
+
+    kind: str
+    is_private: bool = True
+    options: tuple[str, ...] = ()
+    epsilon: float = DEFAULT_EPSILON
+    mechanism: str = ""  # "" = recommended
+    low: Decimal | None = None
+    high: Decimal | None = None
+    step: Decimal | None = None
+    max_selections: int | None = None  # multi-select; None = every option
+
+    @property
+    def k(self) -> int:
+        return len(self.options)
+
+
+@dataclass(frozen=True)
+class KindRule:
+    """How one question kind maps to specs."""
+
+    label: str
+    mechanisms: tuple[str, ...]
+    default: Callable[[PrivacyConfig], str]
+    domain: Callable[[PrivacyConfig], dict[str, Any]]
+    uses_options: bool = True
+
+
+def _recommended_categorical(config: PrivacyConfig) -> str:
+    return ldp.recommend(k=config.k, epsilon=config.epsilon).mechanism
+
+
+def _first_available(*names: str) -> Callable[[PrivacyConfig], str]:
+    def choose(config: PrivacyConfig) -> str:
+        for name in names:
+            if name in REGISTRY:
+                return name
+        return names[0]
+
+    return choose
+
+
+def _ordinal_default(config: PrivacyConfig) -> str:
+    for name in ORDINAL_MECHANISMS:
+        if name in REGISTRY and config.k <= ORDINAL_K_MAX:
+            return name
+    # Without an order-aware mechanism (or beyond its k), levels are categories.
+    return _recommended_categorical(config)
+
+
+def _k_domain(config: PrivacyConfig) -> dict[str, Any]:
+    return {"k": config.k}
+
+
+def _decimal_string(value: Decimal) -> str:
+    return format(value.normalize(), "f")
+
+
+def _grid_domain(config: PrivacyConfig) -> dict[str, Any]:
+    # The spec writes the grid as decimal strings ("0", "100", "0.5").
+    return {
+        "low": _decimal_string(config.low),
+        "high": _decimal_string(config.high),
+        "step": _decimal_string(config.step),
+    }
+
+
+def _recommended_numeric(config: PrivacyConfig) -> str:
+    if not hasattr(ldp, "recommend_numeric"):
+        return _first_available(*NUMERIC_MECHANISMS)(config)
+    domain = _grid_domain(config)
+    return ldp.recommend_numeric(epsilon=config.epsilon, **domain).mechanism
+
+
+def _recommended_multiselect(config: PrivacyConfig) -> str:
+    if not hasattr(ldp, "recommend_multiselect"):
+        return _first_available(*MULTI_SELECT_MECHANISMS)(config)
+    return ldp.recommend_multiselect(
+        k=config.k,
+        epsilon=config.epsilon,
+        max_selections=config.max_selections or config.k,
+    ).mechanism
+
+
+KIND_RULES: dict[str, KindRule] = {
+    "yes_no": KindRule(
+        "Yes / no",
+        ("warner", "forced_response"),
+        lambda config: "warner",
+        lambda config: {"k": 2},
+        uses_options=False,
+    ),
+    "single_choice": KindRule(
+        "Single choice", CATEGORICAL, _recommended_categorical, _k_domain
+    ),
+    "ordinal": KindRule(
+        "Scale", (*ORDINAL_MECHANISMS, *CATEGORICAL), _ordinal_default, _k_domain
+    ),
+    "numeric": KindRule(
+        "Number in a range",
+        NUMERIC_MECHANISMS,
+        _recommended_numeric,
+        _grid_domain,
+        uses_options=False,
+    ),
+    "multi_select": KindRule(
+        "Multiple selections",
+        MULTI_SELECT_MECHANISMS,
+        _recommended_multiselect,
+        _k_domain,
+    ),
+}
+
+
+def mechanism_label(name: str) -> str:
+    return MECHANISM_LABELS.get(name, name)
+
+
+def mechanism_choices(kind: str | None = None) -> list[tuple[str, str]]:
+    """(value, label) pairs offered for ``kind`` (all kinds when None)."""
+    if kind is None:
+        names: list[str] = []
+        for rule in KIND_RULES.values():
+            names += [name for name in rule.mechanisms if name not in names]
+    else:
+        names = list(KIND_RULES[kind].mechanisms)
+    return [("", MECHANISM_LABELS[""])] + [
+        (
+            name,
+            mechanism_label(name)
+            + ("" if name in REGISTRY else " (not available yet)"),
+        )
+        for name in names
+    ]
+
+
+def is_available(kind: str) -> bool:
+    """True when ldp can build at least one mechanism offered for ``kind``."""
+    return any(name in REGISTRY for name in KIND_RULES[kind].mechanisms)
+
+
+def forced_response_design(epsilon: float) -> dict[str, str]:
+    """A symmetric forced-response design (t, a, a) in thousandths, ε' <= ε.
+
+    ``a = ceil(1000/(e^ε + 1))/1000`` so that ``(t + a)/a <= e^ε``.
+    """
+    e = exp_decimal(epsilon)
+    forced = math.ceil(Decimal(FORCED_RESPONSE_DENOMINATOR) / (e + 1))
+    truthful = FORCED_RESPONSE_DENOMINATOR - 2 * forced
+    if truthful < 1:
+        raise MechanismError(
+            f"ε = {epsilon:g} is too small for forced response; allowed: ε >= 0.005 "
+            "(or choose Warner randomized response)"
+        )
+    d = FORCED_RESPONSE_DENOMINATOR
+    return {
+        "truthful": str(Fraction(truthful, d)),
+        "forced_yes": str(Fraction(forced, d)),
+        "forced_no": str(Fraction(forced, d)),
+    }
+
+
+def requested_spec(config: PrivacyConfig) -> dict[str, Any]:
+    """The requested ldp spec for a private question.
+
+    Raises MechanismUnavailable for kinds or mechanisms ldp cannot build yet and
+    MechanismError for a mechanism not offered for the kind.
+    """
+    rule = KIND_RULES.get(config.kind)
+    if rule is None:
+        raise MechanismError(
+            f"question kind {config.kind!r} is unknown; allowed: {sorted(KIND_RULES)}"
+        )
+    if not is_available(config.kind):
+        raise MechanismUnavailable(
+            f"Private {rule.label.lower()} questions are not available yet: "
+            "their randomization is still being built. Use another kind, or mark "
+            "the question as not protected."
+        )
+    name = config.mechanism or rule.default(config)
+    if name not in rule.mechanisms:
+        allowed = ", ".join(mechanism_label(n) for n in rule.mechanisms)
+        raise MechanismError(
+            f"{mechanism_label(name)} is not offered for {rule.label.lower()} "
+            f"questions; allowed: {allowed}, or Recommended."
+        )
+    if name not in REGISTRY:
+        raise MechanismUnavailable(
+            f"{mechanism_label(name)} is not available yet; choose Recommended or "
+            "another mechanism."
+        )
+    spec: dict[str, Any] = {"version": ldp.SPEC_VERSION, "mechanism": name}
+    spec.update(rule.domain(config))
+    if name == "forced_response":
+        spec["design"] = forced_response_design(config.epsilon)
+    else:
+        spec["epsilon"] = config.epsilon
+    if name == "padding_sampling":
+        spec["ell"] = config.max_selections or config.k
+    return spec
+
+
+def build(config: PrivacyConfig) -> ldp.Mechanism:
+    """Compile a private question's configuration with ``ldp.build``."""
+    spec = requested_spec(config)
+    try:
+        return ldp.build(spec)
+    except ValueError as error:
+        raise MechanismError(f"This setting cannot be compiled: {error}") from None

@@ -1,0 +1,149 @@
+"""Reads for the survey builder; every survey lookup is filtered by its owner."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db.models import Count, QuerySet
+from django.shortcuts import get_object_or_404
+
+import ldp
+from surveys.authoring import mechanisms, previews
+from surveys.authoring.models import Question, Survey
+from surveys.collection.models import Submission
+
+
+def surveys_for_owner(*, user) -> QuerySet[Survey]:
+    """The user's surveys with their response and question counts."""
+    return Survey.objects.filter(owner=user).annotate(
+        response_count=Count("submissions", distinct=True),
+        question_count=Count("questions", distinct=True),
+    )
+
+
+def survey_get_for_owner(*, user, pk: int) -> Survey:
+    """The user's survey ``pk``; 404 for anyone else's (no hint it exists)."""
+    return get_object_or_404(Survey.objects.filter(owner=user), pk=pk)
+
+
+def question_get_for_owner(*, user, survey_pk: int, pk: int) -> Question:
+    """Question ``pk`` of the user's survey ``survey_pk``; 404 otherwise."""
+    return get_object_or_404(
+        Question.objects.select_related("survey").filter(
+            survey__owner=user, survey_id=survey_pk
+        ),
+        pk=pk,
+    )
+
+
+def survey_has_responses(*, survey: Survey) -> bool:
+    return Submission.objects.filter(survey=survey).exists()
+
+
+def survey_response_count(*, survey: Survey) -> int:
+    return Submission.objects.filter(survey=survey).count()
+
+
+def question_privacy_config(question: Question) -> mechanisms.PrivacyConfig:
+    """The stored question's privacy configuration."""
+    return mechanisms.PrivacyConfig(
+        kind=question.kind,
+        is_private=question.is_private,
+        options=tuple(question.options or ()),
+        epsilon=(
+            question.requested_epsilon
+            if question.requested_epsilon is not None
+            else mechanisms.DEFAULT_EPSILON
+        ),
+        mechanism=question.mechanism,
+        low=question.numeric_low,
+        high=question.numeric_high,
+        step=question.numeric_step,
+        max_selections=question.max_selections,
+    )
+
+
+def question_mechanism(question: Question) -> ldp.Mechanism | None:
+    """The compiled mechanism a private question uses now (None if plain)."""
+    if not question.is_private or not question.spec:
+        return None
+    return ldp.build(question.spec)
+
+
+@dataclass(frozen=True)
+class QuestionSummary:
+    question: Question
+    preview: previews.Preview | None
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class SurveyOverview:
+    """The builder's view of a survey: its questions, ε total and budget."""
+
+    survey: Survey
+    questions: list[QuestionSummary]
+    total_epsilon: float
+    total_display: str
+    total_exact: Decimal
+    response_count: int
+
+    @property
+    def within_budget(self) -> bool:
+        return self.total_exact <= Decimal(self.survey.epsilon_budget)
+
+    @property
+    def plain_questions(self) -> list[Question]:
+        return [s.question for s in self.questions if not s.question.is_private]
+
+    @property
+    def private_count(self) -> int:
+        return sum(1 for s in self.questions if s.question.is_private)
+
+
+def _summary(question: Question, n: int) -> QuestionSummary:
+    try:
+        mechanism = question_mechanism(question)
+    except ValueError as error:
+        return QuestionSummary(question, None, str(error))
+    if mechanism is None:
+        if question.is_private:
+            return QuestionSummary(question, None, "This question has no spec yet.")
+        plain = previews.preview(question_privacy_config(question), n=n)
+        return QuestionSummary(question, plain)
+    return QuestionSummary(question, previews.preview_mechanism(mechanism, n=n))
+
+
+def survey_overview(*, survey: Survey) -> SurveyOverview:
+    n = survey.planned_respondents
+    summaries = [_summary(q, n) for q in survey.questions.all()]
+    total, display, exact = previews.total_epsilon(
+        [
+            s.preview.epsilon_exact
+            for s in summaries
+            if s.preview and s.preview.is_private
+        ]
+    )
+    return SurveyOverview(
+        survey=survey,
+        questions=summaries,
+        total_epsilon=total,
+        total_display=display,
+        total_exact=exact,
+        response_count=survey_response_count(survey=survey),
+    )
+
+
+def survey_epsilon_exact(
+    *, survey: Survey, exclude_question_id: int | None = None
+) -> Decimal:
+    """Exact sum of the delivered ε of the survey's private questions."""
+    values = []
+    for question in survey.questions.filter(is_private=True).exclude(
+        pk=exclude_question_id
+    ):
+        mechanism = question_mechanism(question)
+        if mechanism is not None:
+            values.append(mechanism.epsilon_exact)
+    return sum(values, Decimal(0))

@@ -1,0 +1,412 @@
+"""Writes for the survey builder: surveys, questions, publishing and revisions.
+
+Every service validates its input and raises ``ValidationError`` (nothing is
+changed) with a message that says what was wrong and what is allowed.  Specs
+are immutable once the first response arrives: a changed privacy setting then
+becomes a new SpecRevision and a new survey revision.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Literal
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+import ldp
+from surveys.authoring import mechanisms, previews, selectors
+from surveys.authoring.mechanisms import PrivacyConfig
+from surveys.authoring.models import Question, SpecRevision, Survey
+from surveys.authoring.validation import question_validate
+
+BUDGET_MAX = 100.0
+
+
+def _require_owner(survey: Survey, user) -> None:
+    if survey.owner_id != getattr(user, "pk", None):
+        raise PermissionDenied("Only the survey's owner can change it.")
+
+
+def _budget_error(survey: Survey, total: Decimal) -> str | None:
+    if total <= Decimal(survey.epsilon_budget):
+        return None
+    _, display, _ = previews.total_epsilon([total])
+    return (
+        f"The total ε per respondent would be {display}, above this survey's budget "
+        f"of {survey.epsilon_budget:g}. Lower a question's ε, remove a question, or "
+        "raise the budget. Nothing was changed."
+    )
+
+
+# --- surveys ----------------------------------------------------------------------
+def survey_create(
+    *,
+    owner,
+    title: str,
+    description: str = "",
+    consent_text: str = "",
+    epsilon_budget: float = 4.0,
+    planned_respondents: int = 1000,
+) -> Survey:
+    survey = Survey(
+        owner=owner,
+        title=title,
+        description=description,
+        consent_text=consent_text,
+        epsilon_budget=epsilon_budget,
+        planned_respondents=planned_respondents,
+    )
+    survey.full_clean()
+    survey.save()
+    return survey
+
+
+@transaction.atomic
+def survey_update(
+    *,
+    survey: Survey,
+    title: str,
+    description: str,
+    consent_text: str,
+    epsilon_budget: float,
+    planned_respondents: int,
+) -> Survey:
+    """Change a survey's texts and plan; a live survey's budget can't drop below
+    its total ε."""
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    survey.title = title
+    survey.description = description
+    survey.consent_text = consent_text
+    survey.epsilon_budget = epsilon_budget
+    survey.planned_respondents = planned_respondents
+    if survey.published_at is not None:
+        error = _budget_error(survey, selectors.survey_epsilon_exact(survey=survey))
+        if error:
+            raise ValidationError({"epsilon_budget": [error]})
+    survey.full_clean()
+    survey.save()
+    return survey
+
+
+@transaction.atomic
+def survey_publish(*, survey: Survey, user) -> Survey:
+    """Compile every private question's spec, freeze it as a SpecRevision, open.
+
+    Refused (nothing changes) without questions, above the ε budget, or once
+    responses exist (specs are frozen; edit a question to start a new revision).
+    """
+    _require_owner(survey, user)
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    if survey.status == Survey.Status.CLOSED:
+        raise ValidationError("This survey is closed; reopen it instead.")
+    if selectors.survey_has_responses(survey=survey):
+        raise ValidationError(
+            "This survey already has responses, so its specs are frozen. Editing "
+            "a question's privacy settings starts a new revision."
+        )
+    questions = list(survey.questions.select_for_update())
+    if not questions:
+        raise ValidationError("Add at least one question before publishing.")
+    compiled: dict[int, ldp.Mechanism] = {}
+    problems = []
+    for number, question in enumerate(questions, start=1):
+        if not question.is_private:
+            continue
+        try:
+            compiled[question.pk] = mechanisms.build(
+                selectors.question_privacy_config(question)
+            )
+        except mechanisms.MechanismError as error:
+            problems.append(f"Question {number} (“{question.text}”): {error}")
+    if problems:
+        raise ValidationError(problems)
+    total = sum((m.epsilon_exact for m in compiled.values()), Decimal(0))
+    if error := _budget_error(survey, total):
+        raise ValidationError(error.replace("would be", "is"))
+    for question in questions:
+        mechanism = compiled.get(question.pk)
+        question.spec = mechanism.spec if mechanism else None
+        question.save(update_fields=["spec"])
+        if mechanism:
+            SpecRevision.objects.update_or_create(
+                question=question,
+                revision=question.spec_revision,
+                defaults={"spec": question.spec},
+            )
+        else:
+            question.spec_revisions.filter(revision=question.spec_revision).delete()
+    if survey.published_at is not None:
+        survey.revision += 1  # pages opened before the re-publish are stale
+    survey.status = Survey.Status.OPEN
+    survey.published_at = survey.published_at or timezone.now()
+    survey.closed_at = None
+    survey.save(
+        update_fields=["status", "published_at", "closed_at", "revision", "updated_at"]
+    )
+    return survey
+
+
+@transaction.atomic
+def survey_close(*, survey: Survey, user) -> Survey:
+    _require_owner(survey, user)
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    if survey.status != Survey.Status.OPEN:
+        raise ValidationError(
+            "Only an open survey can be closed; this one is "
+            f"{survey.get_status_display().lower()}."
+        )
+    survey.status = Survey.Status.CLOSED
+    survey.closed_at = timezone.now()
+    survey.save(update_fields=["status", "closed_at", "updated_at"])
+    return survey
+
+
+@transaction.atomic
+def survey_reopen(*, survey: Survey, user) -> Survey:
+    _require_owner(survey, user)
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    if survey.status != Survey.Status.CLOSED:
+        raise ValidationError(
+            "Only a closed survey can be reopened; this one is "
+            f"{survey.get_status_display().lower()}."
+        )
+    if error := _budget_error(survey, selectors.survey_epsilon_exact(survey=survey)):
+        raise ValidationError(error.replace("would be", "is"))
+    survey.status = Survey.Status.OPEN
+    survey.closed_at = None
+    survey.save(update_fields=["status", "closed_at", "updated_at"])
+    return survey
+
+
+@transaction.atomic
+def survey_duplicate(*, survey: Survey, user) -> Survey:
+    """A new draft with copies of the questions (and none of the responses)."""
+    _require_owner(survey, user)
+    copy = survey_create(
+        owner=user,
+        title=f"Copy of {survey.title}"[:200],
+        description=survey.description,
+        consent_text=survey.consent_text,
+        epsilon_budget=survey.epsilon_budget,
+        planned_respondents=survey.planned_respondents,
+    )
+    Question.objects.bulk_create(
+        Question(
+            survey=copy,
+            position=position,
+            kind=q.kind,
+            text=q.text,
+            help_text=q.help_text,
+            options=list(q.options),
+            numeric_low=q.numeric_low,
+            numeric_high=q.numeric_high,
+            numeric_step=q.numeric_step,
+            max_selections=q.max_selections,
+            is_private=q.is_private,
+            not_private_acknowledged=q.not_private_acknowledged,
+            requested_epsilon=q.requested_epsilon,
+            mechanism=q.mechanism,
+            spec=q.spec,
+        )
+        for position, q in enumerate(survey.questions.all(), start=1)
+    )
+    return copy
+
+
+# --- questions --------------------------------------------------------------------
+def _bump_revision(survey: Survey) -> None:
+    """A published survey's questions or specs changed: pages opened before are
+    stale (the collection app refuses responses made under another revision)."""
+    survey.revision += 1
+    survey.save(update_fields=["revision", "updated_at"])
+
+
+def _apply(
+    question: Question,
+    config: PrivacyConfig,
+    mechanism,
+    *,
+    text,
+    help_text,
+    acknowledged,
+):
+    question.kind = config.kind
+    question.text = text
+    question.help_text = help_text
+    question.options = list(config.options)
+    question.numeric_low = config.low
+    question.numeric_high = config.high
+    question.numeric_step = config.step
+    question.max_selections = config.max_selections
+    question.is_private = config.is_private
+    question.not_private_acknowledged = (not config.is_private) and acknowledged
+    question.requested_epsilon = config.epsilon
+    question.mechanism = config.mechanism
+    question.spec = mechanism.spec if mechanism else None
+
+
+def _privacy_key(config: PrivacyConfig) -> tuple:
+    """What decides the randomization (ε and mechanism only matter if private)."""
+    key = (config.kind, config.is_private, config.options, config.low, config.high)
+    key += (config.step, config.max_selections)
+    return key + ((config.epsilon, config.mechanism) if config.is_private else ())
+
+
+@transaction.atomic
+def question_create(
+    *,
+    survey: Survey,
+    text: str,
+    privacy: PrivacyConfig,
+    help_text: str = "",
+    not_private_acknowledged: bool = False,
+) -> Question:
+    """Add a question at the end.  On a published survey its spec is frozen at
+    once (and a survey with responses moves to a new revision)."""
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    config, mechanism = question_validate(
+        privacy=privacy, acknowledged=not_private_acknowledged
+    )
+    published = survey.published_at is not None
+    if published and mechanism is not None:
+        total = selectors.survey_epsilon_exact(survey=survey) + mechanism.epsilon_exact
+        if error := _budget_error(survey, total):
+            raise ValidationError({"requested_epsilon": [error]})
+    last = survey.questions.aggregate(last=Max("position"))["last"] or 0
+    question = Question(survey=survey, position=last + 1)
+    _apply(
+        question,
+        config,
+        mechanism,
+        text=text,
+        help_text=help_text,
+        acknowledged=not_private_acknowledged,
+    )
+    question.full_clean()
+    question.save()
+    if published:
+        if mechanism is not None:
+            SpecRevision.objects.create(
+                question=question, revision=question.spec_revision, spec=question.spec
+            )
+        _bump_revision(survey)
+    return question
+
+
+@transaction.atomic
+def question_update(
+    *,
+    question: Question,
+    text: str,
+    privacy: PrivacyConfig,
+    help_text: str = "",
+    not_private_acknowledged: bool = False,
+) -> Question:
+    """Edit a question.  Text-only edits never touch specs.  A changed privacy
+    setting overwrites the current spec while no response exists; afterwards it
+    becomes a new SpecRevision (and survey revision), leaving old ones intact."""
+    survey = Survey.objects.select_for_update().get(pk=question.survey_id)
+    question = Question.objects.select_for_update().get(pk=question.pk)
+    config, mechanism = question_validate(
+        privacy=privacy, acknowledged=not_private_acknowledged
+    )
+    old = selectors.question_privacy_config(question)
+    old_spec = question.spec
+    changed = _privacy_key(config) != _privacy_key(old)
+    published = survey.published_at is not None
+    responded = published and selectors.survey_has_responses(survey=survey)
+    if changed and responded:
+        if config.kind != old.kind:
+            raise ValidationError(
+                {
+                    "kind": [
+                        "This survey has responses, so a question's kind can't "
+                        "change. Add a new question instead."
+                    ]
+                }
+            )
+        if config.is_private != old.is_private:
+            raise ValidationError(
+                {
+                    "protection": [
+                        "This survey has responses, so a question can't "
+                        "switch between protected and not protected. Add "
+                        "a new question instead."
+                    ]
+                }
+            )
+    if changed and published and mechanism is not None:
+        others = selectors.survey_epsilon_exact(
+            survey=survey, exclude_question_id=question.pk
+        )
+        if error := _budget_error(survey, others + mechanism.epsilon_exact):
+            raise ValidationError({"requested_epsilon": [error]})
+    _apply(
+        question,
+        config,
+        mechanism,
+        text=text,
+        help_text=help_text,
+        acknowledged=not_private_acknowledged,
+    )
+    if not changed:
+        # Text-only edit: keep the frozen spec exactly as published.
+        question.spec = old_spec
+    elif responded:
+        question.spec_revision += 1
+        if mechanism is not None:
+            SpecRevision.objects.create(
+                question=question, revision=question.spec_revision, spec=question.spec
+            )
+        _bump_revision(survey)
+    elif published:
+        if mechanism is not None:
+            SpecRevision.objects.update_or_create(
+                question=question,
+                revision=question.spec_revision,
+                defaults={"spec": question.spec},
+            )
+        else:
+            question.spec_revisions.filter(revision=question.spec_revision).delete()
+        _bump_revision(survey)
+    question.full_clean()
+    question.save()
+    return question
+
+
+@transaction.atomic
+def question_delete(*, question: Question) -> None:
+    survey = Survey.objects.select_for_update().get(pk=question.survey_id)
+    if selectors.survey_has_responses(survey=survey):
+        raise ValidationError(
+            "This survey has responses, so its questions can't be deleted. Close "
+            "the survey, or duplicate it and edit the copy."
+        )
+    question.delete()
+    _renumber(survey)
+    if survey.published_at is not None:
+        _bump_revision(survey)
+
+
+def _renumber(survey: Survey, ordered: list[Question] | None = None) -> None:
+    ordered = ordered if ordered is not None else list(survey.questions.all())
+    for position, question in enumerate(ordered, start=1):
+        question.position = position
+    Question.objects.bulk_update(ordered, ["position"])
+
+
+@transaction.atomic
+def question_move(*, question: Question, direction: Literal["up", "down"]) -> None:
+    """Swap a question with its neighbour; moving past either end does nothing."""
+    if direction not in ("up", "down"):
+        raise ValidationError(f"direction is {direction!r}; allowed: up, down")
+    survey = Survey.objects.select_for_update().get(pk=question.survey_id)
+    ordered = list(survey.questions.all())
+    index = next(i for i, q in enumerate(ordered) if q.pk == question.pk)
+    other = index - 1 if direction == "up" else index + 1
+    if 0 <= other < len(ordered):
+        ordered[index], ordered[other] = ordered[other], ordered[index]
+    _renumber(survey, ordered)

@@ -1,0 +1,151 @@
+"""Validation of a question's answers and privacy settings, in one place.
+
+Errors are keyed by form field, echo the bad value and say what is allowed.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+
+import ldp
+from surveys.authoring import mechanisms
+from surveys.authoring.mechanisms import PrivacyConfig
+
+OPTIONS_MAX = ldp.K_MAX
+OPTION_LENGTH_MAX = 200
+
+
+def normalize_options(raw: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """Options from text (one per line) or a list: stripped, blank lines dropped."""
+    lines = raw.splitlines() if isinstance(raw, str) else list(raw)
+    return tuple(line.strip() for line in lines if line and line.strip())
+
+
+def _options_errors(options: tuple[str, ...]) -> list[str]:
+    errors = []
+    if len(options) < 2:
+        errors.append(f"Give at least 2 options, one per line (got {len(options)}).")
+    if len(options) > OPTIONS_MAX:
+        errors.append(f"Give at most {OPTIONS_MAX} options (got {len(options)}).")
+    seen: dict[str, str] = {}
+    for option in options:
+        key = option.casefold()
+        if key in seen:
+            errors.append(
+                f"“{option}” appears more than once; each option must be different."
+            )
+        seen[key] = option
+        if len(option) > OPTION_LENGTH_MAX:
+            errors.append(
+                f"“{option[:40]}…” is {len(option)} characters long; allowed: at "
+                f"most {OPTION_LENGTH_MAX}."
+            )
+    return errors
+
+
+def _grid_errors(config: PrivacyConfig) -> dict[str, list[str]]:
+    errors: dict[str, list[str]] = {}
+    low, high, step = config.low, config.high, config.step
+    for name, value in (("numeric_low", low), ("numeric_high", high)):
+        if value is None:
+            errors[name] = ["Required for a number question."]
+    if step is None:
+        errors["numeric_step"] = ["Required for a number question (e.g. 1)."]
+    elif step <= 0:
+        errors["numeric_step"] = [f"The step is {step}; allowed: more than 0."]
+    if errors:
+        return errors
+    if low >= high:
+        errors["numeric_high"] = [
+            f"The highest value ({high}) must be more than the lowest ({low})."
+        ]
+        return errors
+    steps = (high - low) / step
+    if steps != steps.to_integral_value():
+        errors["numeric_step"] = [
+            f"From {low} to {high} is not a whole number of steps of {step}."
+        ]
+    elif steps + 1 > mechanisms.NUMERIC_LEVELS_MAX:
+        errors["numeric_step"] = [
+            f"That gives {steps + 1} possible values; allowed: at most "
+            f"{mechanisms.NUMERIC_LEVELS_MAX}. Use a larger step."
+        ]
+    return errors
+
+
+def question_validate(
+    *, privacy: PrivacyConfig, acknowledged: bool
+) -> tuple[PrivacyConfig, ldp.Mechanism | None]:
+    """Check a question's privacy settings and compile them.
+
+    Returns the normalized configuration and the compiled mechanism (None for a
+    non-private question).  Raises ValidationError keyed by form field.
+    """
+    errors: dict[str, list[str]] = {}
+    rule = mechanisms.KIND_RULES.get(privacy.kind)
+    if rule is None:
+        raise ValidationError({"kind": [f"“{privacy.kind}” is not a question kind."]})
+    if privacy.is_private and not mechanisms.is_available(privacy.kind):
+        try:
+            mechanisms.requested_spec(privacy)
+        except mechanisms.MechanismError as error:
+            errors["kind"] = [str(error)]
+    if privacy.kind == "yes_no":
+        options = mechanisms.YES_NO_OPTIONS
+    elif rule.uses_options:
+        options = normalize_options(privacy.options)
+        if problems := _options_errors(options):
+            errors["options"] = problems
+    else:
+        options = ()
+    if privacy.kind == "numeric":
+        errors.update(_grid_errors(privacy))
+        low, high, step = privacy.low, privacy.high, privacy.step
+    else:
+        low = high = step = None
+    max_selections = None
+    if privacy.kind == "multi_select" and privacy.max_selections is not None:
+        max_selections = privacy.max_selections
+        if not 1 <= max_selections <= max(len(options), 1):
+            errors["max_selections"] = [
+                f"At most {max_selections} selections is not possible with "
+                f"{len(options)} options; allowed: 1 to {len(options)} (or leave "
+                "it empty for no limit)."
+            ]
+    epsilon = privacy.epsilon
+    if privacy.is_private and not (
+        epsilon is not None and 0 < epsilon <= mechanisms.EPSILON_MAX
+    ):
+        errors["requested_epsilon"] = [
+            f"ε is {epsilon}; allowed: more than 0 and at most "
+            f"{mechanisms.EPSILON_MAX:g}."
+        ]
+    if not privacy.is_private and not acknowledged:
+        errors["not_private_acknowledged"] = [
+            "Tick the box to confirm that this answer will be sent and stored "
+            "unprotected, or protect it."
+        ]
+    config = PrivacyConfig(
+        kind=privacy.kind,
+        is_private=privacy.is_private,
+        options=options,
+        epsilon=float(epsilon) if epsilon is not None else mechanisms.DEFAULT_EPSILON,
+        mechanism=privacy.mechanism or "",
+        low=low,
+        high=high,
+        step=step,
+        max_selections=max_selections,
+    )
+    if errors:
+        raise ValidationError(errors)
+    if not config.is_private:
+        return config, None
+    try:
+        mechanism = mechanisms.build(config)
+    except mechanisms.MechanismUnavailable as error:
+        field = "mechanism" if config.mechanism else "kind"
+        raise ValidationError({field: [str(error)]}) from None
+    except mechanisms.MechanismError as error:
+        field = "mechanism" if config.mechanism else "requested_epsilon"
+        raise ValidationError({field: [str(error)]}) from None
+    return config, mechanism

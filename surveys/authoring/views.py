@@ -1,0 +1,302 @@
+"""The survey builder's pages: thin views over selectors, forms and services."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from surveys.authoring import mechanisms, previews, selectors, services
+from surveys.authoring.forms import QuestionForm, SurveyForm
+from surveys.authoring.models import Question, Survey
+
+
+def _messages_from(error: ValidationError) -> list[str]:
+    return [str(m) for m in error.messages]
+
+
+def _collection_url(name: str, **kwargs) -> str | None:
+    """A page of the collection app, linked by name if it provides it."""
+    try:
+        return reverse(f"collection:{name}", kwargs=kwargs)
+    except NoReverseMatch:
+        return None
+
+
+@login_required
+@require_GET
+def survey_list(request: HttpRequest) -> HttpResponse:
+    surveys = list(selectors.surveys_for_owner(user=request.user))
+    rows = [(survey, selectors.survey_overview(survey=survey)) for survey in surveys]
+    return render(request, "authoring/survey_list.html", {"rows": rows})
+
+
+@login_required
+def survey_create(request: HttpRequest) -> HttpResponse:
+    form = SurveyForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        survey = services.survey_create(owner=request.user, **form.cleaned_data)
+        messages.success(request, "Survey created. Now add its questions.")
+        return redirect("authoring:survey_detail", pk=survey.pk)
+    return render(request, "authoring/survey_form.html", {"form": form, "survey": None})
+
+
+@login_required
+def survey_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    survey = selectors.survey_get_for_owner(user=request.user, pk=pk)
+    form = SurveyForm(request.POST or None, instance=survey)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.survey_update(survey=survey, **form.cleaned_data)
+        except ValidationError as error:
+            for field, errors in error.message_dict.items():
+                for message in errors:
+                    form.add_error(field if field in form.fields else None, message)
+        else:
+            messages.success(request, "Survey settings saved.")
+            return redirect("authoring:survey_detail", pk=survey.pk)
+    survey.refresh_from_db()
+    return render(
+        request, "authoring/survey_form.html", {"form": form, "survey": survey}
+    )
+
+
+@login_required
+@require_GET
+def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    survey = selectors.survey_get_for_owner(user=request.user, pk=pk)
+    overview = selectors.survey_overview(survey=survey)
+    return render(
+        request,
+        "authoring/survey_detail.html",
+        {
+            "survey": survey,
+            "overview": overview,
+            "public_url": _collection_url("consent", public_token=survey.public_token),
+            "invitations_url": _collection_url("invitations", survey_id=survey.pk),
+        },
+    )
+
+
+def _survey_action(request: HttpRequest, pk: int, action, done: str) -> HttpResponse:
+    survey = selectors.survey_get_for_owner(user=request.user, pk=pk)
+    try:
+        result = action(survey=survey, user=request.user)
+    except ValidationError as error:
+        for message in _messages_from(error):
+            messages.error(request, message)
+        return redirect("authoring:survey_detail", pk=survey.pk)
+    messages.success(request, done)
+    return redirect("authoring:survey_detail", pk=result.pk)
+
+
+@login_required
+@require_POST
+def survey_publish(request: HttpRequest, pk: int) -> HttpResponse:
+    return _survey_action(
+        request,
+        pk,
+        services.survey_publish,
+        "Published: the survey is open and every protected question's spec is frozen.",
+    )
+
+
+@login_required
+@require_POST
+def survey_close(request: HttpRequest, pk: int) -> HttpResponse:
+    return _survey_action(
+        request, pk, services.survey_close, "Closed: no new responses are accepted."
+    )
+
+
+@login_required
+@require_POST
+def survey_reopen(request: HttpRequest, pk: int) -> HttpResponse:
+    return _survey_action(
+        request, pk, services.survey_reopen, "Reopened: responses are accepted again."
+    )
+
+
+@login_required
+@require_POST
+def survey_duplicate(request: HttpRequest, pk: int) -> HttpResponse:
+    return _survey_action(
+        request,
+        pk,
+        services.survey_duplicate,
+        "Duplicated: a new draft with copies of the questions and no responses.",
+    )
+
+
+def _question_page(
+    request: HttpRequest, survey: Survey, form: QuestionForm, question: Question | None
+) -> HttpResponse:
+    preview = None
+    if form.is_bound and form.config is not None:
+        preview = previews.preview(
+            form.config, n=survey.planned_respondents, mechanism=form.compiled
+        )
+    elif not form.is_bound:
+        config = (
+            selectors.question_privacy_config(question)
+            if question
+            else mechanisms.PrivacyConfig(kind="yes_no")
+        )
+        try:
+            preview = previews.preview(config, n=survey.planned_respondents)
+        except mechanisms.MechanismError:
+            preview = None
+    others = selectors.survey_epsilon_exact(
+        survey=survey, exclude_question_id=question.pk if question else None
+    )
+    this = preview.epsilon_exact if preview and preview.is_private else Decimal(0)
+    _, total_display, exact = previews.total_epsilon([others, this])
+    return render(
+        request,
+        "authoring/question_form.html",
+        {
+            "survey": survey,
+            "question": question,
+            "form": form,
+            "preview": preview,
+            "total_display": total_display,
+            "over_budget": exact > Decimal(survey.epsilon_budget),
+            "has_responses": selectors.survey_has_responses(survey=survey),
+        },
+    )
+
+
+@login_required
+def question_create(request: HttpRequest, pk: int) -> HttpResponse:
+    survey = selectors.survey_get_for_owner(user=request.user, pk=pk)
+    form = QuestionForm(request.POST or None)
+    if request.method == "POST" and form.is_valid() and "preview" not in request.POST:
+        try:
+            services.question_create(survey=survey, **form.service_kwargs())
+        except ValidationError as error:
+            _add_errors(form, error)
+        else:
+            messages.success(request, "Question added.")
+            if "add_another" in request.POST:
+                return redirect("authoring:question_create", pk=survey.pk)
+            return redirect("authoring:survey_detail", pk=survey.pk)
+    return _question_page(request, survey, form, None)
+
+
+@login_required
+def question_edit(request: HttpRequest, pk: int, question_pk: int) -> HttpResponse:
+    question = selectors.question_get_for_owner(
+        user=request.user, survey_pk=pk, pk=question_pk
+    )
+    survey = question.survey
+    form = QuestionForm(
+        request.POST or None, initial=QuestionForm.initial_for(question)
+    )
+    if request.method == "POST" and form.is_valid() and "preview" not in request.POST:
+        try:
+            services.question_update(question=question, **form.service_kwargs())
+        except ValidationError as error:
+            _add_errors(form, error)
+        else:
+            messages.success(request, "Question saved.")
+            return redirect("authoring:survey_detail", pk=survey.pk)
+    return _question_page(request, survey, form, question)
+
+
+def _add_errors(form: QuestionForm, error: ValidationError) -> None:
+    if hasattr(error, "error_dict"):
+        for field, errors in error.message_dict.items():
+            for message in errors:
+                form.add_error(field if field in form.fields else None, message)
+    else:
+        for message in error.messages:
+            form.add_error(None, message)
+    form.config = None
+
+
+@login_required
+@require_POST
+def question_move(request: HttpRequest, pk: int, question_pk: int) -> HttpResponse:
+    question = selectors.question_get_for_owner(
+        user=request.user, survey_pk=pk, pk=question_pk
+    )
+    direction = request.POST.get("direction", "")
+    try:
+        services.question_move(question=question, direction=direction)
+    except ValidationError as error:
+        for message in _messages_from(error):
+            messages.error(request, message)
+    url = reverse("authoring:survey_detail", kwargs={"pk": pk})
+    return redirect(f"{url}#question-{question.pk}")
+
+
+@login_required
+def question_delete(request: HttpRequest, pk: int, question_pk: int) -> HttpResponse:
+    question = selectors.question_get_for_owner(
+        user=request.user, survey_pk=pk, pk=question_pk
+    )
+    if request.method == "POST":
+        try:
+            services.question_delete(question=question)
+        except ValidationError as error:
+            for message in _messages_from(error):
+                messages.error(request, message)
+        else:
+            messages.success(request, "Question deleted.")
+        return redirect("authoring:survey_detail", pk=pk)
+    return render(
+        request,
+        "authoring/question_confirm_delete.html",
+        {"survey": question.survey, "question": question},
+    )
+
+
+@login_required
+@require_GET
+def question_preview(request: HttpRequest, pk: int) -> JsonResponse:
+    """The live preview: delivered ε, plain words, respondent sentence, margin."""
+    survey = selectors.survey_get_for_owner(user=request.user, pk=pk)
+    form = QuestionForm(request.GET, preview_only=True)
+    if not form.is_valid():
+        kind = request.GET.get("kind", "")
+        return JsonResponse(
+            {
+                "ok": False,
+                "errors": {k: list(v) for k, v in form.errors.items()},
+                "mechanisms": _mechanism_options(kind)
+                if kind in mechanisms.KIND_RULES
+                else None,
+            }
+        )
+    preview = previews.preview(
+        form.config, n=survey.planned_respondents, mechanism=form.compiled
+    )
+    exclude = request.GET.get("question")
+    others = selectors.survey_epsilon_exact(
+        survey=survey,
+        exclude_question_id=int(exclude) if exclude and exclude.isdigit() else None,
+    )
+    this = preview.epsilon_exact if preview.is_private else Decimal(0)
+    total, display, exact = previews.total_epsilon([others, this])
+    body = preview.as_json()
+    body.update(
+        survey_total=total,
+        survey_total_display=display,
+        budget=survey.epsilon_budget,
+        over_budget=exact > Decimal(survey.epsilon_budget),
+        mechanisms=_mechanism_options(form.config.kind),
+    )
+    return JsonResponse(body)
+
+
+def _mechanism_options(kind: str) -> list[dict[str, str]]:
+    return [
+        {"value": value, "label": label}
+        for value, label in mechanisms.mechanism_choices(kind)
+    ]

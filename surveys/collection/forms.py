@@ -1,0 +1,308 @@
+"""The respondent's form, built from a survey.
+
+Privacy invariant: a private question's true-answer inputs are rendered with
+no ``name`` attribute, so the browser can never submit them; the field behind
+them reads nothing from the request.  What is submitted for a private question
+is the report the page's script computed on the device (a hidden field).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.forms.boundfield import BoundField
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from surveys.authoring.models import Question, Survey
+from surveys.collection.questions import CHOICE_KINDS, PRIVATE_KINDS, answer_choices
+from surveys.collection.services import ResponseIn, SentReport
+
+MAX_REPORT_CHARS = 65_536
+
+NO_REPORT = (
+    "No randomized report arrived for “{question}”. This page's script "
+    "randomizes your answer on your device, so it needs JavaScript; nothing "
+    "was stored."
+)
+
+
+class AnswerInputs(forms.Widget):
+    """Radio or checkbox inputs, each with a label.
+
+    With ``named=False`` (private questions) the inputs get no ``name``, so the
+    browser never submits them; the page's script reads them on the device.
+    """
+
+    def __init__(
+        self, choices: list[tuple[int, str]], *, multiple: bool, named: bool
+    ) -> None:
+        super().__init__()
+        self.choices = choices
+        self.multiple = multiple
+        self.named = named
+
+    def render(self, name, value, attrs=None, renderer=None) -> SafeString:
+        base_id = (attrs or {}).get("id") or f"id_{name}"
+        selected = {str(v) for v in (value if isinstance(value, list) else [value])}
+        input_type = "checkbox" if self.multiple else "radio"
+        items = format_html_join(
+            "\n",
+            '<div class="choice"><input type="{}" id="{}_{}" value="{}"{}{}{}{}>'
+            ' <label for="{}_{}">{}</label></div>',
+            (
+                (
+                    input_type,
+                    base_id,
+                    index,
+                    choice_value,
+                    format_html(' name="{}"', name) if self.named else "",
+                    " required" if self.named and not self.multiple else "",
+                    " checked" if self.named and str(choice_value) in selected else "",
+                    # Unnamed radios are not grouped by the browser: say where
+                    # each sits in its group for assistive technology.
+                    ""
+                    if self.named
+                    else format_html(
+                        ' aria-posinset="{}" aria-setsize="{}"',
+                        index + 1,
+                        len(self.choices),
+                    ),
+                    base_id,
+                    index,
+                    label,
+                )
+                for index, (choice_value, label) in enumerate(self.choices)
+            ),
+        )
+        group = "" if self.named else format_html(' data-answer-group="{}"', name)
+        return format_html(
+            '<div class="choices" id="{}"{}>{}</div>', base_id, group, items
+        )
+
+    def value_from_datadict(self, data, files, name) -> Any:
+        if not self.named:
+            return None  # never read a true answer, even if someone sends one
+        if self.multiple:
+            return data.getlist(name) if hasattr(data, "getlist") else data.get(name)
+        return data.get(name)
+
+    def value_omitted_from_data(self, data, files, name) -> bool:
+        return self.named and name not in data
+
+    def id_for_label(self, id_: str) -> str:
+        return f"{id_}_0" if id_ else id_
+
+
+class DeviceOnlyField(forms.Field):
+    """The true answer of a private question: shown, never received."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(required=False, **kwargs)
+
+    def clean(self, value: Any) -> None:
+        return None
+
+
+class ReportField(forms.CharField):
+    """The JSON report the respondent's device computed for one question."""
+
+    widget = forms.HiddenInput
+
+    def __init__(self, question: Question, **kwargs: Any) -> None:
+        kwargs.setdefault("max_length", MAX_REPORT_CHARS)
+        super().__init__(
+            error_messages={
+                "required": NO_REPORT.format(question=question.text),
+                "max_length": f"The report for “{question.text}” is too long.",
+            },
+            strip=False,
+            **kwargs,
+        )
+        self.question = question
+
+    def clean(self, value: Any) -> Any:
+        text = super().clean(value)
+        try:
+            return json.loads(text, parse_constant=_reject_constant)
+        except (ValueError, RecursionError):
+            raise forms.ValidationError(
+                f"The report for “{self.question.text}” is not valid JSON; "
+                "nothing was stored."
+            ) from None
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not allowed in a report")
+
+
+@dataclass
+class QuestionBlock:
+    """One question as the template lays it out."""
+
+    question: Question
+    number: int
+    answer: BoundField
+    hidden: list[BoundField]
+
+    @property
+    def protected(self) -> bool:
+        return self.question.is_private
+
+
+class ResponseForm(forms.Form):
+    """Everything one respondent submits for one survey."""
+
+    idempotency_key = forms.UUIDField(
+        widget=forms.HiddenInput,
+        error_messages={
+            "required": "The submission key is missing.",
+            "invalid": "The submission key is not a UUID.",
+        },
+    )
+    survey_revision = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+
+    def __init__(self, *args: Any, survey: Survey, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.survey = survey
+        self.questions = list(survey.questions.all())
+        self.fields["survey_revision"].initial = survey.revision
+        for question in self.questions:
+            if question.is_private:
+                self._add_private(question)
+            else:
+                self._add_plain(question)
+
+    # --- building -----------------------------------------------------------
+    def _add_private(self, question: Question) -> None:
+        if question.kind not in PRIVATE_KINDS:
+            raise ValueError(
+                f"question {question.pk} is a private {question.kind!r} question; "
+                f"the browser can randomize only {sorted(PRIVATE_KINDS)}"
+            )
+        prefix = f"q{question.pk}"
+        self.fields[f"{prefix}_answer"] = DeviceOnlyField(
+            label=question.text,
+            widget=AnswerInputs(answer_choices(question), multiple=False, named=False),
+        )
+        self.fields[f"{prefix}_report"] = ReportField(question)
+        self.fields[f"{prefix}_spec_revision"] = forms.IntegerField(
+            widget=forms.HiddenInput, initial=question.spec_revision, min_value=1
+        )
+
+    def _add_plain(self, question: Question) -> None:
+        name = f"q{question.pk}"
+        required = {
+            "required": f"Please answer “{question.text}”.",
+            "invalid_choice": f"That is not one of the answers to “{question.text}”.",
+        }
+        choices = answer_choices(question)
+        if question.kind in CHOICE_KINDS:
+            field: forms.Field = forms.TypedChoiceField(
+                label=question.text,
+                choices=choices,
+                coerce=int,
+                widget=AnswerInputs(choices, multiple=False, named=True),
+                error_messages=required,
+            )
+        elif question.kind == Question.Kind.MULTI_SELECT:
+            field = forms.TypedMultipleChoiceField(
+                label=question.text,
+                choices=choices,
+                coerce=int,
+                required=False,
+                widget=AnswerInputs(choices, multiple=True, named=True),
+                error_messages=required,
+            )
+        elif question.kind == Question.Kind.NUMERIC:
+            field = forms.DecimalField(
+                label=question.text,
+                min_value=question.numeric_low,
+                max_value=question.numeric_high,
+                step_size=question.numeric_step or None,
+                error_messages=required,
+            )
+        else:
+            raise ValueError(f"question kind {question.kind!r} is not supported")
+        self.fields[name] = field
+
+    # --- reading ------------------------------------------------------------
+    def blocks(self) -> list[QuestionBlock]:
+        """Questions in order, with their visible and hidden fields."""
+        blocks = []
+        for number, question in enumerate(self.questions, start=1):
+            prefix = f"q{question.pk}"
+            if question.is_private:
+                answer = self[f"{prefix}_answer"]
+                hidden = [self[f"{prefix}_report"], self[f"{prefix}_spec_revision"]]
+            else:
+                answer, hidden = self[prefix], []
+            blocks.append(QuestionBlock(question, number, answer, hidden))
+        return blocks
+
+    def problems(self) -> list[str]:
+        """Every validation error as one plain sentence."""
+        messages: list[str] = []
+        for name, errors in self.errors.items():
+            for error in errors:
+                if name in {"idempotency_key", "survey_revision"}:
+                    messages.append(f"{error} Reload the page and answer again.")
+                else:
+                    messages.append(str(error))
+        return messages
+
+    def response(self) -> ResponseIn:
+        """The cleaned form as the ingestion service's input."""
+        data = self.cleaned_data
+        reports: dict[int, SentReport] = {}
+        plain: dict[int, Any] = {}
+        for question in self.questions:
+            prefix = f"q{question.pk}"
+            if question.is_private:
+                reports[question.pk] = SentReport(
+                    spec_revision=data[f"{prefix}_spec_revision"],
+                    payload=data[f"{prefix}_report"],
+                )
+            else:
+                value = data[prefix]
+                if question.kind == Question.Kind.NUMERIC:
+                    value = str(value)
+                plain[question.pk] = value
+        key = data["idempotency_key"]
+        return ResponseIn(
+            idempotency_key=key if isinstance(key, uuid.UUID) else uuid.UUID(str(key)),
+            survey_revision=data["survey_revision"],
+            reports=reports,
+            plain_answers=plain,
+        )
+
+    def js_config(self) -> dict[str, Any]:
+        """What the page's script needs: each private question's compiled spec."""
+        return {
+            "questions": [
+                {
+                    "id": q.pk,
+                    "text": q.text,
+                    "spec": q.spec,
+                    "answer_group": f"q{q.pk}_answer",
+                    "report_field": f"q{q.pk}_report",
+                }
+                for q in self.questions
+                if q.is_private
+            ]
+        }
+
+
+class InvitationsForm(forms.Form):
+    count = forms.IntegerField(
+        label="How many invitation links?",
+        min_value=1,
+        max_value=10_000,
+        initial=100,
+        help_text="Each link can be used for one response. You can download "
+        "them once, as a CSV file; only their hashes are kept.",
+    )

@@ -1,0 +1,52 @@
+"""Load a demo researcher, a published demo survey and simulated respondents."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.urls import reverse
+
+from surveys.collection import demo
+
+
+class Command(BaseCommand):
+    help = (
+        "Create (once) the demo researcher, a published demo survey with one "
+        "question of each supported kind, and simulated respondents. Safe to run "
+        "again: existing demo data is left as it is. Development only."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--respondents",
+            type=int,
+            default=500,
+            help="simulated respondents for a new demo survey (default 500)",
+        )
+
+    def handle(self, *args, respondents: int, **options) -> None:
+        if getattr(settings, "PRODUCTION", False):
+            raise CommandError(
+                "seed_demo creates an account with a published password; it "
+                "refuses to run with DENIABLE_PRODUCTION on."
+            )
+        if respondents < 0:
+            raise CommandError(f"--respondents is {respondents}; allowed: 0 or more")
+        user, _ = demo.demo_researcher()
+        survey, created = demo.demo_survey(owner=user)
+        stored = 0
+        if not survey.submissions.exists():
+            stored = demo.simulate_respondents(survey=survey, count=respondents)
+        total = survey.submissions.count()
+        self.stdout.write(
+            f"Demo researcher: username {demo.DEMO_USERNAME}, password "
+            f"{demo.DEMO_PASSWORD} (development only)."
+        )
+        self.stdout.write(
+            f"Demo survey {'created' if created else 'already present'}: "
+            f"“{survey.title}”, {total} response(s)"
+            + (f" ({stored} simulated now)." if stored else ".")
+        )
+        self.stdout.write(
+            "Answer it at " + reverse("collection:consent", args=[survey.public_token])
+        )

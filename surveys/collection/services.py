@@ -1,0 +1,358 @@
+"""Writes for collection: invitations and the ingestion of submissions.
+
+A submission is stored whole in one transaction (invitation consumed,
+Submission, Reports, PlainAnswers) or not at all.  Every report is checked to
+be a possible output of its question's compiled mechanism, so nothing stored
+here can be a private question's true answer.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+import ldp
+from surveys.authoring.models import Question, Survey
+from surveys.collection.models import Invitation, PlainAnswer, Report, Submission
+from surveys.collection.questions import CHOICE_KINDS, answer_choices
+from surveys.collection.tokens import invitation_token_hash, new_invitation_token
+
+MAX_INVITATIONS_PER_BATCH = 10_000
+
+
+class SubmissionRejected(Exception):
+    """A submission that was not stored; ``message`` is safe to show."""
+
+    def __init__(self, message: str, *, status: int = 400, code: str = "invalid"):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.code = code
+
+
+@dataclass(frozen=True)
+class SentReport:
+    """A report as the respondent's device sent it, with its spec revision."""
+
+    spec_revision: int
+    payload: Any
+
+
+@dataclass(frozen=True)
+class ResponseIn:
+    """One respondent's whole response, before validation."""
+
+    idempotency_key: uuid.UUID
+    survey_revision: int
+    reports: Mapping[int, SentReport]
+    plain_answers: Mapping[int, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class IngestOutcome:
+    submission: Submission
+    created: bool
+
+
+# --- invitations -----------------------------------------------------------------
+@transaction.atomic
+def invitations_create(*, survey: Survey, count: int) -> list[str]:
+    """Create ``count`` one-response invitations and return their tokens.
+
+    The tokens are returned once and never stored: the database keeps only
+    their SHA-256 hashes.
+    """
+    if not 1 <= count <= MAX_INVITATIONS_PER_BATCH:
+        raise ValueError(
+            f"count is {count!r}; allowed: 1 to {MAX_INVITATIONS_PER_BATCH}"
+        )
+    tokens = [new_invitation_token() for _ in range(count)]
+    Invitation.objects.bulk_create(
+        Invitation(survey=survey, token_hash=invitation_token_hash(t)) for t in tokens
+    )
+    return tokens
+
+
+# --- validation --------------------------------------------------------------------
+class _Checker:
+    """Validates responses against one survey's current questions."""
+
+    def __init__(self, survey: Survey):
+        self.survey = survey
+        questions = list(survey.questions.all())
+        self.private = {q.pk: q for q in questions if q.is_private}
+        self.plain = {q.pk: q for q in questions if not q.is_private}
+        self.mechanisms = {
+            pk: ldp.build(q.spec) for pk, q in self.private.items() if q.spec
+        }
+
+    def check(self, response: ResponseIn) -> dict[int, Any]:
+        """Raise SubmissionRejected unless the response is whole and valid.
+
+        Returns the plain answers in the form they are stored.
+        """
+        if response.survey_revision != self.survey.revision:
+            raise SubmissionRejected(
+                "This survey was changed after you opened it, so nothing was "
+                "stored. Reload the page to answer the current version.",
+                status=409,
+                code="stale",
+            )
+        self._same_questions("report", set(response.reports), set(self.private))
+        self._same_questions(
+            "answer", set(response.plain_answers), set(self.plain), plain=True
+        )
+        for pk, sent in response.reports.items():
+            self._check_report(self.private[pk], sent)
+        return {
+            pk: _clean_plain(self.plain[pk], value)
+            for pk, value in response.plain_answers.items()
+        }
+
+    def _same_questions(
+        self, what: str, got: set[int], expected: set[int], plain: bool = False
+    ) -> None:
+        missing = sorted(expected - got)
+        extra = sorted(got - expected)
+        if missing:
+            questions = self.plain if plain else self.private
+            texts = "; ".join(f"“{questions[pk].text}”" for pk in missing)
+            raise SubmissionRejected(
+                f"Nothing was stored: no {what} arrived for {texts}. Every "
+                "question needs an answer."
+            )
+        if extra:
+            raise SubmissionRejected(
+                f"Nothing was stored: {what}s arrived for question ids {extra}, "
+                f"which are not {'unprotected' if plain else 'private'} "
+                "questions of this survey."
+            )
+
+    def _check_report(self, question: Question, sent: SentReport) -> None:
+        if sent.spec_revision != question.spec_revision:
+            raise SubmissionRejected(
+                f"The question “{question.text}” was changed after you opened "
+                "the survey, so nothing was stored. Reload the page to answer "
+                "the current version.",
+                status=409,
+                code="stale",
+            )
+        mechanism = self.mechanisms.get(question.pk)
+        if mechanism is None:
+            raise SubmissionRejected(
+                f"The question “{question.text}” has no randomizer yet; the "
+                "survey cannot be answered.",
+                status=409,
+                code="unpublished",
+            )
+        try:
+            mechanism.validate_report(sent.payload)
+        except ValueError as error:
+            raise SubmissionRejected(
+                f"Nothing was stored: the report for “{question.text}” is not "
+                f"one the randomizer can send ({error})."
+            ) from None
+
+
+def _clean_plain(question: Question, value: Any) -> Any:
+    """An unprotected answer in stored form, or SubmissionRejected."""
+
+    def reject(allowed: str) -> SubmissionRejected:
+        return SubmissionRejected(
+            f"Nothing was stored: the answer {value!r} to “{question.text}” is "
+            f"not allowed; allowed: {allowed}."
+        )
+
+    if question.kind in CHOICE_KINDS:
+        values = [v for v, _ in answer_choices(question)]
+        if isinstance(value, bool) or value not in values:
+            raise reject(f"one of {values}")
+        return int(value)
+    if question.kind == Question.Kind.MULTI_SELECT:
+        values = {v for v, _ in answer_choices(question)}
+        if not isinstance(value, list) or any(
+            isinstance(v, bool) or v not in values for v in value
+        ):
+            raise reject(f"a list of distinct values from {sorted(values)}")
+        if len(set(value)) != len(value):
+            raise reject(f"a list of distinct values from {sorted(values)}")
+        return sorted(int(v) for v in value)
+    if question.kind == Question.Kind.NUMERIC:
+        try:
+            number = Decimal(str(value))
+        except (InvalidOperation, ValueError):
+            raise reject("a number") from None
+        low, high = question.numeric_low, question.numeric_high
+        if not number.is_finite() or (low is not None and number < low):
+            raise reject(f"a number from {low} to {high}")
+        if high is not None and number > high:
+            raise reject(f"a number from {low} to {high}")
+        return str(number)
+    raise reject("nothing (this kind of question is not supported)")
+
+
+def _check_open(survey: Survey) -> None:
+    if survey.status != Survey.Status.OPEN:
+        raise SubmissionRejected(
+            "This survey is not accepting answers, so nothing was stored.",
+            status=410,
+            code="closed",
+        )
+
+
+# --- ingestion ---------------------------------------------------------------------
+def submission_ingest(
+    *,
+    survey: Survey,
+    response: ResponseIn,
+    invitation_token: str | None = None,
+) -> IngestOutcome:
+    """Store one response whole, or raise SubmissionRejected with nothing stored.
+
+    A repeated idempotency key returns the submission stored under it (a retry
+    after a network error) instead of storing a duplicate.  An invitation is
+    consumed by the database's unique constraint on Submission.invitation.
+    """
+    existing = _existing(survey, response, invitation_token)
+    if existing is not None:
+        return IngestOutcome(existing, created=False)
+    _check_open(survey)
+    invitation = _invitation(survey, invitation_token)
+    plain = _Checker(survey).check(response)
+    try:
+        with transaction.atomic():
+            submission = Submission.objects.create(
+                survey=survey,
+                invitation=invitation,
+                idempotency_key=response.idempotency_key,
+                survey_revision=response.survey_revision,
+            )
+            if invitation is not None:
+                consumed = Invitation.objects.filter(
+                    pk=invitation.pk, used_at__isnull=True
+                ).update(used_at=timezone.now())
+                if not consumed:
+                    raise IntegrityError("invitation already used")
+            _store_rows([(submission, response, plain)])
+    except IntegrityError:
+        # Another request won the race: either the same response (a retry)
+        # or a different one for the same invitation.
+        existing = _existing(survey, response, invitation_token)
+        if existing is not None:
+            return IngestOutcome(existing, created=False)
+        if invitation is not None:
+            raise _used_invitation() from None
+        raise
+    return IngestOutcome(submission, created=True)
+
+
+@transaction.atomic
+def submissions_ingest_bulk(*, survey: Survey, responses: Iterable[ResponseIn]) -> int:
+    """Validate and store many public-link responses in one transaction.
+
+    For simulated respondents and imports; every response is checked exactly
+    as :func:`submission_ingest` checks one.  Returns the number stored.
+    """
+    _check_open(survey)
+    checker = _Checker(survey)
+    checked = [(response, checker.check(response)) for response in responses]
+    submissions = Submission.objects.bulk_create(
+        Submission(
+            survey=survey,
+            idempotency_key=response.idempotency_key,
+            survey_revision=response.survey_revision,
+        )
+        for response, _ in checked
+    )
+    _store_rows(
+        [
+            (submission, response, plain)
+            for submission, (response, plain) in zip(submissions, checked, strict=True)
+        ]
+    )
+    return len(submissions)
+
+
+def _store_rows(rows: list[tuple[Submission, ResponseIn, dict[int, Any]]]) -> None:
+    Report.objects.bulk_create(
+        Report(
+            submission=submission,
+            question_id=pk,
+            spec_revision=sent.spec_revision,
+            payload=sent.payload,
+        )
+        for submission, response, _ in rows
+        for pk, sent in sorted(response.reports.items())
+    )
+    PlainAnswer.objects.bulk_create(
+        PlainAnswer(submission=submission, question_id=pk, value=value)
+        for submission, _, plain in rows
+        for pk, value in sorted(plain.items())
+    )
+
+
+def _invitation(survey: Survey, token: str | None) -> Invitation | None:
+    if token is None:
+        return None
+    invitation = Invitation.objects.filter(
+        survey=survey, token_hash=invitation_token_hash(token)
+    ).first()
+    if invitation is None:
+        raise SubmissionRejected(
+            "This invitation link is not valid for this survey; nothing was "
+            "stored. Check that you copied the whole link.",
+            status=404,
+            code="unknown_invitation",
+        )
+    if invitation.used_at is not None:
+        raise _used_invitation()
+    return invitation
+
+
+def _used_invitation() -> SubmissionRejected:
+    return SubmissionRejected(
+        "This invitation link has already been used to answer the survey, and "
+        "each link works once. Nothing more was stored. If you did not answer, "
+        "ask the researcher for a new link.",
+        status=409,
+        code="invitation_used",
+    )
+
+
+def _existing(
+    survey: Survey, response: ResponseIn, invitation_token: str | None
+) -> Submission | None:
+    """The submission stored under this response's key, if it is the same one."""
+    submission = (
+        Submission.objects.filter(
+            survey=survey, idempotency_key=response.idempotency_key
+        )
+        .select_related("invitation")
+        .first()
+    )
+    if submission is None:
+        return None
+    same_invitation = (
+        submission.invitation is None
+        if invitation_token is None
+        else submission.invitation is not None
+        and submission.invitation.token_hash == invitation_token_hash(invitation_token)
+    )
+    stored_reports = {
+        r.question_id: SentReport(r.spec_revision, r.payload)
+        for r in submission.reports.all()
+    }
+    if not same_invitation or stored_reports != dict(response.reports):
+        raise SubmissionRejected(
+            "This submission key was already used for different answers, so "
+            "nothing was stored. Reload the page and answer again.",
+            status=409,
+            code="key_reused",
+        )
+    return submission

@@ -1,0 +1,326 @@
+"""Respondent pages: consent, the form, the receipt, and the verify page.
+
+Views stay thin: forms check shape, services check meaning and store, and
+selectors read.  The respond view is marked sensitive so that error reports
+never include what was posted.
+"""
+
+from __future__ import annotations
+
+import csv
+
+from django.contrib.auth.decorators import login_required
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseRedirect,
+    JsonResponse,
+)
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.debug import sensitive_post_parameters
+from django.views.decorators.http import require_http_methods, require_safe
+
+from surveys.authoring.models import Survey
+from surveys.collection import assets, selectors, services
+from surveys.collection.forms import InvitationsForm, ResponseForm
+from surveys.collection.models import Invitation
+from surveys.collection.tokens import receipt_token, submission_id_from_receipt
+
+
+# --- finding the survey -----------------------------------------------------------
+def _public_survey(public_token: str) -> Survey:
+    return get_object_or_404(selectors.surveys_answerable(), public_token=public_token)
+
+
+def _invitation(request: HttpRequest, token: str) -> Invitation | HttpResponse:
+    invitation = selectors.invitation_by_token(token)
+    if invitation is None or invitation.survey.status == Survey.Status.DRAFT:
+        return _problem(
+            request,
+            "This invitation link is not valid. Check that you copied the whole "
+            "link, or ask the researcher for a new one.",
+            status=404,
+        )
+    if invitation.used_at is not None:
+        return _problem(
+            request,
+            "This invitation link has already been used to answer the survey, "
+            "and each link works once. If you did not answer, ask the researcher "
+            "for a new link.",
+            status=410,
+        )
+    return invitation
+
+
+def _problem(
+    request: HttpRequest, message: str, *, status: int, survey: Survey | None = None
+) -> HttpResponse:
+    return render(
+        request,
+        "collection/problem.html",
+        {"message": message, "survey": survey},
+        status=status,
+    )
+
+
+def _closed(request: HttpRequest, survey: Survey) -> HttpResponse:
+    return _problem(
+        request,
+        "This survey has closed and no longer accepts answers. Thank you for "
+        "your interest.",
+        status=410,
+        survey=survey,
+    )
+
+
+# --- consent ----------------------------------------------------------------------
+def _consent(request: HttpRequest, survey: Survey, start_url: str) -> HttpResponse:
+    if survey.status != Survey.Status.OPEN:
+        return _closed(request, survey)
+    return render(
+        request,
+        "collection/consent.html",
+        {
+            "survey": survey,
+            "privacy": selectors.survey_privacy(survey=survey),
+            "start_url": start_url,
+        },
+    )
+
+
+@require_safe
+def consent_public(request: HttpRequest, public_token: str) -> HttpResponse:
+    survey = _public_survey(public_token)
+    start = reverse("collection:respond", args=[public_token])
+    return _consent(request, survey, start)
+
+
+@require_safe
+@never_cache
+def consent_invitation(request: HttpRequest, token: str) -> HttpResponse:
+    invitation = _invitation(request, token)
+    if isinstance(invitation, HttpResponse):
+        return invitation
+    start = reverse("collection:respond_invitation", args=[token])
+    return _consent(request, invitation.survey, start)
+
+
+# --- the form ---------------------------------------------------------------------
+def _respond(
+    request: HttpRequest, survey: Survey, invitation_token: str | None
+) -> HttpResponse:
+    if survey.status != Survey.Status.OPEN:
+        if request.method == "POST":
+            return _rejected(
+                request,
+                survey,
+                services.SubmissionRejected(
+                    "This survey is not accepting answers, so nothing was stored.",
+                    status=410,
+                    code="closed",
+                ),
+            )
+        return _closed(request, survey)
+    try:
+        ResponseForm(survey=survey)
+    except ValueError:
+        return _problem(
+            request,
+            "This survey has a kind of question that cannot be answered yet, so "
+            "nothing can be sent. Please try again later.",
+            status=503,
+            survey=survey,
+        )
+    if request.method == "POST":
+        form = ResponseForm(request.POST, survey=survey)
+        if not form.is_valid():
+            error = services.SubmissionRejected(" ".join(form.problems()))
+            return _rejected(request, survey, error, form=form)
+        try:
+            outcome = services.submission_ingest(
+                survey=survey,
+                response=form.response(),
+                invitation_token=invitation_token,
+            )
+        except services.SubmissionRejected as error:
+            return _rejected(request, survey, error, form=form)
+        receipt_url = reverse(
+            "collection:receipt", args=[receipt_token(outcome.submission.pk)]
+        )
+        if _wants_json(request):
+            return JsonResponse(
+                {"receipt_url": receipt_url, "created": outcome.created},
+                status=201 if outcome.created else 200,
+            )
+        return HttpResponseRedirect(receipt_url, status=303)
+    form = ResponseForm(survey=survey)
+    return _form_page(request, survey, form)
+
+
+def _form_page(
+    request: HttpRequest,
+    survey: Survey,
+    form: ResponseForm,
+    *,
+    error: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    return render(
+        request,
+        "collection/respond.html",
+        {
+            "survey": survey,
+            "form": form,
+            "privacy": selectors.survey_privacy(survey=survey),
+            "js_config": form.js_config(),
+            "randomizer": assets.randomizer_script(),
+            "respond_js": assets.respond_script(),
+            "error": error,
+        },
+        status=status,
+    )
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def _rejected(
+    request: HttpRequest,
+    survey: Survey,
+    error: services.SubmissionRejected,
+    form: ResponseForm | None = None,
+) -> HttpResponse:
+    if _wants_json(request):
+        return JsonResponse(
+            {"error": error.message, "code": error.code}, status=error.status
+        )
+    if form is not None and error.status == 400:
+        # A page to read, with a fresh, empty form; nothing posted is echoed.
+        return _form_page(
+            request,
+            survey,
+            ResponseForm(survey=survey),
+            error=error.message,
+            status=400,
+        )
+    return _problem(request, error.message, status=error.status, survey=survey)
+
+
+@sensitive_post_parameters()
+@require_http_methods(["GET", "POST"])
+@never_cache
+def respond_public(request: HttpRequest, public_token: str) -> HttpResponse:
+    return _respond(request, _public_survey(public_token), None)
+
+
+@sensitive_post_parameters()
+@require_http_methods(["GET", "POST"])
+@never_cache
+def respond_invitation(request: HttpRequest, token: str) -> HttpResponse:
+    invitation = selectors.invitation_by_token(token)
+    if invitation is not None and request.method == "POST":
+        # Used or not, the service decides (so a retry still gets its receipt).
+        return _respond(request, invitation.survey, token)
+    found = _invitation(request, token)
+    if isinstance(found, HttpResponse):
+        if request.method == "POST" and _wants_json(request):
+            return JsonResponse(
+                {
+                    "error": "This invitation link is not valid; nothing was stored.",
+                    "code": "unknown_invitation",
+                },
+                status=404,
+            )
+        return found
+    return _respond(request, found.survey, token)
+
+
+# --- after submitting -------------------------------------------------------------
+@require_safe
+@never_cache
+def receipt(request: HttpRequest, receipt: str) -> HttpResponse:
+    submission_id = submission_id_from_receipt(receipt)
+    submission = (
+        selectors.submission_by_id(submission_id) if submission_id is not None else None
+    )
+    if submission is None:
+        raise Http404("No such receipt.")
+    return render(
+        request,
+        "collection/receipt.html",
+        {
+            "survey": submission.survey,
+            "submission": submission,
+            "lines": selectors.submission_receipt(submission=submission),
+        },
+    )
+
+
+# --- verification -----------------------------------------------------------------
+@require_safe
+def verify(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "collection/verify.html",
+        {"scripts": [assets.randomizer_script(), assets.respond_script()]},
+    )
+
+
+@require_safe
+def randomizer_js(request: HttpRequest) -> HttpResponse:
+    """The randomizer module, byte for byte the file its hash is computed from."""
+    script = assets.randomizer_script()
+    response = HttpResponse(
+        script.source, content_type="text/javascript; charset=utf-8"
+    )
+    response["Cache-Control"] = "no-cache"
+    response["ETag"] = f'"{script.integrity}"'
+    return response
+
+
+# --- invitations (the survey's owner) ---------------------------------------------
+@login_required
+@require_http_methods(["GET", "POST"])
+@never_cache
+def invitations(request: HttpRequest, survey_id: int) -> HttpResponse:
+    survey = get_object_or_404(Survey, pk=survey_id, owner=request.user)
+    form = InvitationsForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        if survey.status == Survey.Status.CLOSED:
+            form.add_error(None, "This survey is closed; it needs no more invitations.")
+        else:
+            tokens = services.invitations_create(
+                survey=survey, count=form.cleaned_data["count"]
+            )
+            return _invitations_csv(request, survey, tokens)
+    return render(
+        request,
+        "collection/invitations.html",
+        {
+            "survey": survey,
+            "form": form,
+            "counts": selectors.invitation_counts(survey=survey),
+        },
+    )
+
+
+def _invitations_csv(
+    request: HttpRequest, survey: Survey, tokens: list[str]
+) -> HttpResponse:
+    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = (
+        f'attachment; filename="invitations-survey-{survey.pk}-{stamp}.csv"'
+    )
+    response["Cache-Control"] = "no-store"
+    writer = csv.writer(response)
+    writer.writerow(["invitation_url"])
+    for token in tokens:
+        url = reverse("collection:consent_invitation", args=[token])
+        writer.writerow([request.build_absolute_uri(url)])
+    return response

@@ -1,0 +1,133 @@
+"""Privacy invariants at their boundary: the form, the models, the logs."""
+
+from __future__ import annotations
+
+import logging
+from html.parser import HTMLParser
+
+import pytest
+from django.urls import reverse
+
+from surveys.collection.forms import ResponseForm
+from surveys.collection.models import Invitation, PlainAnswer, Report, Submission
+from tests.surveys.collection.conftest import JSON, body, questions
+
+pytestmark = pytest.mark.django_db
+
+
+class Controls(HTMLParser):
+    """Every form control on a page, with its attributes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.controls: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in {"input", "select", "textarea", "button"}:
+            self.controls.append({"tag": tag, **dict(attrs)})
+
+
+def controls(html: str) -> list[dict[str, str | None]]:
+    parser = Controls()
+    parser.feed(html)
+    return parser.controls
+
+
+def test_private_answer_inputs_have_no_name(client, survey):
+    page = client.get(reverse("collection:respond", args=[survey.public_token]))
+    found = controls(page.content.decode())
+    for question in survey.questions.filter(is_private=True):
+        answers = [
+            c
+            for c in found
+            if str(c.get("id", "")).startswith(f"id_q{question.pk}_answer")
+        ]
+        assert answers, f"no answer inputs rendered for {question.text}"
+        assert all("name" not in c for c in answers)
+        assert {c["type"] for c in answers} == {"radio"}
+
+
+def test_the_only_named_fields_are_reports_keys_and_unprotected_answers(client, survey):
+    page = client.get(reverse("collection:respond", args=[survey.public_token]))
+    names = {c["name"] for c in controls(page.content.decode()) if c.get("name")}
+    expected = {"csrfmiddlewaretoken", "idempotency_key", "survey_revision"}
+    for q in survey.questions.all():
+        if q.is_private:
+            expected |= {f"q{q.pk}_report", f"q{q.pk}_spec_revision"}
+        else:
+            expected.add(f"q{q.pk}")
+    assert names == expected
+
+
+def test_named_fields_of_private_questions_are_hidden(client, survey):
+    page = client.get(reverse("collection:respond", args=[survey.public_token]))
+    private = [f"q{q.pk}_" for q in survey.questions.filter(is_private=True)]
+    for control in controls(page.content.decode()):
+        if any(str(control.get("name", "")).startswith(p) for p in private):
+            assert control["type"] == "hidden"
+
+
+def test_form_ignores_a_posted_true_answer(survey):
+    warner = questions(survey)["warner"]
+    data = body(survey) | {f"q{warner.pk}_answer": "1"}
+    form = ResponseForm(data, survey=survey)
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data[f"q{warner.pk}_answer"] is None
+    assert "answer" not in repr(form.response().reports[warner.pk])
+
+
+def test_collection_models_hold_no_field_for_a_true_answer():
+    # A new field on these models must be reviewed: this list is the contract.
+    fields = {
+        model.__name__: sorted(f.name for f in model._meta.concrete_fields)
+        for model in (Invitation, Submission, Report, PlainAnswer)
+    }
+    assert fields == {
+        "Invitation": ["created_at", "id", "survey", "token_hash", "used_at"],
+        "Submission": [
+            "id",
+            "idempotency_key",
+            "invitation",
+            "received_at",
+            "survey",
+            "survey_revision",
+        ],
+        "Report": ["id", "payload", "question", "spec_revision", "submission"],
+        "PlainAnswer": ["id", "question", "submission", "value"],
+    }
+
+
+def test_stored_reports_are_possible_outputs_and_plain_answers_unprotected(
+    client, survey
+):
+    import ldp
+
+    url = reverse("collection:respond", args=[survey.public_token])
+    assert client.post(url, body(survey), **JSON).status_code == 201
+    for report in Report.objects.select_related("question"):
+        assert report.question.is_private
+        ldp.build(report.question.spec).validate_report(report.payload)
+    assert all(not a.question.is_private for a in PlainAnswer.objects.all())
+
+
+def test_a_failing_submission_body_is_not_logged(client, survey, caplog):
+    canary = "canary-bad-report-7f3a"
+    answer_canary = "canary-true-answer-91c2"
+    data = body(survey) | {
+        f"q{questions(survey)['grr'].pk}_report": f'"{canary}"',
+        f"q{questions(survey)['warner'].pk}_answer": answer_canary,
+    }
+    url = reverse("collection:respond", args=[survey.public_token])
+    with caplog.at_level(logging.DEBUG):
+        response = client.post(url, data, **JSON)
+        html_response = client.post(url, data)
+    assert response.status_code == 400
+    assert html_response.status_code == 400
+    assert caplog.records, "expected Django to log the 4xx request line"
+    for record in caplog.records:
+        for secret in (canary, answer_canary):
+            assert secret not in record.getMessage()
+            assert secret not in repr(record.__dict__)
+    # The sender may see their own bad report named; never a true answer.
+    assert answer_canary not in html_response.content.decode()
+    assert not Submission.objects.exists()

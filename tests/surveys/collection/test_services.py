@@ -1,0 +1,226 @@
+"""Invitations and ingestion: whole submissions or nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+import pytest
+
+from surveys.authoring.models import Survey
+from surveys.collection import services
+from surveys.collection.models import Invitation, PlainAnswer, Report, Submission
+from surveys.collection.services import ResponseIn, SentReport, SubmissionRejected
+from tests.surveys.collection.conftest import questions, valid_reports
+
+pytestmark = pytest.mark.django_db
+
+
+def response(survey: Survey, **changes) -> ResponseIn:
+    reports = {
+        pk: SentReport(spec_revision=1, payload=payload)
+        for pk, payload in valid_reports(survey).items()
+    }
+    plain = {questions(survey)["plain"].pk: 2}
+    fields = {
+        "idempotency_key": uuid.uuid4(),
+        "survey_revision": survey.revision,
+        "reports": reports,
+        "plain_answers": plain,
+    }
+    fields.update(changes)
+    return ResponseIn(**fields)
+
+
+def nothing_stored() -> bool:
+    return not (
+        Submission.objects.exists()
+        or Report.objects.exists()
+        or PlainAnswer.objects.exists()
+    )
+
+
+def test_invitations_are_stored_only_as_sha256_hashes(survey):
+    tokens = services.invitations_create(survey=survey, count=5)
+    assert len(set(tokens)) == 5
+    stored = set(Invitation.objects.values_list("token_hash", flat=True))
+    assert stored == {hashlib.sha256(t.encode()).hexdigest() for t in tokens}
+    assert not any(t in h for t in tokens for h in stored)
+
+
+@pytest.mark.parametrize("count", [0, -1, 10_001])
+def test_invitations_create_rejects_a_count_out_of_range(survey, count):
+    with pytest.raises(ValueError, match="allowed: 1 to 10000"):
+        services.invitations_create(survey=survey, count=count)
+    assert not Invitation.objects.exists()
+
+
+def test_ingest_stores_the_whole_submission(survey):
+    outcome = services.submission_ingest(survey=survey, response=response(survey))
+    assert outcome.created
+    assert Report.objects.filter(submission=outcome.submission).count() == 3
+    assert PlainAnswer.objects.get().value == 2
+
+
+def test_ingest_consumes_the_invitation(survey):
+    (token,) = services.invitations_create(survey=survey, count=1)
+    outcome = services.submission_ingest(
+        survey=survey, response=response(survey), invitation_token=token
+    )
+    invitation = Invitation.objects.get()
+    assert outcome.submission.invitation == invitation
+    assert invitation.used_at is not None
+
+
+def test_a_used_invitation_is_refused_with_a_clear_message(survey):
+    (token,) = services.invitations_create(survey=survey, count=1)
+    services.submission_ingest(
+        survey=survey, response=response(survey), invitation_token=token
+    )
+    with pytest.raises(SubmissionRejected, match="already been used") as caught:
+        services.submission_ingest(
+            survey=survey, response=response(survey), invitation_token=token
+        )
+    assert caught.value.status == 409
+    assert Submission.objects.count() == 1
+
+
+def test_an_unknown_invitation_is_refused(survey):
+    with pytest.raises(SubmissionRejected, match="not valid") as caught:
+        services.submission_ingest(
+            survey=survey, response=response(survey), invitation_token="nope"
+        )
+    assert caught.value.status == 404
+    assert nothing_stored()
+
+
+def test_repeated_key_returns_the_existing_submission(survey):
+    first = response(survey)
+    stored = services.submission_ingest(survey=survey, response=first).submission
+    again = services.submission_ingest(survey=survey, response=first)
+    assert not again.created
+    assert again.submission == stored
+    assert Submission.objects.count() == 1
+    assert Report.objects.count() == 3
+
+
+def test_repeated_key_with_other_reports_is_refused(survey):
+    first = response(survey)
+    services.submission_ingest(survey=survey, response=first)
+    flipped = {
+        pk: SentReport(1, 1 - sent.payload if sent.payload in (0, 1) else 0)
+        for pk, sent in first.reports.items()
+    }
+    with pytest.raises(SubmissionRejected, match="already used for different"):
+        services.submission_ingest(
+            survey=survey,
+            response=response(
+                survey, idempotency_key=first.idempotency_key, reports=flipped
+            ),
+        )
+    assert Submission.objects.count() == 1
+
+
+def test_retry_of_an_invitation_submission_gets_its_receipt(survey):
+    (token,) = services.invitations_create(survey=survey, count=1)
+    first = response(survey)
+    stored = services.submission_ingest(
+        survey=survey, response=first, invitation_token=token
+    ).submission
+    again = services.submission_ingest(
+        survey=survey, response=first, invitation_token=token
+    )
+    assert again.submission == stored and not again.created
+
+
+@pytest.mark.parametrize("payload", [2, -1, True, 1.0, "1", None, [1], {"v": 1}])
+def test_rejects_report_outside_the_mechanism_domain(survey, payload):
+    warner = questions(survey)["warner"]
+    bad = response(survey)
+    reports = dict(bad.reports)
+    reports[warner.pk] = SentReport(1, payload)
+    with pytest.raises(SubmissionRejected, match="not one the randomizer can send"):
+        services.submission_ingest(
+            survey=survey, response=response(survey, reports=reports)
+        )
+    assert nothing_stored()
+
+
+def test_rejects_a_submission_missing_a_report(survey):
+    reports = dict(response(survey).reports)
+    reports.pop(questions(survey)["grr"].pk)
+    with pytest.raises(SubmissionRejected, match="no report arrived"):
+        services.submission_ingest(
+            survey=survey, response=response(survey, reports=reports)
+        )
+    assert nothing_stored()
+
+
+def test_rejects_a_plain_answer_for_a_private_question(survey):
+    private = questions(survey)["warner"]
+    plain = {questions(survey)["plain"].pk: 1, private.pk: 1}
+    with pytest.raises(SubmissionRejected, match="not unprotected"):
+        services.submission_ingest(
+            survey=survey, response=response(survey, plain_answers=plain)
+        )
+    assert nothing_stored()
+
+
+@pytest.mark.parametrize("value", [4, -1, True, "1", None])
+def test_rejects_a_plain_answer_that_is_not_an_option(survey, value):
+    plain = {questions(survey)["plain"].pk: value}
+    with pytest.raises(SubmissionRejected, match="not allowed"):
+        services.submission_ingest(
+            survey=survey, response=response(survey, plain_answers=plain)
+        )
+    assert nothing_stored()
+
+
+def test_rejects_a_report_made_under_another_spec_revision(survey):
+    reports = {
+        pk: SentReport(spec_revision=2, payload=sent.payload)
+        for pk, sent in response(survey).reports.items()
+    }
+    with pytest.raises(SubmissionRejected, match="changed") as caught:
+        services.submission_ingest(
+            survey=survey, response=response(survey, reports=reports)
+        )
+    assert caught.value.status == 409
+    assert nothing_stored()
+
+
+def test_rejects_a_stale_survey_revision(survey):
+    with pytest.raises(SubmissionRejected, match="changed") as caught:
+        services.submission_ingest(
+            survey=survey, response=response(survey, survey_revision=2)
+        )
+    assert caught.value.status == 409
+    assert nothing_stored()
+
+
+def test_rejects_submissions_to_a_closed_survey(survey):
+    survey.status = Survey.Status.CLOSED
+    survey.save()
+    with pytest.raises(SubmissionRejected, match="not accepting") as caught:
+        services.submission_ingest(survey=survey, response=response(survey))
+    assert caught.value.status == 410
+    assert nothing_stored()
+
+
+def test_bulk_ingest_rejects_the_whole_batch_for_one_bad_report(survey):
+    good = response(survey)
+    reports = dict(good.reports)
+    reports[questions(survey)["grr"].pk] = SentReport(1, 4)
+    with pytest.raises(SubmissionRejected):
+        services.submissions_ingest_bulk(
+            survey=survey, responses=[good, response(survey, reports=reports)]
+        )
+    assert nothing_stored()
+
+
+def test_bulk_ingest_stores_every_response(survey):
+    stored = services.submissions_ingest_bulk(
+        survey=survey, responses=[response(survey) for _ in range(3)]
+    )
+    assert stored == 3
+    assert Report.objects.count() == 9

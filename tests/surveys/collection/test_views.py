@@ -1,0 +1,285 @@
+"""Respondent pages, the verify page and the owner's invitations page."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import io
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from surveys.authoring.models import Survey
+from surveys.collection import assets, services
+from surveys.collection.models import Invitation, Report, Submission
+from tests.surveys.collection.conftest import JSON, body, questions
+
+pytestmark = pytest.mark.django_db
+
+
+def sri(data: bytes) -> str:
+    return "sha384-" + base64.b64encode(hashlib.sha384(data).digest()).decode()
+
+
+def respond_url(survey: Survey) -> str:
+    return reverse("collection:respond", args=[survey.public_token])
+
+
+# --- consent ------------------------------------------------------------------------
+def test_consent_page_states_total_and_per_question_epsilon(client, survey):
+    html = client.get(reverse("collection:consent", args=[survey.public_token]))
+    text = html.content.decode()
+    assert "ε = 3.599" in text  # ln 3 + 1 + 1.5, rounded up
+    for display in ("1.099", "1.000", "1.500"):
+        assert f"Protected, ε = {display}" in text
+    assert "from 50% to at most 75%" in text
+    assert (
+        "randomizes your answer on\n      your own device before anything is sent"
+        in text
+    )
+
+
+def test_consent_page_lists_unprotected_questions_as_not_protected(client, survey):
+    text = client.get(
+        reverse("collection:consent", args=[survey.public_token])
+    ).content.decode()
+    plain = questions(survey)["plain"]
+    after = text.split(plain.text, 1)[1]
+    assert after.lstrip().split("</li>")[0].count("Not protected") == 1
+    assert reverse("collection:verify") in text
+    assert respond_url(survey) in text
+
+
+def test_draft_survey_is_not_found(client, researcher):
+    draft = Survey.objects.create(owner=researcher, title="Draft")
+    assert (
+        client.get(reverse("collection:consent", args=[draft.public_token])).status_code
+        == 404
+    )
+    assert client.get(respond_url(draft)).status_code == 404
+
+
+def test_closed_survey_says_so(client, survey):
+    survey.status = Survey.Status.CLOSED
+    survey.save()
+    page = client.get(respond_url(survey))
+    assert page.status_code == 410
+    assert "no longer accepts answers" in page.content.decode()
+
+
+# --- scripts and the verify page ------------------------------------------------------
+def test_randomizer_is_served_byte_for_byte_with_its_hash_on_the_page(client, survey):
+    served = client.get(reverse("collection:randomizer"))
+    assert served["Content-Type"].startswith("text/javascript")
+    page = client.get(respond_url(survey)).content.decode()
+    assert (
+        f'<link rel="modulepreload" href="{reverse("collection:randomizer")}" '
+        f'integrity="{sri(served.content)}"'
+    ) in page
+    assert served.content == assets.RANDOMIZER_PATH.read_bytes()
+
+
+def test_page_script_carries_the_hash_of_the_static_file(client, survey):
+    page = client.get(respond_url(survey)).content.decode()
+    scripts = re.findall(r"<script[^>]*>", page)
+    module = [s for s in scripts if 'type="module"' in s]
+    assert len(module) == 1
+    assert f'integrity="{sri(assets.respond_script().source)}"' in module[0]
+    # The only other <script> is the JSON data block (never executed).
+    assert [s for s in scripts if s not in module] == [
+        '<script id="respond-config" type="application/json">'
+    ]
+
+
+def test_verify_page_shows_the_sources_and_their_sha384(client):
+    page = client.get(reverse("collection:verify")).content.decode()
+    randomizer = assets.RANDOMIZER_PATH.read_bytes()
+    assert sri(randomizer) in page
+    assert sri(assets.respond_script().source) in page
+    assert "crypto.getRandomValues" in page
+    assert "export function randomize(spec, answer)" in page
+
+
+def test_submit_button_is_disabled_until_the_script_runs(client, survey):
+    page = client.get(respond_url(survey)).content.decode()
+    assert '<button type="submit" disabled>' in page
+    assert "<noscript>" in page and "needs JavaScript" in page
+
+
+# --- submitting ---------------------------------------------------------------------
+def test_submission_returns_a_receipt_url(client, survey):
+    response = client.post(respond_url(survey), body(survey), **JSON)
+    assert response.status_code == 201
+    assert response.json()["receipt_url"].startswith("/s/receipt/")
+    assert Submission.objects.count() == 1
+
+
+def test_form_post_without_javascript_redirects_to_the_receipt(client, survey):
+    response = client.post(respond_url(survey), body(survey))
+    assert response.status_code == 303
+    assert response["Location"].startswith("/s/receipt/")
+
+
+def test_submission_without_reports_is_refused_whole(client, survey):
+    data = {k: v for k, v in body(survey).items() if not k.endswith("_report")}
+    response = client.post(respond_url(survey), data)
+    assert response.status_code == 400
+    assert "needs JavaScript" in response.content.decode()
+    assert not Submission.objects.exists() and not Report.objects.exists()
+
+
+def test_retry_with_the_same_body_returns_the_same_receipt(client, survey):
+    data = body(survey)
+    first = client.post(respond_url(survey), data, **JSON)
+    second = client.post(respond_url(survey), data, **JSON)
+    assert (first.status_code, second.status_code) == (201, 200)
+    assert Submission.objects.count() == 1
+    first_receipt = client.get(first.json()["receipt_url"]).content
+    second_receipt = client.get(second.json()["receipt_url"]).content
+    assert first_receipt == second_receipt
+
+
+def test_receipt_shows_what_the_device_sent_and_nothing_else(client, survey):
+    q = questions(survey)
+    reports = {q["forced_response"].pk: 1, q["warner"].pk: 0, q["grr"].pk: 3}
+    response = client.post(
+        respond_url(survey), body(survey, reports=reports, plain=2), **JSON
+    )
+    text = client.get(response.json()["receipt_url"]).content.decode()
+    assert (
+        "Your device sent: <strong>Yes</strong>. This may differ from what you chose."
+        in text
+    )
+    assert "Your device sent: <strong>No</strong>." in text
+    assert "Your device sent: <strong>100,000 or more</strong>." in text
+    assert "You answered: <strong>My workplace</strong> (not protected" in text
+    assert "Why this protects you" in text
+
+
+def test_forged_receipt_is_not_found(client):
+    assert (
+        client.get(reverse("collection:receipt", args=["1:forged:sig"])).status_code
+        == 404
+    )
+
+
+def test_stale_page_gets_a_conflict_and_nothing_is_stored(client, survey):
+    response = client.post(
+        respond_url(survey), body(survey, survey_revision="9"), **JSON
+    )
+    assert response.status_code == 409
+    assert "Reload the page" in response.json()["error"]
+    assert not Submission.objects.exists()
+
+
+# --- invitations --------------------------------------------------------------------
+def invitations_url(survey: Survey) -> str:
+    return reverse("collection:invitations", args=[survey.pk])
+
+
+def test_owner_downloads_invitation_links_as_csv(client, survey, researcher):
+    client.force_login(researcher)
+    response = client.post(invitations_url(survey), {"count": "3"})
+    assert response["Content-Type"].startswith("text/csv")
+    assert "attachment" in response["Content-Disposition"]
+    assert "no-store" in response["Cache-Control"]
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0] == ["invitation_url"]
+    assert len(rows) == 4
+    for (url,) in rows[1:]:
+        assert url.startswith("http://testserver/s/i/")
+        token = url.rstrip("/").rsplit("/", 1)[1]
+        assert Invitation.objects.filter(
+            token_hash=hashlib.sha256(token.encode()).hexdigest()
+        ).exists()
+
+
+def test_invitation_form_rejects_a_bad_count(client, survey, researcher):
+    client.force_login(researcher)
+    response = client.post(invitations_url(survey), {"count": "0"})
+    assert response.status_code == 200
+    assert "greater than or equal to 1" in response.content.decode()
+    assert not Invitation.objects.exists()
+
+
+def test_another_researcher_gets_not_found(client, survey, django_user_model):
+    other = django_user_model.objects.create_user("eve", password="pw-eve-12345")
+    client.force_login(other)
+    assert client.get(invitations_url(survey)).status_code == 404
+    assert client.post(invitations_url(survey), {"count": "1"}).status_code == 404
+    assert not Invitation.objects.exists()
+
+
+def test_anonymous_visitor_is_sent_to_sign_in(client, survey):
+    response = client.get(invitations_url(survey))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+def test_invitation_link_answers_once(client, survey):
+    (token,) = services.invitations_create(survey=survey, count=1)
+    consent = client.get(reverse("collection:consent_invitation", args=[token]))
+    assert consent.status_code == 200
+    url = reverse("collection:respond_invitation", args=[token])
+    assert client.post(url, body(survey), **JSON).status_code == 201
+    again = client.post(url, body(survey), **JSON)
+    assert again.status_code == 409
+    assert "already been used" in again.json()["error"]
+    used = client.get(reverse("collection:consent_invitation", args=[token]))
+    assert used.status_code == 410
+    assert "already been used" in used.content.decode()
+    assert Submission.objects.count() == 1
+
+
+def test_unknown_invitation_link_says_it_is_not_valid(client, survey):
+    token = "x" * 32
+    page = client.get(reverse("collection:consent_invitation", args=[token]))
+    assert page.status_code == 404
+    assert "not valid" in page.content.decode()
+    posted = client.post(
+        reverse("collection:respond_invitation", args=[token]), body(survey), **JSON
+    )
+    assert posted.status_code == 404
+    assert not Submission.objects.exists()
+
+
+def test_every_respondent_page_has_a_strict_policy(client, survey):
+    urls = [
+        reverse("collection:consent", args=[survey.public_token]),
+        respond_url(survey),
+        reverse("collection:verify"),
+    ]
+    for url in urls:
+        policy = client.get(url)["Content-Security-Policy"]
+        assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+
+
+def test_idempotency_key_must_be_a_uuid(client, survey):
+    response = client.post(
+        respond_url(survey), body(survey, idempotency_key="not-a-uuid"), **JSON
+    )
+    assert response.status_code == 400
+    assert "not a UUID" in response.json()["error"]
+
+
+def test_a_private_kind_the_browser_cannot_randomize_gets_a_clear_page(client, survey):
+    data = body(survey)
+    survey.questions.create(
+        position=9, kind="numeric", text="How much do you earn?", is_private=True
+    )
+    page = client.get(respond_url(survey))
+    assert page.status_code == 503
+    assert "cannot be answered yet" in page.content.decode()
+    posted = client.post(respond_url(survey), data, **JSON)
+    assert posted.status_code == 503
+    assert not Submission.objects.exists()
+
+
+def test_submission_without_csrf_token_is_refused(survey):
+    strict = Client(enforce_csrf_checks=True)
+    response = strict.post(respond_url(survey), body(survey), **JSON)
+    assert response.status_code == 403
+    assert not Submission.objects.exists()
