@@ -42,6 +42,9 @@ def variance_at_zero(mechanism: Mechanism) -> float:
     .. [1] Wang et al., USENIX Security 2017, section 4, eqs. (4), (9), (12).
     .. [2] Deniable LDP primer, section 3 (table).
     """
+    own = getattr(mechanism, "variance_at_zero", None)
+    if callable(own):  # e.g. padding-and-sampling scales its shares by ℓ
+        return float(own())
     p, q = mechanism.p_star, mechanism.q_star
     return float(np.max(q * (1 - q) / (p - q) ** 2))
 
@@ -73,6 +76,9 @@ def worst_case_variance(mechanism: Mechanism | None = None) -> float:
     """
     if mechanism is None:
         return 0.25
+    own = getattr(mechanism, "worst_case_variance", None)
+    if callable(own):  # mechanisms whose estimate is not a plain share
+        return float(own())
     p, q = mechanism.p_star, mechanism.q_star
     lam = np.clip(0.5, q, p)
     return float(np.max(lam * (1 - lam) / (p - q) ** 2))

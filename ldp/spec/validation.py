@@ -23,10 +23,22 @@ SPEC_VERSION = 1
 EPSILON_MAX = 10
 K_MAX = 4096
 G_MAX = 2**16
-MECHANISMS = ("forced_response", "warner", "grr", "sue", "oue", "olh", "hadamard")
+FREQUENCY_MECHANISMS = (
+    "forced_response",
+    "warner",
+    "grr",
+    "sue",
+    "oue",
+    "olh",
+    "hadamard",
+)
 MULTI_SELECT_MECHANISMS = ("multi_rr", "padding_sampling")
-MECHANISMS = (*MECHANISMS, *MULTI_SELECT_MECHANISMS)
-MECHANISMS = (*MECHANISMS, *ORDINAL_MECHANISMS, *NUMERIC_MECHANISMS)
+MECHANISMS = (
+    *FREQUENCY_MECHANISMS,
+    *MULTI_SELECT_MECHANISMS,
+    *ORDINAL_MECHANISMS,
+    *NUMERIC_MECHANISMS,
+)
 MULTI_RR_K_MAX = 64
 BINARY_MECHANISMS = ("forced_response", "warner")
 DESIGN_FIELDS = ("truthful", "forced_yes", "forced_no")

@@ -129,3 +129,12 @@ def test_power_rejects_share_outside_zero_one():
 def test_sample_size_for_power_rejects_equal_shares():
     with pytest.raises(ValueError, match="must differ"):
         sample_size_for_power(warner(1.0), 0.5, 0.5)
+
+
+def test_margin_of_error_of_padding_sampling_includes_the_ell_scaling():
+    mechanism = ldp.build(
+        {"mechanism": "padding_sampling", "k": 20, "ell": 3, "epsilon": 2.0}
+    )
+    expected = 1.959963984540054 * (mechanism.worst_case_variance() / 1000) ** 0.5
+    assert ldp.margin_of_error(mechanism, 1000) == pytest.approx(expected)
+    assert ldp.worst_case_variance(mechanism) > 3**2 * 0.25
