@@ -49,7 +49,7 @@ def validate_grid(spec: Any) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``{"low", "high", "step"}`` as canonical decimal strings.
+        ``{"low", "high", "step"}`` as plain decimal strings (no exponent).
 
     Raises
     ------
@@ -88,7 +88,8 @@ def validate_grid(spec: Any) -> dict[str, Any]:
             f"{float(levels):g} levels; allowed: a whole number of levels from "
             f"{GRID_LEVELS_MIN} to {GRID_LEVELS_MAX}"
         )
-    return {name: str(value) for name, value in fields.items()}
+    # Plain positional notation ("10", never "1E+1"): the browser reads only that.
+    return {name: format(value, "f") for name, value in fields.items()}
 
 
 def check_ordinal_k(k: int) -> None:
