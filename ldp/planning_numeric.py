@@ -123,6 +123,11 @@ def mean_sample_size(
     int
         ``ceil(z² V/margin²)``.
 
+    Raises
+    ------
+    ValueError
+        For a bad margin or level, or when V is infinite (singular channel).
+
     Notes
     -----
     ``n = z² V/m²`` (primer section 7) with the worst-case V.
@@ -133,4 +138,10 @@ def mean_sample_size(
     """
     if not margin > 0:
         raise ValueError(f"margin is {margin!r}; allowed: margin > 0")
+    if not math.isfinite(mean_worst_case_variance(mechanism)):
+        raise ValueError(
+            f"{mechanism.name}: this channel is numerically singular, so its mean "
+            "has no unbiased estimate at any sample size; use a larger epsilon, "
+            "fewer levels or another mechanism"
+        )
     return math.ceil(_z(level) ** 2 * mean_worst_case_variance(mechanism) / margin**2)

@@ -81,3 +81,17 @@ def test_margin_covers_the_simulated_spread():
     reports = mechanism.randomize(answers.ravel(), rng).reshape(sims, n)
     means = mechanism.scores()[reports].mean(axis=1)
     assert means.var(ddof=1) * n <= 1.15 * ldp.mean_worst_case_variance(mechanism)
+
+
+def test_a_biased_score_has_no_sample_size():
+    mechanism = ldp.build(
+        {"mechanism": "gaussian", "low": "0", "high": "10", "step": "1", "epsilon": 1.0}
+    )
+    assert math.isfinite(mean_noise_variance(mechanism))
+    # Simulate a channel singular to working precision: the score misses Q s = v.
+    mechanism._scores = (mechanism.scores(), 1e-3)
+    assert mechanism.score_bias == 1e-3
+    assert mean_noise_variance(mechanism) == math.inf
+    assert ldp.mean_margin_of_error(mechanism, 1000) == math.inf
+    with pytest.raises(ValueError, match="singular"):
+        ldp.mean_sample_size(mechanism, 1.0)
