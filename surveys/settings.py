@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "surveys.authoring",
     "surveys.collection",
     "surveys.analysis",
+    "surveys.api_tokens",
 ]
 
 MIDDLEWARE = [
@@ -198,6 +199,11 @@ CELERY_BEAT_SCHEDULE = {
     "clear-expired-sessions": {
         "task": "surveys.accounts.tasks.clear_expired_sessions",
         "schedule": crontab(hour=3, minute=17),
+    },
+    # Folds in reports whose refresh was never enqueued (e.g. Redis was down).
+    "reconcile-tallies": {
+        "task": "surveys.analysis.tasks.reconcile_tallies",
+        "schedule": env_int("TALLY_RECONCILE_SECONDS", 60),
     },
 }
 

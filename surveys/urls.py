@@ -9,5 +9,6 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("surveys/", include("surveys.authoring.urls")),
     path("s/", include("surveys.collection.urls")),
+    path("results/", include("surveys.analysis.urls")),
     path("admin/", admin.site.urls),
 ]

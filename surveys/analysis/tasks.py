@@ -1,9 +1,35 @@
-"""Celery tasks of the analysis app."""
+"""Celery tasks of the analysis app.
 
+Tasks take ids, call one service and are safe to run twice (``acks_late``: a
+task whose worker died is delivered again).  Enqueueing never fails a
+submission: if the broker is down the error is logged and the periodic
+``reconcile_tallies`` catches up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
 import socket
+from functools import partial
+from typing import Any
 
 from celery import shared_task
-from django.db import connection
+from django.core.cache import cache
+from django.db import connection, transaction
+
+from surveys.analysis import selectors, services
+from surveys.celery import app
+
+logger = logging.getLogger(__name__)
+
+# A burst of submissions to one survey enqueues one refresh per window: the
+# first submission enqueues it to run after the window; later ones within the
+# window find the marker and rely on that refresh (it starts after they
+# committed).  Correctness never depends on this: any refresh folds
+# everything up to its horizon, and reconciliation catches what is missed.
+DEBOUNCE_SECONDS = 2
+PUBLISH_RETRY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 
 
 @shared_task
@@ -16,3 +42,61 @@ def health_check() -> dict[str, str]:
         "worker": socket.gethostname(),
         "database": "ok" if one == 1 else "unexpected",
     }
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def refresh_survey_tallies(survey_id: int) -> dict[str, Any]:
+    """Fold a survey's new reports into its tallies."""
+    outcome = services.tallies_refresh(survey_id=survey_id)
+    return {
+        "survey_id": outcome.survey_id,
+        "folded": outcome.folded,
+        "watermark": outcome.watermark,
+        "deferred": outcome.deferred,
+    }
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def reconcile_tallies() -> list[int]:
+    """Refresh every survey with reports past its watermark (periodic)."""
+    refreshed = []
+    for survey_id in selectors.surveys_with_pending_reports():
+        services.tallies_refresh(survey_id=survey_id)
+        refreshed.append(survey_id)
+    return refreshed
+
+
+def _debounce_key(survey_id: int) -> str:
+    return f"analysis:refresh-queued:{survey_id}"
+
+
+def send_refresh(survey_id: int) -> bool:
+    """Enqueue a (debounced) refresh now; log and return False on any error."""
+    key = _debounce_key(survey_id)
+    # The project's app, not whichever Celery app was created last.
+    task = app.tasks[refresh_survey_tallies.name]
+    try:
+        if app.conf.task_always_eager:
+            task.delay(survey_id)
+            return True
+        if not cache.add(key, 1, timeout=DEBOUNCE_SECONDS):
+            return True  # a refresh is already queued for after this commit
+        task.apply_async(
+            (survey_id,),
+            countdown=DEBOUNCE_SECONDS,
+            retry_policy=PUBLISH_RETRY,
+        )
+    except Exception:
+        # The submission is stored; reconciliation will fold it in.
+        logger.warning(
+            "could not enqueue a tally refresh for survey %s", survey_id, exc_info=True
+        )
+        with contextlib.suppress(Exception):  # the cache may be down too
+            cache.delete(key)
+        return False
+    return True
+
+
+def refresh_on_commit(*, survey_id: int) -> None:
+    """Enqueue a refresh once the current transaction commits (never raises)."""
+    transaction.on_commit(partial(send_refresh, survey_id), robust=True)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 import uuid
+from collections.abc import Callable
+from decimal import Decimal
 
 import numpy as np
 from django.db import transaction
@@ -27,15 +29,63 @@ DEMO_PASSWORD = "deniable-demo-only"  # noqa: S105
 DEMO_TITLE = "Demo: habits and honesty"
 DEMO_SEED = 20_261_122
 
-# (text, config, true shares of each answer value) for the simulation.
+# (text, config, how the simulation draws true answers) for every demo question.
 INCOME_OPTIONS = (
     "Under 25,000",
     "25,000 to 49,999",
     "50,000 to 99,999",
     "100,000 or more",
 )
-HEARD_OPTIONS = ("A friend", "Social media", "My workplace", "Somewhere else")
-DEMO_QUESTIONS: list[tuple[str, PrivacyConfig, tuple[float, ...]]] = [
+LIKERT_OPTIONS = (
+    "Strongly disagree",
+    "Disagree",
+    "Neither agree nor disagree",
+    "Agree",
+    "Strongly agree",
+)
+APP_OPTIONS = (
+    "Dating apps",
+    "Gambling or betting",
+    "Anonymous forums",
+    "Cryptocurrency trading",
+    "Health or fertility tracking",
+    "Private browsing or VPN",
+)
+AGE_OPTIONS = ("18 to 29", "30 to 44", "45 to 64", "65 or older")
+HOURS = (Decimal(0), Decimal(40), Decimal(1))
+
+Sampler = Callable[[np.random.Generator, int], list]
+
+
+def _shares(*shares: float) -> Sampler:
+    """Answer indices drawn with these probabilities."""
+
+    def draw(rng: np.random.Generator, count: int) -> list:
+        return rng.choice(len(shares), size=count, p=np.asarray(shares)).tolist()
+
+    return draw
+
+
+def _hours(rng: np.random.Generator, count: int) -> list:
+    """Hours per week as grid levels: many near 0, a bump around 10 to 20."""
+    low, high, step = HOURS
+    top = int((high - low) / step)
+    light = rng.random(count) < 0.3
+    hours = np.where(light, rng.exponential(1.5, count), rng.normal(14, 7, count))
+    return np.clip(np.rint(hours), 0, top).astype(int).tolist()
+
+
+def _apps(rng: np.random.Generator, count: int) -> list:
+    """At most two apps each (none is allowed), the popular ones more often."""
+    popularity = np.asarray([0.3, 0.1, 0.15, 0.1, 0.15, 0.2])
+    chosen = []
+    for n in rng.choice(3, size=count, p=[0.25, 0.45, 0.3]):
+        picks = rng.choice(6, size=int(n), replace=False, p=popularity)
+        chosen.append(sorted(int(i) for i in picks))
+    return chosen
+
+
+DEMO_QUESTIONS: list[tuple[str, PrivacyConfig, Sampler]] = [
     (
         "Have you used a recreational drug in the past 12 months?",
         PrivacyConfig(
@@ -44,14 +94,14 @@ DEMO_QUESTIONS: list[tuple[str, PrivacyConfig, tuple[float, ...]]] = [
             epsilon=math.log(3),
             mechanism="forced_response",
         ),
-        (0.7, 0.3),  # P(No), P(Yes)
+        _shares(0.7, 0.3),  # P(No), P(Yes)
     ),
     (
         "Have you ever cheated on an exam?",
         PrivacyConfig(
             kind="yes_no", options=YES_NO_OPTIONS, epsilon=1.0, mechanism="warner"
         ),
-        (0.8, 0.2),
+        _shares(0.8, 0.2),
     ),
     (
         "What is your household's yearly income?",
@@ -61,12 +111,42 @@ DEMO_QUESTIONS: list[tuple[str, PrivacyConfig, tuple[float, ...]]] = [
             epsilon=1.5,
             mechanism="grr",
         ),
-        (0.3, 0.35, 0.25, 0.1),
+        _shares(0.3, 0.35, 0.25, 0.1),
     ),
     (
-        "How did you hear about this survey?",
-        PrivacyConfig(kind="single_choice", is_private=False, options=HEARD_OPTIONS),
-        (0.4, 0.3, 0.2, 0.1),
+        "“I have taken something from my workplace without permission.”",
+        PrivacyConfig(
+            kind="ordinal", options=LIKERT_OPTIONS, epsilon=1.0, mechanism="ordinal"
+        ),
+        _shares(0.35, 0.25, 0.15, 0.15, 0.1),
+    ),
+    (
+        "In a typical week, how many hours do you spend gambling or betting?",
+        PrivacyConfig(
+            kind="numeric",
+            low=HOURS[0],
+            high=HOURS[1],
+            step=HOURS[2],
+            epsilon=1.0,
+            mechanism="geometric",
+        ),
+        _hours,
+    ),
+    (
+        "Which of these have you used in the past month?",
+        PrivacyConfig(
+            kind="multi_select",
+            options=APP_OPTIONS,
+            epsilon=1.0,
+            mechanism="padding_sampling",
+            max_selections=2,
+        ),
+        _apps,
+    ),
+    (
+        "What is your age group?",
+        PrivacyConfig(kind="single_choice", is_private=False, options=AGE_OPTIONS),
+        _shares(0.3, 0.3, 0.3, 0.1),
     ),
 ]
 
@@ -92,14 +172,15 @@ def demo_survey(*, owner: User) -> tuple[Survey, bool]:
         owner=owner,
         title=DEMO_TITLE,
         description=(
-            "A short demonstration survey. Three of its four questions are "
-            "protected: your device randomizes those answers before sending them."
+            "A short demonstration survey with one question of every kind. Six "
+            "of its seven questions are protected: your device randomizes those "
+            "answers before sending them. The age group is not protected."
         ),
         consent_text=(
             "Taking part is voluntary and anonymous. You can stop at any time "
             "before pressing “Send”; nothing is sent before that."
         ),
-        epsilon_budget=4.0,
+        epsilon_budget=8.0,
         planned_respondents=500,
     )
     for text, config, _ in DEMO_QUESTIONS:
@@ -118,20 +199,21 @@ def simulate_respondents(*, survey: Survey, count: int, seed: int = DEMO_SEED) -
     if count <= 0:
         return 0
     rng = np.random.default_rng(seed)
-    shares = {text: share for text, _, share in DEMO_QUESTIONS}
+    samplers = {text: sampler for text, _, sampler in DEMO_QUESTIONS}
     columns: dict[int, list] = {}
     private: dict[int, int] = {}  # question id -> spec revision
     for question in survey.questions.all():
-        share = shares.get(question.text)
-        if share is None:
+        sampler = samplers.get(question.text)
+        if sampler is None:
             raise ValueError(f"question {question.text!r} is not a demo question")
-        truth = rng.choice(len(share), size=count, p=np.asarray(share))
+        truth = sampler(rng, count)
         if question.is_private:
             mechanism = ldp.build(question.spec)
-            columns[question.pk] = mechanism.randomize(truth, rng).tolist()
+            values = truth if question.kind == "multi_select" else np.asarray(truth)
+            columns[question.pk] = mechanism.randomize(values, rng).tolist()
             private[question.pk] = question.spec_revision
         else:
-            columns[question.pk] = truth.tolist()
+            columns[question.pk] = truth
     responses = [
         ResponseIn(
             idempotency_key=uuid.UUID(bytes=rng.bytes(16), version=4),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -19,7 +20,14 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from surveys.authoring.models import Question, Survey
-from surveys.collection.questions import CHOICE_KINDS, PRIVATE_KINDS, answer_choices
+from surveys.collection.questions import (
+    CHOICE_KINDS,
+    PRIVATE_KINDS,
+    answer_choices,
+    grid,
+    most_selections,
+    plain_decimal,
+)
 from surveys.collection.services import ResponseIn, SentReport
 
 MAX_REPORT_CHARS = 65_536
@@ -39,12 +47,18 @@ class AnswerInputs(forms.Widget):
     """
 
     def __init__(
-        self, choices: list[tuple[int, str]], *, multiple: bool, named: bool
+        self,
+        choices: list[tuple[int, str]],
+        *,
+        multiple: bool,
+        named: bool,
+        most: int | None = None,
     ) -> None:
         super().__init__()
         self.choices = choices
         self.multiple = multiple
         self.named = named
+        self.most = most  # multi-select: the most options one may tick
 
     def render(self, name, value, attrs=None, renderer=None) -> SafeString:
         base_id = (attrs or {}).get("id") or f"id_{name}"
@@ -66,7 +80,7 @@ class AnswerInputs(forms.Widget):
                     # Unnamed radios are not grouped by the browser: say where
                     # each sits in its group for assistive technology.
                     ""
-                    if self.named
+                    if self.named or self.multiple
                     else format_html(
                         ' aria-posinset="{}" aria-setsize="{}"',
                         index + 1,
@@ -80,8 +94,27 @@ class AnswerInputs(forms.Widget):
             ),
         )
         group = "" if self.named else format_html(' data-answer-group="{}"', name)
+        hint = ""
+        if self.multiple:
+            hint = (
+                format_html(
+                    '<p class="hint" id="{}_hint">Choose up to {} options, or none.'
+                    "</p>",
+                    base_id,
+                    self.most,
+                )
+                if self.most
+                else format_html(
+                    '<p class="hint" id="{}_hint">Choose any number of options, or '
+                    "none.</p>",
+                    base_id,
+                )
+            )
+            group += format_html(' aria-describedby="{}_hint"', base_id)
+            if self.most:
+                group += format_html(' data-max-selections="{}"', self.most)
         return format_html(
-            '<div class="choices" id="{}"{}>{}</div>', base_id, group, items
+            '{}<div class="choices" id="{}"{}>{}</div>', hint, base_id, group, items
         )
 
     def value_from_datadict(self, data, files, name) -> Any:
@@ -96,6 +129,63 @@ class AnswerInputs(forms.Widget):
 
     def id_for_label(self, id_: str) -> str:
         return f"{id_}_0" if id_ else id_
+
+
+class NumberOnDevice(forms.Widget):
+    """A private numeric answer: a text box and a slider, neither with a name.
+
+    The slider moves over the grid's levels (0 … m−1) and writes the exact
+    value into the text box; the page's script reads the text box, turns the
+    value into its level index with exact decimal arithmetic, and randomizes
+    that.  The range and step are shown in the label.
+    """
+
+    def __init__(self, low: Decimal, high: Decimal, step: Decimal) -> None:
+        super().__init__()
+        self.low, self.high, self.step = low, high, step
+        self.levels = int((high - low) / step) + 1
+
+    def range_words(self) -> str:
+        low, high, step = (plain_decimal(v) for v in (self.low, self.high, self.step))
+        return f"a number from {low} to {high}, in steps of {step}"
+
+    def render(self, name, value, attrs=None, renderer=None) -> SafeString:
+        base_id = (attrs or {}).get("id") or f"id_{name}"
+        low, high, step = (plain_decimal(v) for v in (self.low, self.high, self.step))
+        return format_html(
+            '<div class="numeric" id="{base}" data-answer-group="{name}"'
+            ' data-low="{low}" data-high="{high}" data-step="{step}">'
+            '<label class="numeric-label" for="{base}_value">Your answer: '
+            "{words}</label>"
+            '<input type="text" class="numeric-value" id="{base}_value"'
+            ' inputmode="decimal" autocomplete="off" spellcheck="false"'
+            ' aria-describedby="{base}_range">'
+            '<label class="numeric-slider-label" for="{base}_slider">Or slide to '
+            "choose</label>"
+            '<input type="range" class="numeric-slider" id="{base}_slider"'
+            ' min="0" max="{top}" step="1" value="{middle}"'
+            ' aria-describedby="{base}_range">'
+            '<p class="numeric-range" id="{base}_range">From {low} to {high}; each '
+            "step is {step}.</p>"
+            "</div>",
+            base=base_id,
+            name=name,
+            low=low,
+            high=high,
+            step=step,
+            words=self.range_words(),
+            top=self.levels - 1,
+            middle=(self.levels - 1) // 2,
+        )
+
+    def value_from_datadict(self, data, files, name) -> Any:
+        return None  # never read a true answer, even if someone sends one
+
+    def value_omitted_from_data(self, data, files, name) -> bool:
+        return False
+
+    def id_for_label(self, id_: str) -> str:
+        return f"{id_}_value" if id_ else id_
 
 
 class DeviceOnlyField(forms.Field):
@@ -153,6 +243,15 @@ class QuestionBlock:
     def protected(self) -> bool:
         return self.question.is_private
 
+    @property
+    def numeric_words(self) -> str:
+        """The range and step in words, for numeric questions ("" otherwise)."""
+        bounds = grid(self.question) if self.question.kind == "numeric" else None
+        if bounds is None:
+            return ""
+        low, high, step = (plain_decimal(v) for v in bounds)
+        return f"a number from {low} to {high}, in steps of {step}"
+
 
 class ResponseForm(forms.Form):
     """Everything one respondent submits for one survey."""
@@ -185,9 +284,21 @@ class ResponseForm(forms.Form):
                 f"the browser can randomize only {sorted(PRIVATE_KINDS)}"
             )
         prefix = f"q{question.pk}"
+        widget: forms.Widget
+        if question.kind == Question.Kind.NUMERIC:
+            bounds = grid(question)
+            if bounds is None:
+                raise ValueError(f"question {question.pk} has no numeric grid")
+            widget = NumberOnDevice(*bounds)
+        else:
+            widget = AnswerInputs(
+                answer_choices(question),
+                multiple=question.kind == Question.Kind.MULTI_SELECT,
+                named=False,
+                most=most_selections(question),
+            )
         self.fields[f"{prefix}_answer"] = DeviceOnlyField(
-            label=question.text,
-            widget=AnswerInputs(answer_choices(question), multiple=False, named=False),
+            label=question.text, widget=widget
         )
         self.fields[f"{prefix}_report"] = ReportField(question)
         self.fields[f"{prefix}_spec_revision"] = forms.IntegerField(
@@ -215,7 +326,9 @@ class ResponseForm(forms.Form):
                 choices=choices,
                 coerce=int,
                 required=False,
-                widget=AnswerInputs(choices, multiple=True, named=True),
+                widget=AnswerInputs(
+                    choices, multiple=True, named=True, most=most_selections(question)
+                ),
                 error_messages=required,
             )
         elif question.kind == Question.Kind.NUMERIC:
@@ -287,9 +400,11 @@ class ResponseForm(forms.Form):
                 {
                     "id": q.pk,
                     "text": q.text,
+                    "kind": q.kind,
                     "spec": q.spec,
                     "answer_group": f"q{q.pk}_answer",
                     "report_field": f"q{q.pk}_report",
+                    "max_selections": most_selections(q),
                 }
                 for q in self.questions
                 if q.is_private

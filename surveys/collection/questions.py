@@ -7,6 +7,7 @@ forced-response design is 1).  Choice kinds use the position in
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from surveys.authoring.models import Question
@@ -17,8 +18,10 @@ CHOICE_KINDS = {
     Question.Kind.SINGLE_CHOICE,
     Question.Kind.ORDINAL,
 }
-# Kinds the browser can randomize today: one answer index in [0, k).
-PRIVATE_KINDS = CHOICE_KINDS
+# Kinds the browser can randomize: every kind.  Choice kinds send one answer
+# index in [0, k), numeric questions a grid level index, multi-select questions
+# a sorted list of option indices.
+PRIVATE_KINDS = CHOICE_KINDS | {Question.Kind.NUMERIC, Question.Kind.MULTI_SELECT}
 
 
 def option_label(option: Any) -> str:
@@ -38,3 +41,40 @@ def answer_choices(question: Question) -> list[tuple[int, str]]:
 def value_label(question: Question, value: int) -> str:
     """The label of one answer value."""
     return dict(answer_choices(question)).get(value, str(value))
+
+
+def most_selections(question: Question) -> int | None:
+    """The most options one respondent may tick (None: no limit).
+
+    Padding-and-sampling's ``ell`` is the limit its reports are built for; the
+    question's ``max_selections`` otherwise.
+    """
+    if question.kind != Question.Kind.MULTI_SELECT:
+        return None
+    ell = (question.spec or {}).get("ell") if question.is_private else None
+    if isinstance(ell, int) and not isinstance(ell, bool):
+        return ell
+    limit = question.max_selections
+    return limit if limit and limit < len(question.options) else None
+
+
+def grid(question: Question) -> tuple[Decimal, Decimal, Decimal] | None:
+    """(low, high, step) of a numeric question: the compiled spec's, if any."""
+    spec = question.spec or {}
+    if question.is_private and all(f in spec for f in ("low", "high", "step")):
+        return Decimal(spec["low"]), Decimal(spec["high"]), Decimal(spec["step"])
+    if None in (question.numeric_low, question.numeric_high, question.numeric_step):
+        return None
+    return question.numeric_low, question.numeric_high, question.numeric_step
+
+
+def plain_decimal(value: Decimal) -> str:
+    """A decimal without exponent or trailing zeros: Decimal("40.00") -> "40"."""
+    text = format(value.normalize(), "f")
+    return "0" if text in {"-0", ""} else text
+
+
+def grid_value(question: Question, level: int) -> str:
+    """The value a grid level index stands for, exactly (low + level·step)."""
+    low, _, step = grid(question)
+    return plain_decimal(low + level * step)

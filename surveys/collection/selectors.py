@@ -13,7 +13,7 @@ from ldp.accounting import describe_epsilon
 from ldp.exact import display_epsilon
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import Invitation, Submission
-from surveys.collection.questions import answer_choices, value_label
+from surveys.collection.questions import answer_choices, grid_value, value_label
 from surveys.collection.tokens import invitation_token_hash
 
 
@@ -73,6 +73,17 @@ MECHANISM_WORDS = {
     "oue": "your device sends one bit per option, each flipped at random",
     "olh": "your device sends a random hash of your answer, itself randomized",
     "hadamard": "your device sends one randomized bit about a random pattern",
+    "ordinal": "your device sends a point on the scale drawn at random, more "
+    "likely near your answer than far from it",
+    "geometric": "your device adds random noise to your number",
+    "gaussian": "your device adds random noise to your number",
+    "duchi": "your device sends only a random “high” or “low” signal, leaning "
+    "towards your number",
+    "piecewise": "your device sends a random value, more likely near your number "
+    "than far from it",
+    "multi_rr": "your device sends one bit per option, each flipped at random",
+    "padding_sampling": "your device picks one of your selections (or a padding "
+    "item) at random and randomizes it",
 }
 
 
@@ -111,20 +122,67 @@ class ReceiptLine:
     protected: bool
     sent: str
 
+    @property
+    def why(self) -> str:
+        """Why this line protects the respondent, for the kinds that need it."""
+        if not self.protected:
+            return ""
+        return RECEIPT_WHY.get((self.question.spec or {}).get("mechanism"), "")
+
+
+def _labels(question: Question, indices: list[int]) -> str:
+    labels = dict(answer_choices(question))
+    return ", ".join(labels.get(i, str(i)) for i in indices) or "none"
+
 
 def _describe_report(question: Question, payload: Any) -> str:
     """What a stored report says, in the question's own labels."""
-    mechanism = (question.spec or {}).get("mechanism")
-    if mechanism in {"forced_response", "warner", "grr"} and isinstance(payload, int):
+    spec = question.spec or {}
+    mechanism = spec.get("mechanism")
+    is_int = isinstance(payload, int) and not isinstance(payload, bool)
+    if mechanism in {"forced_response", "warner", "grr", "ordinal"} and is_int:
         return value_label(question, payload)
-    if mechanism in {"sue", "oue"} and isinstance(payload, list):
-        marked = [
-            label
-            for (value, label) in answer_choices(question)
-            if value < len(payload) and payload[value] == 1
-        ]
-        return "bits set for: " + (", ".join(marked) if marked else "none")
+    if mechanism in {"sue", "oue", "multi_rr"} and isinstance(payload, list):
+        marked = [i for i, bit in enumerate(payload) if bit == 1]
+        return "bits set for: " + _labels(question, marked)
+    if mechanism in {"geometric", "gaussian"} and is_int:
+        return f"the value {grid_value(question, payload)}"
+    if mechanism == "duchi" and payload in (0, 1) and is_int:
+        return (
+            "a “high” signal (it leans the estimate up)"
+            if payload == 1
+            else "a “low” signal (it leans the estimate down)"
+        )
+    if mechanism == "piecewise" and is_int:
+        cells = ldp.build(spec)
+        value = float(cells.output_values()[payload])
+        return (
+            f"output cell {payload + 1} of {cells.outputs}, which stands for "
+            f"about {value:.1f}"
+        )
+    if mechanism == "padding_sampling" and is_int:
+        k = spec.get("k", len(question.options))
+        if payload < k:
+            return "the sampled option " + _labels(question, [payload])
+        return "a padding item (it stands for no option)"
     return f"the randomized code {payload!r}"
+
+
+NUMERIC_WHY = (
+    "Your device added randomness to your number, so what it sent may be far "
+    "from yours; only averages over many people are meaningful."
+)
+RECEIPT_WHY = {
+    "geometric": NUMERIC_WHY,
+    "gaussian": NUMERIC_WHY,
+    "duchi": NUMERIC_WHY,
+    "piecewise": NUMERIC_WHY,
+    "multi_rr": "Each option’s mark was decided partly at random, so the marks "
+    "do not show which options you chose.",
+    "padding_sampling": "Your device picked one item at random (one of your "
+    "choices, or a padding item when you chose fewer than the most allowed) and "
+    "then randomized it, so it does not show which options you chose.",
+}
 
 
 def submission_receipt(*, submission: Submission) -> list[ReceiptLine]:

@@ -18,9 +18,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 import ldp
+from surveys.analysis import tasks as analysis_tasks
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import Invitation, PlainAnswer, Report, Submission
-from surveys.collection.questions import CHOICE_KINDS, answer_choices
+from surveys.collection.questions import CHOICE_KINDS, answer_choices, most_selections
 from surveys.collection.tokens import invitation_token_hash, new_invitation_token
 
 MAX_INVITATIONS_PER_BATCH = 10_000
@@ -86,6 +87,8 @@ class _Checker:
     def __init__(self, survey: Survey):
         self.survey = survey
         questions = list(survey.questions.all())
+        # What the reports were validated against, re-checked under the lock.
+        self.revisions = {q.pk: q.spec_revision for q in questions}
         self.private = {q.pk: q for q in questions if q.is_private}
         self.plain = {q.pk: q for q in questions if not q.is_private}
         self.mechanisms = {
@@ -182,6 +185,12 @@ def _clean_plain(question: Question, value: Any) -> Any:
             raise reject(f"a list of distinct values from {sorted(values)}")
         if len(set(value)) != len(value):
             raise reject(f"a list of distinct values from {sorted(values)}")
+        most = most_selections(question)
+        if most is not None and len(value) > most:
+            raise SubmissionRejected(
+                f"Nothing was stored: {len(value)} options were chosen for "
+                f"“{question.text}”; at most {most} may be chosen."
+            )
         return sorted(int(v) for v in value)
     if question.kind == Question.Kind.NUMERIC:
         try:
@@ -195,6 +204,30 @@ def _clean_plain(question: Question, value: Any) -> Any:
             raise reject(f"a number from {low} to {high}")
         return str(number)
     raise reject("nothing (this kind of question is not supported)")
+
+
+def _lock_and_recheck(checker: _Checker, response: ResponseIn | None = None) -> None:
+    """Inside the storing transaction: lock the survey row and re-check it.
+
+    Re-publishing (and editing a published survey) locks the same row, so once
+    this returns no re-publish can commit until the reports are stored; and a
+    re-publish that committed after the reports were validated is seen here.
+    A report randomized under an old spec can therefore never be stored.
+    """
+    survey = Survey.objects.select_for_update().get(pk=checker.survey.pk)
+    _check_open(survey)
+    current = dict(survey.questions.values_list("pk", "spec_revision"))
+    if (
+        survey.revision != checker.survey.revision
+        or current != checker.revisions
+        or (response is not None and response.survey_revision != survey.revision)
+    ):
+        raise SubmissionRejected(
+            "This survey was changed while your answers were being sent, so "
+            "nothing was stored. Reload the page to answer the current version.",
+            status=409,
+            code="stale",
+        )
 
 
 def _check_open(survey: Survey) -> None:
@@ -224,9 +257,11 @@ def submission_ingest(
         return IngestOutcome(existing, created=False)
     _check_open(survey)
     invitation = _invitation(survey, invitation_token)
-    plain = _Checker(survey).check(response)
+    checker = _Checker(survey)
+    plain = checker.check(response)
     try:
         with transaction.atomic():
+            _lock_and_recheck(checker, response)
             submission = Submission.objects.create(
                 survey=survey,
                 invitation=invitation,
@@ -249,6 +284,7 @@ def submission_ingest(
         if invitation is not None:
             raise _used_invitation() from None
         raise
+    analysis_tasks.refresh_on_commit(survey_id=survey.pk)  # never fails the submission
     return IngestOutcome(submission, created=True)
 
 
@@ -262,6 +298,7 @@ def submissions_ingest_bulk(*, survey: Survey, responses: Iterable[ResponseIn]) 
     _check_open(survey)
     checker = _Checker(survey)
     checked = [(response, checker.check(response)) for response in responses]
+    _lock_and_recheck(checker)
     submissions = Submission.objects.bulk_create(
         Submission(
             survey=survey,

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import uuid
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
 import pytest
 
 import ldp
+from surveys.authoring import services as authoring
+from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Survey
 from surveys.collection import demo
 
@@ -19,9 +22,50 @@ def researcher(django_user_model):
     return django_user_model.objects.create_user("ada", password="correct horse 42")
 
 
+OPTIONS = ("Red", "Green", "Blue", "Cyan", "Magenta", "Yellow")
+SCALE = ("Never", "Rarely", "Sometimes", "Often", "Always")
+GRID = {"low": Decimal("0.5"), "high": Decimal("5"), "step": Decimal("0.5")}
+# Every mechanism the new kinds can use, one question each.
+CONFIGS = {
+    "ordinal": PrivacyConfig(kind="ordinal", options=SCALE, mechanism="ordinal"),
+    "geometric": PrivacyConfig(kind="numeric", mechanism="geometric", **GRID),
+    "gaussian": PrivacyConfig(kind="numeric", mechanism="gaussian", **GRID),
+    "duchi": PrivacyConfig(kind="numeric", mechanism="duchi", **GRID),
+    "piecewise": PrivacyConfig(kind="numeric", mechanism="piecewise", **GRID),
+    "multi_rr": PrivacyConfig(
+        kind="multi_select", options=OPTIONS, mechanism="multi_rr"
+    ),
+    "padding_sampling": PrivacyConfig(
+        kind="multi_select",
+        options=OPTIONS,
+        mechanism="padding_sampling",
+        max_selections=3,
+    ),
+}
+PLAIN_MULTI = PrivacyConfig(
+    kind="multi_select", is_private=False, options=OPTIONS, max_selections=2
+)
+
+
+@pytest.fixture
+def kinds_survey(researcher) -> Survey:
+    survey = authoring.survey_create(
+        owner=researcher, title="Every kind", epsilon_budget=10.0
+    )
+    for name, config in CONFIGS.items():
+        authoring.question_create(survey=survey, text=f"About {name}?", privacy=config)
+    authoring.question_create(
+        survey=survey,
+        text="Which colours do you like?",
+        privacy=PLAIN_MULTI,
+        not_private_acknowledged=True,
+    )
+    return authoring.survey_publish(survey=survey, user=researcher)
+
+
 @pytest.fixture
 def survey(researcher) -> Survey:
-    """The demo survey: forced response, Warner, GRR and one unprotected question."""
+    """The demo survey: one question of every kind, one of them unprotected."""
     created, _ = demo.demo_survey(owner=researcher)
     return created
 
@@ -40,7 +84,8 @@ def valid_reports(survey: Survey, seed: int = 7) -> dict[int, Any]:
     reports = {}
     for q in survey.questions.filter(is_private=True):
         mechanism = ldp.build(q.spec)
-        reports[q.pk] = mechanism.randomize(np.array([0]), rng).tolist()[0]
+        truth = [[0]] if q.kind == "multi_select" else np.array([0])
+        reports[q.pk] = mechanism.randomize(truth, rng).tolist()[0]
     return reports
 
 
@@ -70,3 +115,4 @@ def body(
 
 
 JSON = {"HTTP_ACCEPT": "application/json"}
+PRIVATE_COUNT = 6  # private questions in the demo survey

@@ -7,6 +7,7 @@ check meaningful: if a true answer reached any request, it would show.
 
 from __future__ import annotations
 
+import json
 import shutil
 import urllib.parse
 from pathlib import Path
@@ -29,8 +30,17 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# True answers: Yes, Yes, the first income bracket; "My workplace" (unprotected).
-TRUE = {"forced_response": 1, "warner": 1, "grr": 0}
+# True answers: Yes, Yes, the first income bracket, "Disagree", 12 hours a week
+# (grid level 12), two apps; "45 to 64" (unprotected).
+TRUE = {
+    "forced_response": 1,
+    "warner": 1,
+    "grr": 0,
+    "ordinal": 1,
+    "geometric": 12,
+    "padding_sampling": [1, 4],
+}
+HOURS = "12"
 PLAIN = 2
 
 
@@ -84,9 +94,12 @@ def lying_word(survey) -> int:
 def answer(page, survey) -> None:
     q = questions(survey)
     for name, value in TRUE.items():
-        page.locator(
-            f'[data-answer-group="q{q[name].pk}_answer"] input[value="{value}"]'
-        ).check()
+        group = f'[data-answer-group="q{q[name].pk}_answer"]'
+        if name == "geometric":
+            page.fill(f"{group} input.numeric-value", HOURS)
+            continue
+        for one in value if isinstance(value, list) else [value]:
+            page.locator(f'{group} input[value="{one}"]').check()
     page.locator(f'input[name="q{q["plain"].pk}"][value="{PLAIN}"]').check()
 
 
@@ -117,7 +130,32 @@ def test_browser_sends_only_randomized_reports(live_server, survey, browser):
     assert page.locator(f"#id_q{q['grr'].pk}_answer_1").is_checked()
     assert not first.is_checked()
 
+    # The slider moves over the grid with the keyboard and fills in the box.
+    numeric = f"#id_q{q['geometric'].pk}_answer"
+    page.locator(f"{numeric}_slider").focus()
+    page.keyboard.press("End")
+    page.keyboard.press("ArrowLeft")
+    assert page.input_value(f"{numeric}_value") == "39"
+    assert page.get_attribute(f"{numeric}_slider", "aria-valuetext") == "39"
+
+    # Off the grid or out of range: a message next to the field, nothing sent.
     answer(page, survey)
+    for wrong, says in (("12.5", "steps of 1"), ("41", "from 0 to 40")):
+        page.fill(f"{numeric}_value", wrong)
+        page.click('button[type="submit"]')
+        assert says in page.inner_text(f"#error-q{q['geometric'].pk}")
+        assert page.get_attribute(f"{numeric}_value", "aria-invalid") == "true"
+    assert not [r for r in requests if r[0] == "POST"]
+    page.fill(f"{numeric}_value", HOURS)
+    assert page.input_value(f"{numeric}_slider") == HOURS
+
+    # At most two apps: a third tick is undone, with a message.
+    apps = f'[data-answer-group="q{q["padding_sampling"].pk}_answer"]'
+    page.locator(f'{apps} input[value="0"]').click()
+    assert not page.locator(f'{apps} input[value="0"]').is_checked()
+    assert "at most 2" in page.inner_text(f"#error-q{q['padding_sampling'].pk}")
+    assert page.locator(f"{apps} input:checked").count() == 2
+
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "respondent-form-phone.png"), full_page=True)
     page.click('button[type="submit"]')
@@ -139,7 +177,8 @@ def test_browser_sends_only_randomized_reports(live_server, survey, browser):
     assert set(fields) == expected_names  # no field for a true answer
     for name in TRUE:
         sent = fields[f"q{q[name].pk}_report"][0]
-        assert sent != str(TRUE[name]), f"{name}: the true answer was sent"
+        assert sent != json.dumps(TRUE[name]), f"{name}: the true answer was sent"
+    assert HOURS not in {v[0] for n, v in fields.items() if n != "csrfmiddlewaretoken"}
     assert fields[f"q{q['plain'].pk}"] == [str(PLAIN)]
     # Every other request is a GET without a body.
     assert all(d is None for m, _, d in requests if m != "POST")
@@ -157,7 +196,12 @@ def test_browser_sends_only_randomized_reports(live_server, survey, browser):
     )
     assert kept[:2] == [0, 0]
     assert [c.split("=")[0].strip() for c in kept[2].split(";") if c] == ["csrftoken"]
-    assert "This may differ from what you chose" in page.inner_text("main")
+    receipt = page.inner_text("main")
+    assert receipt.count("This may differ from what you chose") == len(TRUE)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(
+        path=str(ARTIFACTS / "respondent-receipt-phone.png"), full_page=True
+    )
     context.close()
 
 
@@ -197,5 +241,67 @@ def test_retry_after_network_error_resends_the_identical_body(
     assert len(bodies) == 2
     assert bodies[0] == bodies[1]
     assert Submission.objects.count() == 1
-    assert Report.objects.count() == 3
+    assert Report.objects.count() == len(TRUE)
+    context.close()
+
+
+# Every ordinal, numeric and multi-select mechanism, answered in the browser.
+KIND_ANSWERS = {
+    "ordinal": 2,
+    "geometric": "2.5",
+    "gaussian": "0.5",
+    "duchi": "5",
+    "piecewise": "3.0",
+    "multi_rr": [0, 3, 5],
+    "padding_sampling": [1, 2],
+}
+GRID_LEVEL = {"2.5": 4, "0.5": 0, "5": 9, "3.0": 5}
+WORD = 1_234_567_891  # below 2^31, so no mechanism's draw ever rejects it
+
+
+@pytest.mark.django_db(transaction=True)
+def test_every_new_mechanism_matches_the_python_reference(
+    live_server, kinds_survey, browser
+):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script(
+        "Crypto.prototype.getRandomValues = function (array) {"
+        f" array.fill({WORD}); return array; }};"
+    )
+    posts: list[str | None] = []
+    context.on(
+        "request", lambda r: posts.append(r.post_data) if r.method == "POST" else None
+    )
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    url = live_server.url + reverse(
+        "collection:respond", args=[kinds_survey.public_token]
+    )
+    page.goto(url)
+    page.wait_for_selector('button[type="submit"]:not([disabled])', timeout=10_000)
+    q = questions(kinds_survey)
+    for name, value in KIND_ANSWERS.items():
+        group = f'[data-answer-group="q{q[name].pk}_answer"]'
+        if isinstance(value, str):
+            page.fill(f"{group} input.numeric-value", value)
+            continue
+        for one in value if isinstance(value, list) else [value]:
+            page.locator(f'{group} input[value="{one}"]').check()
+    for one in (0, 2):
+        page.locator(f'input[name="q{q["plain"].pk}"][value="{one}"]').check()
+    page.click('button[type="submit"]')
+    page.wait_for_url("**/s/receipt/**", timeout=10_000)
+    assert errors == []
+
+    assert len(posts) == 1
+    fields = urllib.parse.parse_qs(posts[0], keep_blank_values=True)
+    assert not [n for n in fields if n.endswith("_answer")]
+    stored = {r.question_id: r.payload for r in Report.objects.all()}
+    for name, value in KIND_ANSWERS.items():
+        truth = GRID_LEVEL[value] if isinstance(value, str) else value
+        expected = ldp.build(q[name].spec).randomize_one(truth, lambda: WORD)
+        assert stored[q[name].pk] == expected, name
+        assert json.loads(fields[f"q{q[name].pk}_report"][0]) == expected
+    assert PlainAnswer.objects.get().value == [0, 2]
     context.close()

@@ -46,7 +46,7 @@ def test_one_invitation_token_accepts_exactly_one_of_50_concurrent_submissions(
     assert Submission.objects.count() == 1
     submission = Submission.objects.get()
     assert submission.invitation == Invitation.objects.get()
-    assert Report.objects.count() == 3 and PlainAnswer.objects.count() == 1
+    assert Report.objects.count() == 6 and PlainAnswer.objects.count() == 1
     assert Invitation.objects.get().used_at is not None
 
 
@@ -67,4 +67,4 @@ def test_concurrent_retries_of_one_response_store_it_once(survey):
         statuses = sorted(pool.map(submit, range(10)))
     assert statuses == [200] * 9 + [201]
     assert Submission.objects.count() == 1
-    assert Report.objects.count() == 3
+    assert Report.objects.count() == 6

@@ -44,7 +44,11 @@ def test_private_answer_inputs_have_no_name(client, survey):
         ]
         assert answers, f"no answer inputs rendered for {question.text}"
         assert all("name" not in c for c in answers)
-        assert {c["type"] for c in answers} == {"radio"}
+        expected = {
+            "numeric": {"text", "range"},
+            "multi_select": {"checkbox"},
+        }.get(question.kind, {"radio"})
+        assert {c["type"] for c in answers} == expected
 
 
 def test_the_only_named_fields_are_reports_keys_and_unprotected_answers(client, survey):

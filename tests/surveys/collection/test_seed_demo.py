@@ -10,7 +10,7 @@ from django.test import override_settings
 
 import ldp
 from surveys.accounts.models import User
-from surveys.authoring.models import Survey
+from surveys.authoring.models import Question, Survey
 from surveys.collection.demo import DEMO_PASSWORD, DEMO_USERNAME
 from surveys.collection.models import PlainAnswer, Report, Submission
 
@@ -39,7 +39,31 @@ def test_seed_demo_builds_one_question_of_each_supported_kind():
     mechanisms = [
         q.spec["mechanism"] if q.spec else None for q in survey.questions.all()
     ]
-    assert mechanisms == ["forced_response", "warner", "grr", None]
+    assert mechanisms == [
+        "forced_response",
+        "warner",
+        "grr",
+        "ordinal",
+        "geometric",
+        "padding_sampling",
+        None,
+    ]
+    kinds = [q.kind for q in survey.questions.all()]
+    assert set(kinds) == {choice.value for choice in Question.Kind}
+    assert kinds.count("yes_no") == 2
+    plain = survey.questions.get(is_private=False)
+    assert plain.not_private_acknowledged
+    ordinal = survey.questions.get(kind="ordinal")
+    assert len(ordinal.options) == 5 and ordinal.spec["k"] == 5
+    numeric = survey.questions.get(kind="numeric")
+    assert (numeric.spec["low"], numeric.spec["high"], numeric.spec["step"]) == (
+        "0",
+        "40",
+        "1",
+    )
+    multi = survey.questions.get(kind="multi_select")
+    assert len(multi.options) >= 6
+    assert multi.max_selections == 2 and multi.spec["ell"] == 2
     forced = survey.questions.get(spec__mechanism="forced_response")
     assert forced.spec["design"] == {
         "truthful": "1/2",
@@ -51,7 +75,7 @@ def test_seed_demo_builds_one_question_of_each_supported_kind():
 def test_seed_demo_stores_valid_simulated_reports():
     seed("--respondents", "50")
     assert Submission.objects.count() == 50
-    assert Report.objects.count() == 150 and PlainAnswer.objects.count() == 50
+    assert Report.objects.count() == 300 and PlainAnswer.objects.count() == 50
     for report in Report.objects.select_related("question"):
         ldp.build(report.question.spec).validate_report(report.payload)
 

@@ -15,7 +15,7 @@ from django.urls import reverse
 from surveys.authoring.models import Survey
 from surveys.collection import assets, services
 from surveys.collection.models import Invitation, Report, Submission
-from tests.surveys.collection.conftest import JSON, body, questions
+from tests.surveys.collection.conftest import JSON, body, questions, valid_reports
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +32,7 @@ def respond_url(survey: Survey) -> str:
 def test_consent_page_states_total_and_per_question_epsilon(client, survey):
     html = client.get(reverse("collection:consent", args=[survey.public_token]))
     text = html.content.decode()
-    assert "ε = 3.599" in text  # ln 3 + 1 + 1.5, rounded up
+    assert "ε = 6.599" in text  # ln 3 + 1 + 1.5 + 1 + 1 + 1, rounded up
     for display in ("1.099", "1.000", "1.500"):
         assert f"Protected, ε = {display}" in text
     assert "from 50% to at most 75%" in text
@@ -144,7 +144,11 @@ def test_retry_with_the_same_body_returns_the_same_receipt(client, survey):
 
 def test_receipt_shows_what_the_device_sent_and_nothing_else(client, survey):
     q = questions(survey)
-    reports = {q["forced_response"].pk: 1, q["warner"].pk: 0, q["grr"].pk: 3}
+    reports = valid_reports(survey) | {
+        q["forced_response"].pk: 1,
+        q["warner"].pk: 0,
+        q["grr"].pk: 3,
+    }
     response = client.post(
         respond_url(survey), body(survey, reports=reports, plain=2), **JSON
     )
@@ -155,7 +159,7 @@ def test_receipt_shows_what_the_device_sent_and_nothing_else(client, survey):
     )
     assert "Your device sent: <strong>No</strong>." in text
     assert "Your device sent: <strong>100,000 or more</strong>." in text
-    assert "You answered: <strong>My workplace</strong> (not protected" in text
+    assert "You answered: <strong>45 to 64</strong> (not protected" in text
     assert "Why this protects you" in text
 
 

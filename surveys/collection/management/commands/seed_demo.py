@@ -12,7 +12,7 @@ from surveys.collection import demo
 class Command(BaseCommand):
     help = (
         "Create (once) the demo researcher, a published demo survey with one "
-        "question of each supported kind, and simulated respondents. Safe to run "
+        "question of every kind, and simulated respondents. Safe to run "
         "again: existing demo data is left as it is. Development only."
     )
 

@@ -1,0 +1,148 @@
+"""Tally refresh time against stored reports: incremental vs. a full recount.
+
+Usage::
+
+    DATABASE_URL=postgres://.../scratch python benchmarks/refresh.py \
+        [--max 10000000] [--new 1000]
+
+Needs a scratch PostgreSQL database (it is migrated and filled; nothing else
+should use it).  For each size (10^4, 10^5, 10^6 stored reports by default, up
+to ``--max``) it bulk-loads reports with COPY (randomized by the Python
+reference mechanism), brings the tallies up to date (not timed), stores a
+fixed batch of ``--new`` reports, then times, in the same run:
+
+* the incremental refresh that folds in those new reports, and
+* the full recount of every stored report (the baseline).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "surveys.settings")
+
+SIZES = [10_000, 100_000, 1_000_000, 10_000_000]
+
+
+def setup() -> None:
+    if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        sys.exit("set DATABASE_URL to a scratch PostgreSQL database")
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
+def make_survey():
+    from surveys.accounts.models import User
+    from surveys.authoring import services as authoring
+    from surveys.authoring.mechanisms import PrivacyConfig
+
+    owner = User.objects.create_user(f"bench-{uuid.uuid4().hex[:8]}")
+    survey = authoring.survey_create(owner=owner, title="Refresh benchmark")
+    authoring.question_create(
+        survey=survey,
+        text="Which one?",
+        privacy=PrivacyConfig(
+            kind="single_choice",
+            options=("A", "B", "C", "D", "E", "F", "G", "H"),
+            epsilon=1.0,
+            mechanism="grr",
+        ),
+    )
+    return authoring.survey_publish(survey=survey, user=owner)
+
+
+def store_reports(survey, count: int, rng: np.random.Generator) -> None:
+    """COPY ``count`` one-report submissions into the database."""
+    from django.db import connection
+    from django.utils import timezone
+
+    import ldp
+    from surveys.collection.models import Report, Submission
+
+    question = survey.questions.get()
+    mechanism = ldp.build(question.spec)
+    now = timezone.now().isoformat()
+    chunk = 500_000
+    for start in range(0, count, chunk):
+        size = min(chunk, count - start)
+        payloads = mechanism.randomize(rng.integers(0, mechanism.k, size), rng)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT COALESCE(MAX(id), 0) FROM {Submission._meta.db_table}"  # noqa: S608
+            )
+            (before,) = cursor.fetchone()
+            columns = "survey_id, idempotency_key, survey_revision, received_at"
+            with cursor.copy(
+                f"COPY {Submission._meta.db_table} ({columns}) FROM STDIN"
+            ) as copy:
+                for _ in range(size):
+                    copy.write_row((survey.pk, uuid.uuid4(), survey.revision, now))
+            cursor.execute(
+                f"SELECT id FROM {Submission._meta.db_table} "  # noqa: S608
+                "WHERE id > %s AND survey_id = %s ORDER BY id",
+                [before, survey.pk],
+            )
+            ids = [row[0] for row in cursor.fetchall()]
+            columns = "submission_id, question_id, spec_revision, payload"
+            with cursor.copy(
+                f"COPY {Report._meta.db_table} ({columns}) FROM STDIN"
+            ) as copy:
+                for submission_id, payload in zip(ids, payloads.tolist(), strict=True):
+                    copy.write_row(
+                        (submission_id, question.pk, question.spec_revision, payload)
+                    )
+            cursor.execute(f"ANALYZE {Report._meta.db_table}")
+
+
+def timed(function) -> float:
+    started = time.perf_counter()
+    function()
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max", type=float, default=1e6, help="largest size")
+    parser.add_argument("--new", type=int, default=1_000, help="new reports")
+    args = parser.parse_args()
+    setup()
+    from surveys.analysis import services
+    from surveys.analysis.models import Tally
+
+    rng = np.random.default_rng(20261122)
+    survey = make_survey()
+    stored = 0
+    print(
+        f"{'stored reports':>15} | {'incremental (+' + str(args.new) + ')':>20} | "
+        f"{'full recount':>12} | {'recount / incr.':>15}"
+    )
+    print("-" * 72)
+    for size in (s for s in SIZES if s <= args.max):
+        store_reports(survey, size - args.new - stored, rng)
+        services.tallies_refresh(survey_id=survey.pk)  # up to date, not timed
+        store_reports(survey, args.new, rng)
+        stored = size
+        incremental = timed(lambda: services.tallies_refresh(survey_id=survey.pk))
+        after_refresh = list(Tally.objects.values_list("stat", flat=True))
+        recount = timed(lambda: services.tallies_recount(survey_id=survey.pk))
+        if list(Tally.objects.values_list("stat", flat=True)) != after_refresh:
+            sys.exit("the recount differs from the incremental refresh")
+        print(
+            f"{size:>15,} | {incremental:>18.3f} s | {recount:>10.3f} s | "
+            f"{recount / incremental:>14.0f}×"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""A read-only JSON API for researchers, authenticated by personal tokens.
+
+``Authorization: Bearer <token>``; tokens are created on the API tokens page
+or with ``manage.py create_api_token``.  401 without a valid token, 404 for a
+survey that is not the token owner's (no hint that it exists).
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.http import Http404, JsonResponse
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from surveys.analysis import exports
+from surveys.analysis.openapi import openapi_document
+from surveys.analysis.selectors import survey_results
+from surveys.api_tokens.services import api_token_authenticate
+from surveys.authoring.models import Survey
+from surveys.authoring.selectors import surveys_for_owner
+
+PAGE_DEFAULT = 1000
+PAGE_MAX = 10_000
+
+
+def _error(status: int, message: str) -> JsonResponse:
+    response = JsonResponse({"error": message}, status=status)
+    if status == 401:
+        response["WWW-Authenticate"] = 'Bearer realm="deniable"'
+    return response
+
+
+def token_required(view):
+    """Authenticate by bearer token (never by session cookie) or answer 401."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        header = request.headers.get("Authorization", "")
+        scheme, _, secret = header.partition(" ")
+        user = None
+        if scheme.lower() == "bearer":
+            user = api_token_authenticate(secret.strip())
+        if user is None:
+            return _error(
+                401,
+                "A valid API token is required: send 'Authorization: Bearer "
+                "<token>'. Create a token on the API tokens page.",
+            )
+        request.api_user = user
+        try:
+            response = view(request, *args, **kwargs)
+        except Http404:
+            return _error(404, "No such survey among yours.")
+        response["Cache-Control"] = "no-store"
+        return response
+
+    return wrapper
+
+
+def _owned(request, pk: int) -> Survey:
+    survey = Survey.objects.filter(owner=request.api_user, pk=pk).first()
+    if survey is None:
+        raise Http404
+    return survey
+
+
+@require_GET
+@never_cache
+@token_required
+def surveys(request):
+    items = [
+        {
+            "id": s.pk,
+            "title": s.title,
+            "status": s.status,
+            "epsilon_budget": s.epsilon_budget,
+            "responses": s.response_count,
+            "questions": s.question_count,
+            "published_at": s.published_at.isoformat() if s.published_at else None,
+            "estimates_url": request.build_absolute_uri(
+                reverse("analysis:api_survey", kwargs={"pk": s.pk})
+            ),
+            "reports_url": request.build_absolute_uri(
+                reverse("analysis:api_reports", kwargs={"pk": s.pk})
+            ),
+        }
+        for s in surveys_for_owner(user=request.api_user)
+    ]
+    return JsonResponse({"surveys": items})
+
+
+@require_GET
+@never_cache
+@token_required
+def survey_estimates(request, pk: int):
+    survey = _owned(request, pk)
+    return JsonResponse(exports.estimates_document(survey_results(survey=survey)))
+
+
+def _int_param(request, name: str, default: int, low: int, high: int) -> int | None:
+    raw = request.GET.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        return None
+    return value if low <= value <= high else None
+
+
+@require_GET
+@never_cache
+@token_required
+def survey_reports(request, pk: int):
+    survey = _owned(request, pk)
+    after = _int_param(request, "after", 0, 0, 2**63 - 1)
+    limit = _int_param(request, "limit", PAGE_DEFAULT, 1, PAGE_MAX)
+    if after is None or limit is None:
+        return _error(
+            400,
+            f"'after' must be a report id >= 0 and 'limit' an integer from 1 to "
+            f"{PAGE_MAX}; got after={request.GET.get('after')!r}, "
+            f"limit={request.GET.get('limit')!r}.",
+        )
+    page = exports.reports_page(survey, after=after, limit=limit)
+    next_url = None
+    if len(page) == limit:
+        path = reverse("analysis:api_reports", kwargs={"pk": survey.pk})
+        next_url = request.build_absolute_uri(
+            f"{path}?after={page[-1]['report_id']}&limit={limit}"
+        )
+    return JsonResponse(
+        {
+            "survey_id": survey.pk,
+            "questions": exports.questions_document(survey) if after == 0 else None,
+            "reports": page,
+            "next": next_url,
+        }
+    )
+
+
+@require_GET
+def openapi(request):
+    """The OpenAPI 3.1 description of this API (public: it holds no data)."""
+    return JsonResponse(openapi_document(request))

@@ -1,0 +1,249 @@
+"""Cross-tabs of two randomized questions and breakdowns by a plain question.
+
+Reads the stored (already private) reports and hands the maths to
+``ldp.estimators.crosstab`` and the mechanisms' own estimators.  Only reports
+made under each question's current spec revision are used: one channel per
+question is what makes the joint channel a Kronecker product.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import ldp
+from ldp.estimators.crosstab import (
+    CELLS_MAX,
+    CrossTabEstimate,
+    crosstab_estimate,
+    joint_histogram,
+)
+from surveys.authoring.models import Question, Survey
+from surveys.collection.models import PlainAnswer, Report
+from surveys.collection.questions import CHOICE_KINDS, value_label
+
+CROSSTAB_KINDS = CHOICE_KINDS  # yes/no, single choice, ordinal
+FINITE_CHANNEL_MESSAGE = (
+    "Cross-tabs need a finite-channel mechanism (randomized response, "
+    "generalized randomized response or the order-aware scale mechanism); "
+    "“{text}” uses {mechanism}."
+)
+CHUNK = 5000
+
+
+class CrossTabUnavailable(ValueError):
+    """The pair cannot be cross-tabulated; the message says why."""
+
+
+def labels(question: Question) -> list[str]:
+    """Answer labels in value order (value = index ldp randomizes)."""
+    mechanism = ldp.build(question.spec) if question.spec else None
+    k = mechanism.k if mechanism is not None else len(question.options or ())
+    if question.kind == Question.Kind.YES_NO:
+        k = 2
+    return [value_label(question, v) for v in range(k)]
+
+
+def finite_channel(question: Question) -> np.ndarray:
+    """The question's channel Q[x, y], or CrossTabUnavailable saying why not."""
+    if not question.is_private or not question.spec:
+        raise CrossTabUnavailable(
+            f"“{question.text}” is not randomized; use it as a breakdown instead."
+        )
+    mechanism = ldp.build(question.spec)
+    name = question.spec.get("mechanism", "")
+    if question.kind not in CROSSTAB_KINDS or not mechanism.one_answer_reports:
+        raise CrossTabUnavailable(
+            FINITE_CHANNEL_MESSAGE.format(text=question.text, mechanism=name)
+        )
+    try:
+        return mechanism.channel_matrix()
+    except NotImplementedError:
+        raise CrossTabUnavailable(
+            FINITE_CHANNEL_MESSAGE.format(text=question.text, mechanism=name)
+        ) from None
+
+
+def crosstab_candidates(survey: Survey) -> list[Question]:
+    """Randomized questions whose mechanism is a finite channel."""
+    found = []
+    for question in survey.questions.filter(is_private=True):
+        try:
+            finite_channel(question)
+        except (CrossTabUnavailable, ValueError):
+            continue
+        found.append(question)
+    return found
+
+
+def _current_reports(question: Question) -> dict[int, object]:
+    """submission id → report, for reports under the current spec revision."""
+    rows = (
+        Report.objects.filter(question=question, spec_revision=question.spec_revision)
+        .order_by("id")
+        .values_list("submission_id", "payload")
+    )
+    return dict(rows.iterator(chunk_size=CHUNK))
+
+
+@dataclass(frozen=True)
+class CrossTab:
+    question_a: Question
+    question_b: Question
+    labels_a: list[str]
+    labels_b: list[str]
+    result: CrossTabEstimate
+    low: np.ndarray
+    high: np.ndarray
+    consistent: np.ndarray
+    excluded: int  # submissions with a report for only one of the two (or old spec)
+
+
+def crosstab(question_a: Question, question_b: Question) -> CrossTab:
+    """Joint debiasing of two randomized questions of one survey."""
+    if question_a.pk == question_b.pk:
+        raise CrossTabUnavailable("Pick two different questions.")
+    if question_a.survey_id != question_b.survey_id:
+        raise CrossTabUnavailable("Both questions must belong to the same survey.")
+    qa, qb = finite_channel(question_a), finite_channel(question_b)
+    cells = qa.shape[0] * qb.shape[0]
+    if cells > CELLS_MAX:
+        raise CrossTabUnavailable(
+            f"That cross-tab would have {cells} cells; at most {CELLS_MAX} are "
+            "estimated."
+        )
+    reports_a, reports_b = _current_reports(question_a), _current_reports(question_b)
+    both = sorted(set(reports_a) & set(reports_b))
+    excluded = len(set(reports_a) ^ set(reports_b))
+    if len(both) < 2:
+        raise CrossTabUnavailable(
+            "Fewer than 2 respondents answered both questions under their current "
+            "settings, so there is nothing to estimate yet."
+        )
+    mech_a, mech_b = ldp.build(question_a.spec), ldp.build(question_b.spec)
+    y_a = mech_a.reports_to_array([reports_a[s] for s in both])
+    y_b = mech_b.reports_to_array([reports_b[s] for s in both])
+    counts = joint_histogram(y_a, y_b, qa.shape[1], qb.shape[1])
+    result = crosstab_estimate(counts, qa, qb)
+    low, high = result.confidence_interval(0.95)
+    return CrossTab(
+        question_a=question_a,
+        question_b=question_b,
+        labels_a=labels(question_a),
+        labels_b=labels(question_b),
+        result=result,
+        low=low,
+        high=high,
+        consistent=result.consistent(),
+        excluded=excluded,
+    )
+
+
+# --- breakdown by a plain (not protected) question ---------------------------------
+@dataclass(frozen=True)
+class Stratum:
+    label: str
+    n: int
+    estimate: list[float] = field(default_factory=list)
+    low: list[float] = field(default_factory=list)
+    high: list[float] = field(default_factory=list)
+    consistent: list[float] = field(default_factory=list)
+    mean: float | None = None
+    mean_low: float | None = None
+    mean_high: float | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    question: Question
+    by: Question
+    labels: list[str]
+    strata: list[Stratum]
+
+
+def breakdown_candidates(survey: Survey) -> list[Question]:
+    """Plain questions with one answer from a list (they define strata)."""
+    return list(survey.questions.filter(is_private=False, kind__in=CROSSTAB_KINDS))
+
+
+def _stratum(mechanism, label: str, reports: list) -> Stratum:
+    if len(reports) < 2:
+        return Stratum(label, len(reports), note="Too few reports to estimate.")
+    estimate = mechanism.estimate(mechanism.aggregate(reports))
+    if isinstance(estimate, ldp.MeanEstimate):
+        interval = estimate.confidence_interval(0.95)
+        return Stratum(
+            label,
+            estimate.n,
+            mean=float(estimate.estimate),
+            mean_low=float(interval.low),
+            mean_high=float(interval.high),
+        )
+    if isinstance(estimate, ldp.MultiSelectEstimate):
+        interval = estimate.confidence_interval(0.95)
+        return Stratum(
+            label,
+            estimate.n,
+            estimate=[float(v) for v in estimate.estimate],
+            low=[float(v) for v in interval.low],
+            high=[float(v) for v in interval.high],
+            consistent=[float(v) for v in estimate.clipped()],
+        )
+    interval = estimate.confidence_interval(0.95)
+    stratum = Stratum(
+        label,
+        estimate.n,
+        estimate=[float(v) for v in estimate.estimate],
+        low=[float(v) for v in interval.low],
+        high=[float(v) for v in interval.high],
+        consistent=[float(v) for v in estimate.consistent()],
+    )
+    if isinstance(estimate, ldp.DistributionEstimate):
+        mean = estimate.mean()
+        mean_interval = mean.confidence_interval(0.95)
+        return Stratum(
+            **{
+                **stratum.__dict__,
+                "mean": mean.estimate,
+                "mean_low": float(mean_interval.low),
+                "mean_high": float(mean_interval.high),
+            }
+        )
+    return stratum
+
+
+def breakdown(question: Question, by: Question) -> Breakdown:
+    """Debias ``question`` within each answer of the plain question ``by``."""
+    if not question.is_private or not question.spec:
+        raise CrossTabUnavailable(f"“{question.text}” is not randomized.")
+    if by.is_private or by.kind not in CROSSTAB_KINDS:
+        raise CrossTabUnavailable(
+            f"“{by.text}” is not a plain one-answer question, so it cannot define "
+            "groups."
+        )
+    if question.survey_id != by.survey_id:
+        raise CrossTabUnavailable("Both questions must belong to the same survey.")
+    mechanism = ldp.build(question.spec)
+    reports = _current_reports(question)
+    groups: dict[int, list] = defaultdict(list)
+    answers = (
+        PlainAnswer.objects.filter(question=by)
+        .order_by("id")
+        .values_list("submission_id", "value")
+    )
+    for submission_id, value in answers.iterator(chunk_size=CHUNK):
+        if submission_id in reports:
+            groups[value].append(reports[submission_id])
+    strata = [
+        _stratum(mechanism, label, groups.get(value, []))
+        for value, label in enumerate(labels(by))
+    ]
+    item_labels = (
+        labels(question)
+        if question.kind in CROSSTAB_KINDS or question.kind == "multi_select"
+        else []
+    )
+    return Breakdown(question=question, by=by, labels=item_labels, strata=strata)

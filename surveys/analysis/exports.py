@@ -1,0 +1,383 @@
+"""Exports: estimates (CSV/JSON), raw randomized reports (streamed), design card.
+
+The raw reports are already private (randomized on the respondent's device),
+and each export carries every spec the reports were made under, so anyone can
+re-estimate with ``ldp.build(spec).aggregate(reports)``.  Text cells that a
+spreadsheet would run as a formula are neutralised.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from django.utils import timezone
+
+import ldp
+from surveys.analysis.results import QuestionResult, SurveyResults
+from surveys.authoring.mechanisms import MECHANISM_LABELS
+from surveys.authoring.models import Question, SpecRevision, Survey
+from surveys.collection.models import PlainAnswer, Report
+from surveys.collection.questions import answer_choices
+
+CHUNK_SIZE = 2000
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+METHOD = (
+    "Unbiased estimates by inverting each question's randomization channel "
+    "(frequency oracles: (C/n − q*)/(p* − q*)); consistent estimates are the "
+    "Euclidean projection onto the simplex (Norm-Sub)."
+)
+
+
+# --- CSV ----------------------------------------------------------------------------
+def neutralise(value: Any) -> Any:
+    """A text cell a spreadsheet would evaluate gets a leading quote; numbers
+    (written as numbers, never as text) are left alone."""
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+class _Echo:
+    """A file-like object whose write returns what it was given (for streaming)."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def csv_lines(header: list[str], rows: Iterable[Iterable[Any]]) -> Iterator[str]:
+    """Lines of a CSV document, each cell neutralised; lazy."""
+    writer = csv.writer(_Echo())
+    yield writer.writerow(header)
+    for row in rows:
+        yield writer.writerow([neutralise(cell) for cell in row])
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+# --- estimates ----------------------------------------------------------------------
+ESTIMATE_COLUMNS = [
+    "survey_id",
+    "question_id",
+    "position",
+    "question",
+    "kind",
+    "mechanism",
+    "mechanism_label",
+    "epsilon",
+    "spec_revision",
+    "n",
+    "answer",
+    "estimate",
+    "standard_error",
+    "ci_low",
+    "ci_high",
+    "interval_method",
+    "consistent",
+    "mean",
+    "mean_standard_error",
+    "mean_ci_low",
+    "mean_ci_high",
+    "margin_of_error",
+    "target_margin",
+    "responses_needed",
+    "influence_factor",
+    "warnings",
+]
+
+
+def _question_rows(survey_id: int, q: QuestionResult) -> Iterator[list[Any]]:
+    mean_interval = q.mean_interval
+    if q.estimate:
+        consistent = q.consistent or [None] * len(q.estimate)
+        shares = zip(
+            q.labels,
+            q.estimate,
+            q.standard_error,
+            q.intervals,
+            consistent,
+            strict=True,
+        )
+    else:
+        # No per-answer shares (no reports yet, or a mean-only mechanism such as
+        # Duchi's): one row still carries n, ε, the mean and the warnings.
+        shares = iter([("", "", "", None, None)])
+    for label, est, se, interval, fixed in shares:
+        yield [
+            survey_id,
+            q.question_id,
+            q.position,
+            q.text,
+            q.kind,
+            q.mechanism,
+            q.mechanism_label,
+            q.epsilon,
+            q.spec_revision,
+            q.n,
+            label,
+            est,
+            se,
+            "" if interval is None else interval.low,
+            "" if interval is None else interval.high,
+            q.interval_method,
+            "" if fixed is None else fixed,
+            "" if q.mean is None else q.mean,
+            "" if q.mean_standard_error is None else q.mean_standard_error,
+            "" if mean_interval is None else mean_interval.low,
+            "" if mean_interval is None else mean_interval.high,
+            q.margin_of_error,
+            q.target_margin,
+            q.responses_needed,
+            q.influence_factor,
+            " | ".join(q.warnings),
+        ]
+
+
+def estimates_csv(results: SurveyResults) -> Iterator[str]:
+    rows = (
+        row for q in results.questions for row in _question_rows(results.survey_id, q)
+    )
+    return csv_lines(ESTIMATE_COLUMNS, rows)
+
+
+def estimates_document(results: SurveyResults) -> dict[str, Any]:
+    """The estimates as one JSON-able dict (also the API's survey resource)."""
+    return {
+        "survey_id": results.survey_id,
+        "title": results.title,
+        "total_epsilon": results.total_epsilon,
+        "refreshed_at": (
+            results.refreshed_at.isoformat() if results.refreshed_at else None
+        ),
+        "pending_reports": results.pending_reports,
+        "confidence_level": 0.95,
+        "method": METHOD,
+        "questions": [dataclasses.asdict(q) for q in results.questions],
+        "not_protected": [
+            {"question_id": pk, "text": text} for pk, text in results.not_protected
+        ],
+    }
+
+
+# --- questions, specs and the design card -----------------------------------------
+def question_labels(question: Question) -> list[str]:
+    by_value = dict(answer_choices(question))
+    return [by_value[v] for v in sorted(by_value)]
+
+
+def spec_revisions(survey: Survey) -> dict[int, dict[int, dict]]:
+    """question id → {revision: compiled spec}, including the current one."""
+    found: dict[int, dict[int, dict]] = {}
+    for row in SpecRevision.objects.filter(question__survey=survey).order_by(
+        "question_id", "revision"
+    ):
+        found.setdefault(row.question_id, {})[row.revision] = row.spec
+    for question in survey.questions.filter(is_private=True):
+        if question.spec:
+            found.setdefault(question.pk, {}).setdefault(
+                question.spec_revision, question.spec
+            )
+    return found
+
+
+def question_document(question: Question, revisions: dict[int, dict]) -> dict:
+    document: dict[str, Any] = {
+        "question_id": question.pk,
+        "position": question.position,
+        "text": question.text,
+        "kind": question.kind,
+        "labels": question_labels(question),
+        "is_private": question.is_private,
+    }
+    if question.kind == Question.Kind.NUMERIC:
+        document["range"] = {
+            "low": str(question.numeric_low),
+            "high": str(question.numeric_high),
+            "step": str(question.numeric_step),
+        }
+    if question.is_private and question.spec:
+        mechanism = ldp.build(question.spec)
+        name = question.spec.get("mechanism", "")
+        document.update(
+            mechanism=name,
+            mechanism_label=MECHANISM_LABELS.get(name, name),
+            epsilon=mechanism.epsilon,
+            epsilon_display=mechanism.epsilon_display,
+            spec_revision=question.spec_revision,
+            spec=question.spec,
+            spec_revisions={str(r): s for r, s in sorted(revisions.items())},
+        )
+    return document
+
+
+def questions_document(survey: Survey) -> list[dict]:
+    revisions = spec_revisions(survey)
+    return [
+        question_document(q, revisions.get(q.pk, {})) for q in survey.questions.all()
+    ]
+
+
+def _randomizer_integrity() -> str | None:
+    try:
+        from surveys.collection.assets import randomizer_script
+    except ImportError:  # the collection app ships it; be explicit if it moves
+        return None
+    try:
+        return randomizer_script().integrity
+    except OSError:
+        return None
+
+
+def design_card(survey: Survey) -> dict[str, Any]:
+    """Everything that decides how answers were randomized, as one JSON document."""
+    questions = questions_document(survey)
+    epsilons = [q["epsilon"] for q in questions if "epsilon" in q]
+    return {
+        "format": "deniable-design-card/1",
+        "generated_at": timezone.now().isoformat(),
+        "survey": {
+            "id": survey.pk,
+            "title": survey.title,
+            "description": survey.description,
+            "status": survey.status,
+            "revision": survey.revision,
+            "published_at": (
+                survey.published_at.isoformat() if survey.published_at else None
+            ),
+            "epsilon_budget": survey.epsilon_budget,
+            "total_epsilon": sum(epsilons),
+            "total_epsilon_method": "sequential composition (sum of delivered ε)",
+        },
+        "spec_version": ldp.SPEC_VERSION,
+        "randomizer_sha384": _randomizer_integrity(),
+        "questions": questions,
+    }
+
+
+# --- raw reports (streamed) ---------------------------------------------------------
+def _reports(survey: Survey, after: int = 0, limit: int | None = None):
+    rows = (
+        Report.objects.filter(question__survey=survey, id__gt=after)
+        .order_by("id")
+        .values_list(
+            "id",
+            "submission_id",
+            "submission__received_at",
+            "question_id",
+            "spec_revision",
+            "payload",
+        )
+    )
+    if limit is not None:
+        return list(rows[:limit])
+    return rows.iterator(chunk_size=CHUNK_SIZE)
+
+
+def _plain_answers(survey: Survey):
+    return (
+        PlainAnswer.objects.filter(question__survey=survey)
+        .order_by("id")
+        .values_list("submission_id", "question_id", "value")
+        .iterator(chunk_size=CHUNK_SIZE)
+    )
+
+
+def report_document(row) -> dict[str, Any]:
+    report_id, submission_id, received_at, question_id, revision, payload = row
+    return {
+        "report_id": report_id,
+        "submission_id": submission_id,
+        "received_at": received_at.isoformat(),
+        "question_id": question_id,
+        "spec_revision": revision,
+        "report": payload,
+    }
+
+
+REPORT_COLUMNS = [
+    "record",
+    "question_id",
+    "spec_revision",
+    "submission_id",
+    "received_at",
+    "question",
+    "value",
+]
+
+
+def reports_csv(survey: Survey) -> Iterator[str]:
+    """Long-format CSV: "spec" rows (value = the compiled spec as JSON) first,
+    then one "report" row per randomized report (value = the report as JSON),
+    then "answer" rows for questions marked not protected."""
+
+    def rows() -> Iterator[list[Any]]:
+        revisions = spec_revisions(survey)
+        texts = dict(survey.questions.values_list("id", "text"))
+        for question_id, by_revision in revisions.items():
+            for revision, spec in sorted(by_revision.items()):
+                yield [
+                    "spec",
+                    question_id,
+                    revision,
+                    "",
+                    "",
+                    texts.get(question_id),
+                    _compact(spec),
+                ]
+        for row in _reports(survey):
+            doc = report_document(row)
+            yield [
+                "report",
+                doc["question_id"],
+                doc["spec_revision"],
+                doc["submission_id"],
+                doc["received_at"],
+                "",
+                _compact(doc["report"]),
+            ]
+        for submission_id, question_id, value in _plain_answers(survey):
+            yield ["answer", question_id, "", submission_id, "", "", _compact(value)]
+
+    return csv_lines(REPORT_COLUMNS, rows())
+
+
+def reports_json(survey: Survey) -> Iterator[str]:
+    """One JSON document, written piece by piece so memory stays flat."""
+    head = {
+        "format": "deniable-reports/1",
+        "survey_id": survey.pk,
+        "title": survey.title,
+        "generated_at": timezone.now().isoformat(),
+        "note": (
+            "Reports were randomized on respondents' devices; re-estimate with "
+            "ldp.build(spec).aggregate(reports) per question and spec revision."
+        ),
+        "questions": questions_document(survey),
+    }
+    opening = json.dumps(head, ensure_ascii=False)[:-1]
+    yield opening + ', "reports": ['
+    first = True
+    for row in _reports(survey):
+        yield ("" if first else ",\n") + _compact(report_document(row))
+        first = False
+    yield '], "plain_answers": ['
+    first = True
+    for submission_id, question_id, value in _plain_answers(survey):
+        item = {
+            "submission_id": submission_id,
+            "question_id": question_id,
+            "value": value,
+        }
+        yield ("" if first else ",\n") + _compact(item)
+        first = False
+    yield "]}\n"
+
+
+def reports_page(survey: Survey, *, after: int, limit: int) -> list[dict[str, Any]]:
+    """One page of reports with id > ``after`` (keyset pagination, for the API)."""
+    return [report_document(row) for row in _reports(survey, after=after, limit=limit)]

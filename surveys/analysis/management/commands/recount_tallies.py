@@ -1,0 +1,25 @@
+"""Recompute tallies from scratch: ``manage.py recount_tallies [--survey ID]``."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from surveys.analysis import services
+from surveys.authoring.models import Survey
+
+
+class Command(BaseCommand):
+    help = "Recount every survey's tallies (or one survey's) from its reports."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--survey", type=int, help="only this survey id")
+
+    def handle(self, *args, survey=None, **options):
+        if survey is not None and not Survey.objects.filter(pk=survey).exists():
+            raise CommandError(f"survey {survey} does not exist; allowed: a survey id")
+        ids = (
+            [survey]
+            if survey is not None
+            else list(Survey.objects.order_by("pk").values_list("pk", flat=True))
+        )
+        for survey_id in ids:
+            counted = services.tallies_recount(survey_id=survey_id)
+            self.stdout.write(f"survey {survey_id}: {counted} reports counted")

@@ -1,0 +1,50 @@
+"""Tallies: each private question's additive sufficient statistic, kept current.
+
+A Tally holds, per (question, spec revision), the mechanism's aggregate of
+every report folded in so far (``stat.to_dict()`` of ldp).  A survey's
+TallyWatermark says which reports those are: every report of the survey with
+``id <= watermark``.  Estimates are computed from tallies, never from raw
+reports at request time.
+"""
+
+from django.db import models
+
+from surveys.authoring.models import Question, Survey
+
+
+class TallyWatermark(models.Model):
+    """The highest Report.id folded into a survey's tallies (never decreases)."""
+
+    survey = models.OneToOneField(
+        Survey, on_delete=models.CASCADE, primary_key=True, related_name="watermark"
+    )
+    last_report_id = models.BigIntegerField(default=0)
+    # When the tallies last advanced (None: never).
+    refreshed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"survey {self.survey_id} tallied to report {self.last_report_id}"
+
+
+class Tally(models.Model):
+    """One question's aggregate under one spec revision."""
+
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="tallies"
+    )
+    spec_revision = models.PositiveIntegerField()
+    n = models.BigIntegerField(default=0)
+    # ``ldp`` SupportCounts.to_dict(): {"n", "counts", "spec"}.
+    stat = models.JSONField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["question", "spec_revision"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["question", "spec_revision"], name="one_tally_per_revision"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"tally of question {self.question_id} r{self.spec_revision}: n={self.n}"

@@ -1,0 +1,289 @@
+"""The OpenAPI 3.1 document of the research API (checked against the URLconf)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+
+ERROR = {"$ref": "#/components/schemas/Error"}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": schema}},
+    }
+
+
+UNAUTHORIZED = _json(ERROR, "No valid API token was sent.")
+NOT_FOUND = _json(ERROR, "No survey with this id among the token owner's surveys.")
+SURVEY_ID = {
+    "name": "pk",
+    "in": "path",
+    "required": True,
+    "description": "The survey's id.",
+    "schema": {"type": "integer"},
+}
+
+SCHEMAS: dict[str, Any] = {
+    "Error": {
+        "type": "object",
+        "required": ["error"],
+        "properties": {"error": {"type": "string"}},
+    },
+    "Interval": {
+        "type": "object",
+        "properties": {"low": {"type": "number"}, "high": {"type": "number"}},
+    },
+    "SurveySummary": {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"},
+            "title": {"type": "string"},
+            "status": {"type": "string", "enum": ["draft", "open", "closed"]},
+            "epsilon_budget": {"type": "number"},
+            "responses": {"type": "integer"},
+            "questions": {"type": "integer"},
+            "published_at": {"type": ["string", "null"], "format": "date-time"},
+            "estimates_url": {"type": "string", "format": "uri"},
+            "reports_url": {"type": "string", "format": "uri"},
+        },
+    },
+    "QuestionEstimate": {
+        "type": "object",
+        "description": (
+            "Unbiased estimates of one randomized question under its current "
+            "spec revision. Shares may fall outside [0, 1]; 'consistent' is the "
+            "projection onto the simplex."
+        ),
+        "properties": {
+            "question_id": {"type": "integer"},
+            "position": {"type": "integer"},
+            "text": {"type": "string"},
+            "kind": {"type": "string"},
+            "spec_revision": {"type": "integer"},
+            "mechanism": {"type": "string"},
+            "mechanism_label": {"type": "string"},
+            "epsilon": {"type": "number", "description": "Delivered ε, rounded up."},
+            "n": {"type": "integer"},
+            "labels": {"type": "array", "items": {"type": "string"}},
+            "estimate": {"type": "array", "items": {"type": "number"}},
+            "standard_error": {"type": "array", "items": {"type": "number"}},
+            "intervals": {
+                "type": "array",
+                "items": {"$ref": "#/components/schemas/Interval"},
+            },
+            "interval_method": {"type": "string"},
+            "consistent": {"type": ["array", "null"], "items": {"type": "number"}},
+            "mean": {"type": ["number", "null"]},
+            "mean_standard_error": {"type": ["number", "null"]},
+            "mean_interval": {
+                "oneOf": [{"$ref": "#/components/schemas/Interval"}, {"type": "null"}]
+            },
+            "margin_of_error": {"type": "number"},
+            "target_margin": {"type": "number"},
+            "responses_needed": {"type": "integer"},
+            "influence_factor": {"type": "number"},
+            "warnings": {"type": "array", "items": {"type": "string"}},
+        },
+    },
+    "SurveyEstimates": {
+        "type": "object",
+        "properties": {
+            "survey_id": {"type": "integer"},
+            "title": {"type": "string"},
+            "total_epsilon": {"type": "number"},
+            "refreshed_at": {"type": ["string", "null"], "format": "date-time"},
+            "pending_reports": {"type": "integer"},
+            "confidence_level": {"type": "number"},
+            "method": {"type": "string"},
+            "questions": {
+                "type": "array",
+                "items": {"$ref": "#/components/schemas/QuestionEstimate"},
+            },
+            "not_protected": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "question_id": {"type": "integer"},
+                        "text": {"type": "string"},
+                    },
+                },
+            },
+        },
+    },
+    "Question": {
+        "type": "object",
+        "description": (
+            "A question with every compiled spec its reports were made under "
+            "('spec_revisions', keyed by revision): ldp.build(spec) re-estimates."
+        ),
+        "properties": {
+            "question_id": {"type": "integer"},
+            "position": {"type": "integer"},
+            "text": {"type": "string"},
+            "kind": {"type": "string"},
+            "labels": {"type": "array", "items": {"type": "string"}},
+            "is_private": {"type": "boolean"},
+            "mechanism": {"type": "string"},
+            "epsilon": {"type": "number"},
+            "spec_revision": {"type": "integer"},
+            "spec": {"type": "object"},
+            "spec_revisions": {"type": "object"},
+        },
+    },
+    "Report": {
+        "type": "object",
+        "description": "One randomized report, exactly as the device sent it.",
+        "properties": {
+            "report_id": {"type": "integer"},
+            "submission_id": {"type": "integer"},
+            "received_at": {"type": "string", "format": "date-time"},
+            "question_id": {"type": "integer"},
+            "spec_revision": {"type": "integer"},
+            "report": {"description": "An integer or a list of integers."},
+        },
+    },
+    "ReportPage": {
+        "type": "object",
+        "properties": {
+            "survey_id": {"type": "integer"},
+            "questions": {
+                "type": ["array", "null"],
+                "description": "On the first page (after=0) only.",
+                "items": {"$ref": "#/components/schemas/Question"},
+            },
+            "reports": {
+                "type": "array",
+                "items": {"$ref": "#/components/schemas/Report"},
+            },
+            "next": {
+                "type": ["string", "null"],
+                "format": "uri",
+                "description": "The next page, or null on the last one.",
+            },
+        },
+    },
+}
+
+
+def openapi_document(request) -> dict[str, Any]:
+    def url(name: str, **kwargs: Any) -> str:
+        return reverse(f"analysis:{name}", kwargs=kwargs or None)
+
+    def templated(name: str) -> str:
+        sentinel = 987654321  # any id: only the shape of the path is wanted
+        return url(name, pk=sentinel).replace(str(sentinel), "{pk}")
+
+    secured = [{"bearerAuth": []}]
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Deniable research API",
+            "version": "1",
+            "description": (
+                "Read-only access to your surveys' debiased estimates and "
+                "randomized reports. Every report was randomized on the "
+                "respondent's device; nothing here is a true answer."
+            ),
+        },
+        "servers": [{"url": request.build_absolute_uri("/").rstrip("/")}],
+        "components": {
+            "securitySchemes": {
+                "bearerAuth": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "A personal API token.",
+                }
+            },
+            "schemas": SCHEMAS,
+        },
+        "paths": {
+            url("api_openapi"): {
+                "get": {
+                    "operationId": "openapi",
+                    "summary": "This document.",
+                    "security": [],
+                    "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1.")},
+                }
+            },
+            url("api_surveys"): {
+                "get": {
+                    "operationId": "listSurveys",
+                    "summary": "Your surveys.",
+                    "security": secured,
+                    "responses": {
+                        "200": _json(
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "surveys": {
+                                        "type": "array",
+                                        "items": {
+                                            "$ref": "#/components/schemas/SurveySummary"
+                                        },
+                                    }
+                                },
+                            },
+                            "Your surveys, newest first.",
+                        ),
+                        "401": UNAUTHORIZED,
+                    },
+                }
+            },
+            templated("api_survey"): {
+                "get": {
+                    "operationId": "getSurveyEstimates",
+                    "summary": "One survey's estimates with 95% intervals.",
+                    "security": secured,
+                    "parameters": [SURVEY_ID],
+                    "responses": {
+                        "200": _json(
+                            {"$ref": "#/components/schemas/SurveyEstimates"},
+                            "Estimates from the latest tallies.",
+                        ),
+                        "401": UNAUTHORIZED,
+                        "404": NOT_FOUND,
+                    },
+                }
+            },
+            templated("api_reports"): {
+                "get": {
+                    "operationId": "listSurveyReports",
+                    "summary": "One survey's randomized reports, page by page.",
+                    "security": secured,
+                    "parameters": [
+                        SURVEY_ID,
+                        {
+                            "name": "after",
+                            "in": "query",
+                            "description": "Return reports with a larger id.",
+                            "schema": {"type": "integer", "minimum": 0, "default": 0},
+                        },
+                        {
+                            "name": "limit",
+                            "in": "query",
+                            "description": "Page size.",
+                            "schema": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "maximum": 10000,
+                                "default": 1000,
+                            },
+                        },
+                    ],
+                    "responses": {
+                        "200": _json(
+                            {"$ref": "#/components/schemas/ReportPage"},
+                            "A page of reports in id order.",
+                        ),
+                        "400": _json(ERROR, "'after' or 'limit' is invalid."),
+                        "401": UNAUTHORIZED,
+                        "404": NOT_FOUND,
+                    },
+                }
+            },
+        },
+    }

@@ -1,0 +1,106 @@
+"""The privacy view of a survey: per-question ε, totals and trade-off curves."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+import ldp
+from ldp import accounting
+from surveys.authoring.mechanisms import MECHANISM_LABELS
+from surveys.authoring.models import Question, Survey
+
+ALPHAS = np.linspace(0.0, 1.0, 101)
+# Exact trade-off curves look at every ordered pair of answers: k²·outputs work.
+TRADEOFF_WORK_MAX = 2_000_000
+DELTA = 1e-6
+
+
+@dataclass(frozen=True)
+class QuestionPrivacy:
+    question: Question
+    mechanism: str
+    mechanism_label: str
+    epsilon: float
+    epsilon_display: str
+    wording: str
+    alphas: list[float]
+    betas: list[float] | None  # exact curve; None when not computed
+    reference: list[float]  # f_{ε,0}
+    beta_at_5: float  # the curve (or the ε-DP bound) at α = 5%
+    exact_curve: bool
+
+
+@dataclass(frozen=True)
+class SurveyPrivacyView:
+    questions: list[QuestionPrivacy]
+    sequential_epsilon: float
+    composed_epsilon: float | None
+    composed_delta: float
+    composed_method: str
+    budget: float
+
+
+def _channel(mechanism: ldp.Mechanism) -> np.ndarray | None:
+    try:
+        return mechanism.channel_matrix()
+    except NotImplementedError:
+        return None
+
+
+def question_privacy(question: Question) -> QuestionPrivacy | None:
+    if not question.is_private or not question.spec:
+        return None
+    mechanism = ldp.build(question.spec)
+    channel = _channel(mechanism)
+    epsilon = mechanism.epsilon
+    reference = accounting.epsilon_dp_tradeoff(epsilon, ALPHAS)
+    betas = None
+    if channel is not None:
+        k, m = channel.shape
+        if k * k * m <= TRADEOFF_WORK_MAX:
+            betas = accounting.tradeoff_curve(channel, ALPHAS)
+    curve = betas if betas is not None else reference
+    name = question.spec.get("mechanism", "")
+    return QuestionPrivacy(
+        question=question,
+        mechanism=name,
+        mechanism_label=MECHANISM_LABELS.get(name, name),
+        epsilon=epsilon,
+        epsilon_display=mechanism.epsilon_display,
+        wording=accounting.describe_epsilon(mechanism.epsilon_exact),
+        alphas=[float(a) for a in ALPHAS],
+        betas=None if betas is None else [float(b) for b in betas],
+        reference=[float(b) for b in reference],
+        beta_at_5=float(np.interp(0.05, ALPHAS, curve)),
+        exact_curve=betas is not None,
+    )
+
+
+def survey_privacy_view(survey: Survey) -> SurveyPrivacyView:
+    questions = [q for q in survey.questions.all() if q.is_private and q.spec]
+    views = [v for v in (question_privacy(q) for q in questions) if v is not None]
+    items = []
+    for question in questions:
+        mechanism = ldp.build(question.spec)
+        channel = _channel(mechanism)
+        items.append(channel if channel is not None else mechanism.epsilon)
+    sequential = accounting.sequential_composition([v.epsilon for v in views])
+    composed, method = None, "sequential"
+    if items:
+        try:
+            result = accounting.survey_privacy(items, delta=DELTA)
+        except (ValueError, MemoryError):  # the tighter bound is optional
+            result = None
+        if result is not None and math.isfinite(result.epsilon):
+            composed, method = result.epsilon, result.method
+    return SurveyPrivacyView(
+        questions=views,
+        sequential_epsilon=sequential,
+        composed_epsilon=composed,
+        composed_delta=DELTA,
+        composed_method=method,
+        budget=survey.epsilon_budget,
+    )

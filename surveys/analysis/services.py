@@ -1,0 +1,263 @@
+"""Writes for analysis: advance tallies incrementally, or recount them.
+
+Consistency model
+-----------------
+A survey's tallies always equal the aggregate of exactly the survey's reports
+with ``id <= watermark``.  Each batch is one transaction that locks the
+survey's watermark row and its tally rows, adds the batch's aggregate and
+moves the watermark to the batch's last id, so a run killed half-way leaves a
+consistent prefix and a rerun continues from it; two runs of the same survey
+serialize on the lock, and a run that finds the watermark already at its
+horizon does nothing: the watermark never moves back and no report is
+counted twice.
+
+Reports committed out of id order
+---------------------------------
+Ids come from a sequence when a row is inserted, but transactions commit in
+any order: a report with id 10 may become visible after one with id 11.  A
+watermark moved to 11 would then skip report 10 for ever.  Before folding,
+a refresh takes a *horizon fence*: it locks the report table in SHARE mode
+(which waits until every transaction that has inserted reports has committed
+or rolled back, and holds new inserts off for the instant it takes) and reads
+the largest report id.  Every id at or below that horizon is then either
+visible or gone for good (a rolled-back insert), so folding up to it is safe.
+The fence waits at most ``LOCK_TIMEOUT_MS``; past that the refresh defers
+(folds nothing) and the next refresh or the periodic reconciliation retries,
+so a slow submission is never held up for longer.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import OperationalError, connection, transaction
+from django.utils import timezone
+
+import ldp
+from surveys.analysis.models import Tally, TallyWatermark
+from surveys.authoring.models import Question, SpecRevision, Survey
+from surveys.collection.models import Report
+
+logger = logging.getLogger(__name__)
+
+BATCH_SIZE = 50_000
+LOCK_TIMEOUT_MS = 1_000
+# Test-only: seconds to sleep after each committed batch, so a test can kill a
+# worker in the middle of a refresh.  Unset (0) in every real deployment.
+BATCH_DELAY_ENV = "DENIABLE_TALLY_BATCH_DELAY"
+BATCH_SIZE_ENV = "DENIABLE_TALLY_BATCH_SIZE"
+
+
+@dataclass(frozen=True)
+class RefreshOutcome:
+    """What one refresh did."""
+
+    survey_id: int
+    folded: int  # reports added to the tallies by this run
+    watermark: int  # the watermark after the run
+    deferred: bool = False  # the horizon fence timed out; nothing was folded
+
+
+def _batch_size(batch_size: int | None) -> int:
+    size = batch_size or int(os.environ.get(BATCH_SIZE_ENV) or BATCH_SIZE)
+    if size < 1:
+        raise ValueError(f"batch_size is {size!r}; allowed: a positive integer")
+    return size
+
+
+def _batch_delay() -> None:
+    delay = float(os.environ.get(BATCH_DELAY_ENV) or 0)
+    if delay > 0:
+        time.sleep(delay)
+
+
+# --- the horizon fence -----------------------------------------------------------
+def report_horizon(*, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> int | None:
+    """The largest report id below which no report can still appear, or None.
+
+    None means in-flight submissions did not finish within the lock timeout.
+    """
+    table = connection.ops.quote_name(Report._meta.db_table)
+    if connection.vendor != "postgresql":
+        # SQLite has one writer at a time: commit order is id order.
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}")  # noqa: S608
+            return int(cursor.fetchone()[0])
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(f"SET LOCAL lock_timeout = {int(lock_timeout_ms)}")
+            cursor.execute(f"LOCK TABLE {table} IN SHARE MODE")
+            cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}")  # noqa: S608
+            horizon = int(cursor.fetchone()[0])
+            cursor.execute("SET LOCAL lock_timeout = DEFAULT")
+    except OperationalError as error:
+        if getattr(error.__cause__, "sqlstate", None) != "55P03":  # lock_not_available
+            raise
+        logger.info("tally horizon deferred: submissions still in flight")
+        return None
+    return horizon
+
+
+# --- folding -----------------------------------------------------------------------
+class _Specs:
+    """Compiled mechanisms of a survey's questions, per (question, revision)."""
+
+    def __init__(self, survey_id: int):
+        self.specs: dict[tuple[int, int], Any] = {
+            (r.question_id, r.revision): r.spec
+            for r in SpecRevision.objects.filter(question__survey_id=survey_id)
+        }
+        for q in Question.objects.filter(survey_id=survey_id, spec__isnull=False):
+            self.specs.setdefault((q.pk, q.spec_revision), q.spec)
+        self._built: dict[tuple[int, int], ldp.Mechanism] = {}
+
+    def mechanism(self, key: tuple[int, int]) -> ldp.Mechanism:
+        if key not in self._built:
+            if key not in self.specs:
+                raise LookupError(
+                    f"question {key[0]} has reports under spec revision {key[1]} "
+                    "but no stored spec for it; allowed: revisions with a SpecRevision"
+                )
+            self._built[key] = ldp.build(self.specs[key])
+        return self._built[key]
+
+
+def _aggregate(
+    rows: Iterable[tuple[int, int, Any]], specs: _Specs
+) -> dict[tuple[int, int], ldp.SupportCounts]:
+    """Aggregate (question_id, spec_revision, payload) rows per revision."""
+    payloads: dict[tuple[int, int], list[Any]] = defaultdict(list)
+    for question_id, revision, payload in rows:
+        payloads[(question_id, revision)].append(payload)
+    return {
+        key: specs.mechanism(key).aggregate(reports)
+        for key, reports in payloads.items()
+    }
+
+
+def _question_ids(survey_id: int) -> list[int]:
+    return list(
+        Question.objects.filter(survey_id=survey_id).values_list("pk", flat=True)
+    )
+
+
+def _locked_watermark(survey_id: int) -> TallyWatermark:
+    TallyWatermark.objects.bulk_create(
+        [TallyWatermark(survey_id=survey_id)], ignore_conflicts=True
+    )
+    return TallyWatermark.objects.select_for_update().get(survey_id=survey_id)
+
+
+def _add_to_tallies(
+    survey_id: int, stats: dict[tuple[int, int], ldp.SupportCounts]
+) -> None:
+    tallies = {
+        (t.question_id, t.spec_revision): t
+        for t in Tally.objects.select_for_update().filter(question__survey_id=survey_id)
+    }
+    for key, stat in stats.items():
+        tally = tallies.get(key)
+        if tally is None:
+            Tally.objects.create(
+                question_id=key[0], spec_revision=key[1], n=stat.n, stat=stat.to_dict()
+            )
+            continue
+        total = ldp.SupportCounts.from_dict(tally.stat) + stat
+        tally.stat, tally.n = total.to_dict(), total.n
+        tally.save(update_fields=["stat", "n", "updated_at"])
+
+
+def tallies_refresh(
+    *,
+    survey_id: int,
+    batch_size: int | None = None,
+    lock_timeout_ms: int = LOCK_TIMEOUT_MS,
+) -> RefreshOutcome:
+    """Fold the survey's reports past its watermark into its tallies.
+
+    Idempotent and safe to run concurrently or late (see the module notes).
+    """
+    size = _batch_size(batch_size)
+    if not Survey.objects.filter(pk=survey_id).exists():
+        return RefreshOutcome(survey_id, 0, 0)  # deleted since it was enqueued
+    horizon = report_horizon(lock_timeout_ms=lock_timeout_ms)
+    if horizon is None:
+        mark = TallyWatermark.objects.filter(survey_id=survey_id).first()
+        return RefreshOutcome(
+            survey_id, 0, mark.last_report_id if mark else 0, deferred=True
+        )
+    specs = _Specs(survey_id)
+    question_ids = _question_ids(survey_id)
+    folded = 0
+    while True:
+        with transaction.atomic():
+            mark = _locked_watermark(survey_id)
+            start = mark.last_report_id
+            if start >= horizon:
+                return RefreshOutcome(survey_id, folded, start)
+            rows = list(
+                Report.objects.filter(
+                    question_id__in=question_ids, id__gt=start, id__lte=horizon
+                )
+                .order_by("id")
+                .values_list("id", "question_id", "spec_revision", "payload")[:size]
+            )
+            full = len(rows) == size
+            _add_to_tallies(survey_id, _aggregate((r[1:] for r in rows), specs))
+            mark.last_report_id = rows[-1][0] if full else horizon
+            mark.refreshed_at = timezone.now()
+            mark.save(update_fields=["last_report_id", "refreshed_at"])
+            folded += len(rows)
+        if not full:
+            return RefreshOutcome(survey_id, folded, mark.last_report_id)
+        _batch_delay()
+
+
+def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
+    """Recompute the survey's tallies from scratch; return the reports counted.
+
+    Counts every report up to the horizon (or the current watermark, if that is
+    higher, so the watermark never moves back) and replaces the tallies in one
+    transaction.
+    """
+    size = _batch_size(batch_size)
+    horizon = report_horizon()
+    if horizon is None:
+        raise OperationalError("submissions stayed in flight; recount again later")
+    specs = _Specs(survey_id)
+    question_ids = _question_ids(survey_id)
+    with transaction.atomic():
+        mark = _locked_watermark(survey_id)
+        end = max(horizon, mark.last_report_id)
+        totals: dict[tuple[int, int], ldp.SupportCounts] = {}
+        start, counted = 0, 0
+        while True:
+            rows = list(
+                Report.objects.filter(
+                    question_id__in=question_ids, id__gt=start, id__lte=end
+                )
+                .order_by("id")
+                .values_list("id", "question_id", "spec_revision", "payload")[:size]
+            )
+            for key, stat in _aggregate((r[1:] for r in rows), specs).items():
+                totals[key] = totals[key] + stat if key in totals else stat
+            counted += len(rows)
+            if len(rows) < size:
+                break
+            start = rows[-1][0]
+        Tally.objects.filter(question__survey_id=survey_id).delete()
+        Tally.objects.bulk_create(
+            Tally(question_id=q, spec_revision=r, n=stat.n, stat=stat.to_dict())
+            for (q, r), stat in sorted(totals.items())
+        )
+        if end != mark.last_report_id or counted:
+            mark.last_report_id = end
+            mark.refreshed_at = timezone.now()
+            mark.save(update_fields=["last_report_id", "refreshed_at"])
+    return counted

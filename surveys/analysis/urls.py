@@ -1,0 +1,52 @@
+"""Analysis URLs: researchers' pages (session sign-in) and the API (tokens)."""
+
+from django.urls import path
+
+from surveys.analysis import api, views
+
+app_name = "analysis"
+
+# Signed-in researchers; every <pk> is checked against the owner.
+page_patterns = [
+    path("<int:pk>/", views.survey_dashboard, name="dashboard"),
+    path("<int:pk>/live/", views.survey_dashboard_live, name="dashboard_live"),
+    path("<int:pk>/crosstab/", views.survey_crosstab, name="crosstab"),
+    path("<int:pk>/privacy/", views.survey_privacy, name="privacy"),
+    path(
+        "<int:pk>/export/estimates.csv",
+        views.export_estimates_csv,
+        name="export_estimates_csv",
+    ),
+    path(
+        "<int:pk>/export/estimates.json",
+        views.export_estimates_json,
+        name="export_estimates_json",
+    ),
+    path(
+        "<int:pk>/export/reports.csv",
+        views.export_reports_csv,
+        name="export_reports_csv",
+    ),
+    path(
+        "<int:pk>/export/reports.json",
+        views.export_reports_json,
+        name="export_reports_json",
+    ),
+    path("<int:pk>/export/design.json", views.export_design, name="export_design"),
+    path("tokens/", views.api_tokens, name="api_tokens"),
+    path(
+        "tokens/<int:token_pk>/revoke/",
+        views.api_token_revoke,
+        name="api_token_revoke",
+    ),
+]
+
+# Bearer-token API (read-only), described by its OpenAPI document.
+api_patterns = [
+    path("api/v1/openapi.json", api.openapi, name="api_openapi"),
+    path("api/v1/surveys", api.surveys, name="api_surveys"),
+    path("api/v1/surveys/<int:pk>", api.survey_estimates, name="api_survey"),
+    path("api/v1/surveys/<int:pk>/reports", api.survey_reports, name="api_reports"),
+]
+
+urlpatterns = page_patterns + api_patterns

@@ -1,0 +1,1 @@
+"""Personal API tokens for the read-only research API (stored hashed)."""

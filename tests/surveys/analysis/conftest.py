@@ -1,0 +1,167 @@
+"""A published survey with one question per mechanism family, and respondents."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from decimal import Decimal
+
+import numpy as np
+import pytest
+from kombu import pools
+
+import ldp
+from surveys.analysis import selectors
+from surveys.authoring import services as authoring
+from surveys.authoring.mechanisms import YES_NO_OPTIONS, PrivacyConfig
+from surveys.authoring.models import Survey
+from surveys.celery import app as celery_app
+from surveys.collection.models import Report
+from surveys.collection.services import (
+    ResponseIn,
+    SentReport,
+    submission_ingest,
+    submissions_ingest_bulk,
+)
+
+FOUR = ("Never", "Sometimes", "Often", "Always")
+GRID = {"low": Decimal(0), "high": Decimal(10), "step": Decimal(1)}
+# (mechanism, kind, extra config): every family ldp ships.
+FAMILIES = [
+    ("warner", "yes_no", {"options": YES_NO_OPTIONS}),
+    ("forced_response", "yes_no", {"options": YES_NO_OPTIONS}),
+    ("grr", "single_choice", {"options": FOUR}),
+    ("oue", "single_choice", {"options": FOUR}),
+    ("sue", "single_choice", {"options": FOUR}),
+    ("olh", "single_choice", {"options": FOUR}),
+    ("hadamard", "single_choice", {"options": FOUR}),
+    ("ordinal", "ordinal", {"options": FOUR}),
+    ("geometric", "numeric", GRID),
+    ("piecewise", "numeric", GRID),
+    ("duchi", "numeric", GRID),
+    ("gaussian", "numeric", GRID),
+    ("multi_rr", "multi_select", {"options": FOUR}),
+    ("padding_sampling", "multi_select", {"options": FOUR, "max_selections": 2}),
+]
+
+
+@pytest.fixture
+def researcher(django_user_model):
+    return django_user_model.objects.create_user("grace", password="correct horse 42")
+
+
+def make_survey(owner, families=FAMILIES, *, plain: bool = True) -> Survey:
+    """Create and publish a survey with one ε = 1 question per family."""
+    survey = authoring.survey_create(
+        owner=owner, title="Every family", epsilon_budget=float(len(families) + 1)
+    )
+    for name, kind, extra in families:
+        authoring.question_create(
+            survey=survey,
+            text=f"Question under {name}",
+            privacy=PrivacyConfig(kind=kind, epsilon=1.0, mechanism=name, **extra),
+        )
+    if plain:
+        authoring.question_create(
+            survey=survey,
+            text="Not protected",
+            privacy=PrivacyConfig(kind="yes_no", is_private=False),
+            not_private_acknowledged=True,
+        )
+    return authoring.survey_publish(survey=survey, user=owner)
+
+
+@pytest.fixture
+def family_survey(researcher) -> Survey:
+    return make_survey(researcher)
+
+
+def responses(survey: Survey, count: int, seed: int = 1) -> list[ResponseIn]:
+    """``count`` simulated responses, randomized by the Python reference."""
+    rng = np.random.default_rng(seed)
+    columns: dict[int, list] = {}
+    revisions: dict[int, int] = {}
+    plain: list[int] = []
+    for question in survey.questions.all():
+        if not question.is_private:
+            plain.append(question.pk)
+            continue
+        mechanism = ldp.build(question.spec)
+        if question.kind == "multi_select":
+            truth = (rng.random((count, mechanism.k)) < 0.3).astype(np.int64)
+            if question.max_selections:
+                truth[:, question.max_selections :] = 0
+        else:
+            truth = rng.integers(0, mechanism.k, size=count)
+        columns[question.pk] = mechanism.randomize(truth, rng).tolist()
+        revisions[question.pk] = question.spec_revision
+    return [
+        ResponseIn(
+            idempotency_key=uuid.uuid4(),
+            survey_revision=survey.revision,
+            reports={
+                pk: SentReport(revisions[pk], values[i])
+                for pk, values in columns.items()
+            },
+            plain_answers={pk: 1 for pk in plain},
+        )
+        for i in range(count)
+    ]
+
+
+def submit_bulk(survey: Survey, count: int, seed: int = 1) -> int:
+    return submissions_ingest_bulk(
+        survey=survey, responses=responses(survey, count, seed)
+    )
+
+
+def submit_one(survey: Survey, seed: int = 1):
+    (response,) = responses(survey, 1, seed)
+    return submission_ingest(survey=survey, response=response)
+
+
+def direct_stats(survey: Survey, *, upto: int | None = None) -> dict:
+    """ldp's aggregate of the stored reports, computed here without tallies."""
+    stats: dict[tuple[int, int], dict] = {}
+    for question in survey.questions.filter(is_private=True):
+        reports = Report.objects.filter(question=question).order_by("id")
+        if upto is not None:
+            reports = reports.filter(id__lte=upto)
+        by_revision: dict[int, list] = {}
+        for revision, payload in reports.values_list("spec_revision", "payload"):
+            by_revision.setdefault(revision, []).append(payload)
+        for revision, payloads in by_revision.items():
+            spec = question.spec_revisions.get(revision=revision).spec
+            stat = ldp.build(spec).aggregate(payloads)
+            stats[(question.pk, revision)] = stat.to_dict()
+    return stats
+
+
+def tally_stats(survey: Survey) -> dict:
+    return {
+        key: stat.to_dict()
+        for key, stat in selectors.survey_tallies(survey_id=survey.pk).items()
+    }
+
+
+def _drop_connections() -> None:
+    pools.reset()  # closes and forgets every pooled broker connection
+    celery_app._pool = None
+    amqp = celery_app.__dict__.get("amqp")
+    if amqp is not None:
+        amqp._producer_pool = None
+
+
+@contextmanager
+def broker(url: str) -> Iterator[None]:
+    """Send tasks to the broker at ``url`` instead of running them eagerly."""
+    conf = celery_app.conf
+    saved = conf.broker_url, conf.task_always_eager
+    conf.broker_url, conf.task_always_eager = url, False
+    _drop_connections()
+    try:
+        yield
+    finally:
+        conf.broker_url, conf.task_always_eager = saved
+        _drop_connections()

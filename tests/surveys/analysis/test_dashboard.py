@@ -1,0 +1,198 @@
+"""The dashboard: every question kind renders, and shows ldp's own numbers."""
+
+# Parsing the SVG this project generated itself, not untrusted input.
+# ruff: noqa: S314
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from surveys.analysis import dashboard
+from surveys.analysis.results import Interval, QuestionResult, SurveyResults
+from tests.surveys.analysis.dashboard_support import (
+    PASSWORD,
+    make_survey,
+    reference_estimates,
+    simulate,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def ada(django_user_model):
+    return django_user_model.objects.create_user("ada", password=PASSWORD)
+
+
+@pytest.fixture
+def answered(ada):
+    survey = make_survey(ada)
+    simulate(survey, 400)
+    return survey
+
+
+@pytest.fixture
+def ada_client(client, ada):
+    client.force_login(ada)
+    return client
+
+
+def _card(html: str, question_id: int) -> str:
+    match = re.search(
+        rf'<section class="result-card" id="q{question_id}".*?</section>', html, re.S
+    )
+    assert match, f"no result card for question {question_id}"
+    return match.group(0)
+
+
+def test_dashboard_renders_a_card_for_every_private_question_kind(ada_client, answered):
+    response = ada_client.get(reverse("analysis:dashboard", args=[answered.pk]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    private = answered.questions.filter(is_private=True)
+    assert {q.kind for q in private} == {
+        "yes_no",
+        "single_choice",
+        "ordinal",
+        "numeric",
+        "multi_select",
+    }
+    for question in private:
+        card = _card(html, question.pk)
+        assert '<dd data-field="n">400</dd>' in card
+        assert "<table" in card
+    assert "Which year are you in?" in html  # listed as not protected
+
+
+def test_dashboard_shows_the_estimates_ldp_computes_from_the_same_reports(
+    ada_client, answered
+):
+    html = ada_client.get(reverse("analysis:dashboard", args=[answered.pk])).content
+    html = html.decode()
+    for question_id, estimate in reference_estimates(answered).items():
+        card = _card(html, question_id)
+        shown = re.findall(r'<td data-field="estimate">(-?[\d.]+)%</td>', card)
+        if hasattr(estimate, "estimate") and np.ndim(estimate.estimate) == 1:
+            expected = [f"{v * 100:.1f}" for v in estimate.estimate]
+            assert shown == expected[: dashboard.TABLE_ROWS_MAX]
+        if hasattr(estimate, "mean"):  # ordinal distribution → its mean
+            mean = estimate.mean().estimate
+            assert f'data-field="mean">{dashboard.number(mean)}<' in card
+        elif np.ndim(estimate.estimate) == 0:  # numeric: the mean itself
+            assert f'data-field="mean">{dashboard.number(estimate.estimate)}<' in card
+
+
+def test_every_chart_on_the_dashboard_is_well_formed_accessible_svg(
+    ada_client, answered
+):
+    html = ada_client.get(reverse("analysis:dashboard", args=[answered.pk])).content
+    svgs = re.findall(r"<svg.*?</svg>", html.decode(), re.S)
+    assert len(svgs) == answered.questions.filter(is_private=True).count()
+    for svg in svgs:
+        root = ET.fromstring(svg)
+        tags = [child.tag.split("}")[-1] for child in root]
+        assert tags[:2] == ["title", "desc"]
+        assert root.get("role") == "img"
+
+
+def test_dashboard_page_has_no_inline_script_or_style(ada_client, answered):
+    html = ada_client.get(reverse("analysis:dashboard", args=[answered.pk])).content
+    html = html.decode()
+    assert "<style" not in html
+    assert " style=" not in html
+    assert re.findall(r"<script(?![^>]*\bsrc=)[^>]*>", html) == []
+    assert "js/dashboard.js" in html
+
+
+def test_live_endpoint_returns_the_fragment_and_freshness(ada_client, answered):
+    response = ada_client.get(reverse("analysis:dashboard_live", args=[answered.pk]))
+    assert response.status_code == 200
+    data = response.json()
+    assert data["pending_reports"] == 0
+    assert "updated" in data["freshness"] and "0 reports pending" in data["freshness"]
+    assert 'class="result-card"' in data["html"]
+    assert "<html" not in data["html"]
+
+
+def test_dashboard_works_without_javascript_through_a_refresh_link(
+    ada_client, answered
+):
+    url = reverse("analysis:dashboard", args=[answered.pk])
+    html = ada_client.get(url).content.decode()
+    assert f'href="{url}" class="refresh-link"' in html
+
+
+def test_pending_reports_are_counted_until_tallied(ada_client, ada):
+    survey = make_survey(ada)
+    simulate(survey, 50)
+    from surveys.analysis.models import TallyWatermark
+
+    TallyWatermark.objects.filter(survey=survey).update(last_report_id=0)
+    data = ada_client.get(reverse("analysis:dashboard_live", args=[survey.pk])).json()
+    assert data["pending_reports"] == 50 * 7
+
+
+def test_dashboard_renders_a_survey_without_responses(ada_client, ada):
+    survey = make_survey(ada)
+    response = ada_client.get(reverse("analysis:dashboard", args=[survey.pk]))
+    assert response.status_code == 200
+    assert "No reports yet" in response.content.decode()
+
+
+def _results(refreshed_at, pending) -> SurveyResults:
+    return SurveyResults(1, "t", 1.0, [], [], refreshed_at, pending)
+
+
+def test_freshness_reads_seconds_ago_and_pending_reports():
+    now = timezone.now()
+    text = dashboard.freshness(_results(now - timedelta(seconds=12), 40), now=now)
+    assert text == "updated 12 s ago, 40 reports pending"
+
+
+def test_freshness_says_when_nothing_was_tallied_yet():
+    assert dashboard.freshness(_results(None, 1)) == "not tallied yet, 1 report pending"
+
+
+def test_card_formats_shares_as_percent_and_keeps_estimates_outside_zero_one():
+    result = QuestionResult(
+        question_id=1,
+        position=1,
+        text="Q",
+        kind="single_choice",
+        spec_revision=1,
+        mechanism="oue",
+        mechanism_label="Optimized unary encoding",
+        epsilon=1.0,
+        n=100,
+        labels=["A", "B"],
+        estimate=[-0.05, 1.05],
+        standard_error=[0.1, 0.1],
+        intervals=[Interval(-0.25, 0.15), Interval(0.85, 1.25)],
+        interval_method="exact",
+        consistent=[0.0, 1.0],
+        mean=None,
+        mean_standard_error=None,
+        mean_interval=None,
+        margin_of_error=0.2,
+        target_margin=0.05,
+        responses_needed=1500,
+        influence_factor=0.042,
+        warnings=[],
+    )
+    card = dashboard.question_card(result)
+    assert [r.estimate for r in card.rows] == ["-5.0%", "105.0%"]
+    assert card.margin == "20.0%" and card.target == "5.0%"
+    assert card.influence == "4.2 points"
+    ET.fromstring(str(card.chart))

@@ -1,0 +1,169 @@
+"""survey_results: estimates from tallies equal ldp's on the same reports."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import ldp
+from surveys.analysis import selectors, services
+from surveys.analysis.results import Interval
+from surveys.authoring import services as authoring
+from surveys.authoring.mechanisms import PrivacyConfig
+from surveys.authoring.selectors import question_privacy_config
+from surveys.collection.models import Report
+from tests.surveys.analysis.conftest import FAMILIES, make_survey, submit_bulk
+
+pytestmark = pytest.mark.django_db
+
+
+def _ldp_estimate(question):
+    payloads = list(
+        Report.objects.filter(
+            question=question, spec_revision=question.spec_revision
+        ).values_list("payload", flat=True)
+    )
+    mechanism = ldp.build(question.spec)
+    return mechanism, mechanism.aggregate(payloads)
+
+
+def _close(got, expected) -> bool:
+    return np.allclose(np.asarray(got, float), np.asarray(expected, float), rtol=1e-12)
+
+
+def test_results_equal_ldp_estimates_on_the_same_reports_for_every_family(
+    family_survey,
+):
+    submit_bulk(family_survey, 400)
+    services.tallies_refresh(survey_id=family_survey.pk, batch_size=999)
+    results = selectors.survey_results(survey=family_survey)
+
+    assert [q.mechanism for q in results.questions] == [f[0] for f in FAMILIES]
+    questions = {q.pk: q for q in family_survey.questions.all()}
+    for result in results.questions:
+        mechanism, stat = _ldp_estimate(questions[result.question_id])
+        assert result.n == stat.n == 400
+        assert result.epsilon == mechanism.epsilon
+        if isinstance(mechanism, ldp.mechanisms.FiniteChannelMechanism):
+            mean = (
+                mechanism.estimate_distribution(stat).mean()
+                if mechanism.primary == "distribution"
+                else mechanism.estimate_mean(stat)
+            )
+            interval = mean.confidence_interval(0.95, "t")
+            assert _close(result.mean, mean.estimate)
+            assert _close(result.mean_standard_error, mean.standard_error)
+            assert result.mean_interval == Interval(interval.low, interval.high)
+            if result.estimate:
+                shares = mechanism.estimate_distribution(stat)
+                assert _close(result.estimate, shares.estimate)
+                assert _close(result.standard_error, shares.standard_error)
+                assert _close(result.consistent, shares.consistent())
+                assert result.interval_method == "wald"
+        else:
+            estimate = mechanism.estimate(stat)
+            interval = estimate.confidence_interval(0.95, method="exact")
+            assert _close(result.estimate, estimate.estimate)
+            assert _close(result.standard_error, estimate.standard_error)
+            assert _close([i.low for i in result.intervals], interval.low)
+            assert _close([i.high for i in result.intervals], interval.high)
+            assert result.interval_method == "exact"
+            assert len(result.labels) == len(result.estimate) == mechanism.k
+
+
+def test_results_describe_the_survey_and_its_unprotected_questions(family_survey):
+    submit_bulk(family_survey, 20)
+    services.tallies_refresh(survey_id=family_survey.pk)
+    results = selectors.survey_results(survey=family_survey)
+    plain = family_survey.questions.get(is_private=False)
+
+    assert results.not_protected == [(plain.pk, plain.text)]
+    assert results.total_epsilon == pytest.approx(
+        math.fsum(q.epsilon for q in results.questions)
+    )
+    assert results.total_epsilon <= len(FAMILIES) * 1.0 + 1e-9
+    assert results.pending_reports == 0
+    assert results.refreshed_at is not None
+    assert [q.position for q in results.questions] == sorted(
+        q.position for q in results.questions
+    )
+    grr = next(q for q in results.questions if q.mechanism == "grr")
+    assert grr.mechanism_label == "Generalized randomized response"
+    assert grr.labels == ["Never", "Sometimes", "Often", "Always"]
+    assert grr.consistent is not None
+    assert sum(grr.consistent) == pytest.approx(1)
+
+
+def test_results_come_from_tallies_not_from_reports_stored_since(family_survey):
+    submit_bulk(family_survey, 10)
+    services.tallies_refresh(survey_id=family_survey.pk)
+    submit_bulk(family_survey, 7, seed=2)
+
+    results = selectors.survey_results(survey=family_survey)
+
+    assert {q.n for q in results.questions} == {10}
+    assert results.pending_reports == 7 * len(FAMILIES)
+
+
+def test_results_with_no_reports_warn_and_plan_from_one_response(researcher):
+    survey = make_survey(researcher, FAMILIES[:1])
+    result = selectors.survey_results(survey=survey).questions[0]
+    mechanism = ldp.build(survey.questions.get(is_private=True).spec)
+
+    assert result.n == 0
+    assert result.estimate == []
+    assert result.warnings == ["No reports yet."]
+    assert result.margin_of_error == pytest.approx(ldp.margin_of_error(mechanism, 1))
+    assert result.responses_needed == ldp.sample_size(mechanism, 0.05)
+    assert selectors.survey_results(survey=survey).refreshed_at is None
+
+
+def test_responses_needed_is_zero_once_the_target_margin_is_met(researcher):
+    survey = make_survey(researcher, FAMILIES[:1], plain=False)
+    submit_bulk(survey, 50)
+    services.tallies_refresh(survey_id=survey.pk)
+
+    result = selectors.survey_results(survey=survey, target_margin=0.9).questions[0]
+
+    assert result.responses_needed == 0
+    assert result.margin_of_error < 0.9
+
+
+def test_influence_factor_is_one_percent_of_a_fake_reports_reach(researcher):
+    survey = make_survey(researcher, [("grr", "single_choice", FAMILIES[2][2])])
+    result = selectors.survey_results(survey=survey).questions[0]
+    mechanism = ldp.build(survey.questions.get(is_private=True).spec)
+    p, q = mechanism.p_star[0], mechanism.q_star[0]
+
+    assert result.influence_factor == pytest.approx(0.01 * (1 - q) / (p - q))
+
+
+def test_reports_under_an_older_spec_revision_are_counted_apart_and_warned(
+    researcher,
+):
+    survey = make_survey(researcher, FAMILIES[2:3], plain=False)
+    submit_bulk(survey, 12)
+    question = survey.questions.get()
+    config = question_privacy_config(question)
+    authoring.question_update(
+        question=question,
+        text=question.text,
+        privacy=PrivacyConfig(**{**config.__dict__, "epsilon": 0.5}),
+    )
+    question.refresh_from_db()
+    survey.refresh_from_db()
+    assert question.spec_revision == 2
+    submit_bulk(survey, 5, seed=3)
+    services.tallies_refresh(survey_id=survey.pk)
+
+    result = selectors.survey_results(survey=survey).questions[0]
+
+    assert result.n == 5
+    assert result.spec_revision == 2
+    assert (
+        "12 reports made under earlier versions of this question are not included."
+        in result.warnings
+    )
+    assert any("far outside 0–100%" in warning for warning in result.warnings)

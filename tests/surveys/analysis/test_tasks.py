@@ -1,0 +1,103 @@
+"""Refreshes are enqueued after a submission commits; a dead broker loses nothing."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import redis
+from django.core.cache import cache
+
+from surveys.analysis import selectors, tasks
+from surveys.collection.models import Submission
+from tests.conftest import free_port
+from tests.surveys.analysis.conftest import (
+    FAMILIES,
+    broker,
+    direct_stats,
+    submit_bulk,
+    submit_one,
+    tally_stats,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def test_submission_enqueues_a_refresh_that_advances_tallies_on_commit(
+    family_survey, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        outcome = submit_one(family_survey)
+
+    assert outcome.created
+    assert len(callbacks) == 1
+    assert selectors.pending_report_count(survey_id=family_survey.pk) == 0
+    assert {stat["n"] for stat in tally_stats(family_survey).values()} == {1}
+    assert tally_stats(family_survey) == direct_stats(family_survey)
+
+
+def test_no_refresh_is_enqueued_before_the_submission_commits(
+    family_survey, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        submit_one(family_survey)
+
+    assert len(callbacks) == 1
+    assert tally_stats(family_survey) == {}
+
+
+def test_broker_down_still_stores_the_submission_and_reconciliation_catches_up(
+    family_survey, django_capture_on_commit_callbacks, caplog
+):
+    started = time.monotonic()
+    with (
+        broker(f"redis://127.0.0.1:{free_port()}/10"),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        outcome = submit_one(family_survey)
+    elapsed = time.monotonic() - started
+
+    assert outcome.created
+    assert Submission.objects.filter(pk=outcome.submission.pk).exists()
+    assert "could not enqueue a tally refresh" in caplog.text
+    assert elapsed < 10
+    assert selectors.pending_report_count(survey_id=family_survey.pk) == len(FAMILIES)
+    assert selectors.surveys_with_pending_reports() == [family_survey.pk]
+
+    assert tasks.reconcile_tallies() == [family_survey.pk]
+
+    assert selectors.pending_report_count(survey_id=family_survey.pk) == 0
+    assert tally_stats(family_survey) == direct_stats(family_survey)
+    assert tasks.reconcile_tallies() == []
+
+
+def test_enqueue_failure_is_reported_not_raised(family_survey):
+    with broker(f"redis://127.0.0.1:{free_port()}/10"):
+        assert tasks.send_refresh(family_survey.pk) is False
+
+
+def test_refresh_task_run_twice_returns_the_same_watermark(family_survey):
+    submit_bulk(family_survey, 5)
+    first = tasks.refresh_survey_tallies(family_survey.pk)
+    second = tasks.refresh_survey_tallies(family_survey.pk)
+
+    assert first["folded"] == 5 * len(FAMILIES)
+    assert second == {**first, "folded": 0}
+
+
+def test_a_burst_of_submissions_enqueues_one_refresh(
+    family_survey, django_capture_on_commit_callbacks
+):
+    url = "redis://127.0.0.1:6379/12"
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    cache.clear()
+    try:
+        with broker(url), django_capture_on_commit_callbacks(execute=True):
+            for seed in range(5):
+                assert submit_one(family_survey, seed=seed).created
+        assert client.llen("celery") == 1
+    finally:
+        client.flushdb()
+        client.close()
+        cache.clear()

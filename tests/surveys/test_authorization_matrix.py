@@ -1,0 +1,187 @@
+"""Every URL pattern of the project has an access policy, and it holds.
+
+The URLconf is walked, so a new URL without a policy here fails this suite.
+Policies:
+
+- public: anyone (home, sign-in, respondents' pages reached by an unguessable
+  link or token, the verify page, the randomizer itself);
+- signed_in: any researcher, showing only their own data (lists, creation);
+- owner: a survey's owner only; anonymous → sign-in page, another researcher → 404;
+- api: Bearer-token API; no token → 401, another researcher's token → 404;
+- admin: Django's admin, staff only.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+import pytest
+from django.conf import settings
+from django.shortcuts import resolve_url
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from surveys.authoring import services
+from surveys.authoring.mechanisms import PrivacyConfig
+
+PUBLIC = {
+    "home",
+    "healthz",
+    "login",
+    "logout",
+    "password_reset",
+    "password_reset_done",
+    "password_reset_confirm",
+    "password_reset_complete",
+    "collection:verify",
+    "collection:randomizer",
+    "collection:receipt",
+    "collection:consent",
+    "collection:respond",
+    "collection:consent_invitation",
+    "collection:respond_invitation",
+    "analysis:api_openapi",
+}
+SIGNED_IN = {
+    "password_change",
+    "password_change_done",
+    "authoring:survey_list",
+    "authoring:survey_create",
+    "analysis:api_tokens",
+}
+API = {"analysis:api_surveys", "analysis:api_survey", "analysis:api_reports"}
+# Owner-scoped: every URL that names a survey (pk / survey_id) or a token.
+OWNER_PREFIXES = ("authoring:", "collection:", "analysis:")
+
+
+def walk(patterns, namespace: str | None = None):
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            yield from walk(pattern.url_patterns, pattern.namespace or namespace)
+        elif isinstance(pattern, URLPattern):
+            name = pattern.name or ""
+            yield (f"{namespace}:{name}" if namespace else name), pattern
+
+
+ALL = list(walk(get_resolver().url_patterns))
+
+
+def policy(name: str) -> str:
+    if name.startswith("admin:"):
+        return "admin"
+    if name in PUBLIC:
+        return "public"
+    if name in SIGNED_IN:
+        return "signed_in"
+    if name in API:
+        return "api"
+    if name.startswith(OWNER_PREFIXES):
+        return "owner"
+    return "none"
+
+
+OWNER_PATTERNS = [(name, p) for name, p in ALL if policy(name) == "owner"]
+
+
+def test_every_url_pattern_has_an_access_policy():
+    unclassified = [name or str(p.pattern) for name, p in ALL if policy(name) == "none"]
+    assert not unclassified, f"add these URLs to a policy: {unclassified}"
+
+
+def test_every_url_pattern_outside_the_admin_has_a_name():
+    nameless = [str(p.pattern) for name, p in ALL if not name.split(":")[-1]]
+    # The admin's catch-all and object redirects are Django's own, unnamed.
+    assert all(path.startswith(("<path", "(?P<url>")) for path in nameless), nameless
+
+
+@pytest.fixture
+def owners(django_user_model):
+    ada = django_user_model.objects.create_user("ada", password="x" * 12)
+    bob = django_user_model.objects.create_user("bob", password="x" * 12)
+    survey = services.survey_create(owner=ada, title="Ada's survey")
+    question = services.question_create(
+        survey=survey,
+        text="Have you ever cheated on an exam?",
+        privacy=PrivacyConfig(kind="yes_no"),
+    )
+    return ada, bob, survey, question
+
+
+def url_for(name: str, pattern: URLPattern, survey, question, token_pk=None) -> str:
+    values = {
+        "pk": survey.pk,
+        "survey_id": survey.pk,
+        "question_pk": question.pk,
+        "token_pk": token_pk,
+    }
+    names = list(pattern.pattern.converters)
+    missing = [arg for arg in names if values.get(arg) is None]
+    assert not missing, f"{name}: give the matrix a value for {missing}"
+    return reverse(name, kwargs={arg: values[arg] for arg in names})
+
+
+def _token_pk(owner):
+    """An API token of the owner's, for URLs that name one (if tokens exist)."""
+    try:
+        from surveys.api_tokens.models import ApiToken
+    except ImportError:
+        return None
+    field_names = {f.name for f in ApiToken._meta.get_fields()}
+    kwargs = {"user": owner} if "user" in field_names else {"owner": owner}
+    if "token_hash" in field_names:
+        kwargs["token_hash"] = "0" * 64
+    if "name" in field_names:
+        kwargs["name"] = "matrix"
+    return ApiToken.objects.create(**kwargs).pk
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("method", ["get", "post"])
+@pytest.mark.parametrize(
+    ("name", "pattern"), OWNER_PATTERNS, ids=[n for n, _ in OWNER_PATTERNS]
+)
+def test_owner_scoped_url_admits_only_the_owner(client, owners, name, pattern, method):
+    ada, bob, survey, question = owners
+    url = url_for(name, pattern, survey, question, token_pk=_token_pk(ada))
+
+    anonymous = getattr(client, method)(url)
+    assert anonymous.status_code == 302, (name, method, anonymous.status_code)
+    assert urlparse(anonymous["Location"]).path == resolve_url(settings.LOGIN_URL)
+
+    client.force_login(bob)
+    stranger = getattr(client, method)(url)
+    client.force_login(ada)
+    owner = getattr(client, method)(url)
+    if stranger.status_code == 405:
+        # The method is refused before any survey is looked up: the same for all.
+        assert owner.status_code == 405, (name, method, owner.status_code)
+        return
+    assert stranger.status_code == 404, (name, method, stranger.status_code)
+    # 2xx, a redirect after a successful action, 400 for an empty form post,
+    # or 405 for the wrong method: never "not found" or "forbidden".
+    assert owner.status_code not in {401, 403, 404}, (name, method, owner.status_code)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", sorted(SIGNED_IN - {"password_change_done"}))
+def test_signed_in_url_sends_anonymous_visitors_to_sign_in(client, name):
+    response = client.get(reverse(name))
+    assert response.status_code == 302
+    assert urlparse(response["Location"]).path == resolve_url(settings.LOGIN_URL)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", sorted(API))
+def test_api_url_refuses_requests_without_a_token(client, owners, name):
+    _, _, survey, question = owners
+    pattern = dict(ALL)[name]
+    response = client.get(url_for(name, pattern, survey, question))
+    assert response.status_code == 401
+
+
+@pytest.mark.django_db
+def test_admin_refuses_a_researcher_who_is_not_staff(client, owners):
+    ada, *_ = owners
+    client.force_login(ada)
+    response = client.get(reverse("admin:index"))
+    assert response.status_code == 302
+    assert "/admin/login/" in response["Location"]
