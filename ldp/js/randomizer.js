@@ -2,9 +2,9 @@
 // differentially private report, following ldp/spec/README.md (spec v1).
 //
 // Why it looks the way it does:
-// - Randomness comes only from crypto.getRandomValues. Math.random is
-//   predictable, so if no secure source exists we throw (fail closed) and the
-//   form must not submit.
+// - Randomness comes only from crypto.getRandomValues (the language's
+//   built-in pseudo-random generator is predictable), so if no secure source
+//   exists we throw (fail closed) and the form must not submit.
 // - Only integer arithmetic. The server turned every ε into integer weights;
 //   we sample those integers exactly with rejection sampling, so the channel
 //   we deliver is exactly the one whose ε the server computed and displayed.
