@@ -166,6 +166,32 @@ if PRODUCTION:
     if env_bool("TRUST_X_FORWARDED_PROTO", False):
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# --- Cache ----------------------------------------------------------------------
+# Shared by every web process and worker: refresh debouncing and rate limits live
+# here.  Empty means a per-process memory cache (fine for one development server);
+# production points it at Redis, e.g. redis://host:6379/2.
+CACHE_URL = env_str("CACHE_URL")
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": "deniable",
+            "TIMEOUT": 300,
+            # Fail fast: a cache outage must never stall a submission.
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    }
+elif CACHE_URL in ("", "locmem://"):
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    }
+else:
+    raise ImproperlyConfigured(
+        f"CACHE_URL={CACHE_URL!r} is not understood; use redis://host:port/db, "
+        "rediss://..., unix://..., locmem:// or leave it empty."
+    )
+
 # --- Celery -------------------------------------------------------------------
 # No broker configured: tasks run in-process (eager), so the development server
 # needs nothing else running.  With a broker, they go to the workers.

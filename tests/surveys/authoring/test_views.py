@@ -312,6 +312,17 @@ def test_open_survey_shows_the_respondents_link(ada_client, survey, ada):
     assert f'href="{link}"' in html
 
 
+def test_published_survey_links_to_its_results_dashboard(ada_client, survey, ada):
+    services.survey_publish(survey=survey, user=ada)
+    html = ada_client.get(_detail(survey)).content.decode()
+    assert f'href="{reverse("analysis:dashboard", args=[survey.pk])}"' in html
+
+
+def test_draft_survey_has_no_results_link(ada_client, survey):
+    html = ada_client.get(_detail(survey)).content.decode()
+    assert reverse("analysis:dashboard", args=[survey.pk]) not in html
+
+
 def test_error_summary_links_to_each_field_in_error(ada_client, make_survey):
     survey = make_survey()
     url = reverse("authoring:question_create", kwargs={"pk": survey.pk})
