@@ -183,9 +183,7 @@ if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
         }
     }
 elif CACHE_URL in ("", "locmem://"):
-    CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
-    }
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 else:
     raise ImproperlyConfigured(
         f"CACHE_URL={CACHE_URL!r} is not understood; use redis://host:port/db, "
