@@ -64,6 +64,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Before sessions and authentication (they query the database lazily): a
+    # database outage anywhere below answers 503 with Retry-After, not 500.
+    "surveys.middleware.DatabaseUnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -98,6 +101,10 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# Seconds clients are told to wait (Retry-After) while the database is unreachable.
+DB_UNAVAILABLE_RETRY_AFTER = env_int("DB_UNAVAILABLE_RETRY_AFTER", 5)
+if DB_UNAVAILABLE_RETRY_AFTER < 1:
+    raise ImproperlyConfigured("DB_UNAVAILABLE_RETRY_AFTER must be 1 or more.")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
@@ -190,6 +197,40 @@ else:
         "rediss://..., unix://..., locmem:// or leave it empty."
     )
 
+# --- Rate limits (respondent endpoints; surveys/collection/ratelimit.py) --------
+# "COUNT/SECONDS" fixed windows, counted in the cache above (shared through Redis).
+# Submissions count per client address, per invitation token and per survey;
+# opening invitation pages counts per address (slows token guessing).  Excess gets
+# 429 with Retry-After and nothing is stored.  If the cache is down they fail open.
+RATE_LIMITS_ENABLED = env_bool("RATE_LIMITS_ENABLED", True)
+# A class of 30 behind one school NAT can all send in the same minute.
+RATE_LIMIT_PER_ADDRESS = env_str("RATE_LIMIT_PER_ADDRESS", "30/60")
+# One response per invitation; a few retries after network errors are plenty.
+RATE_LIMIT_PER_TOKEN = env_str("RATE_LIMIT_PER_TOKEN", "10/60")
+# 20 submissions a second, sustained: far above any real survey's peak.
+RATE_LIMIT_PER_SURVEY = env_str("RATE_LIMIT_PER_SURVEY", "1200/60")
+# Consent and answer pages of invitations opened from one address.
+RATE_LIMIT_LOOKUPS_PER_ADDRESS = env_str("RATE_LIMIT_LOOKUPS_PER_ADDRESS", "60/60")
+# 0: the client is REMOTE_ADDR.  N: the N-th address from the right of
+# X-Forwarded-For (set it to the number of reverse proxies in front of gunicorn).
+RATE_LIMIT_TRUSTED_PROXIES = env_int("RATE_LIMIT_TRUSTED_PROXIES", 0)
+for _name in (
+    "RATE_LIMIT_PER_ADDRESS",
+    "RATE_LIMIT_PER_TOKEN",
+    "RATE_LIMIT_PER_SURVEY",
+    "RATE_LIMIT_LOOKUPS_PER_ADDRESS",
+):
+    _count, _, _seconds = globals()[_name].partition("/")
+    if not (_count.strip().isdigit() and _seconds.strip().isdigit()) or not int(
+        _seconds
+    ):
+        raise ImproperlyConfigured(
+            f"{_name}={globals()[_name]!r} is not a rate; write COUNT/SECONDS, "
+            "e.g. 30/60 (at most 30 requests in each 60 seconds)."
+        )
+if RATE_LIMIT_TRUSTED_PROXIES < 0:
+    raise ImproperlyConfigured("RATE_LIMIT_TRUSTED_PROXIES must be 0 or more.")
+
 # --- Celery -------------------------------------------------------------------
 # No broker configured: tasks run in-process (eager), so the development server
 # needs nothing else running.  With a broker, they go to the workers.
@@ -237,8 +278,42 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}
+        "plain": {
+            "()": "surveys.redaction.RedactingFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
+        }
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Invitation tokens and receipt codes in request paths are redacted from
+    # every log line and error email (surveys/redaction.py).
+    "filters": {
+        "redact_secrets": {"()": "surveys.redaction.RedactSecretsFilter"},
+        "require_debug_false": {"()": "django.utils.log.RequireDebugFalse"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["redact_secrets"],
+        },
+        "mail_admins": {
+            "level": "ERROR",
+            "class": "surveys.redaction.RedactingAdminEmailHandler",
+            "filters": ["require_debug_false", "redact_secrets"],
+        },
+    },
+    "loggers": {
+        # Django's default config sends these to its own console and mail
+        # handlers; route them through the redacting ones instead.
+        "django": {"handlers": ["mail_admins"], "level": "INFO", "propagate": True},
+        "django.request": {"filters": ["redact_secrets"]},
+        "django.server": {
+            "handlers": [],
+            "filters": ["redact_secrets"],
+            "level": "INFO",
+            "propagate": True,
+        },
+        # Its DEBUG messages quote template variables (answers to plain questions).
+        "django.template": {"level": "INFO"},
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }

@@ -6,6 +6,7 @@ from surveys import views
 urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("ping", views.ping, name="ping"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("surveys/", include("surveys.authoring.urls")),
     path("s/", include("surveys.collection.urls")),

@@ -1,9 +1,13 @@
-"""Site-wide pages that belong to no single app: the home page and a health probe."""
+"""Site-wide pages that belong to no single app: the home page, a health probe
+and a trivial baseline view for benchmarks."""
 
 from django.db import DatabaseError, connection
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
 from django.views.generic import TemplateView
+
+from surveys.middleware import retry_after_seconds
 
 
 class HomeView(TemplateView):
@@ -17,5 +21,23 @@ def healthz(request: HttpRequest) -> JsonResponse:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
     except DatabaseError:
-        return JsonResponse({"database": "unavailable"}, status=503)
+        # The same Retry-After as every other page answers while the database
+        # is unreachable (surveys.middleware).
+        retry_after = retry_after_seconds()
+        response = JsonResponse(
+            {"database": "unavailable", "retry_after": retry_after}, status=503
+        )
+        response["Retry-After"] = str(retry_after)
+        return response
     return JsonResponse({"database": "ok"})
+
+
+@require_safe
+@never_cache
+def ping(request: HttpRequest) -> HttpResponse:
+    """A two-byte answer with no database work: the baseline for load benchmarks.
+
+    It passes through the same server and middleware as every other page, so
+    the time a real page takes can be given as a ratio to it.
+    """
+    return HttpResponse(b"ok", content_type="text/plain; charset=utf-8")

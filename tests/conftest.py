@@ -145,3 +145,12 @@ def test_database_url(django_db_blocker) -> str:
 def redis_url() -> str:
     """The real Redis the tests use (a database number of its own)."""
     return os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+@pytest.fixture
+def browser():
+    """Headless Chromium (the system's, through Playwright), closed after the test."""
+    from tests.browser import headless_chromium
+
+    with headless_chromium() as launched:
+        yield launched

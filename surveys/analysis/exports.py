@@ -233,6 +233,16 @@ def _randomizer_integrity() -> str | None:
         return None
 
 
+def _page_script_integrity() -> str | None:
+    """SRI of respond.js, the one script respondent pages load (test plan §5)."""
+    try:
+        from surveys.collection.assets import respond_script
+
+        return respond_script().integrity
+    except (ImportError, OSError):
+        return None
+
+
 def design_card(survey: Survey) -> dict[str, Any]:
     """Everything that decides how answers were randomized, as one JSON document."""
     questions = questions_document(survey)
@@ -255,6 +265,7 @@ def design_card(survey: Survey) -> dict[str, Any]:
         },
         "spec_version": ldp.SPEC_VERSION,
         "randomizer_sha384": _randomizer_integrity(),
+        "page_script_sha384": _page_script_integrity(),
         "questions": questions,
     }
 

@@ -30,6 +30,11 @@ logger = logging.getLogger(__name__)
 # everything up to its horizon, and reconciliation catches what is missed.
 DEBOUNCE_SECONDS = 2
 PUBLISH_RETRY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+# A submission waits for its refresh to be published (after its commit, inside
+# the request), so the publishing connection gets socket timeouts of its own:
+# without them a broker that accepts connections but never answers (paused,
+# overloaded, half-open) holds the request until gunicorn kills the worker.
+PUBLISH_TIMEOUT_SECONDS = 0.5
 
 
 @shared_task
@@ -81,11 +86,18 @@ def send_refresh(survey_id: int) -> bool:
             return True
         if not cache.add(key, 1, timeout=DEBOUNCE_SECONDS):
             return True  # a refresh is already queued for after this commit
-        task.apply_async(
-            (survey_id,),
-            countdown=DEBOUNCE_SECONDS,
-            retry_policy=PUBLISH_RETRY,
-        )
+        with app.connection_for_write(
+            transport_options={
+                "socket_timeout": PUBLISH_TIMEOUT_SECONDS,
+                "socket_connect_timeout": PUBLISH_TIMEOUT_SECONDS,
+            }
+        ) as connection:
+            task.apply_async(
+                (survey_id,),
+                countdown=DEBOUNCE_SECONDS,
+                retry_policy=PUBLISH_RETRY,
+                connection=connection,
+            )
     except Exception:
         # The submission is stored; reconciliation will fold it in.
         logger.warning(

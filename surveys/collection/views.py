@@ -2,7 +2,8 @@
 
 Views stay thin: forms check shape, services check meaning and store, and
 selectors read.  The respond view is marked sensitive so that error reports
-never include what was posted.
+never include what was posted.  Submissions and invitation pages are rate
+limited (``ratelimit``) before anything is looked up or stored.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_safe
 
 from surveys.authoring.models import Survey
-from surveys.collection import assets, selectors, services
+from surveys.collection import assets, ratelimit, selectors, services
 from surveys.collection.forms import InvitationsForm, ResponseForm
 from surveys.collection.models import Invitation
 from surveys.collection.tokens import receipt_token, submission_id_from_receipt
@@ -67,6 +68,29 @@ def _problem(
     )
 
 
+def _too_many(request: HttpRequest, exceeded: ratelimit.Exceeded) -> HttpResponse:
+    """429 with Retry-After: a page to read, or JSON for the page's script."""
+    response: HttpResponse
+    if _wants_json(request):
+        response = JsonResponse(
+            {
+                "error": exceeded.message,
+                "code": "rate_limited",
+                "retry_after": exceeded.retry_after,
+            },
+            status=429,
+        )
+    else:
+        response = render(
+            request,
+            "collection/too_many.html",
+            {"message": exceeded.message},
+            status=429,
+        )
+    response["Retry-After"] = str(exceeded.retry_after)
+    return response
+
+
 def _closed(request: HttpRequest, survey: Survey) -> HttpResponse:
     return _problem(
         request,
@@ -102,6 +126,8 @@ def consent_public(request: HttpRequest, public_token: str) -> HttpResponse:
 @require_safe
 @never_cache
 def consent_invitation(request: HttpRequest, token: str) -> HttpResponse:
+    if exceeded := ratelimit.check_lookup(request):
+        return _too_many(request, exceeded)
     invitation = _invitation(request, token)
     if isinstance(invitation, HttpResponse):
         return invitation
@@ -125,6 +151,8 @@ def _respond(
                 ),
             )
         return _closed(request, survey)
+    if request.method == "POST" and (exceeded := ratelimit.check_survey(survey.pk)):
+        return _too_many(request, exceeded)
     try:
         ResponseForm(survey=survey)
     except ValueError:
@@ -215,6 +243,8 @@ def _rejected(
 @require_http_methods(["GET", "POST"])
 @never_cache
 def respond_public(request: HttpRequest, public_token: str) -> HttpResponse:
+    if request.method == "POST" and (exceeded := ratelimit.check_submission(request)):
+        return _too_many(request, exceeded)
     return _respond(request, _public_survey(public_token), None)
 
 
@@ -222,6 +252,13 @@ def respond_public(request: HttpRequest, public_token: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @never_cache
 def respond_invitation(request: HttpRequest, token: str) -> HttpResponse:
+    exceeded = (
+        ratelimit.check_submission(request, invitation_token=token)
+        if request.method == "POST"
+        else ratelimit.check_lookup(request)
+    )
+    if exceeded:
+        return _too_many(request, exceeded)
     invitation = selectors.invitation_by_token(token)
     if invitation is not None and request.method == "POST":
         # Used or not, the service decides (so a retry still gets its receipt).

@@ -9,6 +9,10 @@ Policies:
 - owner: a survey's owner only; anonymous → sign-in page, another researcher → 404;
 - api: Bearer-token API; no token → 401, another researcher's token → 404;
 - admin: Django's admin, staff only.
+
+The columns (test plan §5): the owner, another researcher, anonymous, and a
+respondent of another survey (a browser that has just answered survey B through
+its invitation, with B's session and cookies, trying survey A's URLs).
 """
 
 from __future__ import annotations
@@ -22,10 +26,15 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from surveys.authoring import services
 from surveys.authoring.mechanisms import PrivacyConfig
+from surveys.authoring.models import Survey
+from surveys.collection import services as collection_services
+from surveys.collection.models import Invitation, Submission
+from tests.surveys.collection.conftest import JSON, body
 
 PUBLIC = {
     "home",
     "healthz",
+    "ping",
     "login",
     "logout",
     "password_reset",
@@ -185,3 +194,83 @@ def test_admin_refuses_a_researcher_who_is_not_staff(client, owners):
     response = client.get(reverse("admin:index"))
     assert response.status_code == 302
     assert "/admin/login/" in response["Location"]
+
+
+@pytest.fixture
+def respondent_of_b(client, owners):
+    """A browser that has just answered Bob's survey B through its invitation."""
+    _, bob, _, _ = owners
+    survey_b = services.survey_create(owner=bob, title="Bob's survey")
+    services.question_create(
+        survey=survey_b,
+        text="Have you ever lied on a CV?",
+        privacy=PrivacyConfig(kind="yes_no"),
+    )
+    survey_b = services.survey_publish(survey=survey_b, user=bob)
+    (token,) = collection_services.invitations_create(survey=survey_b, count=1)
+    consent = client.get(reverse("collection:consent_invitation", args=[token]))
+    assert consent.status_code == 200
+    answer_url = reverse("collection:respond_invitation", args=[token])
+    assert client.get(answer_url).status_code == 200
+    answered = client.post(answer_url, body(survey_b))
+    assert answered.status_code == 303
+    assert client.get(answered["Location"]).status_code == 200
+    assert client.cookies  # the session's cookies go with every request below
+    return client, token, survey_b
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("method", ["get", "post"])
+@pytest.mark.parametrize(
+    ("name", "pattern"), OWNER_PATTERNS, ids=[n for n, _ in OWNER_PATTERNS]
+)
+def test_respondent_of_another_survey_is_sent_to_sign_in_by_owner_urls(
+    respondent_of_b, owners, name, pattern, method
+):
+    client, _, _ = respondent_of_b
+    ada, _, survey, question = owners
+    before = Survey.objects.get(pk=survey.pk)
+    url = url_for(name, pattern, survey, question, token_pk=_token_pk(ada))
+    response = getattr(client, method)(url)
+    assert response.status_code == 302, (name, method, response.status_code)
+    assert urlparse(response["Location"]).path == resolve_url(settings.LOGIN_URL)
+    after = Survey.objects.get(pk=survey.pk)
+    assert (after.title, after.status, after.revision) == (
+        before.title,
+        before.status,
+        before.revision,
+    )
+
+
+@pytest.mark.django_db
+def test_respondent_of_another_survey_cannot_open_or_answer_survey_a_invitations(
+    respondent_of_b, owners
+):
+    client, token_b, _ = respondent_of_b
+    ada, _, survey_a, _ = owners
+    survey_a = services.survey_publish(survey=survey_a, user=ada)
+    collection_services.invitations_create(survey=survey_a, count=2)
+    guess = "x" * len(token_b)
+    for name in ("collection:consent_invitation", "collection:respond_invitation"):
+        # A guessed token: "not valid", with nothing of survey A on the page.
+        page = client.get(reverse(name, args=[guess]))
+        assert page.status_code == 404
+        assert survey_a.title not in page.content.decode()
+        # Their own (used) token names survey B only, never survey A.
+        used = client.get(reverse(name, args=[token_b]))
+        assert used.status_code == 410
+        assert survey_a.title not in used.content.decode()
+    forged = client.post(
+        reverse("collection:respond_invitation", args=[guess]), body(survey_a), **JSON
+    )
+    assert forged.status_code == 404
+    reused = client.post(
+        reverse("collection:respond_invitation", args=[token_b]),
+        body(survey_a),
+        **JSON,
+    )
+    assert 400 <= reused.status_code < 500
+    assert not Submission.objects.filter(survey=survey_a).exists()
+    assert not Invitation.objects.filter(
+        survey=survey_a, used_at__isnull=False
+    ).exists()

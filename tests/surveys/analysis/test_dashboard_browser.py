@@ -5,11 +5,9 @@ Screenshots are saved under test-artifacts/ for review.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from django.db import connections
 from django.urls import reverse
 
 from tests.surveys.analysis.dashboard_support import PASSWORD, make_survey, simulate
@@ -19,24 +17,6 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parents[3]
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-sync"]
-
-
-@pytest.fixture
-def browser(monkeypatch):
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    executable = shutil.which("chromium")
-    if executable is None:
-        pytest.fail("Chromium is not installed (no `chromium` on PATH)")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=executable, args=CHROMIUM_ARGS
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
-            connections.close_all()
 
 
 def _signed_in_page(browser, live_server):

@@ -86,14 +86,13 @@ def test_refresh_task_run_twice_returns_the_same_watermark(family_survey):
 
 
 def test_a_burst_of_submissions_enqueues_one_refresh(
-    family_survey, django_capture_on_commit_callbacks
+    family_survey, django_capture_on_commit_callbacks, redis_url
 ):
-    url = "redis://127.0.0.1:6379/12"
-    client = redis.Redis.from_url(url)
+    client = redis.Redis.from_url(redis_url)
     client.flushdb()
     cache.clear()
     try:
-        with broker(url), django_capture_on_commit_callbacks(execute=True):
+        with broker(redis_url), django_capture_on_commit_callbacks(execute=True):
             for seed in range(5):
                 assert submit_one(family_survey, seed=seed).created
         assert client.llen("celery") == 1
@@ -101,3 +100,34 @@ def test_a_burst_of_submissions_enqueues_one_refresh(
         client.flushdb()
         client.close()
         cache.clear()
+
+
+def test_debounce_marker_lives_in_the_shared_redis_cache_every_process_sees(
+    family_survey, django_capture_on_commit_callbacks, redis_url, settings
+):
+    """With CACHE_URL on Redis, a second web process finds the marker and skips."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": redis_url,
+            "KEY_PREFIX": "deniable",
+        }
+    }
+    client = redis.Redis.from_url(redis_url)
+    client.flushdb()
+    try:
+        with broker(redis_url):
+            with django_capture_on_commit_callbacks(execute=True):
+                assert submit_one(family_survey, seed=1).created
+            markers = client.keys("deniable:*analysis:refresh-queued:*")
+            # Another process (its own connection) cannot add the marker again.
+            other = redis.Redis.from_url(redis_url)
+            assert not other.set(markers[0], 1, nx=True)
+            other.close()
+            with django_capture_on_commit_callbacks(execute=True):
+                assert submit_one(family_survey, seed=2).created
+        assert len(markers) == 1
+        assert client.llen("celery") == 1
+    finally:
+        client.flushdb()
+        client.close()

@@ -8,28 +8,20 @@ check meaningful: if a true answer reached any request, it would show.
 from __future__ import annotations
 
 import json
-import shutil
 import urllib.parse
 from pathlib import Path
 
 import pytest
-from django.db import connections
 from django.urls import reverse
 
 import ldp
 from surveys.collection.models import PlainAnswer, Report, Submission
+from tests.browser import lying_script
+from tests.browser import lying_word as shared_lying_word
 from tests.surveys.collection.conftest import questions
 
 ROOT = Path(__file__).resolve().parents[3]
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 # True answers: Yes, Yes, the first income bracket, "Disagree", 12 hours a week
 # (grid level 12), two apps; "45 to 64" (unprotected).
 TRUE = {
@@ -44,51 +36,10 @@ HOURS = "12"
 PLAIN = 2
 
 
-@pytest.fixture
-def browser(monkeypatch):
-    # Playwright's sync API keeps an event loop in this thread; the test's own
-    # database reads are still plain synchronous calls.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    executable = shutil.which("chromium")
-    if executable is None:
-        pytest.fail("Chromium is not installed (no `chromium` on PATH)")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=executable, args=CHROMIUM_ARGS
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
-            # Connections opened while Playwright's loop runs live in their own
-            # context; close them here or the test database cannot be dropped.
-            connections.close_all()
-
-
 def lying_word(survey) -> int:
     """A 32-bit word that makes every private question report a false answer."""
-    mechanisms = {
-        name: ldp.build(q.spec) for name, q in questions(survey).items() if q.spec
-    }
-    for word in range(2**32 - 1, 2**32 - 4097, -1):
-        outputs = {}
-        for name, mechanism in mechanisms.items():
-            calls = iter(range(16))
-
-            def draw(word: int = word, calls=calls) -> int:
-                if next(calls, None) is None:
-                    raise RuntimeError("word rejected")
-                return word
-
-            try:
-                outputs[name] = mechanism.randomize_one(TRUE[name], draw)
-            except RuntimeError:
-                break
-        else:
-            if all(outputs[n] != TRUE[n] for n in outputs):
-                return word
-    raise AssertionError("no single word makes every mechanism lie")
+    q = questions(survey)
+    return shared_lying_word((ldp.build(q[name].spec), TRUE[name]) for name in TRUE)
 
 
 def answer(page, survey) -> None:
@@ -107,10 +58,7 @@ def answer(page, survey) -> None:
 def test_browser_sends_only_randomized_reports(live_server, survey, browser):
     word = lying_word(survey)
     context = browser.new_context(viewport={"width": 390, "height": 844})
-    context.add_init_script(
-        "Crypto.prototype.getRandomValues = function (array) {"
-        f" array.fill({word}); return array; }};"
-    )
+    context.add_init_script(lying_script(word))
     requests: list[tuple[str, str, str | None]] = []
     context.on("request", lambda r: requests.append((r.method, r.url, r.post_data)))
     page = context.new_page()

@@ -1,0 +1,1056 @@
+"""Ingestion under load on the real stack, against a trivial view in the same run.
+
+Usage::
+
+    DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/deniable_bench \
+    CELERY_BROKER_URL=redis://127.0.0.1:6379/0 \
+        python benchmarks/load.py [--concurrency 32] [--duration 60] \
+            [--max-submissions N] [--web-workers 3] [--celery-workers 2]
+
+It starts the compose ``web`` command (gunicorn, ``gunicorn.conf.py``) and
+``--celery-workers`` copies of the compose ``worker`` command on 127.0.0.1,
+against the given PostgreSQL database (created and migrated if missing; the
+default is ``deniable_bench`` on 127.0.0.1) and Redis (``CELERY_BROKER_URL``,
+shared cache ``CACHE_URL``, default: the broker's URL).  It publishes a survey
+with one question of every kind, then, with ``--concurrency`` concurrent
+clients:
+
+1. GETs the trivial ``/ping`` view for ``--ping-duration`` seconds (the
+   baseline: same server, same middleware, no database);
+2. runs respondents for ``--duration`` seconds (or ``--max-submissions``): each
+   GETs the respond page (CSRF cookie and token, the compiled specs), randomizes
+   every private answer with the Python reference mechanism into the JSON
+   report the browser would send, and POSTs the form as the page's script does
+   (retrying with the same idempotency key after a connection error or a 5xx,
+   as the page does).
+
+Then it waits for the queue to drain and checks that accepted = stored
+submissions = reports per private question = tallied n, that the tallies equal
+a from-scratch aggregate of the stored reports, and that no request got a
+server error.  It prints throughput (per second) and p50/p99 latency with the
+ratios to the trivial view.  Per-address rate limits are switched off for the
+run (all the load comes from one address).  Every process it starts is
+stopped on exit, on failure and on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.client
+import json
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from types import FrameType
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+# The exec-form commands of the compose ``web`` and ``worker`` services
+# (tests/benchmarks checks that they match docker-compose.yml).
+WEB_COMMAND = ["gunicorn", "--config", "gunicorn.conf.py", "surveys.wsgi"]
+WORKER_COMMAND = ["celery", "--app", "surveys", "worker", "--loglevel", "INFO"]
+
+DEFAULT_DATABASE_URL = "postgres://postgres:postgres@127.0.0.1:5432/deniable_bench"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+# All the load comes from 127.0.0.1, so per-address rate limits would turn it
+# away; they are switched off for the benchmark's server processes only.
+RATE_LIMITS_OFF = {"RATE_LIMITS_ENABLED": "false"}
+# Settings the benchmark sets itself; inherited values are dropped.
+OWN_SETTINGS = {
+    "DATABASE_URL",
+    "CELERY_BROKER_URL",
+    "CELERY_RESULT_BACKEND",
+    "CACHE_URL",
+    "DENIABLE_PRODUCTION",
+    "DEBUG",
+    "SECRET_KEY",
+    "ALLOWED_HOSTS",
+    "GUNICORN_BIND",
+    "WEB_CONCURRENCY",
+}
+CELERY_QUEUE = "celery"
+HTTP_TIMEOUT = 60.0
+POST_ATTEMPTS = 3
+
+
+# --- the database ---------------------------------------------------------------------
+def ensure_database(url: str) -> bool:
+    """Create the PostgreSQL database named in ``url`` if it does not exist.
+
+    Returns True when it was created now.
+    """
+    import psycopg
+    from psycopg import sql
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    if not parts.scheme.startswith("postgres") or not name:
+        raise ValueError(f"{url!r} is not a postgres://…/name URL")
+    maintenance = parts._replace(path="/postgres").geturl()
+    with psycopg.connect(maintenance, autocommit=True) as connection:
+        exists = connection.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
+        ).fetchone()
+        if exists:
+            return False
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    return True
+
+
+def setup_django(database_url: str) -> None:
+    """Configure Django in this process for ``database_url`` and migrate it."""
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "surveys.settings")
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
+def create_survey() -> Any:
+    """A new published survey with the demo's questions (one of every kind).
+
+    Needs Django set up.  Returns the Survey.
+    """
+    from surveys.accounts.models import User
+    from surveys.authoring import services as authoring
+    from surveys.collection.demo import DEMO_QUESTIONS
+
+    owner = User.objects.create_user(f"bench-{uuid.uuid4().hex[:12]}")
+    survey = authoring.survey_create(
+        owner=owner,
+        title="Load benchmark",
+        epsilon_budget=8.0,
+        planned_respondents=1000,
+    )
+    for text, config, _ in DEMO_QUESTIONS:
+        authoring.question_create(
+            survey=survey,
+            text=text,
+            privacy=config,
+            not_private_acknowledged=not config.is_private,
+        )
+    return authoring.survey_publish(survey=survey, user=owner)
+
+
+def respond_path(survey: Any) -> str:
+    """The public respond URL path of ``survey``."""
+    from django.urls import reverse
+
+    return reverse("collection:respond", args=[survey.public_token])
+
+
+# --- processes ------------------------------------------------------------------------
+class Process:
+    """A command started in a process group of its own, stopped by its own PID."""
+
+    def __init__(self, name: str, args: list[str], env: dict[str, str], log: Path):
+        self.name = name
+        self.log_path = log
+        self._log = log.open("w")
+        self.process = subprocess.Popen(
+            args,
+            cwd=ROOT,
+            env=env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def output(self) -> str:
+        """Everything the process printed so far."""
+        self._log.flush()
+        return self.log_path.read_text(errors="replace")
+
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self, timeout: float = 30) -> None:
+        """SIGTERM the process group, then SIGKILL it if it lingers."""
+        if self.running():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=timeout)
+        self._log.close()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def service_env(**overrides: str) -> dict[str, str]:
+    """This environment without Deniable's settings, the venv first on PATH,
+    rate limits off, DEBUG off, plus ``overrides``."""
+    env = {k: v for k, v in os.environ.items() if k not in OWN_SETTINGS}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env.update(RATE_LIMITS_OFF)
+    env["DEBUG"] = "false"
+    env.update(overrides)
+    return env
+
+
+class Stack:
+    """gunicorn and Celery workers on 127.0.0.1, as a context manager.
+
+    Every process started is stopped when the block exits, however it exits.
+    """
+
+    def __init__(
+        self,
+        *,
+        database_url: str,
+        broker_url: str,
+        cache_url: str | None = None,
+        web_workers: int = 3,
+        celery_workers: int = 2,
+        worker_concurrency: int = 1,
+        log_dir: Path | None = None,
+    ):
+        self.database_url = database_url
+        self.broker_url = broker_url
+        self.cache_url = cache_url or broker_url
+        self.web_workers = web_workers
+        self.celery_workers = celery_workers
+        self.worker_concurrency = worker_concurrency
+        self.log_dir = log_dir or Path(tempfile.mkdtemp(prefix="deniable-load-"))
+        self.port = free_port()
+        self.processes: list[Process] = []
+
+    def _env(self, **extra: str) -> dict[str, str]:
+        return service_env(
+            DATABASE_URL=self.database_url,
+            CELERY_BROKER_URL=self.broker_url,
+            CACHE_URL=self.cache_url,
+            **extra,
+        )
+
+    def _start(self, name: str, args: list[str], env: dict[str, str]) -> Process:
+        process = Process(name, args, env, self.log_dir / f"{name}.log")
+        self.processes.append(process)
+        return process
+
+    def __enter__(self) -> Stack:
+        try:
+            self._start(
+                "web",
+                WEB_COMMAND,
+                self._env(
+                    GUNICORN_BIND=f"127.0.0.1:{self.port}",
+                    WEB_CONCURRENCY=str(self.web_workers),
+                ),
+            )
+            tag = uuid.uuid4().hex[:8]
+            for index in range(self.celery_workers):
+                self._start(
+                    f"worker-{index}",
+                    [
+                        *WORKER_COMMAND,
+                        "--concurrency",
+                        str(self.worker_concurrency),
+                        "--hostname",
+                        f"bench-{tag}-{index}@%h",
+                    ],
+                    self._env(),
+                )
+            self._wait_until_ready(timeout=90)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop every process this stack started (its own PIDs only)."""
+        for process in reversed(self.processes):
+            process.stop()
+
+    def _wait_until_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        waiting = list(self.processes)
+        while waiting and time.monotonic() < deadline:
+            for process in list(waiting):
+                if not process.running():
+                    raise RuntimeError(
+                        f"{process.name} exited early:\n{process.output()[-4000:]}"
+                    )
+                if process.name == "web":
+                    with contextlib.suppress(OSError, http.client.HTTPException):
+                        if get(self.port, "/ping", timeout=2).status == 200:
+                            waiting.remove(process)
+                elif " ready." in process.output():
+                    waiting.remove(process)
+            time.sleep(0.2)
+        if waiting:
+            names = ", ".join(p.name for p in waiting)
+            raise RuntimeError(f"not ready after {timeout:.0f} s: {names}")
+
+    def logs(self) -> dict[str, str]:
+        """Each process's output so far, by name."""
+        return {process.name: process.output() for process in self.processes}
+
+
+# --- HTTP -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Response:
+    """A whole HTTP answer and how long it took (seconds)."""
+
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+    seconds: float
+
+    def cookie(self, name: str) -> str | None:
+        for key, value in self.headers:
+            if key.lower() == "set-cookie" and value.startswith(f"{name}="):
+                return value.split(";", 1)[0].split("=", 1)[1]
+        return None
+
+
+def request(
+    port: int,
+    method: str,
+    path: str,
+    *,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = HTTP_TIMEOUT,
+) -> Response:
+    """One request on a new connection to 127.0.0.1:``port``, timed end to end."""
+    started = time.perf_counter()
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        data = response.read()
+    finally:
+        connection.close()
+    return Response(
+        response.status, response.getheaders(), data, time.perf_counter() - started
+    )
+
+
+def get(port: int, path: str, timeout: float = HTTP_TIMEOUT) -> Response:
+    """A GET with no headers of its own (a first visit: no cookies)."""
+    return request(port, "GET", path, timeout=timeout)
+
+
+# --- a respondent ---------------------------------------------------------------------
+class RespondPage(HTMLParser):
+    """What a respondent's browser reads from the respond page."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.hidden: dict[str, str] = {}
+        self.choices: dict[str, list[str]] = defaultdict(list)  # radios, checkboxes
+        self.multiple: set[str] = set()  # names of checkbox groups
+        self.numbers: dict[str, str] = {}  # other named inputs: their minimum
+        self._config: list[str] | None = None
+        self.config_text = ""
+        self.csrf_cookie = ""  # from the response's Set-Cookie
+        self.feed(html)
+        self.close()
+        self.config: dict[str, Any] = json.loads(self.config_text or "{}")
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {key: value or "" for key, value in attrs}
+        name = values.get("name")
+        if tag == "input" and name:
+            kind = values.get("type", "text").lower()
+            if kind == "hidden":
+                self.hidden[name] = values.get("value", "")
+            elif kind in {"radio", "checkbox"}:
+                self.choices[name].append(values.get("value", ""))
+                if kind == "checkbox":
+                    self.multiple.add(name)
+            else:
+                self.numbers[name] = values.get("min") or "0"
+        elif tag == "script" and values.get("id") == "respond-config":
+            self._config = []
+
+    def handle_data(self, data: str) -> None:
+        if self._config is not None:
+            self._config.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script" and self._config is not None:
+            self.config_text = "".join(self._config)
+            self._config = None
+
+
+class Mechanisms:
+    """Compiled mechanisms by spec, shared by every client thread."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def get(self, spec: dict[str, Any]) -> Any:
+        import ldp
+
+        key = json.dumps(spec, sort_keys=True)
+        with self._lock:
+            if key not in self._built:
+                self._built[key] = ldp.build(spec)
+            return self._built[key]
+
+
+def true_answer(
+    question: dict[str, Any], mechanism: Any, rng: np.random.Generator
+) -> int | list[int]:
+    """A random true answer in the input domain of a private question."""
+    if question["kind"] == "multi_select":
+        most = question.get("max_selections") or mechanism.k
+        count = int(rng.integers(0, most + 1))
+        return sorted(rng.choice(mechanism.k, size=count, replace=False).tolist())
+    size = mechanism.m if hasattr(mechanism, "m") else mechanism.k
+    return int(rng.integers(0, size))
+
+
+def report(question: dict[str, Any], mechanism: Any, rng: np.random.Generator) -> str:
+    """The JSON report the browser would send for one private question."""
+    answer = true_answer(question, mechanism, rng)
+    values = [answer] if question["kind"] == "multi_select" else np.asarray([answer])
+    payload = mechanism.randomize(values, rng).tolist()[0]
+    return json.dumps(payload, separators=(",", ":"))
+
+
+def form_body(
+    page: RespondPage, mechanisms: Mechanisms, rng: np.random.Generator
+) -> tuple[str, bytes]:
+    """A new idempotency key and the urlencoded form the page's script posts."""
+    fields: list[tuple[str, str]] = []
+    reports = {
+        question["report_field"]: report(
+            question, mechanisms.get(question["spec"]), rng
+        )
+        for question in page.config.get("questions", [])
+    }
+    key = str(uuid.uuid4())
+    for name, value in page.hidden.items():
+        if name == "idempotency_key":
+            value = key
+        fields.append((name, reports.get(name, value)))
+    for name, options in page.choices.items():
+        # One option of a radio group, or one ticked box of a checkbox group.
+        fields.append((name, str(rng.choice(options))))
+    fields.extend(page.numbers.items())
+    return key, urlencode(fields).encode()
+
+
+# --- measuring ------------------------------------------------------------------------
+@dataclass
+class Recorder:
+    """Latencies and outcomes, shared by the client threads."""
+
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    statuses: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    failed: Counter = field(default_factory=Counter)  # connection errors by label
+    accepted: set[str] = field(default_factory=set)  # acknowledged keys
+    created: int = 0
+    problems: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def record(self, label: str, response: Response) -> None:
+        with self.lock:
+            self.latencies[label].append(response.seconds)
+            self.statuses[label][response.status] += 1
+
+    def record_time(self, label: str, seconds: float) -> None:
+        with self.lock:
+            self.latencies[label].append(seconds)
+
+    def fail(self, label: str, error: BaseException) -> None:
+        with self.lock:
+            self.failed[label] += 1
+            if len(self.problems) < 20:
+                self.problems.append(f"{label}: {type(error).__name__}: {error}")
+
+    def note(self, problem: str) -> None:
+        with self.lock:
+            if len(self.problems) < 20:
+                self.problems.append(problem)
+
+    def server_errors(self) -> int:
+        return sum(
+            count
+            for statuses in self.statuses.values()
+            for status, count in statuses.items()
+            if status >= 500
+        )
+
+    def unexpected(self) -> int:
+        """4xx answers and other non-success statuses."""
+        return sum(
+            count
+            for statuses in self.statuses.values()
+            for status, count in statuses.items()
+            if not 200 <= status < 300 and status < 500
+        )
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The nearest-rank percentile (``share`` in 0..100); NaN for no values."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(share / 100 * len(ordered)) - 1)]
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One timed phase: how many actions completed, in how long."""
+
+    completed: int
+    seconds: float
+    client_cpu: float  # this process's CPU seconds per wall second
+    crashes: tuple[str, ...] = ()  # exceptions raised by the action itself
+
+
+def run_phase(
+    *,
+    concurrency: int,
+    duration: float,
+    max_count: int | None,
+    action: Callable[[int], bool],
+) -> Phase:
+    """``concurrency`` threads each call ``action(thread_index)`` until
+    ``duration`` seconds pass or ``max_count`` actions have started.
+
+    ``action`` returns True when it completed its work.
+    """
+    deadline = time.monotonic() + duration
+    started = 0
+    completed = 0
+    crashes: list[str] = []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def loop(index: int) -> None:
+        nonlocal started, completed
+        while not stop.is_set() and time.monotonic() < deadline:
+            with lock:
+                if max_count is not None and started >= max_count:
+                    return
+                started += 1
+            try:
+                done = action(index)
+            except Exception as error:  # a bug in the client: report, go on
+                with lock:
+                    crashes.append(f"{type(error).__name__}: {error}")
+                continue
+            if done:
+                with lock:
+                    completed += 1
+
+    threads = [
+        threading.Thread(target=loop, args=(i,), daemon=True)
+        for i in range(concurrency)
+    ]
+    cpu, wall = time.process_time(), time.perf_counter()
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            thread.join()
+    finally:
+        stop.set()
+    wall = time.perf_counter() - wall
+    cpu = (time.process_time() - cpu) / wall
+    return Phase(completed, wall, cpu, tuple(crashes))
+
+
+class Client:
+    """The load: trivial GETs, and respondents who fetch the form and submit it."""
+
+    def __init__(self, port: int, respond_path: str, seed: int = 20261122):
+        self.port = port
+        self.respond_path = respond_path
+        self.recorder = Recorder()
+        self.mechanisms = Mechanisms()
+        self._seeds = np.random.SeedSequence(seed)
+        self._rngs: dict[int, np.random.Generator] = {}
+        self._rng_lock = threading.Lock()
+
+    def rng(self, index: int) -> np.random.Generator:
+        with self._rng_lock:
+            if index not in self._rngs:
+                (child,) = self._seeds.spawn(1)
+                self._rngs[index] = np.random.default_rng(child)
+            return self._rngs[index]
+
+    def ping(self, index: int) -> bool:
+        try:
+            response = get(self.port, "/ping")
+        except (OSError, http.client.HTTPException) as error:
+            self.recorder.fail("ping", error)
+            return False
+        self.recorder.record("ping", response)
+        return response.status == 200 and response.body == b"ok"
+
+    def form(self, index: int) -> RespondPage | None:
+        """GET the respond page; None (recorded) if it did not answer 200."""
+        try:
+            response = get(self.port, self.respond_path)
+        except (OSError, http.client.HTTPException) as error:
+            self.recorder.fail("form", error)
+            return None
+        self.recorder.record("form", response)
+        if response.status != 200:
+            self.recorder.note(f"form: HTTP {response.status}")
+            return None
+        page = RespondPage(response.body.decode())
+        page.csrf_cookie = response.cookie("csrftoken") or ""
+        return page
+
+    def respondent(self, index: int) -> bool:
+        """One respondent: the form, then the POST (retried as the page does)."""
+        started = time.perf_counter()
+        page = self.form(index)
+        if page is None:
+            return False
+        key, body = form_body(page, self.mechanisms, self.rng(index))
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Accept": "application/json",
+            "Cookie": f"csrftoken={page.csrf_cookie}",
+        }
+        for _ in range(POST_ATTEMPTS):
+            try:
+                response = request(
+                    self.port, "POST", self.respond_path, body=body, headers=headers
+                )
+            except (OSError, http.client.HTTPException) as error:
+                self.recorder.fail("submit", error)
+                continue  # the page resends exactly the same body
+            self.recorder.record("submit", response)
+            if response.status >= 500:
+                continue
+            if response.status in {200, 201}:
+                data = json.loads(response.body)
+                if data.get("receipt_url"):
+                    with self.recorder.lock:
+                        self.recorder.accepted.add(key)
+                        self.recorder.created += response.status == 201
+                    self.recorder.record_time(
+                        "respondent", time.perf_counter() - started
+                    )
+                    return True
+            self.recorder.note(
+                f"submit: HTTP {response.status} {response.body[:200]!r}"
+            )
+            return False
+        return False
+
+
+# --- after the load -------------------------------------------------------------------
+@dataclass(frozen=True)
+class Consistency:
+    """What was accepted, stored and tallied, after the queue drained."""
+
+    accepted: int
+    stored: int
+    reports: dict[int, int]  # question id -> stored reports
+    tallied: dict[int, int]  # question id -> tally n
+    recount_equal: bool  # the tallies equal ldp's aggregate of the stored reports
+    server_errors: int
+    failed_requests: int
+    unexpected: int
+    drained_after: float | None  # seconds from the last submission; None: timed out
+    queued: int  # tasks left in the Celery queue
+    client_crashes: int = 0  # exceptions in the load generator itself
+
+    def problems(self) -> list[str]:
+        found = []
+        if self.stored != self.accepted:
+            found.append(f"accepted {self.accepted} but stored {self.stored}")
+        if any(count != self.stored for count in self.reports.values()):
+            found.append(f"reports per question {self.reports} != {self.stored}")
+        if self.tallied != self.reports:
+            found.append(f"tallied {self.tallied} != stored reports {self.reports}")
+        if not self.recount_equal:
+            found.append("the tallies differ from a recount of the stored reports")
+        if self.server_errors or self.failed_requests:
+            found.append(
+                f"{self.server_errors} server errors, "
+                f"{self.failed_requests} failed connections"
+            )
+        if self.unexpected:
+            found.append(f"{self.unexpected} unexpected (4xx) answers")
+        if self.drained_after is None:
+            found.append("the tallies did not catch up before the timeout")
+        if self.client_crashes:
+            found.append(f"the load generator crashed {self.client_crashes} times")
+        return found
+
+
+def survey_counts(survey_id: int) -> tuple[int, dict[int, int], dict[int, int], int]:
+    """Stored submissions, reports and tally n per private question, watermark gap."""
+    from django.db.models import Count, Max, Sum
+
+    from surveys.analysis.models import Tally
+    from surveys.analysis.selectors import survey_watermark
+    from surveys.authoring.models import Question
+    from surveys.collection.models import Report, Submission
+
+    private = Question.objects.filter(survey_id=survey_id, is_private=True)
+    reports = dict.fromkeys(private.values_list("pk", flat=True), 0)
+    rows = Report.objects.filter(question__survey_id=survey_id)
+    reports.update(
+        rows.values("question_id")
+        .annotate(count=Count("id"))
+        .values_list("question_id", "count")
+    )
+    tallied = dict.fromkeys(reports, 0)
+    tallied.update(
+        Tally.objects.filter(question__survey_id=survey_id)
+        .values("question_id")
+        .annotate(total=Sum("n"))
+        .values_list("question_id", "total")
+    )
+    last = rows.aggregate(last=Max("id"))["last"] or 0
+    gap = max(0, last - survey_watermark(survey_id=survey_id))
+    stored = Submission.objects.filter(survey_id=survey_id).count()
+    return stored, reports, tallied, gap
+
+
+def queue_length(broker_url: str) -> int:
+    """Tasks waiting in the Celery queue on the Redis broker."""
+    import redis
+
+    client = redis.Redis.from_url(broker_url)
+    try:
+        return int(client.llen(CELERY_QUEUE))
+    finally:
+        client.close()
+
+
+def wait_for_drain(survey_id: int, broker_url: str, timeout: float) -> float | None:
+    """Seconds until the queue is empty and the tallies cover every stored report."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        _, reports, tallied, gap = survey_counts(survey_id)
+        if gap == 0 and tallied == reports and queue_length(broker_url) == 0:
+            return time.monotonic() - started
+        time.sleep(0.2)
+    return None
+
+
+def recount_equal(survey_id: int) -> bool:
+    """The survey's tallies equal ldp's aggregate of its stored reports."""
+    import ldp
+    from surveys.analysis.selectors import survey_tallies
+    from surveys.authoring.models import SpecRevision
+    from surveys.collection.models import Report
+
+    payloads: dict[tuple[int, int], list[Any]] = defaultdict(list)
+    for question_id, revision, payload in (
+        Report.objects.filter(question__survey_id=survey_id)
+        .order_by("id")
+        .values_list("question_id", "spec_revision", "payload")
+    ):
+        payloads[(question_id, revision)].append(payload)
+    specs = {
+        (r.question_id, r.revision): r.spec
+        for r in SpecRevision.objects.filter(question__survey_id=survey_id)
+    }
+    direct = {
+        key: ldp.build(specs[key]).aggregate(values).to_dict()
+        for key, values in payloads.items()
+    }
+    tallies = {
+        key: stat.to_dict() for key, stat in survey_tallies(survey_id=survey_id).items()
+    }
+    return direct == tallies
+
+
+# --- the whole run --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Figures:
+    """Throughput and latency of one kind of request."""
+
+    label: str
+    count: int
+    per_second: float
+    p50: float  # seconds
+    p99: float
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """Every figure of one run, and what was checked after it."""
+
+    concurrency: int
+    web_workers: int
+    celery_workers: int
+    trivial: Figures
+    form: Figures
+    submit: Figures
+    respondents: Figures  # whole respondents (GET + POST) per second
+    ping_cpu: float
+    submit_cpu: float
+    consistency: Consistency
+    notes: list[str] = field(default_factory=list)  # first problems seen by clients
+
+    @property
+    def throughput_ratio(self) -> float:
+        return self.respondents.per_second / self.trivial.per_second
+
+    @property
+    def request_ratio(self) -> float:
+        requests = self.form.per_second + self.submit.per_second
+        return requests / self.trivial.per_second
+
+    @property
+    def p50_ratio(self) -> float:
+        return self.submit.p50 / self.trivial.p50
+
+    @property
+    def p99_ratio(self) -> float:
+        return self.submit.p99 / self.trivial.p99
+
+
+def figures(
+    label: str, latencies: list[float], completed: int, phase: Phase
+) -> Figures:
+    """Rate over the phase's wall time, and latency percentiles."""
+    return Figures(
+        label,
+        completed,
+        completed / phase.seconds if phase.seconds else math.nan,
+        percentile(latencies, 50),
+        percentile(latencies, 99),
+    )
+
+
+def run_load(
+    *,
+    port: int,
+    survey_id: int,
+    path: str,
+    broker_url: str,
+    concurrency: int,
+    duration: float,
+    ping_duration: float | None = None,
+    max_submissions: int | None = None,
+    max_pings: int | None = None,
+    drain_timeout: float = 120,
+    web_workers: int = 0,
+    celery_workers: int = 0,
+) -> LoadResult:
+    """Warm up, time the trivial view, then respondents; drain and check."""
+    client = Client(port, path)
+    warm = Client(port, path)  # warm-up figures are not kept
+    warmed = run_phase(
+        concurrency=concurrency,
+        duration=10,
+        max_count=2 * concurrency,
+        action=lambda i: bool(warm.ping(i) and warm.form(i)),
+    )
+    pinged = run_phase(
+        concurrency=concurrency,
+        duration=duration if ping_duration is None else ping_duration,
+        max_count=max_pings,
+        action=client.ping,
+    )
+    answered = run_phase(
+        concurrency=concurrency,
+        duration=duration,
+        max_count=max_submissions,
+        action=client.respondent,
+    )
+    drained = wait_for_drain(survey_id, broker_url, drain_timeout)
+    stored, reports, tallied, _ = survey_counts(survey_id)
+    recorder = client.recorder
+    consistency = Consistency(
+        accepted=len(recorder.accepted),
+        stored=stored,
+        reports=reports,
+        tallied=tallied,
+        recount_equal=recount_equal(survey_id),
+        server_errors=recorder.server_errors() + warm.recorder.server_errors(),
+        failed_requests=sum(recorder.failed.values())
+        + sum(warm.recorder.failed.values()),
+        unexpected=recorder.unexpected() + warm.recorder.unexpected(),
+        drained_after=drained,
+        queued=queue_length(broker_url),
+        client_crashes=sum(len(phase.crashes) for phase in (warmed, pinged, answered)),
+    )
+    latencies = recorder.latencies
+    return LoadResult(
+        concurrency=concurrency,
+        web_workers=web_workers,
+        celery_workers=celery_workers,
+        trivial=figures(
+            "GET /ping (trivial)", latencies["ping"], pinged.completed, pinged
+        ),
+        form=figures(
+            "GET respond page",
+            latencies["form"],
+            len(latencies["form"]),
+            answered,
+        ),
+        submit=figures(
+            "POST submission",
+            latencies["submit"],
+            len(latencies["submit"]),
+            answered,
+        ),
+        respondents=figures(
+            "respondents (GET+POST)",
+            latencies["respondent"],
+            answered.completed,
+            answered,
+        ),
+        ping_cpu=pinged.client_cpu,
+        submit_cpu=answered.client_cpu,
+        consistency=consistency,
+        notes=[
+            *recorder.problems,
+            *warm.recorder.problems,
+            *(c for phase in (warmed, pinged, answered) for c in phase.crashes),
+        ],
+    )
+
+
+def format_result(result: LoadResult, problems: list[str] | None = None) -> str:
+    """The table of figures and ratios, and the consistency check."""
+    c = result.consistency
+    lines = [
+        f"{result.concurrency} concurrent clients; gunicorn workers: "
+        f"{result.web_workers}; Celery workers: {result.celery_workers}; "
+        "rate limits off",
+        f"{'':<26}{'count':>8}{'per s':>10}{'p50 ms':>10}{'p99 ms':>10}",
+    ]
+    for row in (result.trivial, result.form, result.submit, result.respondents):
+        lines.append(
+            f"{row.label:<26}{row.count:>8}{row.per_second:>10.1f}"
+            f"{row.p50 * 1e3:>10.1f}{row.p99 * 1e3:>10.1f}"
+        )
+    lines += [
+        "ratios to the trivial view, same run:",
+        f"  respondents/s ÷ trivial requests/s  {result.throughput_ratio:8.3f}",
+        f"  requests/s (GET+POST) ÷ trivial     {result.request_ratio:8.3f}",
+        f"  submission p50 ÷ trivial p50        {result.p50_ratio:8.1f}",
+        f"  submission p99 ÷ trivial p99        {result.p99_ratio:8.1f}",
+        f"load generator CPU (cores): trivial {result.ping_cpu:.2f}, "
+        f"respondents {result.submit_cpu:.2f}",
+        "after the load:",
+        f"  accepted {c.accepted} = stored {c.stored} = reports per question "
+        f"{sorted(set(c.reports.values()))} = tallied "
+        f"{sorted(set(c.tallied.values()))}",
+        f"  tallies equal a recount: {'yes' if c.recount_equal else 'NO'}; "
+        + (
+            f"current {c.drained_after:.1f} s after the last submission"
+            if c.drained_after is not None
+            else "NOT current at the timeout"
+        )
+        + f"; tasks left queued: {c.queued}",
+        f"  server errors (5xx): {c.server_errors}; failed connections: "
+        f"{c.failed_requests}; other non-2xx: {c.unexpected}",
+    ]
+    for problem in problems or []:
+        lines.append(f"  problem: {problem}")
+    for note in result.notes[:5]:
+        lines.append(f"  client saw: {note}")
+    return "\n".join(lines)
+
+
+# --- the command ----------------------------------------------------------------------
+def _raise_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--duration", type=float, default=60, help="seconds")
+    parser.add_argument("--ping-duration", type=float, help="default: --duration")
+    parser.add_argument("--max-submissions", type=int)
+    parser.add_argument("--web-workers", type=int, default=3)
+    parser.add_argument("--celery-workers", type=int, default=2)
+    parser.add_argument("--worker-concurrency", type=int, default=1)
+    parser.add_argument("--drain-timeout", type=float, default=180)
+    parser.add_argument("--keep-logs", action="store_true")
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _raise_on_sigterm)
+
+    database_url = os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
+    broker_url = os.environ.get("CELERY_BROKER_URL") or DEFAULT_REDIS_URL
+    cache_url = os.environ.get("CACHE_URL") or broker_url
+    if ensure_database(database_url):
+        print(f"created database {urlsplit(database_url).path.lstrip('/')}")
+    setup_django(database_url)
+    survey = create_survey()
+    log_dir = Path(tempfile.mkdtemp(prefix="deniable-load-"))
+    failed = True
+    try:
+        with Stack(
+            database_url=database_url,
+            broker_url=broker_url,
+            cache_url=cache_url,
+            web_workers=args.web_workers,
+            celery_workers=args.celery_workers,
+            worker_concurrency=args.worker_concurrency,
+            log_dir=log_dir,
+        ) as stack:
+            result = run_load(
+                port=stack.port,
+                survey_id=survey.pk,
+                path=respond_path(survey),
+                broker_url=broker_url,
+                concurrency=args.concurrency,
+                duration=args.duration,
+                ping_duration=args.ping_duration,
+                max_submissions=args.max_submissions,
+                drain_timeout=args.drain_timeout,
+                web_workers=args.web_workers,
+                celery_workers=args.celery_workers,
+            )
+        problems = result.consistency.problems()
+        print(format_result(result, problems))
+        failed = bool(problems)
+    except KeyboardInterrupt:
+        print("interrupted; every process it started is stopped", file=sys.stderr)
+        return 130
+    finally:
+        if failed or args.keep_logs:
+            print(f"server logs kept in {log_dir}", file=sys.stderr)
+        else:
+            shutil.rmtree(log_dir, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

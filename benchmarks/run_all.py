@@ -1,0 +1,202 @@
+"""Every benchmark in one run, each against its own baseline measured in the same run.
+
+Usage::
+
+    python benchmarks/run_all.py [--full] [--aggregate-n 1000000]
+        [--load-concurrency 32] [--load-duration 30] [--refresh-max 1e6]
+
+Sections, in order (see benchmarks/README.md for what each column means):
+
+1. aggregation (``aggregate.py``): aggregate + estimate time of every mechanism
+   as a multiple of ``numpy.bincount`` over the same n;
+2. ingestion (``load.py``): submissions through gunicorn + two Celery workers
+   as ratios to the trivial ``/ping`` view under the same concurrency;
+3. refresh (``refresh.py``): incremental tally refresh against a full recount,
+   for growing numbers of stored reports (``--full``: up to 10^7);
+4. JavaScript sampling (``js_samples.py``): samples per second in Node.js and
+   headless Chromium, if that script is present.
+
+PostgreSQL comes from ``DATABASE_URL`` (default: ``deniable_bench`` on
+127.0.0.1, created if missing); refresh gets a scratch database of its own
+(the same name + ``_refresh``), created empty for the run and dropped after.
+Redis comes from ``CELERY_BROKER_URL`` (default ``redis://127.0.0.1:6379/0``).
+Each section runs as a subprocess; the exit status is non-zero if any failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import load  # noqa: E402  (after the path is set)
+
+JS_SAMPLES = HERE / "js_samples.py"
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    baseline: str
+    command: list[str]
+    env: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    title: str
+    status: str  # "ok", "failed (exit N)" or "not run: …"
+    seconds: float
+
+
+def scratch_database(url: str) -> str:
+    """A fresh, empty database next to ``url``'s (the name + ``_refresh``)."""
+    import psycopg
+    from psycopg import sql
+
+    parts = urlsplit(url)
+    name = f"{parts.path.lstrip('/')}_refresh"
+    drop_database(parts._replace(path=f"/{name}").geturl())
+    with psycopg.connect(
+        parts._replace(path="/postgres").geturl(), autocommit=True
+    ) as connection:
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    return parts._replace(path=f"/{name}").geturl()
+
+
+def drop_database(url: str) -> None:
+    """Drop the database named in ``url`` if it exists."""
+    import psycopg
+    from psycopg import sql
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    with psycopg.connect(
+        parts._replace(path="/postgres").geturl(), autocommit=True
+    ) as connection:
+        connection.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                sql.Identifier(name)
+            )
+        )
+
+
+def shown(word: str) -> str:
+    """A command word as printed: paths inside the project relative to it."""
+    path = Path(word)
+    if path.is_absolute() and path.is_relative_to(ROOT):
+        return str(path.relative_to(ROOT))
+    return word
+
+
+def run(section: Section) -> Outcome:
+    """Run one section, its output going straight to this terminal."""
+    print(f"\n=== {section.title} (baseline: {section.baseline}) ===", flush=True)
+    print("$ " + " ".join(shown(word) for word in section.command), flush=True)
+    started = time.monotonic()
+    code = subprocess.run(section.command, cwd=ROOT, env=section.env, check=False)
+    seconds = time.monotonic() - started
+    status = "ok" if code.returncode == 0 else f"failed (exit {code.returncode})"
+    return Outcome(section.title, status, seconds)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--full", action="store_true", help="refresh up to 10^7 stored reports"
+    )
+    parser.add_argument("--aggregate-n", type=int, default=1_000_000)
+    parser.add_argument("--load-concurrency", type=int, default=32)
+    parser.add_argument("--load-duration", type=float, default=30, help="seconds")
+    parser.add_argument("--refresh-max", type=float, default=1e6)
+    args = parser.parse_args()
+
+    database_url = os.environ.get("DATABASE_URL") or load.DEFAULT_DATABASE_URL
+    broker_url = os.environ.get("CELERY_BROKER_URL") or load.DEFAULT_REDIS_URL
+    load.ensure_database(database_url)
+    python = sys.executable
+    env = {**os.environ, "CELERY_BROKER_URL": broker_url}
+    outcomes: list[Outcome] = []
+
+    outcomes.append(
+        run(
+            Section(
+                "aggregation",
+                "numpy.bincount over the same n",
+                [python, "benchmarks/aggregate.py", "--n", str(args.aggregate_n)],
+                env,
+            )
+        )
+    )
+    outcomes.append(
+        run(
+            Section(
+                "ingestion",
+                "GET /ping under the same concurrency",
+                [
+                    python,
+                    "benchmarks/load.py",
+                    "--concurrency",
+                    str(args.load_concurrency),
+                    "--duration",
+                    str(args.load_duration),
+                ],
+                {**env, "DATABASE_URL": database_url},
+            )
+        )
+    )
+    refresh_url = scratch_database(database_url)
+    try:
+        outcomes.append(
+            run(
+                Section(
+                    "tally refresh",
+                    "a full recount of the same stored reports",
+                    [
+                        python,
+                        "benchmarks/refresh.py",
+                        "--max",
+                        str(int(1e7 if args.full else args.refresh_max)),
+                    ],
+                    {**env, "DATABASE_URL": refresh_url},
+                )
+            )
+        )
+    finally:
+        drop_database(refresh_url)
+    if JS_SAMPLES.exists():
+        outcomes.append(
+            run(
+                Section(
+                    "JavaScript sampling",
+                    "crypto.getRandomValues words/s, same runtime",
+                    [python, "benchmarks/js_samples.py"],
+                    env,
+                )
+            )
+        )
+    else:
+        print("\n=== JavaScript sampling ===")
+        print("not run: benchmarks/js_samples.py is not in this checkout")
+        outcomes.append(
+            Outcome("JavaScript sampling", "not run: js_samples.py missing", 0.0)
+        )
+
+    print("\n=== summary ===")
+    for outcome in outcomes:
+        print(f"{outcome.title:<22}{outcome.status:<34}{outcome.seconds:>8.0f} s")
+    return 0 if all(o.status.startswith(("ok", "not run")) for o in outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

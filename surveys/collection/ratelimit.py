@@ -1,0 +1,195 @@
+"""Rate limits on the respondent endpoints (test plan §4, "Keeping fakes and repeats
+out": per token, per address and per survey; excess gets 429 and nothing is stored).
+
+Fixed-window counters live in Django's cache: ``cache.add`` creates a window's
+counter and ``cache.incr`` counts, both atomic on Redis (``CACHE_URL``), so every
+web process shares them.  Each limit is ``"COUNT/SECONDS"`` from settings.
+
+- Submissions (the answer POSTs) count per client address, per invitation token
+  and per survey, in that order; the first exceeded limit answers, and the later
+  counters are not touched, so one address cannot use up a survey's allowance.
+- Invitation pages (consent and answer GETs) count per client address, which
+  slows anyone guessing tokens.
+
+Keys hold an HMAC of the address or token (never the address, the token or any
+part of the request body).  If the cache cannot be reached the limits fail open
+with a warning: a survey must keep accepting answers.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import math
+import re
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
+from django.http import HttpRequest
+from django.utils.crypto import salted_hmac
+
+logger = logging.getLogger(__name__)
+
+RATE_PATTERN = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+KEY_SALT = "surveys.collection.ratelimit"
+
+
+@dataclass(frozen=True)
+class Rate:
+    """At most ``limit`` requests in each window of ``period`` seconds."""
+
+    limit: int
+    period: int
+
+
+@dataclass(frozen=True)
+class Exceeded:
+    """A limit that was exceeded: which one, and when its window ends."""
+
+    scope: str
+    retry_after: int
+
+    @property
+    def message(self) -> str:
+        """What the respondent reads (HTML page or JSON ``error``)."""
+        wait = f"{self.retry_after} second{'' if self.retry_after == 1 else 's'}"
+        return MESSAGES[self.scope].format(wait=wait)
+
+
+MESSAGES = {
+    "address": (
+        "Too many answers were sent from your network in a short time, so "
+        "nothing was stored. Please wait {wait} and send again."
+    ),
+    "token": (
+        "Answers were sent with this invitation link too many times in a short "
+        "time, so nothing was stored. Please wait {wait} and send again."
+    ),
+    "survey": (
+        "This survey is receiving more answers than it can take right now, so "
+        "nothing was stored. Please wait {wait} and send again."
+    ),
+    "lookup": (
+        "Too many invitation links were opened from your network in a short "
+        "time. Please wait {wait} and reload this page."
+    ),
+}
+SETTING_FOR_SCOPE = {
+    "address": "RATE_LIMIT_PER_ADDRESS",
+    "token": "RATE_LIMIT_PER_TOKEN",
+    "survey": "RATE_LIMIT_PER_SURVEY",
+    "lookup": "RATE_LIMIT_LOOKUPS_PER_ADDRESS",
+}
+
+
+def parse_rate(text: str, *, name: str = "rate") -> Rate:
+    """``"30/60"`` → Rate(30, 60); ImproperlyConfigured for anything else."""
+    match = RATE_PATTERN.match(text or "")
+    if not match or int(match.group(2)) < 1:
+        raise ImproperlyConfigured(
+            f"{name}={text!r} is not a rate; write COUNT/SECONDS, e.g. 30/60 "
+            "(at most 30 requests in each 60 seconds)."
+        )
+    return Rate(int(match.group(1)), int(match.group(2)))
+
+
+def client_address(request: HttpRequest) -> str:
+    """The address a limit is counted against.
+
+    ``REMOTE_ADDR`` unless ``RATE_LIMIT_TRUSTED_PROXIES`` is N > 0: then the
+    N-th address from the right of ``X-Forwarded-For`` (each trusted proxy
+    appends the address it received the request from, so entries to the left
+    of that one can be forged by the client).  A header shorter than N means the
+    proxies are not set up as configured; ``REMOTE_ADDR`` is used then.  IPv6
+    addresses count per /64, the block one subscriber usually holds.
+    """
+    address = request.META.get("REMOTE_ADDR", "")
+    hops = int(getattr(settings, "RATE_LIMIT_TRUSTED_PROXIES", 0))
+    if hops > 0:
+        forwarded = [
+            part.strip()
+            for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
+            if part.strip()
+        ]
+        if len(forwarded) >= hops:
+            address = forwarded[-hops]
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+def _enabled() -> bool:
+    return bool(getattr(settings, "RATE_LIMITS_ENABLED", True))
+
+
+def _rate(scope: str) -> Rate:
+    name = SETTING_FOR_SCOPE[scope]
+    return parse_rate(str(getattr(settings, name)), name=name)
+
+
+def hit(scope: str, identity: str, *, now: float | None = None) -> Exceeded | None:
+    """Count one request against ``scope`` for ``identity``.
+
+    Returns Exceeded once the window's count passes the limit, else None (also
+    when the cache fails: the warning names the scope only).
+    """
+    rate = _rate(scope)
+    now = time.time() if now is None else now
+    window = int(now // rate.period)
+    digest = salted_hmac(KEY_SALT, f"{scope}:{identity}").hexdigest()[:32]
+    key = f"ratelimit:{scope}:{rate.period}:{window}:{digest}"
+    try:
+        # add() creates the window's counter only if it is missing; incr() is
+        # atomic.  A counter that expired in between is simply started again.
+        cache.add(key, 0, timeout=rate.period + 1)
+        try:
+            count = cache.incr(key)
+        except ValueError:
+            cache.add(key, 1, timeout=rate.period + 1)
+            count = 1
+    except Exception as error:  # any cache failure: fail open, keep collecting
+        logger.warning(
+            "Rate limit %r not applied: the cache is unavailable (%s).",
+            scope,
+            type(error).__name__,
+        )
+        return None
+    if count <= rate.limit:
+        return None
+    retry_after = max(1, math.ceil((window + 1) * rate.period - now))
+    return Exceeded(scope, retry_after)
+
+
+def check_submission(
+    request: HttpRequest, *, invitation_token: str | None = None
+) -> Exceeded | None:
+    """Per-address, then per-token limits on one submission POST."""
+    if not _enabled():
+        return None
+    exceeded = hit("address", client_address(request))
+    if exceeded is None and invitation_token is not None:
+        exceeded = hit("token", invitation_token)
+    return exceeded
+
+
+def check_survey(survey_id: int) -> Exceeded | None:
+    """The survey-wide limit on submissions (after the per-address/token ones)."""
+    if not _enabled():
+        return None
+    return hit("survey", str(survey_id))
+
+
+def check_lookup(request: HttpRequest) -> Exceeded | None:
+    """Per-address limit on opening invitation pages (slows token guessing)."""
+    if not _enabled():
+        return None
+    return hit("lookup", client_address(request))

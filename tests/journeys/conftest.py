@@ -1,0 +1,66 @@
+"""Journeys through the running site in headless Chromium.
+
+The ``browser`` fixture (the system's Chromium through Playwright) comes from
+``tests/conftest.py``; these fixtures add a researcher made the way an operator
+makes one and the place screenshots go.  Rate limits stay on, as in
+production (a journey sends far fewer answers than they allow).
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "journeys"
+USERNAME = "ada"
+PASSWORD = "correct horse battery staple 42"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limit_counters(settings) -> None:
+    """Rate limits stay as configured (on); their counters start empty."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": f"journey-{uuid.uuid4()}",
+        }
+    }
+
+
+@pytest.fixture
+def researcher(monkeypatch, django_user_model):
+    """A researcher account made with ``manage.py create_researcher --no-input``."""
+    monkeypatch.setenv("RESEARCHER_PASSWORD", PASSWORD)
+    call_command(
+        "create_researcher", USERNAME, "--email", "ada@example.org", "--no-input"
+    )
+    return django_user_model.objects.get(username=USERNAME)
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+def sign_in(page, base_url: str) -> None:
+    """Sign in through the login page, with the keyboard."""
+    page.goto(base_url + "/accounts/login/")
+    page.get_by_label("Username").fill(USERNAME)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_label("Password").press("Enter")
+    page.wait_for_url("**/surveys/")
+
+
+def download(page, link) -> tuple[str, bytes]:
+    """Click ``link`` and return the downloaded file's suggested name and bytes."""
+    with page.expect_download() as event:
+        link.click()
+    done = event.value
+    return done.suggested_filename, Path(done.path()).read_bytes()

@@ -1,0 +1,369 @@
+"""Canary (test plan §5): distinctive true answers are found nowhere.
+
+The canary build
+----------------
+The respondent's page must load ``/s/randomizer.js`` with the Subresource
+Integrity hash computed from the served bytes, and the project has no setting
+that points the page at another randomizer file; swapping the module in the
+test would also test a different file from the one respondents run.  So the
+canary keeps the shipped randomizer byte for byte (its integrity check still
+passes) and replaces the one thing it draws on: the browser's random words.
+An init script makes every ``Uint32Array`` that ``crypto.getRandomValues``
+fills hold one fixed word, chosen with the Python reference (which agrees with
+the browser word for word) so that every protected question reports something
+other than its true answer; the test then checks that the stored reports are
+exactly what the reference computes from that word, so the build really lied.
+Other draws (the submission's idempotency key) stay random.
+
+The true answers are distinctive: option labels no page or log would contain
+by chance, and a number (7351.25) on a grid of quarter steps.  After one
+respondent answers (the first send is made to fail with a 500, by making the
+ingestion service raise inside the live server, and is then resent), the test
+collects every request the browser made (URL, headers, body), every cookie,
+localStorage, sessionStorage, IndexedDB, Cache Storage and service workers,
+every log record the server emitted with the root logger at DEBUG (as
+LOG_LEVEL=DEBUG sets it; each logger keeps its configured level), every cell
+of every database table, and the error email sent to ADMINS, and searches
+them all.  Answer
+indices, which are too short to search for as text, are checked where a report
+can carry them: each report field sent and each report stored must not encode
+the true answer.  A not protected question is the positive control: its answer
+must be found where it is meant to be (the request and the database) and
+nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import urllib.parse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.db import connection
+from playwright.sync_api import expect
+
+import ldp
+from surveys.authoring import services as authoring
+from surveys.authoring.mechanisms import PrivacyConfig
+from surveys.collection import services as collection
+from surveys.collection.models import Report, Submission
+from tests.browser import lies, lying_script, lying_word
+from tests.journeys.conftest import PHONE
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# (question, config, true answer as the respondent gives it, as ldp encodes it)
+NUMBER = "7351.25"
+GRID = {"low": Decimal(7300), "high": Decimal(7400), "step": Decimal("0.25")}
+CANARY = [
+    (
+        "Have you ever shoplifted?",
+        PrivacyConfig(kind="yes_no", mechanism="forced_response"),
+        "Yes",
+        1,
+    ),
+    (
+        "Which animal did you smuggle?",
+        PrivacyConfig(
+            kind="single_choice",
+            mechanism="grr",
+            options=("Aardvark", "Bison", "Quokkazanzibar", "Dingo", "Emu"),
+        ),
+        "Quokkazanzibar",
+        2,
+    ),
+    (
+        "How often do you whisper to wombats?",
+        PrivacyConfig(
+            kind="ordinal",
+            mechanism="ordinal",
+            options=("Never", "Seldom", "Wombatwhisperoften", "Always"),
+        ),
+        "Wombatwhisperoften",
+        2,
+    ),
+    (
+        "How much did you earn off the books?",
+        PrivacyConfig(kind="numeric", mechanism="geometric", **GRID),
+        NUMBER,
+        205,  # (7351.25 - 7300) / 0.25
+    ),
+    (
+        "Which of these did you take?",
+        PrivacyConfig(
+            kind="multi_select",
+            mechanism="padding_sampling",
+            options=("Narwhalnectar", "Ocelotoolong", "Pangolinpier", "Quetzalquill"),
+            max_selections=2,
+        ),
+        ("Narwhalnectar", "Pangolinpier"),
+        [0, 2],
+    ),
+    (
+        "Which of these do you keep at home?",
+        PrivacyConfig(
+            kind="multi_select",
+            mechanism="multi_rr",
+            options=("Axolotlamber", "Binturongblue", "Caracalcopper"),
+        ),
+        ("Binturongblue",),
+        [1],
+    ),
+]
+# Every form of a true answer distinctive enough to search for as text.
+LABELS = ("Quokkazanzibar", "Wombatwhisperoften", "Narwhalnectar", "Pangolinpier")
+LABELS += ("Binturongblue",)
+NUMBER_FORMS = (NUMBER, "7351,25", "7351.250", "7351%2C25", "7351.2500")
+SECRETS = LABELS + NUMBER_FORMS
+# The positive control: a not protected answer, sent and stored as given.
+PLAIN_TEXT = "How many kilometres did you commute last year?"
+PLAIN = "4242.75"
+PLAIN_GRID = {"low": Decimal(4200), "high": Decimal(4300), "step": Decimal("0.25")}
+FAILURE = "forced failure for the canary"
+
+
+@pytest.fixture
+def canary_survey(django_user_model):
+    owner = django_user_model.objects.create_user("grace", password="x" * 20)
+    survey = authoring.survey_create(
+        owner=owner, title="Canary survey", epsilon_budget=10.0
+    )
+    for text, config, _, _ in CANARY:
+        authoring.question_create(survey=survey, text=text, privacy=config)
+    authoring.question_create(
+        survey=survey,
+        text=PLAIN_TEXT,
+        privacy=PrivacyConfig(kind="numeric", is_private=False, **PLAIN_GRID),
+        not_private_acknowledged=True,
+    )
+    return authoring.survey_publish(survey=survey, user=owner)
+
+
+class _Collect(logging.Handler):
+    """Keeps every record as the text a log file or shipper could see."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.texts: list[str] = []
+        self.records: list[logging.LogRecord] = []
+        self.setFormatter(
+            logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s")
+        )
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+        self.texts.append(self.format(record) + "\n" + repr(vars(record)))
+
+
+@contextmanager
+def server_logs() -> Iterator[_Collect]:
+    """Every record the server logs with the root logger at DEBUG (as with
+    LOG_LEVEL=DEBUG), from every thread, the live server's included."""
+    collect = _Collect()
+    loggers = [
+        log
+        for log in logging.root.manager.loggerDict.values()
+        if isinstance(log, logging.Logger) and not log.propagate
+    ]
+    # Where records stop propagating, listen there too.
+    attached = [logging.root, *loggers]
+    level = logging.root.level
+    logging.root.setLevel(logging.DEBUG)
+    for log in attached:
+        log.addHandler(collect)
+    try:
+        yield collect
+    finally:
+        for log in attached:
+            log.removeHandler(collect)
+        logging.root.setLevel(level)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, memoryview | bytes):
+        return bytes(value).decode("latin-1")
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def database_cells() -> dict[tuple[str, str], list[str]]:
+    """Every cell of every table, as text, keyed by (table, column)."""
+    cells: dict[tuple[str, str], list[str]] = {}
+    with connection.cursor() as cursor:
+        for table in connection.introspection.table_names():
+            name = connection.ops.quote_name(table)
+            cursor.execute(f"SELECT * FROM {name}")  # noqa: S608 (introspected)
+            columns = [column[0] for column in cursor.description]
+            for row in cursor.fetchall():
+                for column, value in zip(columns, row, strict=True):
+                    cells.setdefault((table, column), []).append(_cell(value))
+    return cells
+
+
+def found_in(cells: dict[tuple[str, str], list[str]], secret: str) -> set:
+    return {key for key, values in cells.items() for v in values if secret in v}
+
+
+BROWSER_STORAGE = """async () => ({
+  localStorage: Object.entries(localStorage),
+  sessionStorage: Object.entries(sessionStorage),
+  indexedDB: await indexedDB.databases(),
+  caches: await caches.keys(),
+  serviceWorkers: (await navigator.serviceWorker.getRegistrations()).length,
+  cookie: document.cookie,
+})"""
+
+
+def answer_truthfully(page) -> None:
+    for text, config, truth, _ in CANARY:
+        group = page.get_by_role("group", name=text)
+        if config.kind == "numeric":
+            group.get_by_role("textbox").fill(truth)
+        elif config.kind == "multi_select":
+            for label in truth:
+                group.get_by_label(label, exact=True).check()
+        else:
+            group.get_by_label(truth, exact=True).check()
+    plain = page.get_by_role("group", name=PLAIN_TEXT)
+    plain.get_by_label("Your answer").fill(PLAIN)
+
+
+def test_distinctive_true_answers_appear_nowhere_after_a_forced_500_and_retry(
+    live_server, browser, canary_survey, settings, mailoutbox, monkeypatch
+):
+    settings.DEBUG = False
+    settings.ADMINS = [("Operations", "ops@example.org")]
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    questions = list(canary_survey.questions.all())
+    private = {q.text: q for q in questions if q.is_private}
+    plain = next(q for q in questions if not q.is_private)
+    cases = [(ldp.build(private[text].spec), value) for text, _, _, value in CANARY]
+    word = lying_word(cases)
+
+    real_ingest = collection.submission_ingest
+    calls: list[int] = []
+
+    def fail_once(**kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError(FAILURE)
+        return real_ingest(**kwargs)
+
+    context = browser.new_context(viewport=PHONE)
+    context.add_init_script(lying_script(word))
+    requests: list = []
+    context.on("request", lambda request: requests.append(request))
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+    with server_logs() as logs:
+        page.goto(live_server.url + f"/s/{canary_survey.public_token}/")
+        page.get_by_role("link", name="I understand, start the survey").click()
+        send = page.get_by_role("button", name="Send my answers")
+        expect(send).to_be_enabled()
+        expect(page.locator("#script-note")).to_contain_text("integrity check")
+        answer_truthfully(page)
+        monkeypatch.setattr(collection, "submission_ingest", fail_once)
+        send.click()
+        status = page.locator("#respond-status")
+        expect(status).to_contain_text("The server answered 500.")
+        expect(status).to_contain_text("resend exactly the same randomized answers")
+        assert not Submission.objects.exists()
+        assert len(mailoutbox) == 1  # sent before the 500 was answered
+        page.get_by_role("button", name="Send again").click()
+        page.wait_for_url("**/s/receipt/**")
+        expect(page.get_by_text("This may differ from what you chose")).to_have_count(
+            len(CANARY)
+        )
+        storage = page.evaluate(BROWSER_STORAGE)
+        state = context.storage_state(indexed_db=True)
+        cookies = context.cookies()
+    seen = [
+        {
+            "method": r.method,
+            "url": r.url,
+            "headers": r.all_headers(),
+            "body": (r.post_data_buffer or b"").decode("latin-1"),
+        }
+        for r in requests
+    ]
+    context.close()
+    assert errors == []
+    assert len(calls) == 2
+
+    # The build lied: each stored report is the reference's output for the
+    # word, and none encodes the true answer.
+    stored = {r.question_id: r.payload for r in Report.objects.all()}
+    assert Submission.objects.count() == 1
+    for (mechanism, truth), (text, _, _, _) in zip(cases, CANARY, strict=True):
+        report = stored[private[text].pk]
+        assert report == mechanism.randomize_one(truth, lambda: word), text
+        assert lies(mechanism, truth, report), text
+
+    # Requests: both sends carried the same body, made only of reports.
+    posts = [s for s in seen if s["method"] == "POST"]
+    assert len(posts) == 2
+    assert posts[0]["body"] == posts[1]["body"]
+    fields = urllib.parse.parse_qs(posts[0]["body"], keep_blank_values=True)
+    expected = {"csrfmiddlewaretoken", "idempotency_key", "survey_revision"}
+    expected |= {f"q{q.pk}_report" for q in private.values()}
+    expected |= {f"q{q.pk}_spec_revision" for q in private.values()}
+    assert set(fields) == expected | {f"q{plain.pk}"}
+    for (mechanism, truth), (text, _, _, _) in zip(cases, CANARY, strict=True):
+        sent = json.loads(fields[f"q{private[text].pk}_report"][0])
+        assert lies(mechanism, truth, sent), text
+    assert fields[f"q{plain.pk}"] == [PLAIN]
+
+    # Browser storage: nothing kept but the CSRF cookie.
+    assert storage["localStorage"] == storage["sessionStorage"] == []
+    assert storage["indexedDB"] == storage["caches"] == []
+    assert storage["serviceWorkers"] == 0
+    assert [c["name"] for c in cookies] == ["csrftoken"]
+    assert all(not origin.get("indexedDB") for origin in state["origins"])
+
+    # The error email: sent for the 500, with the POST masked.
+    assert len(mailoutbox) == 1
+    email = mailoutbox[0]
+    assert email.to == ["ops@example.org"]
+    assert "Internal Server Error" in email.subject
+    email_text = "\n".join(
+        [email.subject, email.body]
+        + [content for content, _ in getattr(email, "alternatives", [])]
+    )
+    assert FAILURE in email_text
+    assert f"q{plain.pk}" in email_text and "********************" in email_text
+
+    # The server logs: the 500 was logged at ERROR, with its traceback.
+    assert any(
+        r.levelno == logging.ERROR and r.exc_info and FAILURE in str(r.exc_info[1])
+        for r in logs.records
+    )
+    log_text = "\n".join(logs.texts)
+
+    places = {
+        "requests": json.dumps(seen, ensure_ascii=False),
+        "browser storage": json.dumps([storage, state, cookies], ensure_ascii=False),
+        "server logs": log_text,
+        "error email": email_text,
+    }
+    for where, text in places.items():
+        for secret in SECRETS:
+            assert secret not in text, f"{secret!r} found in {where}"
+    cells = database_cells()
+    definition = {("authoring_question", "options")}
+    for secret in LABELS:
+        assert found_in(cells, secret) == definition, secret
+    for secret in NUMBER_FORMS:
+        assert found_in(cells, secret) == set(), secret
+
+    # The positive control is found where it is meant to be, and only there.
+    assert PLAIN in places["requests"]
+    assert found_in(cells, PLAIN) == {("collection_plainanswer", "value")}
+    for where in ("browser storage", "server logs", "error email"):
+        assert PLAIN not in places[where], f"the plain answer reached {where}"

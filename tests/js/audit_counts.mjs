@@ -1,0 +1,111 @@
+// Outcome counts for the statistical ε audit: the part of the audit that
+// runs next to the randomizer. No imports and no Node or DOM APIs, so the
+// same file runs in Node (tests/js/audit.mjs, the shipped module from disk)
+// and in a browser page (the module as the app serves it). Python
+// (tests/ldp/js_audit.py) turns the counts into ε lower bounds, goodness of
+// fit and gates.
+//
+// auditCounts(randomize, items, N): items is a list, each a compiled spec
+// (inputs: every answer 0 … k-1) or {"spec": compiled spec, "inputs":
+// [answers]} (grid levels, or selections for multi-select). `randomize` is
+// the module's randomize(spec, answer), drawing from crypto.getRandomValues.
+// Returns one entry per item, each {"inputs": [counts per x]} (or {"error":
+// message} if the module threw). Counts per input x, over N reports:
+//   forced_response, warner, grr: "hist"[y] = #reports equal to y
+//   sue, oue: "hist"[pattern] with pattern = sum of bit_i << i
+//   hadamard: "hist"[2 j + bit]
+//   olh: "support"[v] = #(y == h(v)); "joint"[v*k + w] = #(y == h(v) and
+//        h(v) != h(w)); "offset"[d] = #((y - h(x)) mod g == d)
+//   ordinal, geometric, gaussian, duchi, piecewise, padding_sampling:
+//        "hist"[y] = #reports equal to y
+//   multi_rr: "hist"[pattern] with pattern = sum of bit_i << i
+//   every entry: "invalid" = #reports outside the output domain.
+
+const isBit = (b) => b === 0 || b === 1;
+
+function countHist(randomize, spec, x, N, size, index) {
+  const hist = new Array(size).fill(0);
+  let invalid = 0;
+  for (let n = 0; n < N; n++) {
+    const i = index(randomize(spec, x));
+    if (Number.isInteger(i) && i >= 0 && i < size) hist[i]++;
+    else invalid++;
+  }
+  return { hist, invalid };
+}
+
+function countOlh(randomize, spec, x, N) {
+  const { g, prime } = spec.weights;
+  const k = spec.k;
+  const support = new Array(k).fill(0);
+  const joint = new Array(k * k).fill(0);
+  const offset = new Array(g).fill(0);
+  const h = new Array(k);
+  let invalid = 0;
+  for (let n = 0; n < N; n++) {
+    const r = randomize(spec, x);
+    const [a, b, y] = r;
+    if (r.length !== 3 || !(a >= 0 && a < prime && b >= 0 && b < prime && y >= 0 && y < g)) {
+      invalid++;
+      continue;
+    }
+    for (let v = 0; v < k; v++) h[v] = ((a * v + b) % prime) % g;
+    offset[(y - h[x] + g) % g]++;
+    for (let v = 0; v < k; v++) {
+      if (y !== h[v]) continue;
+      support[v]++;
+      for (let w = 0; w < k; w++) if (h[w] !== h[v]) joint[v * k + w]++;
+    }
+  }
+  return { support, joint, offset, invalid };
+}
+
+// Number of possible reports of a mechanism with one integer report.
+function outputCount(spec) {
+  const w = spec.weights;
+  switch (spec.mechanism) {
+    case "forced_response": case "warner": return 2;
+    case "grr": case "ordinal": return spec.k;
+    case "geometric": case "gaussian": return (w.kernel.length + 1) / 2;
+    case "duchi": return 2;
+    case "piecewise": return w.outputs;
+    case "padding_sampling": return spec.k + spec.ell;
+  }
+  return undefined;
+}
+
+// Counts of N reports of `randomize(spec, x)`, in the layout described above.
+export function countInput(randomize, spec, x, N) {
+  const k = spec.k ?? 2;
+  const size = outputCount(spec);
+  if (size !== undefined) {
+    return countHist(randomize, spec, x, N, size, (y) => (typeof y === "number" ? y : -1));
+  }
+  switch (spec.mechanism) {
+    case "sue":
+    case "oue":
+    case "multi_rr":
+      return countHist(randomize, spec, x, N, 2 ** k, (bits) =>
+        bits.length === k && bits.every(isBit) ? bits.reduce((p, b, i) => p + b * 2 ** i, 0) : -1);
+    case "hadamard": {
+      const K = spec.weights.K;
+      return countHist(randomize, spec, x, N, 2 * K, ([j, bit]) =>
+        Number.isInteger(j) && j >= 0 && j < K && isBit(bit) ? 2 * j + bit : -1);
+    }
+    case "olh":
+      return countOlh(randomize, spec, x, N);
+  }
+  throw new Error(`no audit for ${spec.mechanism}`);
+}
+
+export function auditCounts(randomize, items, N) {
+  return items.map((item) => {
+    try {
+      const spec = item.spec ?? item;
+      const inputs = item.inputs ?? Array.from({ length: spec.k ?? 2 }, (_, x) => x);
+      return { inputs: inputs.map((x) => countInput(randomize, spec, x, N)) };
+    } catch (err) {
+      return { error: String(err && err.message ? err.message : err) };
+    }
+  });
+}

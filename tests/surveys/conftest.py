@@ -1,0 +1,15 @@
+"""Fixtures for every Django test: rate limits are off unless a test turns them on.
+
+The suite posts far more submissions from one test-client address than the
+production limits allow (e.g. 50 concurrent submissions with one token), and
+the default memory cache outlives a test; tests/surveys/collection/
+test_rate_limits.py switches the limits on with fresh counters.
+"""
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _rate_limits_off(settings) -> None:
+    """RATE_LIMITS_ENABLED=False for this test (restored afterwards)."""
+    settings.RATE_LIMITS_ENABLED = False

@@ -1,0 +1,240 @@
+"""CSRF (test plan §5): every state-changing endpoint, enumerated from the URLconf,
+rejects a POST without a token from an authorized session, and nothing changes.
+
+Every URL pattern is classified here (a new URL without a class fails the suite):
+
+- STATE_CHANGING: accepts POST; who posts it (a signed-in owner, an anonymous
+  visitor, a respondent holding the page, staff for the admin).  Without a
+  token → 403 and the database is unchanged; with a token the same request is
+  not refused for CSRF (so the 403 was the token, not a missing permission).
+- READ_ONLY: GET only; a POST without a token is refused (403) and, with a token,
+  refused by method (405) or answered without changing anything.
+- BEARER_API: the read-only token API (``Authorization: Bearer``, no cookies, so
+  no CSRF token is needed); it refuses POST either way.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.apps import apps
+from django.test import Client
+from django.urls import reverse
+from django.utils.crypto import get_random_string
+
+from surveys.api_tokens.services import api_token_create
+from surveys.collection import demo, services
+from surveys.collection.tokens import receipt_token
+from tests.surveys.collection.conftest import body
+from tests.surveys.test_authorization_matrix import ALL
+
+STATE_CHANGING = {
+    "login": "anonymous",
+    "logout": "owner",
+    "password_change": "owner",
+    "password_reset": "anonymous",
+    "password_reset_confirm": "anonymous",
+    "authoring:survey_create": "owner",
+    "authoring:survey_edit": "owner",
+    "authoring:survey_publish": "owner",
+    "authoring:survey_close": "owner",
+    "authoring:survey_reopen": "owner",
+    "authoring:survey_duplicate": "owner",
+    "authoring:question_create": "owner",
+    "authoring:question_edit": "owner",
+    "authoring:question_move": "owner",
+    "authoring:question_delete": "owner",
+    "collection:invitations": "owner",
+    "collection:respond": "respondent",
+    "collection:respond_invitation": "respondent",
+    "analysis:api_tokens": "owner",
+    "analysis:api_token_revoke": "owner",
+}
+READ_ONLY = {
+    "home",
+    "healthz",
+    "ping",
+    "password_change_done",
+    "password_reset_done",
+    "password_reset_complete",
+    "authoring:survey_list",
+    "authoring:survey_detail",
+    "authoring:question_preview",
+    "collection:verify",
+    "collection:randomizer",
+    "collection:receipt",
+    "collection:consent",
+    "collection:consent_invitation",
+    "analysis:dashboard",
+    "analysis:dashboard_live",
+    "analysis:crosstab",
+    "analysis:privacy",
+    "analysis:export_estimates_csv",
+    "analysis:export_estimates_json",
+    "analysis:export_reports_csv",
+    "analysis:export_reports_json",
+    "analysis:export_design",
+    "analysis:api_openapi",
+}
+# Answer any method with the same read (a health probe must never be refused).
+ANY_METHOD = {"healthz"}
+BEARER_API = {"analysis:api_surveys", "analysis:api_survey", "analysis:api_reports"}
+
+NAMED = [(name, pattern) for name, pattern in ALL if name.split(":")[-1]]
+
+
+def classify(name: str) -> str | None:
+    if name.startswith("admin:"):
+        return "staff"
+    if name in STATE_CHANGING:
+        return STATE_CHANGING[name]
+    if name in READ_ONLY:
+        return "read_only"
+    if name in BEARER_API:
+        return "bearer"
+    return None
+
+
+CHANGING = [(n, p) for n, p in NAMED if classify(n) not in {None, "read_only"}]
+CHANGING = [(n, p) for n, p in CHANGING if classify(n) != "bearer"]
+READING = [(n, p) for n, p in NAMED if classify(n) == "read_only"]
+
+
+def test_every_url_pattern_has_a_csrf_class():
+    unclassified = [name for name, _ in NAMED if classify(name) is None]
+    assert not unclassified, f"classify these URLs for CSRF: {unclassified}"
+
+
+@pytest.fixture
+def world(django_user_model):
+    """An owner with a published survey, an invitation, an API token, and staff."""
+    ada = django_user_model.objects.create_user("ada")
+    staff = django_user_model.objects.create_superuser("root", "root@example.org")
+    survey, _ = demo.demo_survey(owner=ada)
+    (invitation,) = services.invitations_create(survey=survey, count=1)
+    api = api_token_create(user=ada, name="csrf")
+    return {
+        "ada": ada,
+        "staff": staff,
+        "survey": survey,
+        "question": survey.questions.first(),
+        "invitation": invitation,
+        "api": api,
+    }
+
+
+def url_for(name: str, pattern, world) -> str:
+    survey = world["survey"]
+    values = {
+        "pk": survey.pk,
+        "survey_id": survey.pk,
+        "question_pk": world["question"].pk,
+        "token_pk": world["api"].token.pk,
+        "public_token": survey.public_token,
+        "token": world["invitation"],
+        "receipt": receipt_token(10**9),
+        "uidb64": "MQ",
+        "object_id": survey.pk,
+        "id": world["ada"].pk,
+        "content_type_id": 1,
+        "app_label": "authoring",
+    }
+    if name == "password_reset_confirm":
+        values["token"] = "set-password"
+    names = list(pattern.pattern.converters) or list(pattern.pattern.regex.groupindex)
+    missing = [arg for arg in names if arg not in values]
+    assert not missing, f"{name}: give the CSRF test a value for {missing}"
+    return reverse(name, kwargs={arg: values[arg] for arg in names})
+
+
+def data_for(name: str, world) -> dict:
+    """A body that would do something if the token were not checked."""
+    survey = world["survey"]
+    return {
+        "collection:respond": body(survey),
+        "collection:respond_invitation": body(survey),
+        "collection:invitations": {"count": "5"},
+        "authoring:survey_create": {"title": "Made by a forged form"},
+        "authoring:survey_edit": {"title": "Renamed by a forged form"},
+        "authoring:question_move": {"direction": "down"},
+        "analysis:api_tokens": {"name": "forged"},
+        "login": {"username": "ada", "password": "x" * 12},
+    }.get(name, {})
+
+
+def database_state() -> dict:
+    """Every row of every model: what a forged request must leave alone."""
+    return {
+        model._meta.label: list(model._default_manager.order_by("pk").values())
+        for model in apps.get_models()
+    }
+
+
+def session_for(role: str, url: str, world) -> Client:
+    """A browser that holds the CSRF cookie (as any visitor's browser would)."""
+    client = Client(enforce_csrf_checks=True)
+    if role == "owner":
+        client.force_login(world["ada"])
+    elif role == "staff":
+        client.force_login(world["staff"])
+    elif role == "respondent":
+        assert client.get(url).status_code == 200  # the form page it answers
+    client.cookies["csrftoken"] = get_random_string(32)
+    return client
+
+
+def refused_for_csrf(response) -> bool:
+    """Django's CSRF failure: 403 with its own explanation."""
+    return (
+        response.status_code == 403 and b"CSRF verification failed" in response.content
+    )
+
+
+def with_token(client: Client) -> dict:
+    return {"HTTP_X_CSRFTOKEN": client.cookies["csrftoken"].value}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("name", "pattern"), CHANGING, ids=[n for n, _ in CHANGING])
+def test_state_changing_post_without_token_is_refused_and_changes_nothing(
+    world, name, pattern
+):
+    url = url_for(name, pattern, world)
+    client = session_for(classify(name), url, world)
+    before = database_state()
+    response = client.post(url, data_for(name, world))
+    assert refused_for_csrf(response), (name, response.status_code)
+    assert database_state() == before, name
+    # The same session with the token is not refused for CSRF (a 403 there is
+    # the admin's read-only models refusing by permission).
+    allowed = client.post(url, data_for(name, world), **with_token(client))
+    assert not refused_for_csrf(allowed), name
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("name", "pattern"), READING, ids=[n for n, _ in READING])
+def test_read_only_url_refuses_post_and_changes_nothing(world, name, pattern):
+    url = url_for(name, pattern, world)
+    client = session_for("owner", url, world)
+    before = database_state()
+    assert refused_for_csrf(client.post(url)), name
+    response = client.post(url, **with_token(client))
+    assert response.status_code == (200 if name in ANY_METHOD else 405), (
+        name,
+        response.status_code,
+    )
+    assert database_state() == before, name
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", sorted(BEARER_API))
+def test_bearer_token_api_refuses_post(world, name):
+    url = url_for(name, dict(ALL)[name], world)
+    client = Client(enforce_csrf_checks=True)
+    bearer = {"HTTP_AUTHORIZATION": f"Bearer {world['api'].secret}"}
+    assert client.get(url, **bearer).status_code == 200
+    before = database_state()
+    refused = client.post(url, **bearer)
+    assert refused_for_csrf(refused) or refused.status_code == 405
+    client.cookies["csrftoken"] = get_random_string(32)
+    assert client.post(url, **bearer, **with_token(client)).status_code == 405
+    assert database_state() == before

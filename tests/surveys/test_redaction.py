@@ -1,0 +1,78 @@
+"""Invitation tokens and receipt codes never reach logs or error emails."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import pytest
+from django.core import mail
+from django.test import RequestFactory
+
+from surveys.redaction import RedactingFormatter, RedactSecretsFilter, redact
+
+TOKEN = "inv-Zq8sWm3kT1uYcVb7"
+RECEIPT = "rcpt-Hx4LpQ9aNd2e"
+
+
+def test_redact_replaces_tokens_and_receipts_but_not_public_paths():
+    assert redact(f"/s/i/{TOKEN}/answer/") == "/s/i/[redacted]/answer/"
+    assert redact(f"'/s/receipt/{RECEIPT}/'") == "'/s/receipt/[redacted]/'"
+    assert redact("/s/verify/ /s/public-link/answer/") == (
+        "/s/verify/ /s/public-link/answer/"
+    )
+
+
+def test_filter_rewrites_a_formatted_record_and_keeps_it():
+    record = logging.LogRecord(
+        "django.request", logging.WARNING, __file__, 1, "Not Found: %s",
+        (f"/s/i/{TOKEN}/",), None,
+    )  # fmt: skip
+    assert RedactSecretsFilter().filter(record) is True
+    assert record.getMessage() == "Not Found: /s/i/[redacted]/"
+
+
+def test_console_formatter_redacts_the_traceback_too():
+    formatter = RedactingFormatter("%(message)s")
+    try:
+        raise RuntimeError(f"no invitation /s/i/{TOKEN}/")
+    except RuntimeError:
+        record = logging.LogRecord(
+            "x", logging.ERROR, __file__, 1, "failed", (), sys.exc_info()
+        )
+    text = formatter.format(record)
+    assert TOKEN not in text
+    assert "RuntimeError: no invitation /s/i/[redacted]/" in text
+
+
+@pytest.mark.django_db
+def test_django_request_log_of_a_missing_invitation_has_no_token(client, caplog):
+    with caplog.at_level(logging.WARNING, logger="django.request"):
+        response = client.get(f"/s/i/{TOKEN}/")
+    assert response.status_code in (404, 410)
+    assert caplog.records, "the 4xx is logged"
+    assert all(TOKEN not in record.getMessage() for record in caplog.records)
+    assert "/s/i/[redacted]/" in caplog.text
+
+
+def test_error_email_for_a_failed_invitation_request_has_no_token(settings):
+    settings.ADMINS = [("Ops", "ops@example.org")]
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    settings.DEBUG = False
+    request = RequestFactory().post(
+        f"/s/i/{TOKEN}/answer/", HTTP_REFERER=f"https://x.example/s/i/{TOKEN}/"
+    )
+    try:
+        raise RuntimeError(f"failed while handling /s/receipt/{RECEIPT}/")
+    except RuntimeError:
+        logging.getLogger("django.request").error(
+            "Internal Server Error: %s",
+            request.path,
+            exc_info=True,
+            extra={"status_code": 500, "request": request},
+        )
+    assert len(mail.outbox) == 1
+    email = mail.outbox[0]
+    parts = [email.subject, email.body] + [alt[0] for alt in email.alternatives]
+    assert all(TOKEN not in part and RECEIPT not in part for part in parts)
+    assert "/s/i/[redacted]/answer/" in email.subject
