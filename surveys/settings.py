@@ -235,6 +235,10 @@ if RATE_LIMIT_TRUSTED_PROXIES < 0:
 # No broker configured: tasks run in-process (eager), so the development server
 # needs nothing else running.  With a broker, they go to the workers.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
+# kombu's Redis transport with one fix: a worker survives Redis dropping while it
+# holds a task (surveys/broker.py explains).
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CELERY_BROKER_TRANSPORT = "surveys.broker:Transport"
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True

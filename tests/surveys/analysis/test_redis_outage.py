@@ -10,12 +10,12 @@ submissions must still be accepted at once and stored, and once Redis is back
 the periodic reconciliation must fold in every report, exactly once.
 
 The worker and beat run under the restart policy docker-compose.yml gives them
-(``restart: unless-stopped``): a process that exits is started again at once.
-That matters: Celery 5.7 / kombu 5.7 workers that hold an unacknowledged
-message (a debounced refresh waiting for its countdown, or a running one) when
-the broker connection drops stop with "Unrecoverable error: AttributeError
-('NoneType' object has no attribute 'hostname')"; the test prints how often
-that happened.
+(``restart: unless-stopped``), but neither may need it: kombu 5.7's Redis
+transport makes a worker that holds an unacknowledged message (a debounced
+refresh waiting for its countdown, or a running one) when the connection drops
+exit with "Unrecoverable error: AttributeError('NoneType' object has no
+attribute 'hostname')"; ``surveys/broker.py`` fixes that, and this test fails
+if a worker crashes or restarts.
 """
 
 from __future__ import annotations
@@ -298,6 +298,8 @@ def test_redis_outage_loses_no_submission_and_reconciliation_catches_up(
     assert tally_stats(survey) == tallies
     assert supervisor.running("worker") and supervisor.running("beat"), logs()
     assert supervisor.restarts["beat"] == 0, logs()  # beat rides out the outage
+    assert not crashes, crashes  # surveys/broker.py keeps the worker alive
+    assert supervisor.restarts["worker"] == 0, logs()
     assert "reconcile_tallies" in supervisor.output("worker")
 
 
