@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 from celery import Celery
 
-from tests.conftest import clean_env, free_port
-from tests.own_servers import OwnRedis
+from tests.conftest import clean_env
 from tests.surveys.compose import service_command
-
-
-@pytest.fixture
-def own_redis(start_process) -> Iterator[OwnRedis]:
-    """A Redis server of this test's own on a free port (stopped at the end)."""
-    server = OwnRedis(start_process, free_port())
-    server.start()
-    yield server
 
 
 def _client(url: str) -> Celery:

@@ -27,7 +27,6 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,7 +42,7 @@ from surveys.authoring.models import Survey
 from surveys.collection import demo
 from surveys.collection.models import Report, Submission
 from tests.conftest import clean_env, free_port, wait_for_http
-from tests.own_servers import OwnRedis, fetch_form, header, new_answers, post_form
+from tests.own_servers import fetch_form, header, new_answers, post_form
 from tests.surveys.analysis.conftest import direct_stats, tally_stats
 from tests.surveys.compose import compose, service_command
 
@@ -159,14 +158,6 @@ class Supervisor:
 
     def running(self, name: str) -> bool:
         return self.services[name][-1].process.poll() is None
-
-
-@pytest.fixture
-def own_redis(start_process) -> Iterator[OwnRedis]:
-    """A Redis server of this test's own on a free port (stopped at the end)."""
-    server = OwnRedis(start_process, free_port())
-    server.start()
-    yield server
 
 
 @pytest.fixture
