@@ -24,6 +24,7 @@ from surveys.collection.services import (
     submission_ingest,
     submissions_ingest_bulk,
 )
+from tests.surveys.analysis.dashboard_support import PASSWORD
 
 FOUR = ("Never", "Sometimes", "Often", "Always")
 GRID = {"low": Decimal(0), "high": Decimal(10), "step": Decimal(1)}
@@ -165,3 +166,26 @@ def broker(url: str) -> Iterator[None]:
     finally:
         conf.broker_url, conf.task_always_eager = saved
         _drop_connections()
+
+
+# --- researchers signed in through the test client (dashboard, exports, API) -------
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """MD5 hashing: these tests create many users and never test hashing."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def ada(django_user_model):
+    return django_user_model.objects.create_user("ada", password=PASSWORD)
+
+
+@pytest.fixture
+def bob(django_user_model):
+    return django_user_model.objects.create_user("bob", password=PASSWORD)
+
+
+@pytest.fixture
+def ada_client(client, ada):
+    client.force_login(ada)
+    return client

@@ -14,24 +14,9 @@ import ldp
 from surveys.analysis import urls as analysis_urls
 from surveys.api_tokens.models import ApiToken
 from surveys.api_tokens.services import api_token_create, token_hash
-from tests.surveys.analysis.dashboard_support import PASSWORD, make_survey, simulate
+from tests.surveys.analysis.dashboard_support import make_survey, simulate
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def ada(django_user_model):
-    return django_user_model.objects.create_user("ada", password=PASSWORD)
-
-
-@pytest.fixture
-def bob(django_user_model):
-    return django_user_model.objects.create_user("bob", password=PASSWORD)
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ from django.utils import timezone
 from surveys.analysis import dashboard
 from surveys.analysis.results import Interval, QuestionResult, SurveyResults
 from tests.surveys.analysis.dashboard_support import (
-    PASSWORD,
     make_survey,
     reference_estimates,
     simulate,
@@ -26,27 +25,11 @@ from tests.surveys.analysis.dashboard_support import (
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def ada(django_user_model):
-    return django_user_model.objects.create_user("ada", password=PASSWORD)
-
-
 @pytest.fixture
 def answered(ada):
     survey = make_survey(ada)
     simulate(survey, 400)
     return survey
-
-
-@pytest.fixture
-def ada_client(client, ada):
-    client.force_login(ada)
-    return client
 
 
 def _card(html: str, question_id: int) -> str:

@@ -16,7 +16,7 @@ from django.urls import URLPattern, reverse
 
 from surveys.analysis import urls as analysis_urls
 from surveys.api_tokens.services import api_token_create
-from tests.surveys.analysis.dashboard_support import PASSWORD, make_survey, simulate
+from tests.surveys.analysis.dashboard_support import make_survey, simulate
 
 pytestmark = pytest.mark.django_db
 
@@ -29,21 +29,6 @@ def _names(patterns) -> list[str]:
 
 PAGES = _names(analysis_urls.page_patterns)
 API = _names(analysis_urls.api_patterns)
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def ada(django_user_model):
-    return django_user_model.objects.create_user("ada", password=PASSWORD)
-
-
-@pytest.fixture
-def bob(django_user_model):
-    return django_user_model.objects.create_user("bob", password=PASSWORD)
 
 
 @pytest.fixture

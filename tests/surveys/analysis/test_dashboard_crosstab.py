@@ -16,19 +16,9 @@ import ldp
 from ldp.accounting import sequential_composition
 from ldp.estimators.crosstab import crosstab_estimate, joint_histogram
 from surveys.analysis import crosstabs, dashboard
-from tests.surveys.analysis.dashboard_support import PASSWORD, make_survey, simulate
+from tests.surveys.analysis.dashboard_support import make_survey, simulate
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def ada(django_user_model):
-    return django_user_model.objects.create_user("ada", password=PASSWORD)
 
 
 @pytest.fixture
@@ -36,12 +26,6 @@ def answered(ada):
     survey = make_survey(ada)
     simulate(survey, 300)
     return survey
-
-
-@pytest.fixture
-def ada_client(client, ada):
-    client.force_login(ada)
-    return client
 
 
 def _by_mechanism(survey):

@@ -19,19 +19,9 @@ from django.urls import reverse
 import ldp
 from surveys.analysis.exports import csv_lines, neutralise
 from surveys.collection.assets import randomizer_script
-from tests.surveys.analysis.dashboard_support import PASSWORD, make_survey, simulate
+from tests.surveys.analysis.dashboard_support import make_survey, simulate
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def ada(django_user_model):
-    return django_user_model.objects.create_user("ada", password=PASSWORD)
 
 
 @pytest.fixture
@@ -39,12 +29,6 @@ def answered(ada):
     survey = make_survey(ada)
     simulate(survey, 250)
     return survey
-
-
-@pytest.fixture
-def ada_client(client, ada):
-    client.force_login(ada)
-    return client
 
 
 def _get(client, name, survey):
