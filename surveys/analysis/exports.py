@@ -18,7 +18,7 @@ from django.utils import timezone
 
 import ldp
 from surveys.analysis.results import QuestionResult, SurveyResults
-from surveys.authoring.mechanisms import MECHANISM_LABELS
+from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection.models import PlainAnswer, Report
 from surveys.collection.questions import answer_choices
@@ -205,7 +205,7 @@ def question_document(question: Question, revisions: dict[int, dict]) -> dict:
         name = question.spec.get("mechanism", "")
         document.update(
             mechanism=name,
-            mechanism_label=MECHANISM_LABELS.get(name, name),
+            mechanism_label=mechanism_label(name),
             epsilon=mechanism.epsilon,
             epsilon_display=mechanism.epsilon_display,
             spec_revision=question.spec_revision,

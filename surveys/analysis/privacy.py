@@ -9,7 +9,7 @@ import numpy as np
 
 import ldp
 from ldp import accounting
-from surveys.authoring.mechanisms import MECHANISM_LABELS
+from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, Survey
 
 ALPHAS = np.linspace(0.0, 1.0, 101)
@@ -67,7 +67,7 @@ def question_privacy(question: Question) -> QuestionPrivacy | None:
     return QuestionPrivacy(
         question=question,
         mechanism=name,
-        mechanism_label=MECHANISM_LABELS.get(name, name),
+        mechanism_label=mechanism_label(name),
         epsilon=epsilon,
         epsilon_display=mechanism.epsilon_display,
         wording=accounting.describe_epsilon(mechanism.epsilon_exact),
