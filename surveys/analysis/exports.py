@@ -200,8 +200,8 @@ def question_document(question: Question, revisions: dict[int, dict]) -> dict:
             "high": str(question.numeric_high),
             "step": str(question.numeric_step),
         }
-    if question.is_private and question.spec:
-        mechanism = ldp.build(question.spec)
+    mechanism = question.compiled_mechanism()
+    if mechanism is not None:
         name = question.spec.get("mechanism", "")
         document.update(
             mechanism=name,

@@ -1,7 +1,8 @@
 """From a question's kind and privacy settings to an ldp spec, in one place.
 
 A question's privacy configuration (kind, answer domain, requested ε, chosen
-mechanism) becomes a *requested* spec here, and ``ldp.build`` compiles it.  A
+mechanism) becomes a *requested* spec here, compiled by ``ldp.build`` through
+the process-wide cache (``surveys.authoring.compiled``).  A
 new kind plugs in with a row in ``KIND_RULES``; a new mechanism with one entry
 in ``surveys.authoring.catalogue`` (its label, kinds and wording).  A mechanism
 offered there but not yet registered in ``ldp`` is reported as "not available
@@ -21,6 +22,7 @@ import ldp
 from ldp.exact import exp_decimal
 from ldp.mechanisms import REGISTRY
 from surveys.authoring.catalogue import mechanism_label, mechanisms_for_kind
+from surveys.authoring.compiled import compiled_mechanism
 
 DEFAULT_EPSILON = 1.0
 EPSILON_MAX = float(ldp.EPSILON_MAX)
@@ -248,9 +250,9 @@ def requested_spec(config: PrivacyConfig) -> dict[str, Any]:
 
 
 def build(config: PrivacyConfig) -> ldp.Mechanism:
-    """Compile a private question's configuration with ``ldp.build``."""
+    """Compile a private question's configuration (through the process cache)."""
     spec = requested_spec(config)
     try:
-        return ldp.build(spec)
+        return compiled_mechanism(spec)
     except ValueError as error:
         raise MechanismError(f"This setting cannot be compiled: {error}") from None

@@ -8,7 +8,6 @@ from decimal import Decimal
 from django.db.models import Count, QuerySet
 from django.shortcuts import get_object_or_404
 
-import ldp
 from surveys.authoring import mechanisms, previews
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import Submission
@@ -64,13 +63,6 @@ def question_privacy_config(question: Question) -> mechanisms.PrivacyConfig:
     )
 
 
-def question_mechanism(question: Question) -> ldp.Mechanism | None:
-    """The compiled mechanism a private question uses now (None if plain)."""
-    if not question.is_private or not question.spec:
-        return None
-    return ldp.build(question.spec)
-
-
 @dataclass(frozen=True)
 class QuestionSummary:
     question: Question
@@ -104,7 +96,7 @@ class SurveyOverview:
 
 def _summary(question: Question, n: int) -> QuestionSummary:
     try:
-        mechanism = question_mechanism(question)
+        mechanism = question.compiled_mechanism()
     except ValueError as error:
         return QuestionSummary(question, None, str(error))
     if mechanism is None:
@@ -143,7 +135,7 @@ def survey_epsilon_exact(
     for question in survey.questions.filter(is_private=True).exclude(
         pk=exclude_question_id
     ):
-        mechanism = question_mechanism(question)
+        mechanism = question.compiled_mechanism()
         if mechanism is not None:
             values.append(mechanism.epsilon_exact)
     return sum(values, Decimal(0))

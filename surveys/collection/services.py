@@ -17,7 +17,6 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-import ldp
 from surveys.analysis import tasks as analysis_tasks
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import Invitation, PlainAnswer, Report, Submission
@@ -92,7 +91,9 @@ class _Checker:
         self.private = {q.pk: q for q in questions if q.is_private}
         self.plain = {q.pk: q for q in questions if not q.is_private}
         self.mechanisms = {
-            pk: ldp.build(q.spec) for pk, q in self.private.items() if q.spec
+            pk: mechanism
+            for pk, q in self.private.items()
+            if (mechanism := q.compiled_mechanism()) is not None
         }
 
     def check(self, response: ResponseIn) -> dict[int, Any]:
