@@ -10,7 +10,6 @@ from django.shortcuts import get_object_or_404
 
 from surveys.authoring import mechanisms, previews
 from surveys.authoring.models import Question, Survey
-from surveys.collection.models import Submission
 
 
 def surveys_for_owner(*, user) -> QuerySet[Survey]:
@@ -36,12 +35,14 @@ def question_get_for_owner(*, user, survey_pk: int, pk: int) -> Question:
     )
 
 
+# Submissions are collection's model; authoring reads them only through the
+# reverse relation Survey.submissions and never imports collection.
 def survey_has_responses(*, survey: Survey) -> bool:
-    return Submission.objects.filter(survey=survey).exists()
+    return survey.submissions.exists()
 
 
 def survey_response_count(*, survey: Survey) -> int:
-    return Submission.objects.filter(survey=survey).count()
+    return survey.submissions.count()
 
 
 def question_privacy_config(question: Question) -> mechanisms.PrivacyConfig:
