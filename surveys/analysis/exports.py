@@ -234,7 +234,10 @@ def _randomizer_integrity() -> str | None:
 
 
 def _page_script_integrity() -> str | None:
-    """SRI of respond.js, the one script respondent pages load (test plan §5)."""
+    """SRI of respond.js, the one script respondent pages load.
+
+    See docs/testing.md, section 5.
+    """
     try:
         from surveys.collection.assets import respond_script
 
