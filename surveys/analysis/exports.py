@@ -18,7 +18,7 @@ from django.utils import timezone
 
 import ldp
 from surveys.analysis.results import QuestionResult, SurveyResults
-from surveys.authoring.mechanisms import MECHANISM_LABELS
+from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection.models import PlainAnswer, Report
 from surveys.collection.questions import answer_choices
@@ -200,12 +200,12 @@ def question_document(question: Question, revisions: dict[int, dict]) -> dict:
             "high": str(question.numeric_high),
             "step": str(question.numeric_step),
         }
-    if question.is_private and question.spec:
-        mechanism = ldp.build(question.spec)
+    mechanism = question.compiled_mechanism()
+    if mechanism is not None:
         name = question.spec.get("mechanism", "")
         document.update(
             mechanism=name,
-            mechanism_label=MECHANISM_LABELS.get(name, name),
+            mechanism_label=mechanism_label(name),
             epsilon=mechanism.epsilon,
             epsilon_display=mechanism.epsilon_display,
             spec_revision=question.spec_revision,
@@ -234,7 +234,10 @@ def _randomizer_integrity() -> str | None:
 
 
 def _page_script_integrity() -> str | None:
-    """SRI of respond.js, the one script respondent pages load (test plan §5)."""
+    """SRI of respond.js, the one script respondent pages load.
+
+    See docs/testing.md, section 5.
+    """
     try:
         from surveys.collection.assets import respond_script
 

@@ -9,7 +9,7 @@ import numpy as np
 
 import ldp
 from ldp import accounting
-from surveys.authoring.mechanisms import MECHANISM_LABELS
+from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, Survey
 
 ALPHAS = np.linspace(0.0, 1.0, 101)
@@ -51,9 +51,9 @@ def _channel(mechanism: ldp.Mechanism) -> np.ndarray | None:
 
 
 def question_privacy(question: Question) -> QuestionPrivacy | None:
-    if not question.is_private or not question.spec:
+    mechanism = question.compiled_mechanism()
+    if mechanism is None:
         return None
-    mechanism = ldp.build(question.spec)
     channel = _channel(mechanism)
     epsilon = mechanism.epsilon
     reference = accounting.epsilon_dp_tradeoff(epsilon, ALPHAS)
@@ -67,7 +67,7 @@ def question_privacy(question: Question) -> QuestionPrivacy | None:
     return QuestionPrivacy(
         question=question,
         mechanism=name,
-        mechanism_label=MECHANISM_LABELS.get(name, name),
+        mechanism_label=mechanism_label(name),
         epsilon=epsilon,
         epsilon_display=mechanism.epsilon_display,
         wording=accounting.describe_epsilon(mechanism.epsilon_exact),
@@ -80,11 +80,10 @@ def question_privacy(question: Question) -> QuestionPrivacy | None:
 
 
 def survey_privacy_view(survey: Survey) -> SurveyPrivacyView:
-    questions = [q for q in survey.questions.all() if q.is_private and q.spec]
-    views = [v for v in (question_privacy(q) for q in questions) if v is not None]
+    views = [v for v in map(question_privacy, survey.questions.all()) if v]
     items = []
-    for question in questions:
-        mechanism = ldp.build(question.spec)
+    for view in views:
+        mechanism = view.question.compiled_mechanism()
         channel = _channel(mechanism)
         items.append(channel if channel is not None else mechanism.epsilon)
     sequential = accounting.sequential_composition([v.epsilon for v in views])

@@ -60,9 +60,9 @@ def survey_results(*, survey: Survey, target_margin: float = 0.05) -> SurveyResu
         if not question.is_private:
             plain.append((question.pk, question.text))
             continue
-        if not question.spec:
+        mechanism = question.compiled_mechanism()
+        if mechanism is None:
             continue  # not compiled yet: nothing can have been reported
-        mechanism = ldp.build(question.spec)
         epsilons.append(mechanism.epsilon)
         older = sum(
             stat.n

@@ -41,6 +41,7 @@ from django.utils import timezone
 
 import ldp
 from surveys.analysis.models import Tally, TallyWatermark
+from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection.models import Report
 
@@ -106,7 +107,7 @@ def report_horizon(*, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> int | None:
 
 # --- folding -----------------------------------------------------------------------
 class _Specs:
-    """Compiled mechanisms of a survey's questions, per (question, revision)."""
+    """The specs of a survey's questions, per (question, revision)."""
 
     def __init__(self, survey_id: int):
         self.specs: dict[tuple[int, int], Any] = {
@@ -115,17 +116,14 @@ class _Specs:
         }
         for q in Question.objects.filter(survey_id=survey_id, spec__isnull=False):
             self.specs.setdefault((q.pk, q.spec_revision), q.spec)
-        self._built: dict[tuple[int, int], ldp.Mechanism] = {}
 
     def mechanism(self, key: tuple[int, int]) -> ldp.Mechanism:
-        if key not in self._built:
-            if key not in self.specs:
-                raise LookupError(
-                    f"question {key[0]} has reports under spec revision {key[1]} "
-                    "but no stored spec for it; allowed: revisions with a SpecRevision"
-                )
-            self._built[key] = ldp.build(self.specs[key])
-        return self._built[key]
+        if key not in self.specs:
+            raise LookupError(
+                f"question {key[0]} has reports under spec revision {key[1]} "
+                "but no stored spec for it; allowed: revisions with a SpecRevision"
+            )
+        return compiled_mechanism(self.specs[key])
 
 
 def _aggregate(

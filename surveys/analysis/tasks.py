@@ -11,12 +11,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
-from functools import partial
 from typing import Any
 
 from celery import shared_task
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import connection
 
 from surveys.analysis import selectors, services
 from surveys.celery import app
@@ -107,8 +106,3 @@ def send_refresh(survey_id: int) -> bool:
             cache.delete(key)
         return False
     return True
-
-
-def refresh_on_commit(*, survey_id: int) -> None:
-    """Enqueue a refresh once the current transaction commits (never raises)."""
-    transaction.on_commit(partial(send_refresh, survey_id), robust=True)

@@ -1,10 +1,12 @@
 """From a question's kind and privacy settings to an ldp spec, in one place.
 
 A question's privacy configuration (kind, answer domain, requested ε, chosen
-mechanism) becomes a *requested* spec here, and ``ldp.build`` compiles it.  New
-kinds and mechanisms plug in by adding a row to ``KIND_RULES`` (and a label and a
-plain-words line): a mechanism named here but not yet registered in ``ldp`` is
-reported as "not available yet" instead of failing.
+mechanism) becomes a *requested* spec here, compiled by ``ldp.build`` through
+the process-wide cache (``surveys.authoring.compiled``).  A
+new kind plugs in with a row in ``KIND_RULES``; a new mechanism with one entry
+in ``surveys.authoring.catalogue`` (its label, kinds and wording).  A mechanism
+offered there but not yet registered in ``ldp`` is reported as "not available
+yet" instead of failing.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any
 import ldp
 from ldp.exact import exp_decimal
 from ldp.mechanisms import REGISTRY
+from surveys.authoring.catalogue import mechanism_label, mechanisms_for_kind
+from surveys.authoring.compiled import compiled_mechanism
 
 DEFAULT_EPSILON = 1.0
 EPSILON_MAX = float(ldp.EPSILON_MAX)
@@ -27,29 +31,14 @@ FORCED_RESPONSE_DENOMINATOR = 1000
 NUMERIC_LEVELS_MAX = 1001  # the ldp spec's grid limit
 ORDINAL_K_MAX = 101  # the ldp spec's limit for the order-aware mechanism
 
-CATEGORICAL = ("grr", "oue", "olh", "hadamard", "sue")
-# Order-aware and numeric names from the ldp spec; offered once ldp registers them.
-ORDINAL_MECHANISMS = ("ordinal",)
-NUMERIC_MECHANISMS = ("geometric", "piecewise", "duchi", "gaussian")
-MULTI_SELECT_MECHANISMS = ("padding_sampling", "multi_rr")
+RECOMMENDED_LABEL = "Recommended (lowest error for this question)"
 
-MECHANISM_LABELS = {
-    "": "Recommended (lowest error for this question)",
-    "warner": "Warner randomized response",
-    "forced_response": "Forced response",
-    "grr": "Generalized randomized response",
-    "oue": "Optimized unary encoding",
-    "sue": "Symmetric unary encoding (basic RAPPOR)",
-    "olh": "Optimized local hashing",
-    "hadamard": "Hadamard response",
-    "ordinal": "Order-aware exponential mechanism",
-    "geometric": "Discrete Laplace (geometric)",
-    "gaussian": "Discrete Gaussian",
-    "piecewise": "Piecewise mechanism",
-    "duchi": "Duchi et al. (binary output)",
-    "padding_sampling": "Padding and sampling",
-    "multi_rr": "Randomized response per option",
-}
+CATEGORICAL = mechanisms_for_kind("single_choice")
+ORDINAL_MECHANISMS = tuple(
+    name for name in mechanisms_for_kind("ordinal") if name not in CATEGORICAL
+)
+NUMERIC_MECHANISMS = mechanisms_for_kind("numeric")
+MULTI_SELECT_MECHANISMS = mechanisms_for_kind("multi_select")
 
 
 class MechanismError(ValueError):
@@ -84,7 +73,7 @@ class KindRule:
     """How one question kind maps to specs."""
 
     label: str
-    mechanisms: tuple[str, ...]
+    mechanisms: tuple[str, ...]  # offered for the kind: the catalogue's order
     default: Callable[[PrivacyConfig], str]
     domain: Callable[[PrivacyConfig], dict[str, Any]]
     uses_options: bool = True
@@ -149,7 +138,7 @@ def _recommended_multiselect(config: PrivacyConfig) -> str:
 KIND_RULES: dict[str, KindRule] = {
     "yes_no": KindRule(
         "Yes / no",
-        ("warner", "forced_response"),
+        mechanisms_for_kind("yes_no"),
         lambda config: "warner",
         lambda config: {"k": 2},
         uses_options=False,
@@ -158,7 +147,7 @@ KIND_RULES: dict[str, KindRule] = {
         "Single choice", CATEGORICAL, _recommended_categorical, _k_domain
     ),
     "ordinal": KindRule(
-        "Scale", (*ORDINAL_MECHANISMS, *CATEGORICAL), _ordinal_default, _k_domain
+        "Scale", mechanisms_for_kind("ordinal"), _ordinal_default, _k_domain
     ),
     "numeric": KindRule(
         "Number in a range",
@@ -176,10 +165,6 @@ KIND_RULES: dict[str, KindRule] = {
 }
 
 
-def mechanism_label(name: str) -> str:
-    return MECHANISM_LABELS.get(name, name)
-
-
 def mechanism_choices(kind: str | None = None) -> list[tuple[str, str]]:
     """(value, label) pairs offered for ``kind`` (all kinds when None)."""
     if kind is None:
@@ -188,7 +173,7 @@ def mechanism_choices(kind: str | None = None) -> list[tuple[str, str]]:
             names += [name for name in rule.mechanisms if name not in names]
     else:
         names = list(KIND_RULES[kind].mechanisms)
-    return [("", MECHANISM_LABELS[""])] + [
+    return [("", RECOMMENDED_LABEL)] + [
         (
             name,
             mechanism_label(name)
@@ -265,9 +250,9 @@ def requested_spec(config: PrivacyConfig) -> dict[str, Any]:
 
 
 def build(config: PrivacyConfig) -> ldp.Mechanism:
-    """Compile a private question's configuration with ``ldp.build``."""
+    """Compile a private question's configuration (through the process cache)."""
     spec = requested_spec(config)
     try:
-        return ldp.build(spec)
+        return compiled_mechanism(spec)
     except ValueError as error:
         raise MechanismError(f"This setting cannot be compiled: {error}") from None

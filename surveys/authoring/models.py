@@ -3,7 +3,8 @@
 A private question's mechanism is an ldp *spec* (a JSON-able dict).  Once a
 survey is published the compiled spec is frozen: reports carry the revision of
 the spec they were randomized under, and a changed spec is stored as a new
-SpecRevision instead of overwriting the old one.
+SpecRevision instead of overwriting the old one.  ``compiled_mechanism()`` on
+either gives the compiled ldp mechanism from a process-wide cache.
 """
 
 import secrets
@@ -11,6 +12,9 @@ import secrets
 from django.conf import settings
 from django.core.validators import MinValueValidator
 from django.db import models
+
+import ldp
+from surveys.authoring.compiled import compiled_mechanism
 
 
 def new_public_token() -> str:
@@ -104,6 +108,13 @@ class Question(models.Model):
     def __str__(self) -> str:
         return self.text
 
+    def compiled_mechanism(self) -> ldp.Mechanism | None:
+        """The mechanism this question randomizes with now (None: not protected
+        or not compiled yet); compiled once per process and spec."""
+        if not self.is_private or not self.spec:
+            return None
+        return compiled_mechanism(self.spec)
+
 
 class SpecRevision(models.Model):
     """Every spec a question has been published under, kept for re-estimation."""
@@ -125,3 +136,7 @@ class SpecRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.question_id} r{self.revision}"
+
+    def compiled_mechanism(self) -> ldp.Mechanism:
+        """The mechanism reports of this revision were randomized with."""
+        return compiled_mechanism(self.spec)

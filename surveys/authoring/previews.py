@@ -17,41 +17,17 @@ from scipy import stats
 import ldp
 from ldp.accounting import describe_epsilon, sequential_composition
 from ldp.exact import display_epsilon
-from surveys.authoring.mechanisms import (
-    CATEGORICAL,
-    NUMERIC_MECHANISMS,
-    ORDINAL_MECHANISMS,
-    PrivacyConfig,
-    build,
+from surveys.authoring.catalogue import (
+    MEAN,
+    SHARE,
+    describe_mechanism,
+    estimate_of,
     mechanism_label,
 )
+from surveys.authoring.mechanisms import CATEGORICAL, PrivacyConfig, build
 
 CONFIDENCE_LEVEL = 0.95
 FIVE_POINTS = 0.05
-SHARE, MEAN = "share", "mean"
-
-NUMERIC_WORDS = {
-    "ordinal": (
-        "The device reports a level near the true one, nearer levels being more "
-        "likely (order-aware exponential mechanism)."
-    ),
-    "geometric": (
-        "The device shifts the number by a random number of steps, small shifts "
-        "being more likely, and keeps it within the range (discrete Laplace)."
-    ),
-    "gaussian": (
-        "The device shifts the number by bell-shaped random noise on the grid and "
-        "keeps it within the range (discrete Gaussian)."
-    ),
-    "duchi": (
-        "The device reports only “high” or “low”, leaning towards the end of the "
-        "range nearer the true number (Duchi et al.)."
-    ),
-    "piecewise": (
-        "The device usually reports a value close to the true number and "
-        "otherwise one anywhere in a wider range (piecewise mechanism)."
-    ),
-}
 
 
 def _round_up(value: float, digits: int = 3) -> str:
@@ -61,73 +37,6 @@ def _round_up(value: float, digits: int = 3) -> str:
     exponent = math.floor(math.log10(value)) - digits + 1
     scaled = math.ceil(value / 10**exponent - 1e-9) * 10**exponent
     return f"{scaled:.{max(-exponent, 0)}f}"
-
-
-def _percent(value: float) -> str:
-    return f"{100 * value:.1f}%"
-
-
-def describe_mechanism(mechanism: ldp.Mechanism) -> str:
-    """The mechanism in plain words, from its compiled integer weights."""
-    name, w = mechanism.name, mechanism.weights
-    if name == "warner":
-        keep = w["keep"] / (w["keep"] + w["flip"])
-        return (
-            f"Each respondent's device keeps the true answer with probability "
-            f"{_percent(keep)} and reports the opposite otherwise (Warner's "
-            "randomized response)."
-        )
-    if name == "forced_response":
-        total = w["truthful"] + w["forced_yes"] + w["forced_no"]
-        return (
-            f"The device sends the true answer with probability "
-            f'{_percent(w["truthful"] / total)}, a forced "yes" with '
-            f'{_percent(w["forced_yes"] / total)} and a forced "no" with '
-            f"{_percent(w['forced_no'] / total)} (forced response)."
-        )
-    if name == "multi_rr":
-        return (
-            f"The device randomizes the tick of each of the {mechanism.k} options "
-            f"separately, spending 1/{mechanism.k} of the question's ε on each "
-            "(randomized response per option)."
-        )
-    if name == "padding_sampling":
-        ell = mechanism.spec["ell"]
-        return (
-            f"The device pads the ticked options to {ell} slots, picks one slot at "
-            f"random and reports it with randomized response over {mechanism.k + ell} "
-            "items (padding and sampling: one short report)."
-        )
-    if name in NUMERIC_WORDS:
-        return NUMERIC_WORDS[name]
-    if name not in ("grr", "oue", "sue"):
-        return f"{mechanism_label(name)}."
-    p = float(mechanism.p_star[0])
-    if name == "grr":
-        return (
-            f"The device reports the true option with probability {_percent(p)}, "
-            f"otherwise one of the other {mechanism.k - 1} options at random "
-            "(generalized randomized response)."
-        )
-    if name in ("oue", "sue"):
-        q = float(mechanism.q_star[0])
-        return (
-            f"The device sends one randomly flipped bit per option: the chosen "
-            f"option's bit is on with probability {_percent(p)}, every other "
-            f"option's bit with {_percent(q)} ({mechanism_label(name).lower()})."
-        )
-    if name == "olh":
-        return (
-            f"The device hashes the answer into {w['g']} buckets with a random hash "
-            "and reports a randomized bucket (optimized local hashing: short "
-            "reports for many options)."
-        )
-    if name == "hadamard":
-        return (
-            "The device reports one randomized bit of a Hadamard code of the "
-            "answer (Hadamard response: fastest to analyse for many options)."
-        )
-    return f"{mechanism_label(name)}."
 
 
 @dataclass(frozen=True)
@@ -227,7 +136,7 @@ def planning(
     where ldp cannot plan the mechanism's estimate yet.
     """
     try:
-        if mechanism.name in ORDINAL_MECHANISMS + NUMERIC_MECHANISMS:
+        if estimate_of(mechanism.name) == MEAN:
             values = mechanism.input_values()  # type: ignore[attr-defined]
             spread = float(values.max() - values.min())
             return (

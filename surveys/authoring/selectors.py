@@ -8,10 +8,8 @@ from decimal import Decimal
 from django.db.models import Count, QuerySet
 from django.shortcuts import get_object_or_404
 
-import ldp
 from surveys.authoring import mechanisms, previews
 from surveys.authoring.models import Question, Survey
-from surveys.collection.models import Submission
 
 
 def surveys_for_owner(*, user) -> QuerySet[Survey]:
@@ -37,12 +35,14 @@ def question_get_for_owner(*, user, survey_pk: int, pk: int) -> Question:
     )
 
 
+# Submissions are collection's model; authoring reads them only through the
+# reverse relation Survey.submissions and never imports collection.
 def survey_has_responses(*, survey: Survey) -> bool:
-    return Submission.objects.filter(survey=survey).exists()
+    return survey.submissions.exists()
 
 
 def survey_response_count(*, survey: Survey) -> int:
-    return Submission.objects.filter(survey=survey).count()
+    return survey.submissions.count()
 
 
 def question_privacy_config(question: Question) -> mechanisms.PrivacyConfig:
@@ -62,13 +62,6 @@ def question_privacy_config(question: Question) -> mechanisms.PrivacyConfig:
         step=question.numeric_step,
         max_selections=question.max_selections,
     )
-
-
-def question_mechanism(question: Question) -> ldp.Mechanism | None:
-    """The compiled mechanism a private question uses now (None if plain)."""
-    if not question.is_private or not question.spec:
-        return None
-    return ldp.build(question.spec)
 
 
 @dataclass(frozen=True)
@@ -104,7 +97,7 @@ class SurveyOverview:
 
 def _summary(question: Question, n: int) -> QuestionSummary:
     try:
-        mechanism = question_mechanism(question)
+        mechanism = question.compiled_mechanism()
     except ValueError as error:
         return QuestionSummary(question, None, str(error))
     if mechanism is None:
@@ -143,7 +136,7 @@ def survey_epsilon_exact(
     for question in survey.questions.filter(is_private=True).exclude(
         pk=exclude_question_id
     ):
-        mechanism = question_mechanism(question)
+        mechanism = question.compiled_mechanism()
         if mechanism is not None:
             values.append(mechanism.epsilon_exact)
     return sum(values, Decimal(0))

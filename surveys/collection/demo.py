@@ -15,7 +15,6 @@ from decimal import Decimal
 import numpy as np
 from django.db import transaction
 
-import ldp
 from surveys.accounts.models import User
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import YES_NO_OPTIONS, PrivacyConfig
@@ -207,8 +206,8 @@ def simulate_respondents(*, survey: Survey, count: int, seed: int = DEMO_SEED) -
         if sampler is None:
             raise ValueError(f"question {question.text!r} is not a demo question")
         truth = sampler(rng, count)
-        if question.is_private:
-            mechanism = ldp.build(question.spec)
+        mechanism = question.compiled_mechanism()
+        if mechanism is not None:
             values = truth if question.kind == "multi_select" else np.asarray(truth)
             columns[question.pk] = mechanism.randomize(values, rng).tolist()
             private[question.pk] = question.spec_revision

@@ -1,5 +1,6 @@
-"""Rate limits on the respondent endpoints (test plan §4, "Keeping fakes and repeats
-out": per token, per address and per survey; excess gets 429 and nothing is stored).
+"""Rate limits on the respondent endpoints (docs/testing.md, section 4, "keeping
+fakes and repeats out": per token, per address and per survey; excess gets 429
+and nothing is stored).
 
 Fixed-window counters live in Django's cache: ``cache.add`` creates a window's
 counter and ``cache.incr`` counts, both atomic on Redis (``CACHE_URL``), so every

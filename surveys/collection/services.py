@@ -3,7 +3,9 @@
 A submission is stored whole in one transaction (invitation consumed,
 Submission, Reports, PlainAnswers) or not at all.  Every report is checked to
 be a possible output of its question's compiled mechanism, so nothing stored
-here can be a private question's true answer.
+here can be a private question's true answer.  Once a submission commits,
+``signals.reports_committed`` tells whoever listens (analysis refreshes its
+tallies).
 """
 
 from __future__ import annotations
@@ -17,11 +19,10 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-import ldp
-from surveys.analysis import tasks as analysis_tasks
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import Invitation, PlainAnswer, Report, Submission
 from surveys.collection.questions import CHOICE_KINDS, answer_choices, most_selections
+from surveys.collection.signals import announce_reports_on_commit
 from surveys.collection.tokens import invitation_token_hash, new_invitation_token
 
 MAX_INVITATIONS_PER_BATCH = 10_000
@@ -92,7 +93,9 @@ class _Checker:
         self.private = {q.pk: q for q in questions if q.is_private}
         self.plain = {q.pk: q for q in questions if not q.is_private}
         self.mechanisms = {
-            pk: ldp.build(q.spec) for pk, q in self.private.items() if q.spec
+            pk: mechanism
+            for pk, q in self.private.items()
+            if (mechanism := q.compiled_mechanism()) is not None
         }
 
     def check(self, response: ResponseIn) -> dict[int, Any]:
@@ -284,7 +287,7 @@ def submission_ingest(
         if invitation is not None:
             raise _used_invitation() from None
         raise
-    analysis_tasks.refresh_on_commit(survey_id=survey.pk)  # never fails the submission
+    announce_reports_on_commit(survey_id=survey.pk)  # never fails the submission
     return IngestOutcome(submission, created=True)
 
 

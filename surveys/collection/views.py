@@ -110,7 +110,7 @@ def _consent(request: HttpRequest, survey: Survey, start_url: str) -> HttpRespon
         "collection/consent.html",
         {
             "survey": survey,
-            "privacy": selectors.survey_privacy(survey=survey),
+            "privacy": selectors.survey_privacy_notice(survey=survey),
             "start_url": start_url,
         },
     )
@@ -203,7 +203,7 @@ def _form_page(
         {
             "survey": survey,
             "form": form,
-            "privacy": selectors.survey_privacy(survey=survey),
+            "privacy": selectors.survey_privacy_notice(survey=survey),
             "js_config": form.js_config(),
             "randomizer": assets.randomizer_script(),
             "respond_js": assets.respond_script(),

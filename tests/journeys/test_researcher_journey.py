@@ -31,7 +31,7 @@ from playwright.sync_api import expect
 
 import ldp
 from surveys.analysis.dashboard import TABLE_ROWS_MAX, number, percent
-from surveys.authoring.mechanisms import MECHANISM_LABELS
+from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question
 from surveys.collection.models import Submission
 from tests.journeys.conftest import DESKTOP, PHONE, download, sign_in
@@ -149,7 +149,7 @@ def fill_question(page, kind: str, step: Step) -> None:
         if step.mechanism:
             page.get_by_label("Randomization method").select_option(step.mechanism)
             expect(preview(page, "mechanism")).to_have_text(
-                MECHANISM_LABELS[step.mechanism]
+                mechanism_label(step.mechanism)
             )
         expect(preview(page, "epsilon")).to_have_text(re.compile(r"^\d"))
     expect(page.locator("#preview-body")).to_be_visible()

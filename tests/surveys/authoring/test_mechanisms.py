@@ -124,13 +124,6 @@ def test_margin_display_rounds_up():
     assert preview.margin_display == "±5.0 percentage points"
 
 
-def test_plain_words_give_warner_keep_probability():
-    words = previews.describe_mechanism(
-        ldp.build({"mechanism": "warner", "epsilon": 1.0})
-    )
-    assert "73.1%" in words
-
-
 def test_respondent_sentence_is_ldp_wording_for_the_delivered_epsilon():
     config = PrivacyConfig(kind="yes_no", epsilon=1.0986122886681098)  # ln 3
     preview = previews.preview(config, n=100)

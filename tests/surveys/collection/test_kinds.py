@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 import ldp
 from surveys.authoring.models import Question, Survey
-from surveys.collection import selectors, services
+from surveys.collection import services
 from surveys.collection.forms import ResponseForm
 from surveys.collection.models import PlainAnswer, Report, Submission
+from surveys.collection.respondent_words import describe_report
 from surveys.collection.services import ResponseIn, SentReport, SubmissionRejected
 from tests.surveys.collection.conftest import (
     JSON,
@@ -307,7 +308,7 @@ def test_plain_multi_select_with_none_chosen_is_stored(kinds_survey):
 
 # --- the receipt --------------------------------------------------------------------
 def describe(survey: Survey, name: str, payload) -> str:
-    return selectors._describe_report(questions(survey)[name], payload)
+    return describe_report(questions(survey)[name], payload)
 
 
 def test_receipt_words_for_ordinal_and_numeric(kinds_survey):

@@ -1,0 +1,27 @@
+"""Signals the collection app sends; other apps connect to them in their ready().
+
+Collection never imports the apps that react to what it stores (analysis sits
+above it), so it announces instead.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from django.db import transaction
+from django.dispatch import Signal
+
+from surveys.collection.models import Submission
+
+# Sent once the transaction that stored a submission's reports has committed.
+# Keyword argument: ``survey_id``.  Sent robustly: a failing receiver is logged
+# and never fails the submission, which is already stored.
+reports_committed = Signal()
+
+
+def announce_reports_on_commit(*, survey_id: int) -> None:
+    """Send ``reports_committed`` for ``survey_id`` after the current commit."""
+    transaction.on_commit(
+        partial(reports_committed.send_robust, sender=Submission, survey_id=survey_id),
+        robust=True,
+    )
