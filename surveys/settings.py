@@ -264,6 +264,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_TASK_TRACK_STARTED = True
 CELERY_TIMEZONE = TIME_ZONE
+# Beat answers `celery inspect ping --destination celerybeat@HOST` (its compose
+# health check) while its scheduler keeps ticking; a stalled beat goes silent.
+CELERY_BEAT_ENABLE_REMOTE_CONTROL = True
 CELERY_BEAT_SCHEDULE = {
     "clear-expired-sessions": {
         "task": "surveys.accounts.tasks.clear_expired_sessions",
