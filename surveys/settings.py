@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "surveys.collection",
     "surveys.analysis",
     "surveys.api_tokens",
+    "surveys.operations",
 ]
 
 MIDDLEWARE = [
@@ -89,6 +90,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "surveys.context_processors.version",
             ],
         },
     },

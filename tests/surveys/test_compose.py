@@ -1,5 +1,6 @@
 """docker-compose.yml describes the stack, and its commands work outside Docker."""
 
+import json
 import os
 import signal
 import subprocess
@@ -10,6 +11,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
+from surveys.version import deniable_version
 from tests.conftest import ROOT, clean_env, free_port, wait_for_http
 from tests.surveys.compose import compose, health_check, service_command
 
@@ -89,7 +91,7 @@ def test_web_command_serves_the_app_outside_docker(start_process, test_database_
     )
     start_process(service_command("web"), env, name="gunicorn")
     body = wait_for_http(f"http://127.0.0.1:{port}/healthz")
-    assert body == b'{"database": "ok"}'
+    assert json.loads(body) == {"database": "ok", "version": deniable_version()}
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
         assert response.status == 200
 
