@@ -1,0 +1,8 @@
+"""A researcher for the operations tests."""
+
+import pytest
+
+
+@pytest.fixture
+def researcher(django_user_model):
+    return django_user_model.objects.create_user("grace", password="correct horse 42")
