@@ -5,7 +5,8 @@ every survey's tallies (kept incrementally, possibly by the previous version)
 must equal a recount from its reports by the new version.  For each survey it
 folds in any reports not yet tallied (as a worker would), notes the tallies,
 recounts from scratch and compares, all inside one transaction that is rolled
-back: the database is left exactly as it was.
+back: no row changes (only the tally id sequence moves on, as sequences do
+after any rolled-back insert).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def _check(survey_id: int) -> tuple[int, list[str]] | None:
 class Command(BaseCommand):
     help = (
         "Check that every survey's stored tallies equal a recount from its "
-        "reports (the upgrade check). Changes nothing; exits non-zero on any "
+        "reports (the upgrade check). Changes no data; exits non-zero on any "
         "difference."
     )
 
