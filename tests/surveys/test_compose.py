@@ -2,6 +2,7 @@
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import time
@@ -35,6 +36,28 @@ def test_redis_never_evicts_queued_tasks():
 @pytest.mark.parametrize("name", ["postgres", "redis", "web", "worker", "beat"])
 def test_long_running_services_have_healthchecks(name):
     assert compose()["services"][name]["healthcheck"]["test"]
+
+
+def readme_commands_without_docker() -> list[list[str]]:
+    """Every ``.venv/bin/...`` command of the README's "Without Docker" section."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("### Without Docker") :]
+    section = section[: section.index("\n## ")]
+    return [
+        shlex.split(line.strip(), comments=True)
+        for line in section.splitlines()
+        if line.strip().startswith(".venv/bin/")
+    ]
+
+
+@pytest.mark.parametrize("name", APP_SERVICES)
+def test_readme_runs_the_compose_command_of_each_app_service_without_docker(name):
+    program, *arguments = service_command(name)
+    assert [f".venv/bin/{program}", *arguments] in readme_commands_without_docker()
+
+
+def test_web_port_on_the_host_is_chosen_by_port_as_for_command_1():
+    assert compose()["services"]["web"]["ports"] == ["${PORT:-8000}:8000"]
 
 
 def test_migrate_waits_for_a_healthy_postgres():
