@@ -19,6 +19,9 @@ RUN DENIABLE_PRODUCTION=true ALLOWED_HOSTS=build \
     SECRET_KEY=collectstatic-only-key-0123456789-abcdefghijklmnopqrstuvwxyz \
     python manage.py collectstatic --noinput
 
+# Beat keeps its schedule in var/ (docker-compose.yml); the app user writes there.
+RUN mkdir -p var && chown deniable:deniable var
+
 USER deniable
 EXPOSE 8000
 CMD ["gunicorn", "--config", "gunicorn.conf.py", "surveys.wsgi"]

@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "surveys.collection",
     "surveys.analysis",
     "surveys.api_tokens",
+    "surveys.operations",
 ]
 
 MIDDLEWARE = [
@@ -89,6 +90,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "surveys.context_processors.version",
             ],
         },
     },
@@ -264,6 +266,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_TASK_TRACK_STARTED = True
 CELERY_TIMEZONE = TIME_ZONE
+# Beat answers `celery inspect ping --destination celerybeat@HOST` (its compose
+# health check) while its scheduler keeps ticking; a stalled beat goes silent.
+CELERY_BEAT_ENABLE_REMOTE_CONTROL = True
 CELERY_BEAT_SCHEDULE = {
     "clear-expired-sessions": {
         "task": "surveys.accounts.tasks.clear_expired_sessions",

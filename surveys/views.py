@@ -8,6 +8,7 @@ from django.views.decorators.http import require_safe
 from django.views.generic import TemplateView
 
 from surveys.middleware import retry_after_seconds
+from surveys.version import deniable_version
 
 
 class HomeView(TemplateView):
@@ -16,7 +17,11 @@ class HomeView(TemplateView):
 
 @never_cache
 def healthz(request: HttpRequest) -> JsonResponse:
-    """Liveness and database reachability, for load balancers and compose."""
+    """Liveness and database reachability, for load balancers and compose.
+
+    A healthy answer also names the installed version, so an upgrade can be
+    checked from outside.
+    """
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
@@ -29,7 +34,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
         )
         response["Retry-After"] = str(retry_after)
         return response
-    return JsonResponse({"database": "ok"})
+    return JsonResponse({"database": "ok", "version": deniable_version()})
 
 
 @require_safe

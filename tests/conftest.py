@@ -78,12 +78,14 @@ def wait_for_http(url: str, timeout: float = 60) -> bytes:
 class Started:
     """A process group this test started, stopped by its own PID and nothing else."""
 
-    def __init__(self, args: list[str], env: dict[str, str], log: Path):
+    def __init__(
+        self, args: list[str], env: dict[str, str], log: Path, cwd: Path = ROOT
+    ):
         self.log_path = log
         self._log = log.open("w")
         self.process = subprocess.Popen(
             args,
-            cwd=ROOT,
+            cwd=cwd,
             env=env,
             stdout=self._log,
             stderr=subprocess.STDOUT,
@@ -114,8 +116,13 @@ def start_process(tmp_path: Path) -> Iterator:
     """Start commands as subprocesses; every one is stopped when the test ends."""
     started: list[Started] = []
 
-    def start(args: list[str], env: dict[str, str], name: str = "process") -> Started:
-        proc = Started(args, env, tmp_path / f"{name}-{len(started)}.log")
+    def start(
+        args: list[str],
+        env: dict[str, str],
+        name: str = "process",
+        cwd: Path = ROOT,
+    ) -> Started:
+        proc = Started(args, env, tmp_path / f"{name}-{len(started)}.log", cwd)
         started.append(proc)
         return proc
 

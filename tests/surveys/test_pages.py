@@ -3,6 +3,8 @@
 import pytest
 from django.urls import reverse
 
+from surveys.version import deniable_version
+
 
 @pytest.mark.django_db
 def test_home_page_explains_the_product(client):
@@ -28,9 +30,9 @@ def test_login_page_labels_every_field(client):
 
 
 @pytest.mark.django_db
-def test_healthz_reports_database_ok(client):
+def test_healthz_reports_database_ok_and_the_version(client):
     response = client.get(reverse("healthz"))
-    assert response.json() == {"database": "ok"}
+    assert response.json() == {"database": "ok", "version": deniable_version()}
 
 
 @pytest.mark.django_db

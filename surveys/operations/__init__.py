@@ -1,0 +1,1 @@
+"""Running a deployment: the installed version and checks for upgrades."""
