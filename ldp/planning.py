@@ -1,36 +1,36 @@
 """Planning: per-report variances, margins of error, sample sizes and power.
 
-All figures use the realised ``p*_v``, ``q*_v`` of the integer weights.
+Shares (frequency oracles, multi-select) and means (ordinal and numeric
+finite channels) are planned alike from the mechanism's worst-case per-report
+variance ``V``: margin ``z sqrt(V/n)``, sample size ``ceil(z² V/m²)``.  All
+figures use the realised probabilities of the integer weights.
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 from scipy import stats
 
+from ldp.estimators.intervals import critical_value
 from ldp.mechanisms.base import Mechanism
+from ldp.mechanisms.numeric.finite import FiniteChannelMechanism
+from ldp.mechanisms.oracle import SupportMechanism
 
 
-def _z(level: float) -> float:
-    if not 0 < level < 1:
-        raise ValueError(f"level is {level!r}; allowed: 0 < level < 1")
-    return float(stats.norm.ppf(1 - (1 - level) / 2))
-
-
-def variance_at_zero(mechanism: Mechanism) -> float:
+def variance_at_zero(mechanism: SupportMechanism) -> float:
     """Per-report variance of ``f̂_v`` at ``f_v = 0``, worst case over v.
 
     Parameters
     ----------
-    mechanism : Mechanism
-        A compiled mechanism.
+    mechanism : SupportMechanism
+        A compiled frequency oracle or multi-select mechanism.
 
     Returns
     -------
     float
-        ``max_v q_v (1 − q_v)/(p_v − q_v)^2`` (``n · Var f̂_v`` at ``f_v = 0``).
+        ``max_v q_v (1 − q_v)/(p_v − q_v)^2`` (``n · Var f̂_v`` at ``f_v = 0``),
+        times ``ℓ²`` for padding-and-sampling.
 
     Notes
     -----
@@ -42,15 +42,11 @@ def variance_at_zero(mechanism: Mechanism) -> float:
     .. [1] Wang et al., USENIX Security 2017, section 4, eqs. (4), (9), (12).
     .. [2] Deniable LDP primer, section 3 (table).
     """
-    own = getattr(mechanism, "variance_at_zero", None)
-    if callable(own):  # e.g. padding-and-sampling scales its shares by ℓ
-        return float(own())
-    p, q = mechanism.p_star, mechanism.q_star
-    return float(np.max(q * (1 - q) / (p - q) ** 2))
+    return mechanism.variance_at_zero()
 
 
 def worst_case_variance(mechanism: Mechanism | None = None) -> float:
-    """Per-report variance of ``f̂_v``, worst case over the true share and v.
+    """Per-report variance of the headline estimate, worst case over answers.
 
     Parameters
     ----------
@@ -60,14 +56,16 @@ def worst_case_variance(mechanism: Mechanism | None = None) -> float:
     Returns
     -------
     float
-        ``max_v max_{λ in [q_v, p_v]} λ(1 − λ)/(p_v − q_v)^2``; 1/4 without
-        privacy.
+        Shares: ``max_v max_{λ in [q_v, p_v]} λ(1 − λ)/(p_v − q_v)^2`` (1/4
+        without privacy).  Means: ``max_x Var(s[Y] | x) + (high − low)²/4``
+        in squared value units.
 
     Notes
     -----
     ``λ(1 − λ)`` is largest at the point of ``[q_v, p_v]`` closest to 1/2.
     For a yes/no question with Warner's design this is
-    ``((e^ε + 1)/(e^ε − 1))^2/4``.
+    ``((e^ε + 1)/(e^ε − 1))^2/4``.  See
+    :meth:`ldp.mechanisms.base.Mechanism.worst_case_variance`.
 
     References
     ----------
@@ -76,16 +74,11 @@ def worst_case_variance(mechanism: Mechanism | None = None) -> float:
     """
     if mechanism is None:
         return 0.25
-    own = getattr(mechanism, "worst_case_variance", None)
-    if callable(own):  # mechanisms whose estimate is not a plain share
-        return float(own())
-    p, q = mechanism.p_star, mechanism.q_star
-    lam = np.clip(0.5, q, p)
-    return float(np.max(lam * (1 - lam) / (p - q) ** 2))
+    return mechanism.worst_case_variance()
 
 
 def margin_of_error(mechanism: Mechanism | None, n: int, level: float = 0.95) -> float:
-    """Worst-case margin of error (half-width) of a share at ``n`` reports.
+    """Worst-case margin of error (half-width) of the estimate at ``n`` reports.
 
     Parameters
     ----------
@@ -111,7 +104,7 @@ def margin_of_error(mechanism: Mechanism | None, n: int, level: float = 0.95) ->
     """
     if n <= 0:
         raise ValueError(f"n is {n!r}; allowed: n > 0")
-    return _z(level) * math.sqrt(worst_case_variance(mechanism) / n)
+    return critical_value(level) * math.sqrt(worst_case_variance(mechanism) / n)
 
 
 def sample_size(mechanism: Mechanism | None, margin: float, level: float = 0.95) -> int:
@@ -122,7 +115,8 @@ def sample_size(mechanism: Mechanism | None, margin: float, level: float = 0.95)
     mechanism : Mechanism or None
         A compiled mechanism; ``None`` for a direct question.
     margin : float
-        Desired half-width (for example 0.05 for ±5 points).
+        Desired half-width: a share (0.05 for ±5 points), or value units
+        below the answer range for a mean.
     level : float, optional
         Confidence level.
 
@@ -142,12 +136,14 @@ def sample_size(mechanism: Mechanism | None, margin: float, level: float = 0.95)
     ----------
     .. [1] Deniable LDP primer, section 7.
     """
-    if not 0 < margin < 1:
-        raise ValueError(f"margin is {margin!r}; allowed: 0 < margin < 1")
-    return math.ceil(_z(level) ** 2 * worst_case_variance(mechanism) / margin**2)
+    scale = 1.0 if mechanism is None else mechanism.value_range
+    if not 0 < margin < scale:
+        raise ValueError(f"margin is {margin!r}; allowed: 0 < margin < {scale:g}")
+    z = critical_value(level)
+    return math.ceil(z**2 * worst_case_variance(mechanism) / margin**2)
 
 
-def _lambdas(mechanism: Mechanism, value: int, *shares: float) -> list[float]:
+def _lambdas(mechanism: SupportMechanism, value: int, *shares: float) -> list[float]:
     if not 0 <= value < mechanism.k:
         raise ValueError(f"value is {value!r}; allowed: 0 <= value < {mechanism.k}")
     for share in shares:
@@ -158,7 +154,7 @@ def _lambdas(mechanism: Mechanism, value: int, *shares: float) -> list[float]:
 
 
 def power(
-    mechanism: Mechanism,
+    mechanism: SupportMechanism,
     n: int,
     pi0: float,
     pi1: float,
@@ -169,8 +165,8 @@ def power(
 
     Parameters
     ----------
-    mechanism : Mechanism
-        A compiled mechanism.
+    mechanism : SupportMechanism
+        A compiled frequency oracle or multi-select mechanism.
     n : int
         Number of reports.
     pi0, pi1 : float
@@ -205,7 +201,7 @@ def power(
 
 
 def sample_size_for_power(
-    mechanism: Mechanism,
+    mechanism: SupportMechanism,
     pi0: float,
     pi1: float,
     alpha: float = 0.05,
@@ -216,8 +212,8 @@ def sample_size_for_power(
 
     Parameters
     ----------
-    mechanism : Mechanism
-        A compiled mechanism.
+    mechanism : SupportMechanism
+        A compiled frequency oracle or multi-select mechanism.
     pi0, pi1 : float
         Null and alternative shares (``pi0 != pi1``).
     alpha : float, optional
@@ -249,3 +245,131 @@ def sample_size_for_power(
         power
     ) * math.sqrt(lam1 * (1 - lam1))
     return math.ceil(top**2 / (d**2 * (pi1 - pi0) ** 2))
+
+
+# --- means of ordinal and numeric answers -------------------------------------
+def mean_noise_variance(mechanism: FiniteChannelMechanism) -> float:
+    """Worst-case per-report variance the randomization adds to the mean.
+
+    Parameters
+    ----------
+    mechanism : FiniteChannelMechanism
+        A compiled ordinal or numeric mechanism.
+
+    Returns
+    -------
+    float
+        ``max_x Var(s[Y] | x)`` in squared value units; ``inf`` when the score
+        estimator is biased (a numerically singular channel).
+
+    Notes
+    -----
+    ``Var(s[Y] | x) = Σ_y Q[x, y] s_y² − v_x²`` with the score ``Q s = v``.
+    The criterion :func:`ldp.recommendation.recommend_numeric` minimises.
+
+    References
+    ----------
+    .. [1] Deniable LDP primer, sections 5 and 7.
+    """
+    return mechanism.mean_noise_variance()
+
+
+def mean_worst_case_variance(mechanism: FiniteChannelMechanism) -> float:
+    """Upper bound on ``n · Var(μ̂)`` over every distribution of answers.
+
+    Parameters
+    ----------
+    mechanism : FiniteChannelMechanism
+        A compiled ordinal or numeric mechanism.
+
+    Returns
+    -------
+    float
+        ``max_x Var(s[Y] | x) + (high − low)²/4``.
+
+    Notes
+    -----
+    ``Var(s[Y]) = E_f[Var(s[Y] | X)] + Var_f(v_X)``; the first term is at most
+    the worst input's noise variance and the second at most ``(high − low)²/4``.
+
+    References
+    ----------
+    .. [1] Deniable LDP primer, sections 5 and 7.
+    """
+    return mechanism.worst_case_variance()
+
+
+def mean_margin_of_error(
+    mechanism: FiniteChannelMechanism, n: int, level: float = 0.95
+) -> float:
+    """Worst-case half-width of the interval for the mean at ``n`` reports.
+
+    Parameters
+    ----------
+    mechanism : FiniteChannelMechanism
+        A compiled ordinal or numeric mechanism.
+    n : int
+        Number of reports (``> 0``).
+    level : float, optional
+        Confidence level.
+
+    Returns
+    -------
+    float
+        ``z_{1−α/2} sqrt(V/n)``, V from :func:`mean_worst_case_variance`.
+
+    Notes
+    -----
+    Normal approximation, value units.
+
+    References
+    ----------
+    .. [1] Deniable LDP primer, section 7.
+    """
+    if n <= 0:
+        raise ValueError(f"n is {n!r}; allowed: n > 0")
+    return critical_value(level) * math.sqrt(mean_worst_case_variance(mechanism) / n)
+
+
+def mean_sample_size(
+    mechanism: FiniteChannelMechanism, margin: float, level: float = 0.95
+) -> int:
+    """Reports needed so the mean's margin of error is at most ``margin``.
+
+    Parameters
+    ----------
+    mechanism : FiniteChannelMechanism
+        A compiled ordinal or numeric mechanism.
+    margin : float
+        Wanted half-width in value units (``> 0``).
+    level : float, optional
+        Confidence level.
+
+    Returns
+    -------
+    int
+        ``ceil(z² V/margin²)``.
+
+    Raises
+    ------
+    ValueError
+        For a bad margin or level, or when V is infinite (singular channel).
+
+    Notes
+    -----
+    ``n = z² V/m²`` (docs/maths.md, section 7) with the worst-case V.
+
+    References
+    ----------
+    .. [1] Deniable LDP primer, section 7.
+    """
+    if not margin > 0:
+        raise ValueError(f"margin is {margin!r}; allowed: margin > 0")
+    if not math.isfinite(mean_worst_case_variance(mechanism)):
+        raise ValueError(
+            f"{mechanism.name}: this channel is numerically singular, so its mean "
+            "has no unbiased estimate at any sample size; use a larger epsilon, "
+            "fewer levels or another mechanism"
+        )
+    z = critical_value(level)
+    return math.ceil(z**2 * mean_worst_case_variance(mechanism) / margin**2)

@@ -5,12 +5,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ldp.mechanisms import build
-from ldp.planning import variance_at_zero
-from ldp.planning_numeric import mean_noise_variance
+from ldp.mechanisms import FiniteChannelMechanism, FrequencyOracle, build
+from ldp.planning import mean_noise_variance, variance_at_zero
 from ldp.spec.validation import MULTI_RR_K_MAX, SPEC_VERSION, is_int
 
 CANDIDATES = ("grr", "oue", "olh", "hadamard", "sue")
+
+
+def _build_oracle(spec: dict[str, Any]) -> FrequencyOracle:
+    """Build a single-answer frequency oracle's spec."""
+    mechanism = build(spec)
+    if not isinstance(mechanism, FrequencyOracle):
+        raise TypeError(f"{spec['mechanism']} is not a frequency oracle")
+    return mechanism
+
+
+def _build_finite_channel(spec: dict[str, Any]) -> FiniteChannelMechanism:
+    """Build a numeric (finite-channel) mechanism's spec."""
+    mechanism = build(spec)
+    if not isinstance(mechanism, FiniteChannelMechanism):
+        raise TypeError(f"{spec['mechanism']} is not a finite channel")
+    return mechanism
 
 
 @dataclass(frozen=True)
@@ -93,7 +108,7 @@ def recommend(*, k: int, epsilon: float) -> Recommendation:
     names = ("warner",) if k == 2 else CANDIDATES
     alternatives = []
     for name in names:
-        mechanism = build(
+        mechanism = _build_oracle(
             {"version": SPEC_VERSION, "mechanism": name, "k": k, "epsilon": epsilon}
         )
         alternatives.append(
@@ -154,7 +169,7 @@ def recommend_multiselect(
             f"max_selections is {max_selections!r}; allowed: integers "
             f"1 <= max_selections <= k = {k}"
         )
-    requested = [
+    requested: list[dict[str, Any]] = [
         {
             "version": SPEC_VERSION,
             "mechanism": "padding_sampling",
@@ -175,8 +190,8 @@ def recommend_multiselect(
     alternatives = []
     for spec in requested:
         mechanism = build(spec)
-        variance = mechanism.worst_case_variance()  # type: ignore[attr-defined]
-        alternatives.append(Alternative(spec["mechanism"], mechanism.spec, variance))
+        variance = mechanism.worst_case_variance()
+        alternatives.append(Alternative(mechanism.name, mechanism.spec, variance))
     ranked = tuple(sorted(alternatives, key=lambda alt: alt.variance))
     return Recommendation(ranked[0].spec, ranked[0].variance, ranked)
 
@@ -218,7 +233,7 @@ def recommend_numeric(
     """
     alternatives = []
     for name in NUMERIC_CANDIDATES:
-        mechanism = build(
+        mechanism = _build_finite_channel(
             {
                 "version": SPEC_VERSION,
                 "mechanism": name,

@@ -1,4 +1,4 @@
-"""Frequency oracles, one module per family, and ``build(spec)``."""
+"""Mechanisms, one module per family, and ``build(spec)``."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from ldp.mechanisms.numeric import (
     Piecewise,
 )
 from ldp.mechanisms.olh import OptimizedLocalHashing
+from ldp.mechanisms.oracle import FrequencyOracle, SupportMechanism
 from ldp.mechanisms.ordinal import OrdinalExponential
 from ldp.mechanisms.unary import OptimizedUnaryEncoding, SymmetricUnaryEncoding
 from ldp.spec.validation import validate_spec
@@ -87,6 +88,7 @@ __all__ = [
     "Duchi",
     "FiniteChannelMechanism",
     "ForcedResponse",
+    "FrequencyOracle",
     "GeneralizedRandomizedResponse",
     "Geometric",
     "GridMechanism",
@@ -99,6 +101,7 @@ __all__ = [
     "OrdinalExponential",
     "PaddingAndSampling",
     "Piecewise",
+    "SupportMechanism",
     "SymmetricUnaryEncoding",
     "Warner",
     "build",

@@ -1,4 +1,4 @@
-"""The Mechanism interface shared by every frequency oracle."""
+"""The Mechanism interface shared by every family of local randomizer."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ldp.counts import SupportCounts
+from ldp.estimators.base import Estimate
+from ldp.estimators.intervals import FloatArray, IntArray
 from ldp.exact import display_epsilon, round_up_float
 from ldp.mechanisms.reports import ReportHandling
 from ldp.sampling import Draw
@@ -28,33 +31,69 @@ class Mechanism(ReportHandling, ABC):
     """A local randomizer compiled to integer weights.
 
     Subclasses derive ``weights`` from the validated spec, compute the exact ε
-    from those integers and implement the sampler of the spec contract.
+    from those integers and implement the sampler of ``ldp/spec/README.md``.
+    Every family answers the same questions: :meth:`estimate` returns an
+    :class:`~ldp.estimators.base.Estimate`, and :meth:`worst_case_variance`,
+    :meth:`manipulation_bound`, :attr:`bias_bound` and :meth:`input_values`
+    describe its headline figure before any report arrives.
+
+    Attributes
+    ----------
+    k : int
+        Number of answers (options, levels or grid points).
+    weights : dict
+        The integer weights every sampler uses.
+    epsilon_exact : Decimal
+        Delivered ε computed exactly from the weights.
+    minimum_reports : int
+        Fewest reports :meth:`estimate` accepts.
+    interval_method : str
+        Interval method of the headline figure while no shares are shown:
+        ``"exact"`` (Clopper–Pearson shares) for frequency oracles, ``"t"``
+        (the mean) for finite channels.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> mechanism = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+    >>> mechanism
+    GeneralizedRandomizedResponse(k=3, epsilon=1.000)
+    >>> rng = np.random.default_rng(1)
+    >>> stat = mechanism.aggregate(mechanism.randomize([0] * 60 + [2] * 40, rng))
+    >>> stat.n
+    100
     """
 
     name: ClassVar[str]
+    minimum_reports: ClassVar[int] = 1
+    interval_method: ClassVar[str] = "exact"
 
     def __init__(self, params: dict[str, Any], weights: Any = None) -> None:
         self._params = params
-        self.k: int = params["k"]
-        self.weights: dict[str, int] = self._derive_weights()
-        if weights is not None and not _same_weights(weights, self.weights):
+        self.k: int = self._input_size()
+        self.weights: dict[str, Any] = self._derive_weights()
+        if weights is not None and not self._weights_match(weights):
             raise ValueError(
                 f"spec field 'weights' is {weights!r} but build derives "
                 f"{self.weights!r}: the spec drifted; allowed: exactly the derived "
                 "weights (or omit them)"
             )
         self.epsilon_exact: Decimal = self._exact_epsilon()
-        self.p_star, self.q_star = self._support_probabilities()
 
     # --- derived quantities -------------------------------------------------
+    def _input_size(self) -> int:
+        """Number of answers; the spec's ``k`` unless the family derives it."""
+        return int(self._params["k"])
+
+    def _weights_match(self, given: Any) -> bool:
+        """True if a compiled spec's ``weights`` are exactly the derived ones."""
+        return _same_weights(given, self.weights)
+
     @abstractmethod
-    def _derive_weights(self) -> dict[str, int]: ...
+    def _derive_weights(self) -> dict[str, Any]: ...
 
     @abstractmethod
     def _exact_epsilon(self) -> Decimal: ...
-
-    @abstractmethod
-    def _support_probabilities(self) -> tuple[np.ndarray, np.ndarray]: ...
 
     def _spec_fields(self) -> dict[str, Any]:
         """Compiled spec fields other than ``weights`` (JSON-able)."""
@@ -141,6 +180,155 @@ class Mechanism(ReportHandling, ABC):
         """
         raise NotImplementedError(f"{self.name} has no small finite channel matrix")
 
+    # --- estimation ---------------------------------------------------------
+    def _check_stat(self, stat: SupportCounts) -> None:
+        """Refuse counts of another spec, or too few reports to estimate."""
+        if not isinstance(stat, SupportCounts):
+            raise ValueError("stat must be the SupportCounts returned by aggregate")
+        if stat.spec != self.spec:
+            raise ValueError("support counts were made under a different spec")
+        if stat.n <= 0:
+            raise ValueError("cannot estimate from zero reports")
+        if stat.n < self.minimum_reports:
+            raise ValueError(
+                f"need at least {self.minimum_reports} reports to estimate, "
+                f"got {stat.n}"
+            )
+
+    @abstractmethod
+    def estimate(self, stat: SupportCounts) -> Estimate:
+        """Estimate the answer shares (and the mean, where answers have values).
+
+        Parameters
+        ----------
+        stat : SupportCounts
+            Output of :meth:`aggregate` for this mechanism's spec, with at
+            least :attr:`minimum_reports` reports.
+
+        Returns
+        -------
+        Estimate
+            The common interface: ``estimate``, ``standard_error``,
+            ``confidence_interval(level, method)``, ``consistent(method)``,
+            ``mean()`` and ``to_dict()``.
+
+        Raises
+        ------
+        ValueError
+            For counts of another spec, or too few reports.
+
+        Notes
+        -----
+        Each family's estimator is unbiased: ``E f̂ = f``.
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 6.
+        """
+
+    @abstractmethod
+    def worst_case_variance(self) -> float:
+        """Per-report variance of the headline estimate, worst case over answers.
+
+        Returns
+        -------
+        float
+            ``n · Var`` of a share (frequency oracles, multi-select) or of the
+            mean in squared value units (finite channels).
+
+        Notes
+        -----
+        The quantity :func:`ldp.planning.margin_of_error` and
+        :func:`ldp.planning.sample_size` plan with.
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 7.
+        """
+
+    @abstractmethod
+    def manipulation_bound(self, share: float) -> float:
+        """How far a ``share`` of fake respondents can move the headline estimate.
+
+        Parameters
+        ----------
+        share : float
+            Fraction of the reports that are fake, e.g. 0.01.
+
+        Returns
+        -------
+        float
+            The largest shift, in the units of the headline estimate.
+
+        Notes
+        -----
+        Fakes may send any valid report, so the bound is ``share`` times the
+        range of one report's contribution to the estimator.
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 10.
+        .. [2] A. Cheu, A. Smith, J. Ullman, "Manipulation attacks in local
+           differential privacy", IEEE S&P 2021.
+        """
+
+    @property
+    def value_range(self) -> float:
+        """Width of the headline estimate's scale (1 for shares).
+
+        Returns
+        -------
+        float
+            1 for shares; ``max v − min v`` for means of valued answers.
+
+        Notes
+        -----
+        A margin asked as a fraction of the scale is this times the fraction.
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 7.
+        """
+        return 1.0
+
+    @property
+    def bias_bound(self) -> float:
+        """Worst-case bias of the headline estimate from rounding (0 if exact).
+
+        Returns
+        -------
+        float
+            0 for frequency oracles; the score residual for finite channels.
+
+        Notes
+        -----
+        Unbiasedness holds exactly for the realised integer weights; only a
+        numerically singular channel leaves a residual.
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 5.
+        """
+        return 0.0
+
+    def input_values(self) -> FloatArray | None:
+        """The value of each answer, or None when answers are categories.
+
+        Returns
+        -------
+        ndarray or None
+            ``v_x`` for ordinal and numeric mechanisms; None otherwise.
+
+        Notes
+        -----
+        Answers with values have a mean, ``Σ_x f_x v_x``.
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 5.
+        """
+        return None
+
     # --- sampling -----------------------------------------------------------
     def _check_value(self, value: Any) -> int:
         if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
@@ -153,7 +341,7 @@ class Mechanism(ReportHandling, ABC):
             )
         return int(value)
 
-    def _check_values(self, values: Any) -> np.ndarray:
+    def _check_values(self, values: Any) -> IntArray:
         array = np.asarray(values)
         if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
             raise ValueError("values must be a 1-d array of integer answers")

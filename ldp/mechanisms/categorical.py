@@ -7,14 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from ldp.mechanisms.base import Mechanism
+from ldp.mechanisms.oracle import FrequencyOracle
 from ldp.sampling import Draw, secure_words, uniform_below
 
 CHANNEL_K_MAX = 1024
 """Largest k for which the dense channel matrix is materialised."""
 
 
-class CategoricalMechanism(Mechanism):
+class CategoricalMechanism(FrequencyOracle):
     """One rejection-sampled word ``v`` in ``[0, S)`` mapped to an answer."""
 
     one_answer_reports = True

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ldp.exact import keep_other_weights, log_ratio
-from ldp.mechanisms.base import Mechanism
+from ldp.mechanisms.oracle import FrequencyOracle
 from ldp.sampling import Draw, secure_words, uniform_below
 
 
@@ -55,7 +55,7 @@ def _parity_bit(j: Any, x: Any) -> Any:
     return 1 - (np.bitwise_count(np.bitwise_and(j, x)) & 1)
 
 
-class HadamardResponse(Mechanism):
+class HadamardResponse(FrequencyOracle):
     """Report a uniformly random row j and the (possibly flipped) bit H[j, x].
 
     Notes

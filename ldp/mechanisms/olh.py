@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ldp.exact import exp_decimal, keep_other_weights, log_ratio
-from ldp.mechanisms.base import Mechanism
+from ldp.mechanisms.oracle import FrequencyOracle
 from ldp.sampling import Draw, secure_words, uniform_below
 from ldp.spec.validation import G_MAX
 
@@ -75,7 +75,7 @@ def collision_probability(g: int, prime: int = PRIME) -> Fraction:
     return Fraction(total, prime * prime)
 
 
-class OptimizedLocalHashing(Mechanism):
+class OptimizedLocalHashing(FrequencyOracle):
     """Hash the answer to ``[0, g)`` and randomize the hash with GRR over g.
 
     Notes

@@ -64,9 +64,9 @@ class OrdinalExponential(FiniteChannelMechanism):
     Weights: ``{"rows": [[k ints] × k], "total": S}``, ``S = 2^32``; the
     report is ``cumulative(rows[x], uniform_below(S))``.
 
-    The primary estimate is the distribution over levels
-    (:meth:`estimate_distribution`, by channel inversion); its ``mean()`` and
-    :meth:`estimate_mean` give the mean level.
+    :meth:`estimate` gives the distribution over levels (by channel
+    inversion) and, as its ``mean()``, the mean level ``vᵀ f̂``;
+    :meth:`estimate_mean` gives the score mean.
 
     References
     ----------
@@ -78,7 +78,7 @@ class OrdinalExponential(FiniteChannelMechanism):
     """
 
     name = "ordinal"
-    primary = "distribution"
+    mean_from_shares = True
 
     def _input_size(self) -> int:
         return int(self._params["k"])

@@ -1,4 +1,4 @@
-"""Report handling shared by every mechanism: validation, counts, estimates."""
+"""Report handling shared by every mechanism: validation and support counts."""
 
 from __future__ import annotations
 
@@ -7,26 +7,25 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.estimators import frequency
-from ldp.results import FrequencyEstimate, SupportCounts
+from ldp.counts import SupportCounts
 from ldp.spec.validation import is_int
 
 
 class ReportHandling:
-    """Turn validated reports into support counts and frequency estimates.
+    """Turn validated reports into support counts.
 
-    Mixed into :class:`ldp.mechanisms.base.Mechanism`, which provides ``name``,
-    ``k``, ``spec``, ``epsilon``, ``p_star`` and ``q_star``.
+    Mixed into :class:`ldp.mechanisms.base.Mechanism`, which provides ``name``
+    and ``spec``.
     """
 
     name: ClassVar[str]
     one_answer_reports: ClassVar[bool] = False
     """True when a report is one answer, so the counts are a multinomial."""
-    k: int
-    p_star: np.ndarray
-    q_star: np.ndarray
-    spec: Any
-    epsilon: Any
+
+    @property
+    @abstractmethod
+    def spec(self) -> dict[str, Any]:
+        """The compiled spec (see :attr:`ldp.mechanisms.base.Mechanism.spec`)."""
 
     @abstractmethod
     def validate_report(self, report: Any) -> None:
@@ -124,44 +123,3 @@ class ReportHandling:
             array = self._check_array(np.asarray(reports))
         counts = self._support_counts(array).astype(np.int64)
         return SupportCounts(int(array.shape[0]), counts, self.spec)
-
-    def estimate(self, stat: SupportCounts) -> FrequencyEstimate:
-        """Unbiased frequency estimates from support counts.
-
-        Parameters
-        ----------
-        stat : SupportCounts
-            Output of :meth:`aggregate` for this mechanism's spec.
-
-        Returns
-        -------
-        FrequencyEstimate
-            ``f̂_v``, standard errors, intervals and consistent estimates.
-
-        Notes
-        -----
-        ``f̂_v = (C_v/n − q*_v)/(p*_v − q*_v)``,
-        ``SE = sqrt(λ̂(1 − λ̂)/n)/(p*_v − q*_v)``.
-
-        References
-        ----------
-        .. [1] Wang et al., USENIX Security 2017, section 4.
-        .. [2] Deniable LDP primer, section 3.
-        """
-        if stat.spec != self.spec:
-            raise ValueError("support counts were made under a different spec")
-        if stat.n <= 0:
-            raise ValueError("cannot estimate from zero reports")
-        return FrequencyEstimate(
-            n=stat.n,
-            estimate=frequency.unbiased(stat.counts, stat.n, self.p_star, self.q_star),
-            standard_error=frequency.standard_error(
-                stat.counts, stat.n, self.p_star, self.q_star
-            ),
-            counts=stat.counts.copy(),
-            mechanism=self.name,
-            epsilon=self.epsilon,
-            p_star=self.p_star,
-            q_star=self.q_star,
-            multinomial=self.one_answer_reports,
-        )

@@ -15,14 +15,14 @@ from ldp.exact import (
     floor_decimal,
     log_ratio,
 )
-from ldp.mechanisms.base import Mechanism
+from ldp.mechanisms.oracle import FrequencyOracle
 from ldp.sampling import Draw, secure_words, uniform_below
 from ldp.spec.validation import is_int
 
 _CHUNK_CELLS = 2**22
 
 
-class UnaryEncoding(Mechanism):
+class UnaryEncoding(FrequencyOracle):
     """Encode answer x as a one-hot vector of k bits and flip each bit.
 
     Notes

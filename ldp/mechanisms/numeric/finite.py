@@ -9,65 +9,37 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from decimal import Decimal
-from typing import Any
+from functools import cached_property
+from typing import Any, ClassVar
 
 import numpy as np
 
+from ldp.estimators.intervals import FloatArray, IntArray
 from ldp.exact import ROW_SUM_MAX
-from ldp.mechanisms.base import Mechanism
 from ldp.mechanisms.numeric.calibration import exact_channel_epsilon
 from ldp.mechanisms.numeric.estimation import ChannelEstimation
 from ldp.sampling import Draw, secure_words, uniform_below
 
 
-class FiniteChannelMechanism(ChannelEstimation, Mechanism):
+class FiniteChannelMechanism(ChannelEstimation):
     """A mechanism whose report is one output index, from integer weights.
 
     Subclasses give the input size, the integer channel ``W`` (equal row
     sums ``S``), the contract's scalar sampler and the value of each input.
     """
 
-    one_answer_reports = True
+    one_answer_reports: ClassVar[bool] = True
 
-    def __init__(self, params: dict[str, Any], weights: Any = None) -> None:
-        self._params = params
-        self.k = self._input_size()
-        self.weights = self._derive_weights()
-        if weights is not None and weights != self.weights:
-            raise ValueError(
-                f"spec field 'weights' is {weights!r} but build derives "
-                f"{self.weights!r}: the spec drifted; allowed: exactly the derived "
-                "weights (or omit them)"
-            )
-        self._weights_matrix = np.asarray(self.channel_weights(), dtype=np.int64)
-        sums = self._weights_matrix.sum(axis=1)
-        if np.any(sums != self.row_sum) or self.row_sum > ROW_SUM_MAX:
+    def _weights_match(self, given: Any) -> bool:
+        return bool(given == self.weights)
+
+    @cached_property
+    def _weights_matrix(self) -> IntArray:
+        """``W`` as an int64 array, checked to have equal row sums ``S``."""
+        matrix = np.asarray(self.channel_weights(), dtype=np.int64)
+        if np.any(matrix.sum(axis=1) != self.row_sum) or self.row_sum > ROW_SUM_MAX:
             raise AssertionError("channel rows must all sum to S <= 2^32")
-        self.epsilon_exact = self._exact_epsilon()
-        self._scores: tuple[np.ndarray, float] | None = None
-
-    # --- structure ------------------------------------------------------------
-    @abstractmethod
-    def _input_size(self) -> int: ...
-
-    @property
-    @abstractmethod
-    def outputs(self) -> int:
-        """Number of possible reports.
-
-        Returns
-        -------
-        int
-            Reports are integers in ``[0, outputs)``.
-
-        Notes
-        -----
-        Columns of :meth:`channel_matrix`.
-
-        References
-        ----------
-        .. [1] The spec contract.
-        """
+        return matrix
 
     @property
     @abstractmethod
@@ -107,24 +79,6 @@ class FiniteChannelMechanism(ChannelEstimation, Mechanism):
         """
 
     @abstractmethod
-    def input_values(self) -> np.ndarray:
-        """The value of each input level (grid value, or the level index).
-
-        Returns
-        -------
-        ndarray of float, shape (k,)
-            ``v_x``; the mean is ``Σ_x f_x v_x``.
-
-        Notes
-        -----
-        For numeric grids ``v_x = low + x·step``.
-
-        References
-        ----------
-        .. [1] Deniable LDP primer, section 5.
-        """
-
-    @abstractmethod
     def output_values(self) -> np.ndarray:
         """The value each report stands for (see each mechanism).
 
@@ -153,13 +107,10 @@ class FiniteChannelMechanism(ChannelEstimation, Mechanism):
     def _exact_epsilon(self) -> Decimal:
         return exact_channel_epsilon(self._weights_matrix)
 
-    def _support_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
-        raise NotImplementedError(f"{self.name} is not a frequency oracle")
-
     def _spec_fields(self) -> dict[str, Any]:
         return dict(self._params)
 
-    def channel_matrix(self) -> np.ndarray:
+    def channel_matrix(self) -> FloatArray:
         """Return ``Q[x, y] = W[x, y]/S``.
 
         Returns
@@ -270,6 +221,3 @@ class FiniteChannelMechanism(ChannelEstimation, Mechanism):
 
     def _support_counts(self, array: np.ndarray) -> np.ndarray:
         return np.bincount(array, minlength=self.outputs)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(k={self.k}, epsilon={self.epsilon_display})"

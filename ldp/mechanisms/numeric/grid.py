@@ -19,8 +19,6 @@ def grid_levels(params: dict[str, Any]) -> tuple[Decimal, Decimal, int]:
 class GridMechanism(FiniteChannelMechanism):
     """A numeric question on the grid ``low, low + step, …, high``."""
 
-    primary = "mean"
-
     def _input_size(self) -> int:
         self.low, self.step, m = grid_levels(self._params)
         self.high = self.low + (m - 1) * self.step
