@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.estimators.intervals import IntArray
+from ldp.arrays import IntArray
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from ldp.estimators.intervals import ConfidenceInterval, FloatArray, IntArray
+from ldp.arrays import FloatArray, IntArray
+from ldp.estimators.intervals import ConfidenceInterval
 from ldp.estimators.mean import MeanEstimate
 
 

@@ -14,12 +14,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ldp.arrays import FloatArray, IntArray
 from ldp.estimators import consistency
 from ldp.estimators.base import not_identifiable
 from ldp.estimators.intervals import (
     ConfidenceInterval,
-    FloatArray,
-    IntArray,
     check_level,
     critical_value,
 )

@@ -13,11 +13,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from ldp.arrays import FloatArray, IntArray
 from ldp.estimators.consistency import project_simplex
 from ldp.estimators.intervals import (
     ConfidenceInterval,
-    FloatArray,
-    IntArray,
     check_method,
     critical_value,
 )

@@ -13,11 +13,10 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
+from ldp.arrays import FloatArray, IntArray
 from ldp.estimators import consistency
 from ldp.estimators.intervals import (
     ConfidenceInterval,
-    FloatArray,
-    IntArray,
     check_method,
     critical_value,
 )

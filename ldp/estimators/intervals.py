@@ -10,15 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-import numpy as np
-from numpy.typing import NDArray
 from scipy import stats
 
-FloatArray = NDArray[np.float64]
-"""A float64 array (shares, standard errors, bounds)."""
-
-IntArray = NDArray[np.int64]
-"""An int64 array (support counts, report histograms)."""
+from ldp.arrays import FloatArray
 
 QUANTILE_METHODS = ("normal", "t")
 

@@ -11,10 +11,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ldp.arrays import FloatArray, IntArray
 from ldp.estimators.intervals import (
     ConfidenceInterval,
-    FloatArray,
-    IntArray,
     check_level,
     check_method,
     critical_value,

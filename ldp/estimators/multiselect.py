@@ -22,8 +22,9 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ldp.arrays import FloatArray, IntArray
 from ldp.estimators import frequency
-from ldp.estimators.intervals import ConfidenceInterval, FloatArray, IntArray
+from ldp.estimators.intervals import ConfidenceInterval
 from ldp.estimators.mean import MeanEstimate
 
 CONSISTENT_METHODS = ("clip",)

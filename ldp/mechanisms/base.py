@@ -9,9 +9,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ldp.arrays import AnyArray, FloatArray, IntArray
 from ldp.counts import SupportCounts
 from ldp.estimators.base import Estimate
-from ldp.estimators.intervals import FloatArray, IntArray
 from ldp.exact import display_epsilon, round_up_float
 from ldp.mechanisms.reports import ReportHandling
 from ldp.sampling import Draw
@@ -157,7 +157,7 @@ class Mechanism(ReportHandling, ABC):
         """
         return display_epsilon(self.epsilon_exact)
 
-    def channel_matrix(self) -> np.ndarray:
+    def channel_matrix(self) -> AnyArray:
         """The channel ``Q[x, y] = P(report y | answer x)``.
 
         Returns
@@ -377,7 +377,7 @@ class Mechanism(ReportHandling, ABC):
         """
 
     @abstractmethod
-    def randomize(self, values: Any, rng: np.random.Generator) -> np.ndarray:
+    def randomize(self, values: Any, rng: np.random.Generator) -> AnyArray:
         """Randomize many answers at once (same channel as ``randomize_one``).
 
         Parameters

@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import numpy as np
 
+from ldp.arrays import AnyArray
 from ldp.exact import keep_other_weights, log_ratio
 from ldp.mechanisms.categorical import CategoricalMechanism
 
@@ -40,18 +41,18 @@ class GeneralizedRandomizedResponse(CategoricalMechanism):
     def _exact_epsilon(self) -> Decimal:
         return log_ratio(self.weights["keep"], self.weights["other"])
 
-    def _support_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
+    def _support_probabilities(self) -> tuple[AnyArray, AnyArray]:
         s = self.row_sum
         p = np.full(self.k, self.weights["keep"] / s)
         q = np.full(self.k, self.weights["other"] / s)
         return p, q
 
-    def _output(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def _output(self, x: AnyArray, v: AnyArray) -> AnyArray:
         keep, other = self.weights["keep"], self.weights["other"]
         i = np.maximum(v - keep, 0) // other
         return np.where(v < keep, x, np.where(i < x, i, i + 1))
 
-    def channel_weights(self) -> np.ndarray:  # documented in CategoricalMechanism
+    def channel_weights(self) -> AnyArray:  # documented in CategoricalMechanism
         keep, other = self.weights["keep"], self.weights["other"]
         weights = np.full((self.k, self.k), other, dtype=np.int64)
         np.fill_diagonal(weights, keep)

@@ -7,12 +7,13 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray, IntArray
 from ldp.exact import keep_other_weights, log_ratio
 from ldp.mechanisms.oracle import FrequencyOracle
 from ldp.sampling import Draw, secure_words, uniform_below
 
 
-def walsh_hadamard(values: np.ndarray) -> np.ndarray:
+def walsh_hadamard(values: AnyArray) -> AnyArray:
     """Fast Walsh–Hadamard transform in natural (Sylvester) order.
 
     Parameters
@@ -101,7 +102,7 @@ class HadamardResponse(FrequencyOracle):
     def _exact_epsilon(self) -> Decimal:
         return log_ratio(self.weights["keep"], self.weights["flip"])
 
-    def _support_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
+    def _support_probabilities(self) -> tuple[AnyArray, AnyArray]:
         p = self.weights["keep"] / (self.weights["keep"] + self.weights["flip"])
         return np.full(self.k, p), np.full(self.k, 0.5)
 
@@ -136,7 +137,7 @@ class HadamardResponse(FrequencyOracle):
         v = uniform_below(self.weights["keep"] + self.weights["flip"], draw)
         return [j, s if v < self.weights["keep"] else 1 - s]
 
-    def randomize(self, values: Any, rng: np.random.Generator) -> np.ndarray:
+    def randomize(self, values: Any, rng: np.random.Generator) -> AnyArray:
         """Randomize answers into an ``(n, 2)`` int64 array of ``(j, bit)``.
 
         Parameters
@@ -193,10 +194,10 @@ class HadamardResponse(FrequencyOracle):
         self._int_in("j", report[0], self.order)
         self._int_in("bit", report[1], 2)
 
-    def _array_from_reports(self, reports: list[Any]) -> np.ndarray:
+    def _array_from_reports(self, reports: list[Any]) -> AnyArray:
         return np.asarray(reports, dtype=np.int64).reshape(-1, 2)
 
-    def _check_array(self, array: np.ndarray) -> np.ndarray:
+    def _check_array(self, array: AnyArray) -> AnyArray:
         if array.ndim != 2 or array.shape[1] != 2:
             raise ValueError("hadamard reports must have shape (n, 2)")
         if array.size and array.dtype.kind not in "iu":
@@ -209,11 +210,12 @@ class HadamardResponse(FrequencyOracle):
             )
         return array.astype(np.int64)
 
-    def _support_counts(self, array: np.ndarray) -> np.ndarray:
+    def _support_counts(self, array: AnyArray) -> IntArray:
         """``C_v = (n + (H T)_v)/2`` by one fast Walsh–Hadamard transform."""
         ones = array[:, 1] == 1
         totals = np.bincount(array[ones, 0], minlength=self.order) - np.bincount(
             array[~ones, 0], minlength=self.order
         )
         transformed = walsh_hadamard(totals)[: self.k]
-        return (array.shape[0] + transformed) // 2
+        counts: IntArray = (array.shape[0] + transformed) // 2
+        return counts

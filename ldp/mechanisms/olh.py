@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray, IntArray
 from ldp.exact import exp_decimal, keep_other_weights, log_ratio
 from ldp.mechanisms.oracle import FrequencyOracle
 from ldp.sampling import Draw, secure_words, uniform_below
@@ -138,7 +139,7 @@ class OptimizedLocalHashing(FrequencyOracle):
     def _exact_epsilon(self) -> Decimal:
         return log_ratio(self.weights["keep"], self.weights["other"])
 
-    def _support_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
+    def _support_probabilities(self) -> tuple[AnyArray, AnyArray]:
         s = self.row_sum
         p = Fraction(self.weights["keep"], s)
         c = collision_probability(self.g)
@@ -182,7 +183,7 @@ class OptimizedLocalHashing(FrequencyOracle):
         v = uniform_below(self.row_sum, draw)
         return [a, b, int(self._perturb(np.int64(h), np.int64(v)))]
 
-    def randomize(self, values: Any, rng: np.random.Generator) -> np.ndarray:
+    def randomize(self, values: Any, rng: np.random.Generator) -> AnyArray:
         """Randomize answers into an ``(n, 3)`` int64 array of ``(a, b, y)``.
 
         Parameters
@@ -239,10 +240,10 @@ class OptimizedLocalHashing(FrequencyOracle):
         self._int_in("b", report[1], PRIME)
         self._int_in("y", report[2], self.g)
 
-    def _array_from_reports(self, reports: list[Any]) -> np.ndarray:
+    def _array_from_reports(self, reports: list[Any]) -> AnyArray:
         return np.asarray(reports, dtype=np.int64).reshape(-1, 3)
 
-    def _check_array(self, array: np.ndarray) -> np.ndarray:
+    def _check_array(self, array: AnyArray) -> AnyArray:
         if array.ndim != 2 or array.shape[1] != 3:
             raise ValueError("olh reports must have shape (n, 3)")
         if array.size and array.dtype.kind not in "iu":
@@ -257,7 +258,7 @@ class OptimizedLocalHashing(FrequencyOracle):
             )
         return array.astype(np.int64)
 
-    def _support_counts(self, array: np.ndarray) -> np.ndarray:
+    def _support_counts(self, array: AnyArray) -> IntArray:
         """Count supports in chunks: ``O(n k)`` vectorised 32-bit operations."""
         counts = np.zeros(self.k, dtype=np.int64)
         g = np.uint32(self.g)

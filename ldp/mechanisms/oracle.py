@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import FloatArray
 from ldp.counts import SupportCounts
 from ldp.estimators import frequency
 from ldp.estimators.frequency import FrequencyEstimate
-from ldp.estimators.intervals import FloatArray
 from ldp.mechanisms.base import Mechanism
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray
 from ldp.exact import ROW_SUM_MAX
 from ldp.mechanisms.numeric.calibration import (
     cached,
@@ -19,7 +20,7 @@ ORDINAL_K_MAX = 101
 """Largest number of levels of an ordinal question."""
 
 
-def exponential_rows(k: int, beta: float) -> np.ndarray:
+def exponential_rows(k: int, beta: float) -> AnyArray:
     """Integer rows ``∝ β^{|x − r|}``, each summing to ``2^32``.
 
     Parameters
@@ -105,13 +106,13 @@ class OrdinalExponential(FiniteChannelMechanism):
     def row_sum(self) -> int:  # documented in the base class
         return int(self.weights["total"])
 
-    def channel_weights(self) -> np.ndarray:  # documented in the base class
+    def channel_weights(self) -> AnyArray:  # documented in the base class
         return np.asarray(self.weights["rows"], dtype=np.int64)
 
-    def input_values(self) -> np.ndarray:  # documented in the base class
+    def input_values(self) -> AnyArray:  # documented in the base class
         return np.arange(self.k, dtype=float)
 
-    def output_values(self) -> np.ndarray:
+    def output_values(self) -> AnyArray:
         """Each report is a level index ``r``.
 
         Returns
@@ -132,9 +133,10 @@ class OrdinalExponential(FiniteChannelMechanism):
     def _sample(self, x: int, v: int) -> int:
         return cumulative_index(self.weights["rows"][x], v)
 
-    def _output(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def _output(self, x: AnyArray, v: AnyArray) -> AnyArray:
         cumulative = np.cumsum(self._weights_matrix, axis=1)
         offsets = np.arange(self.k, dtype=np.int64)[:, None] * self.row_sum
         flat = (cumulative + offsets).ravel()
         index = np.searchsorted(flat, x * self.row_sum + v, side="right")
-        return index - x * self.k
+        reports: AnyArray = index - x * self.k
+        return reports

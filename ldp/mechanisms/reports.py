@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ldp.arrays import AnyArray, IntArray
 from ldp.counts import SupportCounts
 from ldp.spec.validation import is_int
 
@@ -52,13 +53,13 @@ class ReportHandling:
         """
 
     @abstractmethod
-    def _array_from_reports(self, reports: list[Any]) -> np.ndarray: ...
+    def _array_from_reports(self, reports: list[Any]) -> AnyArray: ...
 
     @abstractmethod
-    def _check_array(self, array: np.ndarray) -> np.ndarray: ...
+    def _check_array(self, array: AnyArray) -> AnyArray: ...
 
     @abstractmethod
-    def _support_counts(self, array: np.ndarray) -> np.ndarray: ...
+    def _support_counts(self, array: AnyArray) -> IntArray: ...
 
     def _int_in(self, what: str, value: Any, high: int) -> int:
         if not is_int(value) or not 0 <= value < high:
@@ -68,7 +69,7 @@ class ReportHandling:
             )
         return value
 
-    def reports_to_array(self, reports: list[Any]) -> np.ndarray:
+    def reports_to_array(self, reports: list[Any]) -> AnyArray:
         """Validate JSON reports and stack them into the array form of ``randomize``.
 
         Parameters

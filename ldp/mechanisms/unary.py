@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray, IntArray
 from ldp.exact import (
     PRECISION,
     ROW_SUM_MAX,
@@ -43,7 +44,7 @@ class UnaryEncoding(FrequencyOracle):
         s = self.weights["total"]
         return log_ratio(a1 * (s - a0), (s - a1) * a0)
 
-    def _support_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
+    def _support_probabilities(self) -> tuple[AnyArray, AnyArray]:
         s = self.weights["total"]
         p = np.full(self.k, self.weights["one_if_one"] / s)
         q = np.full(self.k, self.weights["one_if_zero"] / s)
@@ -80,7 +81,7 @@ class UnaryEncoding(FrequencyOracle):
             int(uniform_below(s, draw) < (a1 if i == x else a0)) for i in range(self.k)
         ]
 
-    def randomize(self, values: Any, rng: np.random.Generator) -> np.ndarray:
+    def randomize(self, values: Any, rng: np.random.Generator) -> AnyArray:
         """Randomize answers into an ``(n, k)`` uint8 bit array.
 
         Parameters
@@ -147,10 +148,10 @@ class UnaryEncoding(FrequencyOracle):
                     f"{self.name} report bit is {bit!r}; allowed: the integers 0 or 1"
                 )
 
-    def _array_from_reports(self, reports: list[Any]) -> np.ndarray:
+    def _array_from_reports(self, reports: list[Any]) -> AnyArray:
         return np.asarray(reports, dtype=np.uint8).reshape(-1, self.k)
 
-    def _check_array(self, array: np.ndarray) -> np.ndarray:
+    def _check_array(self, array: AnyArray) -> AnyArray:
         if array.ndim != 2 or array.shape[1] != self.k:
             raise ValueError(f"{self.name} reports must have shape (n, {self.k})")
         if array.size and (array.dtype.kind not in "iub" or array.max() > 1):
@@ -159,8 +160,9 @@ class UnaryEncoding(FrequencyOracle):
             raise ValueError(f"{self.name} reports must be bits")
         return array
 
-    def _support_counts(self, array: np.ndarray) -> np.ndarray:
-        return array.sum(axis=0, dtype=np.int64)
+    def _support_counts(self, array: AnyArray) -> IntArray:
+        counts: IntArray = array.sum(axis=0, dtype=np.int64)
+        return counts
 
 
 class SymmetricUnaryEncoding(UnaryEncoding):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeGuard
 
 from ldp.spec.grid import (
     GRID_FIELDS,
@@ -53,7 +53,7 @@ _ALLOWED_FIELDS = {
 _ALLOWED_FIELDS.update({name: set(GRID_FIELDS) for name in NUMERIC_MECHANISMS})
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     """Return True for Python ints that are not bools.
 
     Parameters
@@ -155,7 +155,9 @@ def _k(mechanism: str, value: Any) -> int:
     return value
 
 
-def _multi_select(mechanism: str, spec: Mapping, normalized: dict) -> None:
+def _multi_select(
+    mechanism: str, spec: Mapping[str, Any], normalized: dict[str, Any]
+) -> None:
     """Check the fields of ``multi_rr`` and ``padding_sampling`` in place."""
     k, epsilon = normalized["k"], normalized["epsilon"]
     if mechanism == "multi_rr":

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray
 from ldp.counts import SupportCounts
 from ldp.estimators import multiselect
 from ldp.estimators.multiselect import MultiSelectEstimate
@@ -116,7 +117,7 @@ class MultiSelectMechanism(SupportMechanism):
             raise ValueError(f"answer is {selected!r}; allowed: {allowed}")
         return sorted(items)
 
-    def selection_matrix(self, values: Any) -> np.ndarray:
+    def selection_matrix(self, values: Any) -> AnyArray:
         """Turn answers into an ``(n, k)`` boolean selection matrix.
 
         Parameters
@@ -234,7 +235,7 @@ class MultiSelectMechanism(SupportMechanism):
             epsilon_per_option=self.epsilon_per_option,
         )
 
-    def share_variance(self, f: Any, n: int = 1) -> np.ndarray:
+    def share_variance(self, f: Any, n: int = 1) -> AnyArray:
         """Exact variance of ``f̂_v`` at true shares ``f``.
 
         Parameters

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray, IntArray
 from ldp.exact import PRECISION, ROW_SUM_MAX, exp_decimal, floor_decimal, log_ratio
 from ldp.mechanisms.multiselect.base import CHUNK_CELLS, MultiSelectMechanism
 from ldp.sampling import Draw, secure_words, uniform_below
@@ -162,13 +163,13 @@ class PaddingAndSampling(MultiSelectMechanism):
         keep, other = self.weights["keep"], self.weights["other"]
         return log_ratio(keep + (self.ell - 1) * other, self.ell * other)
 
-    def _support_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
+    def _support_probabilities(self) -> tuple[AnyArray, AnyArray]:
         s = self.row_sum
         p = np.full(self.items, self.weights["keep"] / s)
         q = np.full(self.items, self.weights["other"] / s)
         return p, q
 
-    def _grr(self, t: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def _grr(self, t: AnyArray, v: AnyArray) -> AnyArray:
         keep, other = self.weights["keep"], self.weights["other"]
         i = np.maximum(v - keep, 0) // other
         return np.where(v < keep, t, np.where(i < t, i, i + 1))
@@ -211,7 +212,7 @@ class PaddingAndSampling(MultiSelectMechanism):
         i = (v - keep) // other
         return i if i < t else i + 1
 
-    def randomize(self, values: Any, rng: np.random.Generator) -> np.ndarray:
+    def randomize(self, values: Any, rng: np.random.Generator) -> AnyArray:
         """Randomize answers into one GRR report per respondent.
 
         Parameters
@@ -243,7 +244,7 @@ class PaddingAndSampling(MultiSelectMechanism):
         rows = max(1, CHUNK_CELLS // self.k)
         for start in range(0, n, rows):
             chunk = matrix[start : start + rows]
-            m = chunk.shape[0]
+            m = int(chunk.shape[0])
             j = rng.integers(0, self.ell, size=m)
             rank = np.cumsum(chunk, axis=1)
             hit = chunk & (rank == (j + 1)[:, None])
@@ -275,15 +276,15 @@ class PaddingAndSampling(MultiSelectMechanism):
         """
         self._int_in("value", report, self.items)
 
-    def _array_from_reports(self, reports: list[Any]) -> np.ndarray:
+    def _array_from_reports(self, reports: list[Any]) -> AnyArray:
         return np.asarray(reports, dtype=np.int64).reshape(-1)
 
-    def _check_array(self, array: np.ndarray) -> np.ndarray:
+    def _check_array(self, array: AnyArray) -> AnyArray:
         if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
             raise ValueError(f"{self.name} reports must be a 1-d integer array")
         if array.size and (array.min() < 0 or array.max() >= self.items):
             raise ValueError(f"{self.name} reports must lie in [0, {self.items})")
         return array.astype(np.int64)
 
-    def _support_counts(self, array: np.ndarray) -> np.ndarray:
+    def _support_counts(self, array: AnyArray) -> IntArray:
         return np.bincount(array, minlength=self.items)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray, IntArray
 from ldp.exact import PRECISION, ROW_SUM_MAX, ceil_ratio, exp_decimal, log_ratio
 from ldp.mechanisms.multiselect.base import CHUNK_CELLS, MultiSelectMechanism
 from ldp.sampling import Draw, secure_words, uniform_below
@@ -54,7 +55,7 @@ class MultiRandomizedResponse(MultiSelectMechanism):
         with localcontext(Context(prec=PRECISION)):
             return self.k * self.epsilon_per_option_exact
 
-    def _support_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
+    def _support_probabilities(self) -> tuple[AnyArray, AnyArray]:
         s = self.weights["total"]
         p = np.full(self.k, self.weights["one_if_one"] / s)
         q = np.full(self.k, self.weights["one_if_zero"] / s)
@@ -93,7 +94,7 @@ class MultiRandomizedResponse(MultiSelectMechanism):
             for i in range(self.k)
         ]
 
-    def randomize(self, values: Any, rng: np.random.Generator) -> np.ndarray:
+    def randomize(self, values: Any, rng: np.random.Generator) -> AnyArray:
         """Randomize answers into an ``(n, k)`` uint8 bit array.
 
         Parameters
@@ -159,10 +160,10 @@ class MultiRandomizedResponse(MultiSelectMechanism):
                     f"{self.name} report bit is {bit!r}; allowed: the integers 0 or 1"
                 )
 
-    def _array_from_reports(self, reports: list[Any]) -> np.ndarray:
+    def _array_from_reports(self, reports: list[Any]) -> AnyArray:
         return np.asarray(reports, dtype=np.uint8).reshape(-1, self.k)
 
-    def _check_array(self, array: np.ndarray) -> np.ndarray:
+    def _check_array(self, array: AnyArray) -> AnyArray:
         if array.ndim != 2 or array.shape[1] != self.k:
             raise ValueError(f"{self.name} reports must have shape (n, {self.k})")
         if array.size and (
@@ -171,5 +172,6 @@ class MultiRandomizedResponse(MultiSelectMechanism):
             raise ValueError(f"{self.name} reports must be bits")
         return array
 
-    def _support_counts(self, array: np.ndarray) -> np.ndarray:
-        return array.sum(axis=0, dtype=np.int64)
+    def _support_counts(self, array: AnyArray) -> IntArray:
+        counts: IntArray = array.sum(axis=0, dtype=np.int64)
+        return counts

@@ -9,10 +9,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from ldp.arrays import FloatArray
 from ldp.counts import SupportCounts
 from ldp.estimators import channel as channel_estimators
 from ldp.estimators.channel import ChannelEstimate
-from ldp.estimators.intervals import FloatArray
 from ldp.estimators.mean import MeanEstimate, mean_estimate
 from ldp.mechanisms.base import Mechanism
 

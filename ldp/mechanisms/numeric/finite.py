@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.estimators.intervals import FloatArray, IntArray
+from ldp.arrays import AnyArray, FloatArray, IntArray
 from ldp.exact import ROW_SUM_MAX
 from ldp.mechanisms.numeric.calibration import exact_channel_epsilon
 from ldp.mechanisms.numeric.estimation import ChannelEstimation
@@ -61,7 +61,7 @@ class FiniteChannelMechanism(ChannelEstimation):
         """
 
     @abstractmethod
-    def channel_weights(self) -> np.ndarray:
+    def channel_weights(self) -> AnyArray:
         """Integer channel ``W[x, y]``; ``P(report y | answer x) = W[x, y]/S``.
 
         Returns
@@ -79,7 +79,7 @@ class FiniteChannelMechanism(ChannelEstimation):
         """
 
     @abstractmethod
-    def output_values(self) -> np.ndarray:
+    def output_values(self) -> AnyArray:
         """The value each report stands for (see each mechanism).
 
         Returns
@@ -101,7 +101,7 @@ class FiniteChannelMechanism(ChannelEstimation):
         """The contract's scalar map from answer and draw to report."""
 
     @abstractmethod
-    def _output(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def _output(self, x: AnyArray, v: AnyArray) -> AnyArray:
         """Vectorised map from answers and draws to reports."""
 
     def _exact_epsilon(self) -> Decimal:
@@ -158,7 +158,7 @@ class FiniteChannelMechanism(ChannelEstimation):
         draw = secure_words() if draw is None else draw
         return self._sample(x, uniform_below(self.row_sum, draw))
 
-    def randomize(self, values: Any, rng: np.random.Generator) -> np.ndarray:
+    def randomize(self, values: Any, rng: np.random.Generator) -> AnyArray:
         """Randomize an array of answer levels with a numpy Generator.
 
         Parameters
@@ -209,15 +209,15 @@ class FiniteChannelMechanism(ChannelEstimation):
         """
         self._int_in("value", report, self.outputs)
 
-    def _array_from_reports(self, reports: list[Any]) -> np.ndarray:
+    def _array_from_reports(self, reports: list[Any]) -> AnyArray:
         return np.asarray(reports, dtype=np.int64).reshape(-1)
 
-    def _check_array(self, array: np.ndarray) -> np.ndarray:
+    def _check_array(self, array: AnyArray) -> AnyArray:
         if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
             raise ValueError(f"{self.name} reports must be a 1-d integer array")
         if array.size and (array.min() < 0 or array.max() >= self.outputs):
             raise ValueError(f"{self.name} reports must lie in [0, {self.outputs})")
         return array.astype(np.int64)
 
-    def _support_counts(self, array: np.ndarray) -> np.ndarray:
+    def _support_counts(self, array: AnyArray) -> IntArray:
         return np.bincount(array, minlength=self.outputs)

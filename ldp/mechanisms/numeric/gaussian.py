@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp.accounting import gaussian_dp_mu, privacy_profile
+from ldp.arrays import AnyArray
 from ldp.mechanisms.numeric.calibration import float_epsilon
 from ldp.mechanisms.numeric.geometric import KernelMechanism
 
@@ -46,7 +47,7 @@ class DiscreteGaussian(KernelMechanism):
 
     name = "gaussian"
 
-    def _real_kernel(self, parameter: float) -> np.ndarray:
+    def _real_kernel(self, parameter: float) -> AnyArray:
         m, sigma = self.k, math.exp(parameter)
         offsets = np.arange(-(m - 1), m).astype(float)
         kernel = np.exp(-(offsets**2) / (2 * sigma**2))
@@ -126,7 +127,7 @@ class DiscreteGaussian(KernelMechanism):
         """
         return gaussian_dp_mu(self.channel_matrix())
 
-    def privacy_profile(self, epsilons: ArrayLike) -> np.ndarray:
+    def privacy_profile(self, epsilons: ArrayLike) -> AnyArray:
         """Exact privacy profile ``δ(ε)`` of the integer channel.
 
         Parameters

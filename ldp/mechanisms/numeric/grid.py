@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray
 from ldp.mechanisms.numeric.finite import FiniteChannelMechanism
 
 
@@ -43,7 +44,7 @@ class GridMechanism(FiniteChannelMechanism):
         """
         return self.k
 
-    def input_values(self) -> np.ndarray:  # documented in the base class
+    def input_values(self) -> AnyArray:  # documented in the base class
         return float(self.low) + float(self.step) * np.arange(self.k)
 
     def level(self, value: Any) -> int:
