@@ -40,7 +40,7 @@ def variance_at_zero(mechanism: SupportMechanism) -> float:
     References
     ----------
     .. [1] Wang et al., USENIX Security 2017, section 4, eqs. (4), (9), (12).
-    .. [2] Deniable LDP primer, section 3 (table).
+    .. [2] docs/maths.md, section 3 (table).
     """
     return mechanism.variance_at_zero()
 
@@ -69,7 +69,7 @@ def worst_case_variance(mechanism: Mechanism | None = None) -> float:
 
     References
     ----------
-    .. [1] Deniable LDP primer, sections 2 and 7.
+    .. [1] docs/maths.md, sections 2 and 7.
     .. [2] S. L. Warner, JASA 60(309), 1965.
     """
     if mechanism is None:
@@ -100,7 +100,7 @@ def margin_of_error(mechanism: Mechanism | None, n: int, level: float = 0.95) ->
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 7.
+    .. [1] docs/maths.md, section 7.
     """
     if n <= 0:
         raise ValueError(f"n is {n!r}; allowed: n > 0")
@@ -134,7 +134,7 @@ def sample_size(mechanism: Mechanism | None, margin: float, level: float = 0.95)
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 7.
+    .. [1] docs/maths.md, section 7.
     """
     scale = 1.0 if mechanism is None else mechanism.value_range
     if not 0 < margin < scale:
@@ -188,7 +188,7 @@ def power(
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 7 (one-sample power).
+    .. [1] docs/maths.md, section 7 (one-sample power).
     .. [2] G. Blair, K. Imai, Y.-Y. Zhou, "Design and analysis of the
        randomized response technique", JASA 110(511), 2015.
     """
@@ -235,7 +235,7 @@ def sample_size_for_power(
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 7.
+    .. [1] docs/maths.md, section 7.
     """
     if pi0 == pi1:
         raise ValueError("pi0 and pi1 must differ")
@@ -269,7 +269,7 @@ def mean_noise_variance(mechanism: FiniteChannelMechanism) -> float:
 
     References
     ----------
-    .. [1] Deniable LDP primer, sections 5 and 7.
+    .. [1] docs/maths.md, sections 5 and 7.
     """
     return mechanism.mean_noise_variance()
 
@@ -294,7 +294,7 @@ def mean_worst_case_variance(mechanism: FiniteChannelMechanism) -> float:
 
     References
     ----------
-    .. [1] Deniable LDP primer, sections 5 and 7.
+    .. [1] docs/maths.md, sections 5 and 7.
     """
     return mechanism.worst_case_variance()
 
@@ -324,7 +324,7 @@ def mean_margin_of_error(
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 7.
+    .. [1] docs/maths.md, section 7.
     """
     if n <= 0:
         raise ValueError(f"n is {n!r}; allowed: n > 0")
@@ -361,7 +361,7 @@ def mean_sample_size(
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 7.
+    .. [1] docs/maths.md, section 7.
     """
     if not margin > 0:
         raise ValueError(f"margin is {margin!r}; allowed: margin > 0")

@@ -103,7 +103,7 @@ def recommend(*, k: int, epsilon: float) -> Recommendation:
     References
     ----------
     .. [1] Wang et al., USENIX Security 2017, section 5 (comparison).
-    .. [2] Deniable LDP primer, section 3 ("Choosing").
+    .. [2] docs/maths.md, section 3 (choosing).
     """
     names = ("warner",) if k == 2 else CANDIDATES
     alternatives = []
@@ -160,7 +160,7 @@ def recommend_multiselect(
     .. [1] T. Wang, N. Li, S. Jha, "Locally differentially private frequent
        itemset mining", IEEE S&P 2018, section 4.
     .. [2] Ú. Erlingsson, V. Pihur, A. Korolova, "RAPPOR", CCS 2014.
-    .. [3] Deniable LDP primer, section 3 ("Multi-select").
+    .. [3] docs/maths.md, section 3 (multi-select).
     """
     if not is_int(k):
         raise ValueError(f"k is {k!r}; allowed: an integer 2 <= k <= 4096")
@@ -229,7 +229,7 @@ def recommend_numeric(
     ----------
     .. [1] J. C. Duchi, M. I. Jordan, M. J. Wainwright, JASA 2018.
     .. [2] N. Wang et al., ICDE 2019.
-    .. [3] Deniable LDP primer, section 5 ("Choose the mechanism").
+    .. [3] docs/maths.md, section 5 (choose the mechanism).
     """
     alternatives = []
     for name in NUMERIC_CANDIDATES:

@@ -70,7 +70,7 @@ def pure_epsilon(Q: ArrayLike) -> float:
     ----------
     .. [1] C. Dwork and A. Roth, "The Algorithmic Foundations of Differential
        Privacy", Found. Trends Theor. Comput. Sci. 9 (2014), Def. 2.4.
-    .. [2] Deniable LDP primer, section 1.
+    .. [2] docs/maths.md, section 1.
     """
     channel = as_channel(Q)
     high = channel.max(axis=0)
@@ -125,7 +125,7 @@ def pure_epsilon_exact(weights: Sequence[Sequence[int]] | AnyArray) -> Decimal:
     References
     ----------
     .. [1] C. Dwork and A. Roth (2014), Def. 2.4.
-    .. [2] Deniable LDP primer, section 1, "Integer weights".
+    .. [2] docs/maths.md, section 1 (integer weights).
     """
     rows = _as_weights(weights)
     sums = [sum(row) for row in rows]
@@ -169,7 +169,7 @@ def float_up(value: Decimal) -> float:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1: ε is rounded up for display.
+    .. [1] docs/maths.md, section 1 (ε is rounded up for display).
     """
     nearest = float(value)
     if math.isfinite(nearest) and Decimal(nearest) < value:

@@ -60,7 +60,7 @@ def score_vector(channel: FloatArray, values: FloatArray) -> tuple[FloatArray, f
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 5 ("Unbiased mean for any channel").
+    .. [1] docs/maths.md, section 5 (unbiased mean for any channel).
     """
     q = np.asarray(channel, dtype=float)
     v = np.asarray(values, dtype=float)
@@ -100,7 +100,7 @@ def inversion_matrix(channel: FloatArray) -> FloatArray:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 6.
+    .. [1] docs/maths.md, section 6.
     """
     return np.linalg.pinv(np.asarray(channel, dtype=float).T)
 
@@ -141,7 +141,7 @@ def channel_mle(
     ----------
     .. [1] D. Agrawal, C. C. Aggarwal, PODS 2001.
     .. [2] T. Wang et al., NDSS 2020, section 4 (MLE-based consistency).
-    .. [3] Deniable LDP primer, section 6.
+    .. [3] docs/maths.md, section 6.
     """
     q = np.asarray(channel, dtype=float)
     shares = np.asarray(counts, dtype=float)

@@ -32,7 +32,7 @@ def project_simplex(estimate: FloatArray) -> FloatArray:
     ----------
     .. [1] T. Wang et al., "Locally differentially private frequency estimation
        with consistency", NDSS 2020, section 4.3 (Norm-Sub).
-    .. [2] Deniable LDP primer, section 6.
+    .. [2] docs/maths.md, section 6.
     """
     values = np.asarray(estimate, dtype=float)
     ordered = np.sort(values)[::-1]
@@ -83,7 +83,7 @@ def em_channel(
     .. [1] D. Agrawal, C. C. Aggarwal, "On the design and quantification of
        privacy preserving data mining algorithms", PODS 2001.
     .. [2] T. Wang et al., NDSS 2020, section 4 (MLE-based consistency).
-    .. [3] Deniable LDP primer, section 6.
+    .. [3] docs/maths.md, section 6.
     """
     channel = np.asarray(channel, dtype=float)
     shares = np.asarray(counts, dtype=float) / n
@@ -157,7 +157,7 @@ def binomial_mle(
     References
     ----------
     .. [1] T. Wang et al., NDSS 2020, section 4 (MLE-based post-processing).
-    .. [2] Deniable LDP primer, section 6.
+    .. [2] docs/maths.md, section 6.
     """
     c = np.asarray(counts, dtype=np.float64)
     d = p - q
@@ -203,7 +203,7 @@ def multinomial_mle(counts: IntArray, p: FloatArray, q: FloatArray) -> FloatArra
     ----------
     .. [1] D. Agrawal, C. C. Aggarwal, PODS 2001 (EM for randomized data).
     .. [2] T. Wang et al., NDSS 2020, section 4 (MLE-based consistency).
-    .. [3] Deniable LDP primer, section 6.
+    .. [3] docs/maths.md, section 6.
     """
     counts = np.asarray(counts, dtype=float)
     d = float(np.max(p - q))

@@ -51,7 +51,7 @@ def joint_histogram(
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 6 ("Cross-tabs").
+    .. [1] docs/maths.md, section 6 (cross-tabs).
     """
     a = np.asarray(reports_a, dtype=np.int64).reshape(-1)
     b = np.asarray(reports_b, dtype=np.int64).reshape(-1)
@@ -132,7 +132,7 @@ class CrossTabEstimate:
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 6.
+        .. [1] docs/maths.md, section 6.
         """
         check_method(method or self.interval_methods[0], self.interval_methods)
         z = critical_value(level)
@@ -203,7 +203,7 @@ def crosstab_estimate(
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 6 ("Cross-tabs").
+    .. [1] docs/maths.md, section 6 (cross-tabs).
     .. [2] D. Agrawal, C. C. Aggarwal, PODS 2001.
     .. [3] G. Blair, K. Imai, Y.-Y. Zhou, "Design and analysis of the
        randomized response technique", JASA 110(511), 2015.

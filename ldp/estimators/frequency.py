@@ -51,7 +51,7 @@ def unbiased(counts: IntArray, n: int, p: FloatArray, q: FloatArray) -> FloatArr
     ----------
     .. [1] T. Wang, J. Blocki, N. Li, S. Jha, "Locally differentially private
        protocols for frequency estimation", USENIX Security 2017, eq. (1).
-    .. [2] Deniable LDP primer, section 3.
+    .. [2] docs/maths.md, section 3.
     """
     if n <= 0:
         raise ValueError(f"n must be positive, got {n}")
@@ -84,7 +84,7 @@ def standard_error(
     References
     ----------
     .. [1] Wang et al., USENIX Security 2017, section 4 (variance of f̂).
-    .. [2] Deniable LDP primer, section 3.
+    .. [2] docs/maths.md, section 3.
     """
     lam = np.asarray(counts, dtype=float) / n
     return np.sqrt(lam * (1.0 - lam) / n) / (p - q)
@@ -114,7 +114,7 @@ def variance(f: FloatArray, n: int, p: FloatArray, q: FloatArray) -> FloatArray:
     References
     ----------
     .. [1] Wang et al., USENIX Security 2017, section 4.
-    .. [2] Deniable LDP primer, section 3.
+    .. [2] docs/maths.md, section 3.
     """
     lam = q + np.asarray(f, dtype=float) * (p - q)
     return lam * (1.0 - lam) / (n * (p - q) ** 2)
@@ -163,7 +163,7 @@ def confidence_bounds(
     ----------
     .. [1] C. J. Clopper, E. S. Pearson, Biometrika 26(4), 1934.
     .. [2] E. B. Wilson, JASA 22(158), 1927.
-    .. [3] Deniable LDP primer, section 2 ("Exact CI") and section 3.
+    .. [3] docs/maths.md, section 2 (exact CI) and section 3.
     """
     check_method(method, METHODS)
     c = np.asarray(counts, dtype=float)

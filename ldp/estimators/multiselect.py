@@ -158,7 +158,7 @@ def worst_case_share_variance(p: float, q: float, scale: int) -> float:
     References
     ----------
     .. [1] Wang et al., IEEE S&P 2018, section 4.
-    .. [2] Deniable LDP primer, section 7 (worst case over f).
+    .. [2] docs/maths.md, section 7 (worst case over f).
     """
     high = q + (p - q) / scale
     lam = min(max(0.5, q), high)

@@ -76,7 +76,7 @@ def build(spec: Any) -> Mechanism:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1 ("Integer weights").
+    .. [1] docs/maths.md, section 1 (integer weights).
     """
     params, weights = validate_spec(spec)
     return REGISTRY[params["mechanism"]](params, weights)

@@ -115,7 +115,7 @@ class Mechanism(ReportHandling, ABC):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 1 ("Integer weights").
+        .. [1] docs/maths.md, section 1 (integer weights).
         """
         return copy.deepcopy({**self._spec_fields(), "weights": self.weights})
 
@@ -134,7 +134,7 @@ class Mechanism(ReportHandling, ABC):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 1.
+        .. [1] docs/maths.md, section 1.
         """
         return round_up_float(self.epsilon_exact)
 
@@ -153,7 +153,7 @@ class Mechanism(ReportHandling, ABC):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 1.
+        .. [1] docs/maths.md, section 1.
         """
         return display_epsilon(self.epsilon_exact)
 
@@ -176,7 +176,7 @@ class Mechanism(ReportHandling, ABC):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 1.
+        .. [1] docs/maths.md, section 1.
         """
         raise NotImplementedError(f"{self.name} has no small finite channel matrix")
 
@@ -351,7 +351,7 @@ class Mechanism(ReportHandling, ABC):
 
     @abstractmethod
     def randomize_one(self, value: int, draw: Draw | None = None) -> Any:
-        """Randomize one answer following the spec contract word for word.
+        """Randomize one answer following ``ldp/spec/README.md`` word for word.
 
         Parameters
         ----------
@@ -373,7 +373,7 @@ class Mechanism(ReportHandling, ABC):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 9; the spec contract.
+        .. [1] docs/maths.md, section 9; ldp/spec/README.md.
         """
 
     @abstractmethod
@@ -398,7 +398,7 @@ class Mechanism(ReportHandling, ABC):
 
         References
         ----------
-        .. [1] Deniable LDP primer, sections 2-3.
+        .. [1] docs/maths.md, sections 2-3.
         """
 
     def __repr__(self) -> str:

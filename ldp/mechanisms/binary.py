@@ -43,7 +43,7 @@ def forced_response_weights(design: dict[str, Fraction]) -> dict[str, int]:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 2 (forced-response design).
+    .. [1] docs/maths.md, section 2 (forced-response design).
     .. [2] J. A. Fox, P. E. Tracy, "Randomized Response", Sage 1986 (forced
        response); S. L. Warner, JASA 60(309), 1965.
     """
@@ -76,7 +76,7 @@ class ForcedResponse(CategoricalMechanism):
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 2.
+    .. [1] docs/maths.md, section 2.
     .. [2] S. L. Warner, "Randomized response", JASA 60(309), 1965.
     """
 
@@ -123,7 +123,7 @@ class Warner(CategoricalMechanism):
     References
     ----------
     .. [1] S. L. Warner, "Randomized response", JASA 60(309), 1965.
-    .. [2] Deniable LDP primer, section 2.
+    .. [2] docs/maths.md, section 2.
     """
 
     name = "warner"

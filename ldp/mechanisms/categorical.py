@@ -36,7 +36,7 @@ class CategoricalMechanism(FrequencyOracle):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 9.
+        .. [1] docs/maths.md, section 9.
         """
 
     @abstractmethod
@@ -58,7 +58,7 @@ class CategoricalMechanism(FrequencyOracle):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 1.
+        .. [1] docs/maths.md, section 1.
         """
 
     def channel_matrix(self) -> AnyArray:
@@ -80,7 +80,7 @@ class CategoricalMechanism(FrequencyOracle):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 1.
+        .. [1] docs/maths.md, section 1.
         """
         if self.k > CHANNEL_K_MAX:
             raise NotImplementedError(
@@ -105,12 +105,12 @@ class CategoricalMechanism(FrequencyOracle):
 
         Notes
         -----
-        ``v = uniform_below(S)``, then the mapping of the spec contract, so
+        ``v = uniform_below(S)``, then the mapping of ``ldp/spec/README.md``, so
         ``P(report y | x) = W[x, y]/S`` exactly.
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 9; the spec contract.
+        .. [1] docs/maths.md, section 9; ldp/spec/README.md.
         """
         x = self._check_value(value)
         draw = secure_words() if draw is None else draw
@@ -139,7 +139,7 @@ class CategoricalMechanism(FrequencyOracle):
 
         References
         ----------
-        .. [1] Deniable LDP primer, sections 2-3.
+        .. [1] docs/maths.md, sections 2-3.
         """
         x = self._check_values(values)
         v = rng.integers(0, self.row_sum, size=x.size, dtype=np.int64)
@@ -164,7 +164,7 @@ class CategoricalMechanism(FrequencyOracle):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10; the spec contract.
+        .. [1] docs/maths.md, section 10; ldp/spec/README.md.
         """
         self._int_in("value", report, self.k)
 

@@ -25,7 +25,7 @@ class GeneralizedRandomizedResponse(CategoricalMechanism):
        protocols for frequency estimation", USENIX Security 2017, section 4.1.
     .. [2] P. Kairouz, K. Bonawitz, D. Ramage, "Discrete distribution estimation
        under local privacy", ICML 2016.
-    .. [3] Deniable LDP primer, section 3.
+    .. [3] docs/maths.md, section 3.
     """
 
     name = "grr"

@@ -35,7 +35,7 @@ def walsh_hadamard(values: AnyArray) -> AnyArray:
     ----------
     .. [1] G. Cormode, T. Kulkarni, D. Srivastava, "Marginal release under local
        differential privacy", SIGMOD 2018 (Hadamard randomized response).
-    .. [2] Deniable LDP primer, section 3.
+    .. [2] docs/maths.md, section 3.
     """
     result = np.array(values, copy=True)
     size = result.size
@@ -71,7 +71,7 @@ class HadamardResponse(FrequencyOracle):
     ----------
     .. [1] G. Cormode, T. Kulkarni, D. Srivastava, SIGMOD 2018.
     .. [2] J. Acharya, Z. Sun, H. Zhang, "Hadamard response", AISTATS 2019.
-    .. [3] Deniable LDP primer, section 3.
+    .. [3] docs/maths.md, section 3.
     """
 
     name = "hadamard"
@@ -128,7 +128,7 @@ class HadamardResponse(FrequencyOracle):
 
         References
         ----------
-        .. [1] Cormode et al., SIGMOD 2018; the spec contract.
+        .. [1] Cormode et al., SIGMOD 2018; ldp/spec/README.md.
         """
         x = self._check_value(value)
         draw = secure_words() if draw is None else draw
@@ -187,7 +187,7 @@ class HadamardResponse(FrequencyOracle):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10; the spec contract.
+        .. [1] docs/maths.md, section 10; ldp/spec/README.md.
         """
         if not isinstance(report, list) or len(report) != 2:
             raise ValueError(f"hadamard report is {report!r}; allowed: a list [j, bit]")

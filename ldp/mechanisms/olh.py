@@ -69,7 +69,7 @@ def collision_probability(g: int, prime: int = PRIME) -> Fraction:
     ----------
     .. [1] J. L. Carter, M. N. Wegman, "Universal classes of hash functions",
        JCSS 18(2), 1979.
-    .. [2] Deniable LDP primer, section 3 (OLH pitfall).
+    .. [2] docs/maths.md, section 3 (OLH pitfall).
     """
     base, extra = divmod(prime, g)
     total = extra * (base + 1) ** 2 + (g - extra) * base**2
@@ -89,7 +89,7 @@ class OptimizedLocalHashing(FrequencyOracle):
     References
     ----------
     .. [1] Wang et al., USENIX Security 2017, section 4.4 (OLH).
-    .. [2] Deniable LDP primer, section 3.
+    .. [2] docs/maths.md, section 3.
     """
 
     name = "olh"
@@ -173,7 +173,7 @@ class OptimizedLocalHashing(FrequencyOracle):
 
         References
         ----------
-        .. [1] Wang et al., USENIX Security 2017, section 4.4; the spec contract.
+        .. [1] Wang et al., USENIX Security 2017, section 4.4; ldp/spec/README.md.
         """
         x = self._check_value(value)
         draw = secure_words() if draw is None else draw
@@ -232,7 +232,7 @@ class OptimizedLocalHashing(FrequencyOracle):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10; the spec contract.
+        .. [1] docs/maths.md, section 10; ldp/spec/README.md.
         """
         if not isinstance(report, list) or len(report) != 3:
             raise ValueError(f"olh report is {report!r}; allowed: a list [a, b, y]")

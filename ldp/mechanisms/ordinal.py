@@ -75,7 +75,7 @@ class OrdinalExponential(FiniteChannelMechanism):
        FOCS 2007.
     .. [2] C. Dwork, A. Roth, "The algorithmic foundations of differential
        privacy", 2014, section 3.4.
-    .. [3] Deniable LDP primer, section 4.
+    .. [3] docs/maths.md, section 4.
     """
 
     name = "ordinal"
@@ -126,7 +126,7 @@ class OrdinalExponential(FiniteChannelMechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 4.
+        .. [1] docs/maths.md, section 4.
         """
         return np.arange(self.k, dtype=float)
 

@@ -49,7 +49,7 @@ class ReportHandling:
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10 (manipulation).
+        .. [1] docs/maths.md, section 10 (manipulation).
         """
 
     @abstractmethod
@@ -89,7 +89,7 @@ class ReportHandling:
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10 (validate every report).
+        .. [1] docs/maths.md, section 10 (validate every report).
         """
         if not isinstance(reports, (list, tuple)):
             raise ValueError(f"reports must be a list, got {type(reports).__name__}")

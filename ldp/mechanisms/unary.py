@@ -36,7 +36,7 @@ class UnaryEncoding(FrequencyOracle):
     ----------
     .. [1] T. Wang, J. Blocki, N. Li, S. Jha, USENIX Security 2017, section 4.3.
     .. [2] Ú. Erlingsson, V. Pihur, A. Korolova, "RAPPOR", CCS 2014.
-    .. [3] Deniable LDP primer, section 3.
+    .. [3] docs/maths.md, section 3.
     """
 
     def _exact_epsilon(self) -> Decimal:
@@ -71,7 +71,7 @@ class UnaryEncoding(FrequencyOracle):
 
         References
         ----------
-        .. [1] Wang et al., USENIX Security 2017, section 4.3; the spec contract.
+        .. [1] Wang et al., USENIX Security 2017, section 4.3; ldp/spec/README.md.
         """
         x = self._check_value(value)
         draw = secure_words() if draw is None else draw
@@ -136,7 +136,7 @@ class UnaryEncoding(FrequencyOracle):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10; the spec contract.
+        .. [1] docs/maths.md, section 10; ldp/spec/README.md.
         """
         if not isinstance(report, list) or len(report) != self.k:
             raise ValueError(
@@ -202,7 +202,7 @@ class OptimizedUnaryEncoding(UnaryEncoding):
     References
     ----------
     .. [1] Wang et al., USENIX Security 2017, section 4.3 (OUE), eq. (9).
-    .. [2] Deniable LDP primer, section 3.
+    .. [2] docs/maths.md, section 3.
     """
 
     name = "oue"

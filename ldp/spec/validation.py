@@ -72,7 +72,7 @@ def is_int(value: object) -> TypeGuard[int]:
 
     References
     ----------
-    .. [1] The spec contract ("Booleans are not integers").
+    .. [1] ldp/spec/README.md (booleans are not integers).
     """
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -220,7 +220,7 @@ def validate_spec(spec: Any) -> tuple[dict[str, Any], Any]:
 
     References
     ----------
-    .. [1] Deniable LDP primer, sections 1-3; the spec contract, version 1.
+    .. [1] docs/maths.md, sections 1-3; ldp/spec/README.md (version 1).
     """
     if not isinstance(spec, Mapping):
         raise ValueError(f"a spec must be a JSON object, got {spec!r}")

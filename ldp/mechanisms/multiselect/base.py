@@ -71,7 +71,7 @@ class MultiSelectMechanism(SupportMechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 3 ("Multi-select").
+        .. [1] docs/maths.md, section 3 (multi-select).
         """
         return round_up_float(self.epsilon_per_option_exact)
 
@@ -90,7 +90,7 @@ class MultiSelectMechanism(SupportMechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 1.
+        .. [1] docs/maths.md, section 1.
         """
         return self.epsilon_exact
 
@@ -275,7 +275,7 @@ class MultiSelectMechanism(SupportMechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 7.
+        .. [1] docs/maths.md, section 7.
         """
         p, q = self.option_support
         return multiselect.worst_case_share_variance(p, q, self.scale)

@@ -43,7 +43,7 @@ def padding_weights(epsilon: float, k: int, ell: int) -> tuple[int, int]:
     ----------
     .. [1] T. Wang, N. Li, S. Jha, "Locally differentially private frequent
        itemset mining", IEEE S&P 2018, section 4.
-    .. [2] Deniable LDP primer, section 1 (exact ε of a finite channel).
+    .. [2] docs/maths.md, section 1 (exact ε of a finite channel).
     """
     with localcontext(Context(prec=PRECISION)):
         ratio = ell * (exp_decimal(epsilon) - 1) + 1
@@ -83,7 +83,7 @@ class PaddingAndSampling(MultiSelectMechanism):
     .. [1] T. Wang, N. Li, S. Jha, "Locally differentially private frequent
        itemset mining", IEEE S&P 2018, section 4 (padding-and-sampling).
     .. [2] T. Wang, J. Blocki, N. Li, S. Jha, USENIX Security 2017, section 4.1.
-    .. [3] Deniable LDP primer, section 3 ("Multi-select").
+    .. [3] docs/maths.md, section 3 (multi-select).
     """
 
     name = "padding_sampling"
@@ -132,7 +132,7 @@ class PaddingAndSampling(MultiSelectMechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 9.
+        .. [1] docs/maths.md, section 9.
         """
         return self.weights["keep"] + (self.items - 1) * self.weights["other"]
 
@@ -195,11 +195,11 @@ class PaddingAndSampling(MultiSelectMechanism):
         ``j = uniform_below(ℓ)``; ``t = sorted(selected)[j]`` if
         ``j < |selected|`` else ``k + j``; ``v = uniform_below(S)``; ``v < P``
         → ``t``, else ``i = floor((v − P)/Q)`` and ``i`` if ``i < t`` else
-        ``i + 1`` (the spec contract, word for word).
+        ``i + 1`` (``ldp/spec/README.md``, word for word).
 
         References
         ----------
-        .. [1] Wang et al., IEEE S&P 2018, section 4; the spec contract.
+        .. [1] Wang et al., IEEE S&P 2018, section 4; ldp/spec/README.md.
         """
         items = self._check_selection(selected)
         draw = secure_words() if draw is None else draw
@@ -272,7 +272,7 @@ class PaddingAndSampling(MultiSelectMechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10; the spec contract.
+        .. [1] docs/maths.md, section 10; ldp/spec/README.md.
         """
         self._int_in("value", report, self.items)
 

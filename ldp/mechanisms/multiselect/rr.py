@@ -36,7 +36,7 @@ class MultiRandomizedResponse(MultiSelectMechanism):
     .. [2] C. Dwork, A. Roth, "The algorithmic foundations of differential
        privacy", 2014, theorem 3.16 (composition).
     .. [3] T. Wang, J. Blocki, N. Li, S. Jha, USENIX Security 2017, section 4.3.
-    .. [4] Deniable LDP primer, section 3 ("Multi-select").
+    .. [4] docs/maths.md, section 3 (multi-select).
     """
 
     name = "multi_rr"
@@ -78,12 +78,12 @@ class MultiRandomizedResponse(MultiSelectMechanism):
 
         Notes
         -----
-        For ``i = 0 … k − 1`` in order: ``v_i = uniform_below(S)``, exactly the
-        spec contract, so k draws whatever the answer.
+        For ``i = 0 … k − 1`` in order: ``v_i = uniform_below(S)``, exactly as
+        ``ldp/spec/README.md`` says, so k draws whatever the answer.
 
         References
         ----------
-        .. [1] Erlingsson et al., CCS 2014; the spec contract.
+        .. [1] Erlingsson et al., CCS 2014; ldp/spec/README.md.
         """
         chosen = set(self._check_selection(selected))
         draw = secure_words() if draw is None else draw
@@ -148,7 +148,7 @@ class MultiRandomizedResponse(MultiSelectMechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10; the spec contract.
+        .. [1] docs/maths.md, section 10; ldp/spec/README.md.
         """
         if not isinstance(report, list) or len(report) != self.k:
             raise ValueError(

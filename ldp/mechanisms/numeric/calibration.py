@@ -39,7 +39,7 @@ def cumulative_index(weights: list[int], v: int) -> int:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 9; the spec contract.
+    .. [1] docs/maths.md, section 9; ldp/spec/README.md.
     """
     total = 0
     for i, weight in enumerate(weights):
@@ -72,7 +72,7 @@ def round_rows(real: FloatArray, total: int) -> IntArray:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1 ("Integer weights").
+    .. [1] docs/maths.md, section 1 (integer weights).
     """
     real = np.atleast_2d(np.asarray(real, dtype=float))
     scaled = real / real.sum(axis=1, keepdims=True) * total
@@ -112,7 +112,7 @@ def exact_channel_epsilon(weights: AnyArray) -> Decimal:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1 (exact ε of a finite channel).
+    .. [1] docs/maths.md, section 1 (exact ε of a finite channel).
     """
     w = np.asarray(weights, dtype=np.int64)
     if w.min() < 1:
@@ -166,7 +166,7 @@ def calibrate(
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 4 (calibrate by bisection).
+    .. [1] docs/maths.md, section 4 (calibrate by bisection).
     """
     target = Decimal(epsilon)
     best = weights_at(high)
@@ -214,7 +214,7 @@ def cached(key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1.
+    .. [1] docs/maths.md, section 1.
     """
     if key not in _CACHE:
         if len(_CACHE) >= CACHE_SIZE:

@@ -40,7 +40,7 @@ def duchi_weights(epsilon: float, m: int) -> tuple[int, int]:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1 ("Integer weights").
+    .. [1] docs/maths.md, section 1 (integer weights).
     """
     e = exp_decimal(epsilon)
     ratio = Fraction(e) - Fraction(1) - Fraction(1, 10**50)
@@ -81,7 +81,7 @@ class Duchi(GridMechanism):
     ----------
     .. [1] J. C. Duchi, M. I. Jordan, M. J. Wainwright, "Minimax optimal
        procedures for locally private estimation", JASA 113(521), 2018.
-    .. [2] Deniable LDP primer, section 5.
+    .. [2] docs/maths.md, section 5.
     """
 
     name = "duchi"

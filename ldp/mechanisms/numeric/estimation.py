@@ -117,7 +117,7 @@ class ChannelEstimation(Mechanism):
 
         References
         ----------
-        .. [1] docs/maths.md, section 5 ("Unbiased mean for any channel").
+        .. [1] docs/maths.md, section 5 (unbiased mean for any channel).
 
         Examples
         --------

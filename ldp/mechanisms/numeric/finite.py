@@ -57,7 +57,7 @@ class FiniteChannelMechanism(ChannelEstimation):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 9.
+        .. [1] docs/maths.md, section 9.
         """
 
     @abstractmethod
@@ -75,7 +75,7 @@ class FiniteChannelMechanism(ChannelEstimation):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 1.
+        .. [1] docs/maths.md, section 1.
         """
 
     @abstractmethod
@@ -93,7 +93,7 @@ class FiniteChannelMechanism(ChannelEstimation):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 5.
+        .. [1] docs/maths.md, section 5.
         """
 
     @abstractmethod
@@ -125,7 +125,7 @@ class FiniteChannelMechanism(ChannelEstimation):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 1.
+        .. [1] docs/maths.md, section 1.
         """
         return self._weights_matrix / self.row_sum
 
@@ -152,7 +152,7 @@ class FiniteChannelMechanism(ChannelEstimation):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 9; the spec contract.
+        .. [1] docs/maths.md, section 9; ldp/spec/README.md.
         """
         x = self._check_value(value)
         draw = secure_words() if draw is None else draw
@@ -179,7 +179,7 @@ class FiniteChannelMechanism(ChannelEstimation):
 
         References
         ----------
-        .. [1] Deniable LDP primer, sections 5 and 9.
+        .. [1] docs/maths.md, sections 5 and 9.
         """
         x = self._check_values(values)
         v = rng.integers(0, self.row_sum, size=x.size, dtype=np.int64)
@@ -205,7 +205,7 @@ class FiniteChannelMechanism(ChannelEstimation):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10.
+        .. [1] docs/maths.md, section 10.
         """
         self._int_in("value", report, self.outputs)
 

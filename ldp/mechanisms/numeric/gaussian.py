@@ -42,7 +42,7 @@ class DiscreteGaussian(KernelMechanism):
        ICML 2018.
     .. [3] J. Dong, A. Roth, W. J. Su, "Gaussian differential privacy",
        JRSS B 84(1), 2022.
-    .. [4] Deniable LDP primer, sections 1 and 5.
+    .. [4] docs/maths.md, sections 1 and 5.
     """
 
     name = "gaussian"
@@ -148,6 +148,6 @@ class DiscreteGaussian(KernelMechanism):
         References
         ----------
         .. [1] Balle, Wang, ICML 2018 (privacy profiles).
-        .. [2] Deniable LDP primer, section 1.
+        .. [2] docs/maths.md, section 1.
         """
         return privacy_profile(self.channel_matrix(), epsilons)

@@ -39,7 +39,7 @@ def clamped_channel(kernel: AnyArray, m: int) -> AnyArray:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 5.
+    .. [1] docs/maths.md, section 5.
     """
     kernel = np.asarray(kernel, dtype=np.int64)
     total = int(kernel.sum())
@@ -64,7 +64,7 @@ class KernelMechanism(GridMechanism):
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 5; the spec contract.
+    .. [1] docs/maths.md, section 5; ldp/spec/README.md.
     """
 
     def _real_kernel(self, parameter: float) -> AnyArray:
@@ -111,7 +111,7 @@ class KernelMechanism(GridMechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 5.
+        .. [1] docs/maths.md, section 5.
         """
         return self.input_values()
 
@@ -146,7 +146,7 @@ class Geometric(KernelMechanism):
        utility-maximizing privacy mechanisms", STOC 2009 (geometric).
     .. [3] I. Mironov, "On significance of the least significant bits for
        differential privacy", CCS 2012 (no floating-point noise).
-    .. [4] Deniable LDP primer, section 5.
+    .. [4] docs/maths.md, section 5.
     """
 
     name = "geometric"
@@ -180,6 +180,6 @@ class Geometric(KernelMechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 5.
+        .. [1] docs/maths.md, section 5.
         """
         return float(self.parameter)

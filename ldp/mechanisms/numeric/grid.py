@@ -40,7 +40,7 @@ class GridMechanism(FiniteChannelMechanism):
 
         References
         ----------
-        .. [1] The spec contract (numeric grids).
+        .. [1] ldp/spec/README.md (numeric grids).
         """
         return self.k
 
@@ -71,7 +71,7 @@ class GridMechanism(FiniteChannelMechanism):
 
         References
         ----------
-        .. [1] The spec contract (numeric grids).
+        .. [1] ldp/spec/README.md (numeric grids).
         """
         if isinstance(value, bool):
             raise ValueError(f"value {value!r} is not on the grid")

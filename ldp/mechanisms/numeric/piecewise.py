@@ -74,7 +74,7 @@ class Piecewise(GridMechanism):
     ----------
     .. [1] N. Wang et al., "Collecting and analyzing multidimensional data
        with local differential privacy", ICDE 2019.
-    .. [2] Deniable LDP primer, section 5.
+    .. [2] docs/maths.md, section 5.
     """
 
     name = "piecewise"

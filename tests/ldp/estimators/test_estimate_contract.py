@@ -93,7 +93,8 @@ def test_every_listed_interval_method_brackets_the_shares(estimate):
 
 def test_the_default_interval_method_is_the_first_listed(estimate):
     if not estimate.identifiable:
-        pytest.raises(ValueError, estimate.confidence_interval)
+        with pytest.raises(ValueError, match="not identifiable"):
+            estimate.confidence_interval()
         return
     default = estimate.confidence_interval(0.95)
     first = estimate.confidence_interval(0.95, estimate.interval_methods[0])
