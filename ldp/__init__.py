@@ -14,7 +14,7 @@ Examples
 >>> reports = mechanism.randomize(answers, rng)
 >>> estimate = mechanism.estimate(mechanism.aggregate(reports))
 >>> estimate.estimate.round(2)
-array([0.5 , 0.31, 0.19])
+array([0.5 , 0.29, 0.21])
 """
 
 from ldp.counts import SupportCounts

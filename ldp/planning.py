@@ -41,6 +41,13 @@ def variance_at_zero(mechanism: SupportMechanism) -> float:
     ----------
     .. [1] Wang et al., USENIX Security 2017, section 4, eqs. (4), (9), (12).
     .. [2] docs/maths.md, section 3 (table).
+
+    Examples
+    --------
+    >>> import ldp
+    >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+    >>> round(variance_at_zero(grr), 4)
+    1.2594
     """
     return mechanism.variance_at_zero()
 
@@ -71,6 +78,15 @@ def worst_case_variance(mechanism: Mechanism | None = None) -> float:
     ----------
     .. [1] docs/maths.md, sections 2 and 7.
     .. [2] S. L. Warner, JASA 60(309), 1965.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> warner = ldp.build({"mechanism": "warner", "epsilon": 1.0})
+    >>> round(worst_case_variance(warner), 4)
+    1.1707
+    >>> worst_case_variance(None)
+    0.25
     """
     if mechanism is None:
         return 0.25
@@ -101,6 +117,15 @@ def margin_of_error(mechanism: Mechanism | None, n: int, level: float = 0.95) ->
     References
     ----------
     .. [1] docs/maths.md, section 7.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> warner = ldp.build({"mechanism": "warner", "epsilon": 1.0})
+    >>> round(margin_of_error(warner, 1000), 4)
+    0.0671
+    >>> round(margin_of_error(None, 400), 4)
+    0.049
     """
     if n <= 0:
         raise ValueError(f"n is {n!r}; allowed: n > 0")
@@ -108,7 +133,7 @@ def margin_of_error(mechanism: Mechanism | None, n: int, level: float = 0.95) ->
 
 
 def sample_size(mechanism: Mechanism | None, margin: float, level: float = 0.95) -> int:
-    """Reports needed for a worst-case margin of error.
+    """Return the reports needed for a worst-case margin of error.
 
     Parameters
     ----------
@@ -135,6 +160,14 @@ def sample_size(mechanism: Mechanism | None, margin: float, level: float = 0.95)
     References
     ----------
     .. [1] docs/maths.md, section 7.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> sample_size(ldp.build({"mechanism": "warner", "epsilon": 1.0}), 0.05)
+    1799
+    >>> sample_size(None, 0.05)
+    385
     """
     scale = 1.0 if mechanism is None else mechanism.value_range
     if not 0 < margin < scale:
@@ -191,6 +224,13 @@ def power(
     .. [1] docs/maths.md, section 7 (one-sample power).
     .. [2] G. Blair, K. Imai, Y.-Y. Zhou, "Design and analysis of the
        randomized response technique", JASA 110(511), 2015.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> warner = ldp.build({"mechanism": "warner", "epsilon": 1.0})
+    >>> round(power(warner, 2000, 0.2, 0.25), 3)
+    0.691
     """
     lam0, lam1 = _lambdas(mechanism, value, pi0, pi1)
     d = float(mechanism.p_star[value] - mechanism.q_star[value])
@@ -208,7 +248,7 @@ def sample_size_for_power(
     power: float = 0.8,
     value: int = 1,
 ) -> int:
-    """Reports needed for a one-sided test of ``π0`` against ``π1`` at given power.
+    """Return the reports needed to tell ``π1`` from ``π0`` at a given power.
 
     Parameters
     ----------
@@ -236,6 +276,13 @@ def sample_size_for_power(
     References
     ----------
     .. [1] docs/maths.md, section 7.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> warner = ldp.build({"mechanism": "warner", "epsilon": 1.0})
+    >>> sample_size_for_power(warner, 0.2, 0.25)
+    2696
     """
     if pi0 == pi1:
         raise ValueError("pi0 and pi1 must differ")
@@ -270,6 +317,13 @@ def mean_noise_variance(mechanism: FiniteChannelMechanism) -> float:
     References
     ----------
     .. [1] docs/maths.md, sections 5 and 7.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> grid = {"low": "0", "high": "10", "step": "1", "epsilon": 1.0}
+    >>> round(mean_noise_variance(ldp.build({"mechanism": "geometric", **grid})), 3)
+    136.203
     """
     return mechanism.mean_noise_variance()
 
@@ -295,6 +349,14 @@ def mean_worst_case_variance(mechanism: FiniteChannelMechanism) -> float:
     References
     ----------
     .. [1] docs/maths.md, sections 5 and 7.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> grid = {"low": "0", "high": "10", "step": "1", "epsilon": 1.0}
+    >>> geometric = ldp.build({"mechanism": "geometric", **grid})
+    >>> round(mean_worst_case_variance(geometric), 3)
+    161.203
     """
     return mechanism.worst_case_variance()
 
@@ -325,6 +387,14 @@ def mean_margin_of_error(
     References
     ----------
     .. [1] docs/maths.md, section 7.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> grid = {"low": "0", "high": "10", "step": "1", "epsilon": 1.0}
+    >>> geometric = ldp.build({"mechanism": "geometric", **grid})
+    >>> round(mean_margin_of_error(geometric, 1000), 3)
+    0.787
     """
     if n <= 0:
         raise ValueError(f"n is {n!r}; allowed: n > 0")
@@ -334,7 +404,7 @@ def mean_margin_of_error(
 def mean_sample_size(
     mechanism: FiniteChannelMechanism, margin: float, level: float = 0.95
 ) -> int:
-    """Reports needed so the mean's margin of error is at most ``margin``.
+    """Return the reports needed for a margin of error of the mean.
 
     Parameters
     ----------
@@ -362,6 +432,13 @@ def mean_sample_size(
     References
     ----------
     .. [1] docs/maths.md, section 7.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> grid = {"low": "0", "high": "10", "step": "1", "epsilon": 1.0}
+    >>> mean_sample_size(ldp.build({"mechanism": "geometric", **grid}), 0.5)
+    2478
     """
     if not margin > 0:
         raise ValueError(f"margin is {margin!r}; allowed: margin > 0")

@@ -30,7 +30,24 @@ def _build_finite_channel(spec: dict[str, Any]) -> FiniteChannelMechanism:
 
 @dataclass(frozen=True)
 class Alternative:
-    """A mechanism considered, with its compiled spec and variance at f ≈ 0."""
+    """A mechanism considered, with its compiled spec and variance at f ≈ 0.
+
+    Attributes
+    ----------
+    mechanism : str
+        Mechanism name.
+    spec : dict
+        Its compiled spec.
+    variance : float
+        The criterion it was ranked by (see each ``recommend`` function).
+
+    Examples
+    --------
+    >>> import ldp
+    >>> best = ldp.recommend(k=10, epsilon=1.0).alternatives[0]
+    >>> best.mechanism, round(best.variance, 3)
+    ('grr', 3.63)
+    """
 
     mechanism: str
     spec: dict[str, Any]
@@ -50,6 +67,13 @@ class Recommendation:
         (``n · Var f̂_v``).
     alternatives : tuple of Alternative
         All candidates, lowest variance first (the choice included).
+
+    Examples
+    --------
+    >>> import ldp
+    >>> choice = ldp.recommend(k=10, epsilon=1.0)
+    >>> choice.mechanism, [alt.mechanism for alt in choice.alternatives]
+    ('grr', ['grr', 'oue', 'olh', 'sue', 'hadamard'])
     """
 
     spec: dict[str, Any]
@@ -72,6 +96,12 @@ class Recommendation:
         References
         ----------
         .. [1] Wang et al., USENIX Security 2017, section 5.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> ldp.recommend(k=2, epsilon=1.0).mechanism
+        'warner'
         """
         return str(self.spec["mechanism"])
 
@@ -104,6 +134,13 @@ def recommend(*, k: int, epsilon: float) -> Recommendation:
     ----------
     .. [1] Wang et al., USENIX Security 2017, section 5 (comparison).
     .. [2] docs/maths.md, section 3 (choosing).
+
+    Examples
+    --------
+    >>> recommend(k=10, epsilon=1.0).mechanism
+    'grr'
+    >>> recommend(k=40, epsilon=1.0).mechanism
+    'oue'
     """
     names = ("warner",) if k == 2 else CANDIDATES
     alternatives = []
@@ -161,6 +198,12 @@ def recommend_multiselect(
        itemset mining", IEEE S&P 2018, section 4.
     .. [2] Ú. Erlingsson, V. Pihur, A. Korolova, "RAPPOR", CCS 2014.
     .. [3] docs/maths.md, section 3 (multi-select).
+
+    Examples
+    --------
+    >>> choice = recommend_multiselect(k=20, epsilon=2.0, max_selections=3)
+    >>> [alt.mechanism for alt in choice.alternatives]
+    ['padding_sampling', 'multi_rr']
     """
     if not is_int(k):
         raise ValueError(f"k is {k!r}; allowed: an integer 2 <= k <= 4096")
@@ -230,6 +273,11 @@ def recommend_numeric(
     .. [1] J. C. Duchi, M. I. Jordan, M. J. Wainwright, JASA 2018.
     .. [2] N. Wang et al., ICDE 2019.
     .. [3] docs/maths.md, section 5 (choose the mechanism).
+
+    Examples
+    --------
+    >>> recommend_numeric(low="0", high="10", step="1", epsilon=1.0).mechanism
+    'duchi'
     """
     alternatives = []
     for name in NUMERIC_CANDIDATES:

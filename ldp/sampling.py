@@ -50,6 +50,12 @@ def uniform_below(size: int, draw: Draw) -> int:
     .. [1] I. Mironov, "On significance of the least significant bits for
        differential privacy", CCS 2012 (why sampling must be exact).
     .. [2] docs/maths.md, section 9 (sampling safely in the browser).
+
+    Examples
+    --------
+    >>> words = iter([7, 2**32 - 1, 11])
+    >>> uniform_below(6, lambda: next(words))
+    1
     """
     if isinstance(size, bool) or not isinstance(size, int):
         raise ValueError(f"size must be an integer, got {size!r}")

@@ -27,6 +27,20 @@ class Estimate(Protocol):
     Implemented by :class:`~ldp.estimators.frequency.FrequencyEstimate`,
     :class:`~ldp.estimators.multiselect.MultiSelectEstimate` and
     :class:`~ldp.estimators.channel.ChannelEstimate`.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> rng = np.random.default_rng(0)
+    >>> for spec in ({"mechanism": "grr", "k": 3, "epsilon": 2.0},
+    ...              {"mechanism": "ordinal", "k": 3, "epsilon": 2.0}):
+    ...     mechanism = ldp.build(spec)
+    ...     reports = mechanism.randomize(rng.integers(0, 3, 500), rng)
+    ...     estimate = mechanism.estimate(mechanism.aggregate(reports))
+    ...     print(isinstance(estimate, Estimate), estimate.interval_methods[0],
+    ...           estimate.mean() is None)
+    True exact True
+    True wald False
     """
 
     @property

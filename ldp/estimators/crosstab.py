@@ -99,6 +99,14 @@ class CrossTabEstimate:
         -------
         ndarray, shape (k_A, k_B)
             ``sqrt(max(diag(Cov), 0))`` reshaped like the estimate.
+
+        Examples
+        --------
+        >>> q = np.array([[0.75, 0.25], [0.25, 0.75]])
+        >>> est = crosstab_estimate(np.array([[300, 200], [100, 400]]), q, q)
+        >>> est.standard_error.round(3)
+        array([[0.038, 0.038],
+               [0.029, 0.041]])
         """
         variance = np.clip(np.diag(self.covariance), 0.0, None)
         return np.sqrt(variance).reshape(self.estimate.shape)
@@ -133,6 +141,14 @@ class CrossTabEstimate:
         References
         ----------
         .. [1] docs/maths.md, section 6.
+
+        Examples
+        --------
+        >>> q = np.array([[0.75, 0.25], [0.25, 0.75]])
+        >>> est = crosstab_estimate(np.array([[300, 200], [100, 400]]), q, q)
+        >>> est.confidence_interval(0.95).low.round(3)
+        array([[ 0.476, -0.124],
+               [-0.307,  0.67 ]])
         """
         check_method(method or self.interval_methods[0], self.interval_methods)
         z = critical_value(level)
@@ -155,6 +171,17 @@ class CrossTabEstimate:
         ----------
         .. [1] T. Wang et al., "Locally differentially private frequency
            estimation with consistency", NDSS 2020, section 4.3.
+
+        Examples
+        --------
+        >>> q = np.array([[0.75, 0.25], [0.25, 0.75]])
+        >>> est = crosstab_estimate(np.array([[300, 200], [100, 400]]), q, q)
+        >>> est.estimate
+        array([[ 0.55, -0.05],
+               [-0.25,  0.75]])
+        >>> est.consistent()
+        array([[0.4, 0. ],
+               [0. , 0.6]])
         """
         flat = project_simplex(self.estimate.reshape(-1))
         return flat.reshape(self.estimate.shape)
@@ -164,8 +191,18 @@ class CrossTabEstimate:
 
         Returns
         -------
-        rows, columns : ndarray
-            ``Σ_b π̂[a, b]`` and ``Σ_a π̂[a, b]``.
+        rows : ndarray
+            ``Σ_b π̂[a, b]``, the marginal shares of A.
+        columns : ndarray
+            ``Σ_a π̂[a, b]``, the marginal shares of B.
+
+        Examples
+        --------
+        >>> q = np.array([[0.75, 0.25], [0.25, 0.75]])
+        >>> est = crosstab_estimate(np.array([[300, 200], [100, 400]]), q, q)
+        >>> rows, columns = est.margins()
+        >>> rows, columns
+        (array([0.5, 0.5]), array([0.3, 0.7]))
         """
         return self.estimate.sum(axis=1), self.estimate.sum(axis=0)
 

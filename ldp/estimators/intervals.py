@@ -27,6 +27,12 @@ class ConfidenceInterval(Generic[Bound]):
     ----------
     low, high : float or ndarray
         The bounds; for shares, arrays of the same length as the estimate.
+
+    Examples
+    --------
+    >>> interval = ConfidenceInterval(low=0.2, high=0.4)
+    >>> interval.high - interval.low
+    0.2
     """
 
     low: Bound

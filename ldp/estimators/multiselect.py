@@ -330,7 +330,7 @@ class MultiSelectEstimate:
         ...     np.array([30, 60]), 100, np.full(2, 0.75), np.full(2, 0.25),
         ...     scale=1, mechanism="multi_rr", epsilon=2.2, epsilon_per_option=1.1)
         >>> est.confidence_interval(0.95).high.round(3)
-        array([0.294, 0.894])
+        array([0.3  , 0.893])
         """
         low, high = share_confidence_bounds(
             self.counts,

@@ -77,6 +77,11 @@ def build(spec: Any) -> Mechanism:
     References
     ----------
     .. [1] docs/maths.md, section 1 (integer weights).
+
+    Examples
+    --------
+    >>> build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+    GeneralizedRandomizedResponse(k=3, epsilon=1.000)
     """
     params, weights = validate_spec(spec)
     return REGISTRY[params["mechanism"]](params, weights)

@@ -116,6 +116,12 @@ class Mechanism(ReportHandling, ABC):
         References
         ----------
         .. [1] docs/maths.md, section 1 (integer weights).
+
+        Examples
+        --------
+        >>> import ldp
+        >>> ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0}).spec["weights"]
+        {'keep': 2474403177, 'other': 910282058}
         """
         return copy.deepcopy({**self._spec_fields(), "weights": self.weights})
 
@@ -135,6 +141,13 @@ class Mechanism(ReportHandling, ABC):
         References
         ----------
         .. [1] docs/maths.md, section 1.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> grr.epsilon <= 1.0, round(grr.epsilon, 9)
+        (True, 1.0)
         """
         return round_up_float(self.epsilon_exact)
 
@@ -154,6 +167,12 @@ class Mechanism(ReportHandling, ABC):
         References
         ----------
         .. [1] docs/maths.md, section 1.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0}).epsilon_display
+        '1.000'
         """
         return display_epsilon(self.epsilon_exact)
 
@@ -177,6 +196,15 @@ class Mechanism(ReportHandling, ABC):
         References
         ----------
         .. [1] docs/maths.md, section 1.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> grr.channel_matrix().round(3)
+        array([[0.576, 0.212, 0.212],
+               [0.212, 0.576, 0.212],
+               [0.212, 0.212, 0.576]])
         """
         raise NotImplementedError(f"{self.name} has no small finite channel matrix")
 
@@ -224,6 +252,14 @@ class Mechanism(ReportHandling, ABC):
         References
         ----------
         .. [1] docs/maths.md, section 6.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> estimate = grr.estimate(grr.aggregate([0, 2, 2, 1, 2]))
+        >>> estimate.interval_methods[0], estimate.mean() is None
+        ('exact', True)
         """
 
     @abstractmethod
@@ -244,6 +280,17 @@ class Mechanism(ReportHandling, ABC):
         References
         ----------
         .. [1] docs/maths.md, section 7.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> round(grr.worst_case_variance(), 4)
+        1.885
+        >>> grid = {"low": "0", "high": "10", "step": "1", "epsilon": 1.0}
+        >>> geometric = ldp.build({"mechanism": "geometric", **grid})
+        >>> round(geometric.worst_case_variance(), 1)
+        161.2
         """
 
     @abstractmethod
@@ -270,6 +317,13 @@ class Mechanism(ReportHandling, ABC):
         .. [1] docs/maths.md, section 10.
         .. [2] A. Cheu, A. Smith, J. Ullman, "Manipulation attacks in local
            differential privacy", IEEE S&P 2021.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> round(grr.manipulation_bound(0.01), 4)
+        0.0216
         """
 
     @property
@@ -288,6 +342,15 @@ class Mechanism(ReportHandling, ABC):
         References
         ----------
         .. [1] docs/maths.md, section 7.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0}).value_range
+        1.0
+        >>> grid = {"low": "0", "high": "10", "step": "1", "epsilon": 1.0}
+        >>> ldp.build({"mechanism": "geometric", **grid}).value_range
+        10.0
         """
         return 1.0
 
@@ -308,6 +371,12 @@ class Mechanism(ReportHandling, ABC):
         References
         ----------
         .. [1] docs/maths.md, section 5.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0}).bias_bound
+        0.0
         """
         return 0.0
 
@@ -326,6 +395,15 @@ class Mechanism(ReportHandling, ABC):
         References
         ----------
         .. [1] docs/maths.md, section 5.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> print(grr.input_values())
+        None
+        >>> ldp.build({"mechanism": "ordinal", "k": 3, "epsilon": 1.0}).input_values()
+        array([0., 1., 2.])
         """
         return None
 
@@ -374,6 +452,14 @@ class Mechanism(ReportHandling, ABC):
         References
         ----------
         .. [1] docs/maths.md, section 9; ldp/spec/README.md.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> words = iter([5, 4_000_000_000])
+        >>> grr.randomize_one(2, draw=lambda: next(words))
+        2
         """
 
     @abstractmethod
@@ -399,6 +485,13 @@ class Mechanism(ReportHandling, ABC):
         References
         ----------
         .. [1] docs/maths.md, sections 2-3.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> grr.randomize([0, 1, 2, 2], np.random.default_rng(3))
+        array([2, 1, 2, 2])
         """
 
     def __repr__(self) -> str:

@@ -26,7 +26,19 @@ class ReportHandling:
     @property
     @abstractmethod
     def spec(self) -> dict[str, Any]:
-        """The compiled spec (see :attr:`ldp.mechanisms.base.Mechanism.spec`)."""
+        """The compiled spec that support counts are tagged with.
+
+        Returns
+        -------
+        dict
+            See :attr:`ldp.mechanisms.base.Mechanism.spec`.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> ldp.build({"mechanism": "warner", "epsilon": 1.0}).spec["mechanism"]
+        'warner'
+        """
 
     @abstractmethod
     def validate_report(self, report: Any) -> None:
@@ -50,6 +62,16 @@ class ReportHandling:
         References
         ----------
         .. [1] docs/maths.md, section 10 (manipulation).
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> grr.validate_report(2)
+        >>> grr.validate_report(3)
+        Traceback (most recent call last):
+        ...
+        ValueError: grr report value is 3; allowed: an integer in [0, 3)
         """
 
     @abstractmethod
@@ -90,6 +112,13 @@ class ReportHandling:
         References
         ----------
         .. [1] docs/maths.md, section 10 (validate every report).
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> grr.reports_to_array([0, 2, 1])
+        array([0, 2, 1])
         """
         if not isinstance(reports, (list, tuple)):
             raise ValueError(f"reports must be a list, got {type(reports).__name__}")
@@ -117,6 +146,14 @@ class ReportHandling:
         References
         ----------
         .. [1] Wang et al., USENIX Security 2017, section 3 (pure protocols).
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> stat = grr.aggregate([0, 2, 2, 1, 2])
+        >>> stat.n, stat.counts
+        (5, array([1, 1, 3]))
         """
         if isinstance(reports, (list, tuple)):
             array = self.reports_to_array(list(reports))

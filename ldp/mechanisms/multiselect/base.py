@@ -328,7 +328,7 @@ class MultiSelectMechanism(SupportMechanism):
         >>> m = ldp.build({"mechanism": "padding_sampling", "k": 5, "ell": 2,
         ...                "epsilon": 1.0})
         >>> round(m.manipulation_bound(0.01), 4)
-        0.0397
+        0.0549
         """
         p, q = np.asarray(self.p_star), np.asarray(self.q_star)
         return share * float(self.scale) * float(np.max((1 - q) / (p - q)))
