@@ -21,7 +21,7 @@ from ldp.counts import SupportCounts
 from ldp.estimators.base import Estimate
 from ldp.estimators.channel import ChannelEstimate
 from ldp.estimators.frequency import FrequencyEstimate
-from ldp.estimators.intervals import ConfidenceInterval
+from ldp.estimators.intervals import ConfidenceInterval, critical_value
 from ldp.estimators.mean import MeanEstimate
 from ldp.estimators.multiselect import MultiSelectEstimate
 from ldp.mechanisms import Mechanism, build
@@ -62,6 +62,7 @@ __all__ = [
     "Recommendation",
     "SupportCounts",
     "build",
+    "critical_value",
     "margin_of_error",
     "mean_margin_of_error",
     "mean_sample_size",

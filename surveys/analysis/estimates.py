@@ -9,7 +9,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 import ldp
 from surveys.analysis.results import Interval, QuestionResult
@@ -20,7 +19,7 @@ from surveys.collection.questions import answer_choices
 LEVEL = 0.95
 FAKE_SHARE = 0.01  # the influence factor: what 1% fake respondents can do
 FAR_OUTSIDE = 0.1
-Z = float(stats.norm.ppf(1 - (1 - LEVEL) / 2))
+Z = ldp.critical_value(LEVEL)
 
 
 def _floats(values: Any) -> list[float]:
