@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar
@@ -17,6 +18,9 @@ from ldp.estimators.mean import MeanEstimate
 
 INTERVAL_METHODS = ("wald",)
 CONSISTENT_METHODS = ("norm-sub", "mle")
+
+Inversion = tuple[FloatArray | None, bool]
+"""``(A, identifiable)`` as :func:`channel_inversion` returns them."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,10 +46,10 @@ class ChannelEstimate:
         Mechanism name.
     epsilon : float
         Delivered ε (rounded up).
-    inversion : ndarray or None
-        ``A = (Qᵀ)⁺``, None when the channel has fewer outputs than inputs.
-    identifiable : bool
-        Whether the answer shares are reported (see :func:`channel_inversion`).
+    invert : callable
+        Returns ``(A, identifiable)`` as :func:`channel_inversion` does; called
+        only when the shares are first needed (inverting a large channel
+        costs far more than the score mean).
     score_mean : MeanEstimate or None
         The score mean (numeric grids); None to take the mean of the shares
         (ordinal scales).
@@ -60,10 +64,8 @@ class ChannelEstimate:
     Examples
     --------
     >>> q = np.array([[0.75, 0.25], [0.25, 0.75]])
-    >>> inversion, identifiable = channel_inversion(q)
     >>> est = channel_estimate(np.array([60, 40]), q, np.array([0.0, 1.0]),
-    ...                        mechanism="ordinal", epsilon=1.1,
-    ...                        inversion=inversion, identifiable=identifiable)
+    ...                        mechanism="ordinal", epsilon=1.1)
     >>> est.estimate
     array([0.7, 0.3])
     >>> round(est.mean().estimate, 3)
@@ -76,8 +78,7 @@ class ChannelEstimate:
     values: FloatArray = field(repr=False)
     mechanism: str = ""
     epsilon: float = float("nan")
-    inversion: FloatArray | None = field(default=None, repr=False)
-    identifiable: bool = False
+    invert: Callable[[], Inversion] | None = field(default=None, repr=False)
     score_mean: MeanEstimate | None = field(default=None, repr=False)
 
     sums_to_one: ClassVar[bool] = True
@@ -85,11 +86,57 @@ class ChannelEstimate:
     consistent_methods: ClassVar[tuple[str, ...]] = CONSISTENT_METHODS
 
     @cached_property
+    def _inversion(self) -> Inversion:
+        if self.invert is None:
+            return channel_inversion(self.channel)
+        return self.invert()
+
+    @property
+    def inversion(self) -> FloatArray | None:
+        """``A = (Qᵀ)⁺``, None when the channel has fewer outputs than inputs.
+
+        Returns
+        -------
+        ndarray or None
+            The matrix that maps report shares to answer shares.
+
+        Examples
+        --------
+        >>> q = np.array([[0.75, 0.25], [0.25, 0.75]])
+        >>> est = channel_estimate(np.array([5, 5]), q, np.array([0.0, 1.0]),
+        ...                        mechanism="ordinal", epsilon=1.1)
+        >>> est.inversion
+        array([[ 1.5, -0.5],
+               [-0.5,  1.5]])
+        """
+        return self._inversion[0]
+
+    @property
+    def identifiable(self) -> bool:
+        """Whether the answer shares are reported (see :func:`channel_inversion`).
+
+        Returns
+        -------
+        bool
+            False for fewer outputs than inputs (Duchi) or a numerically
+            singular channel.
+
+        Examples
+        --------
+        >>> q = np.array([[0.75, 0.25], [0.25, 0.75]])
+        >>> est = channel_estimate(np.array([5, 5]), q, np.array([0.0, 1.0]),
+        ...                        mechanism="ordinal", epsilon=1.1)
+        >>> est.identifiable
+        True
+        """
+        return self._inversion[1]
+
+    @cached_property
     def _distribution(self) -> tuple[FloatArray, FloatArray]:
         """``(f̂, Cov)`` from the inversion, whether or not it is reported."""
-        if self.inversion is None:
-            raise not_identifiable(self.mechanism)
         a = self.inversion
+        if a is None:
+            raise not_identifiable(self.mechanism)
         shares = self.counts / self.n
         estimate = a @ shares
         middle = np.diag(shares) - np.outer(shares, shares)
@@ -348,8 +395,7 @@ def channel_estimate(
     *,
     mechanism: str,
     epsilon: float,
-    inversion: FloatArray | None = None,
-    identifiable: bool | None = None,
+    invert: Callable[[], Inversion] | None = None,
     score_mean: MeanEstimate | None = None,
 ) -> ChannelEstimate:
     """Estimate answer shares and the mean from a finite channel's reports.
@@ -366,8 +412,9 @@ def channel_estimate(
         Mechanism name (recorded).
     epsilon : float
         Delivered ε (recorded).
-    inversion, identifiable : ndarray or None, bool, optional
-        From :func:`channel_inversion` (computed when not given; a mechanism
+    invert : callable, optional
+        Returns ``(A, identifiable)``; by default :func:`channel_inversion` of
+        ``channel``, called when the shares are first needed (a mechanism
         passes its cached pair).
     score_mean : MeanEstimate, optional
         The score mean (:func:`ldp.estimators.mean.mean_estimate`); by default
@@ -408,8 +455,6 @@ def channel_estimate(
     if n < 2:
         raise ValueError(f"need at least 2 reports, got {n}")
     q = np.asarray(channel, dtype=float)
-    if identifiable is None:
-        inversion, identifiable = channel_inversion(q)
     return ChannelEstimate(
         n=n,
         counts=c.copy(),
@@ -417,7 +462,6 @@ def channel_estimate(
         values=np.asarray(values, dtype=float),
         mechanism=mechanism,
         epsilon=epsilon,
-        inversion=inversion,
-        identifiable=identifiable,
+        invert=invert,
         score_mean=score_mean,
     )

@@ -100,6 +100,9 @@ class ChannelEstimation(Mechanism):
     def _inversion(self) -> tuple[FloatArray | None, bool]:
         return channel_estimators.channel_inversion(self.channel_matrix())
 
+    def _cached_inversion(self) -> tuple[FloatArray | None, bool]:
+        return self._inversion
+
     # --- scores ---------------------------------------------------------------
     def scores(self) -> FloatArray:
         """The score vector ``s``: ``E[s[Y] | x] = v_x`` for every input.
@@ -364,14 +367,12 @@ class ChannelEstimation(Mechanism):
         1.348
         """
         self._check_stat(stat)
-        inversion, identifiable = self._inversion
         return channel_estimators.channel_estimate(
             stat.counts,
             self.channel_matrix(),
             self.input_values(),
             mechanism=self.name,
             epsilon=self.epsilon,
-            inversion=inversion,
-            identifiable=identifiable,
+            invert=self._cached_inversion,
             score_mean=None if self.mean_from_shares else self.estimate_mean(stat),
         )
