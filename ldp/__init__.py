@@ -1,23 +1,40 @@
 """Deniable's local differential privacy maths (numpy/scipy only).
 
 Build a mechanism from a spec, randomize, aggregate support counts, estimate
-frequencies with intervals, and plan sample sizes.
+with one interface for every family (:class:`Estimate`), and plan sample
+sizes.
+
+Examples
+--------
+>>> import numpy as np
+>>> import ldp
+>>> mechanism = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 2.0})
+>>> rng = np.random.default_rng(7)
+>>> answers = rng.choice(3, size=2000, p=[0.5, 0.3, 0.2])
+>>> reports = mechanism.randomize(answers, rng)
+>>> estimate = mechanism.estimate(mechanism.aggregate(reports))
+>>> estimate.estimate.round(2)
+array([0.5 , 0.29, 0.21])
 """
 
+from ldp.counts import SupportCounts
+from ldp.estimators.base import Estimate
+from ldp.estimators.channel import ChannelEstimate
+from ldp.estimators.frequency import FrequencyEstimate
+from ldp.estimators.intervals import ConfidenceInterval, critical_value
+from ldp.estimators.mean import MeanEstimate
 from ldp.estimators.multiselect import MultiSelectEstimate
 from ldp.mechanisms import Mechanism, build
 from ldp.planning import (
     margin_of_error,
+    mean_margin_of_error,
+    mean_sample_size,
+    mean_worst_case_variance,
     power,
     sample_size,
     sample_size_for_power,
     variance_at_zero,
     worst_case_variance,
-)
-from ldp.planning_numeric import (
-    mean_margin_of_error,
-    mean_sample_size,
-    mean_worst_case_variance,
 )
 from ldp.recommendation import (
     Alternative,
@@ -26,8 +43,6 @@ from ldp.recommendation import (
     recommend_multiselect,
     recommend_numeric,
 )
-from ldp.results import ConfidenceInterval, FrequencyEstimate, SupportCounts
-from ldp.results_numeric import DistributionEstimate, MeanEstimate
 from ldp.sampling import uniform_below
 from ldp.spec.validation import EPSILON_MAX, K_MAX, MECHANISMS, SPEC_VERSION
 
@@ -37,8 +52,9 @@ __all__ = [
     "MECHANISMS",
     "SPEC_VERSION",
     "Alternative",
+    "ChannelEstimate",
     "ConfidenceInterval",
-    "DistributionEstimate",
+    "Estimate",
     "FrequencyEstimate",
     "MeanEstimate",
     "Mechanism",
@@ -46,6 +62,7 @@ __all__ = [
     "Recommendation",
     "SupportCounts",
     "build",
+    "critical_value",
     "margin_of_error",
     "mean_margin_of_error",
     "mean_sample_size",

@@ -40,7 +40,7 @@ def exp_decimal(epsilon: float | Decimal) -> Decimal:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1, "Integer weights".
+    .. [1] docs/maths.md, section 1 (integer weights).
     """
     with localcontext(_context()):
         return Decimal(epsilon).exp()
@@ -65,7 +65,7 @@ def floor_decimal(value: Decimal) -> int:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1, "Integer weights".
+    .. [1] docs/maths.md, section 1 (integer weights).
     """
     return int(value.to_integral_value(rounding=ROUND_FLOOR))
 
@@ -89,7 +89,7 @@ def ceil_decimal(value: Decimal) -> int:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1, "Integer weights".
+    .. [1] docs/maths.md, section 1 (integer weights).
     """
     return int(value.to_integral_value(rounding=ROUND_CEILING))
 
@@ -114,7 +114,7 @@ def log_ratio(numerator: int, denominator: int) -> Decimal:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1, exact ε of a finite channel.
+    .. [1] docs/maths.md, section 1 (exact ε of a finite channel).
     .. [2] S. L. Warner, "Randomized response", JASA 60(309), 1965.
     """
     if numerator <= 0 or denominator <= 0:
@@ -143,7 +143,7 @@ def channel_epsilon(channel: list[list[int]]) -> Decimal:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1 (ε-LDP of a channel).
+    .. [1] docs/maths.md, section 1 (ε-LDP of a channel).
     .. [2] P. Kairouz, S. Oh, P. Viswanath, "Extremal mechanisms for local
        differential privacy", NeurIPS 2014 / JMLR 2016.
     """
@@ -174,7 +174,7 @@ def round_up_float(value: Decimal) -> float:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1 (ε rounded up, never echoed back).
+    .. [1] docs/maths.md, section 1 (ε rounded up, never echoed back).
     """
     result = float(value)
     if Decimal(result) < value:
@@ -203,7 +203,7 @@ def display_epsilon(value: Decimal, digits: int = 3) -> str:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1 (display rounded up).
+    .. [1] docs/maths.md, section 1 (display rounded up).
     """
     if digits not in (2, 3):
         raise ValueError(f"digits must be 2 or 3, got {digits!r}")
@@ -236,7 +236,7 @@ def keep_other_weights(epsilon: float, outputs: int) -> tuple[int, int]:
     References
     ----------
     .. [1] Wang et al., USENIX Security 2017, section 4.1 (direct encoding).
-    .. [2] Deniable LDP primer, sections 1 and 3.
+    .. [2] docs/maths.md, sections 1 and 3.
     """
     e = exp_decimal(epsilon)
     with localcontext(_context()):

@@ -5,17 +5,49 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ldp.mechanisms import build
-from ldp.planning import variance_at_zero
-from ldp.planning_numeric import mean_noise_variance
+from ldp.mechanisms import FiniteChannelMechanism, FrequencyOracle, build
+from ldp.planning import mean_noise_variance, variance_at_zero
 from ldp.spec.validation import MULTI_RR_K_MAX, SPEC_VERSION, is_int
 
 CANDIDATES = ("grr", "oue", "olh", "hadamard", "sue")
 
 
+def _build_oracle(spec: dict[str, Any]) -> FrequencyOracle:
+    """Build a single-answer frequency oracle's spec."""
+    mechanism = build(spec)
+    if not isinstance(mechanism, FrequencyOracle):
+        raise TypeError(f"{spec['mechanism']} is not a frequency oracle")
+    return mechanism
+
+
+def _build_finite_channel(spec: dict[str, Any]) -> FiniteChannelMechanism:
+    """Build a numeric (finite-channel) mechanism's spec."""
+    mechanism = build(spec)
+    if not isinstance(mechanism, FiniteChannelMechanism):
+        raise TypeError(f"{spec['mechanism']} is not a finite channel")
+    return mechanism
+
+
 @dataclass(frozen=True)
 class Alternative:
-    """A mechanism considered, with its compiled spec and variance at f ≈ 0."""
+    """A mechanism considered, with its compiled spec and variance at f ≈ 0.
+
+    Attributes
+    ----------
+    mechanism : str
+        Mechanism name.
+    spec : dict
+        Its compiled spec.
+    variance : float
+        The criterion it was ranked by (see each ``recommend`` function).
+
+    Examples
+    --------
+    >>> import ldp
+    >>> best = ldp.recommend(k=10, epsilon=1.0).alternatives[0]
+    >>> best.mechanism, round(best.variance, 3)
+    ('grr', 3.63)
+    """
 
     mechanism: str
     spec: dict[str, Any]
@@ -35,6 +67,13 @@ class Recommendation:
         (``n · Var f̂_v``).
     alternatives : tuple of Alternative
         All candidates, lowest variance first (the choice included).
+
+    Examples
+    --------
+    >>> import ldp
+    >>> choice = ldp.recommend(k=10, epsilon=1.0)
+    >>> choice.mechanism, [alt.mechanism for alt in choice.alternatives]
+    ('grr', ['grr', 'oue', 'olh', 'sue', 'hadamard'])
     """
 
     spec: dict[str, Any]
@@ -57,6 +96,12 @@ class Recommendation:
         References
         ----------
         .. [1] Wang et al., USENIX Security 2017, section 5.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> ldp.recommend(k=2, epsilon=1.0).mechanism
+        'warner'
         """
         return str(self.spec["mechanism"])
 
@@ -88,12 +133,19 @@ def recommend(*, k: int, epsilon: float) -> Recommendation:
     References
     ----------
     .. [1] Wang et al., USENIX Security 2017, section 5 (comparison).
-    .. [2] Deniable LDP primer, section 3 ("Choosing").
+    .. [2] docs/maths.md, section 3 (choosing).
+
+    Examples
+    --------
+    >>> recommend(k=10, epsilon=1.0).mechanism
+    'grr'
+    >>> recommend(k=40, epsilon=1.0).mechanism
+    'oue'
     """
     names = ("warner",) if k == 2 else CANDIDATES
     alternatives = []
     for name in names:
-        mechanism = build(
+        mechanism = _build_oracle(
             {"version": SPEC_VERSION, "mechanism": name, "k": k, "epsilon": epsilon}
         )
         alternatives.append(
@@ -145,7 +197,13 @@ def recommend_multiselect(
     .. [1] T. Wang, N. Li, S. Jha, "Locally differentially private frequent
        itemset mining", IEEE S&P 2018, section 4.
     .. [2] Ú. Erlingsson, V. Pihur, A. Korolova, "RAPPOR", CCS 2014.
-    .. [3] Deniable LDP primer, section 3 ("Multi-select").
+    .. [3] docs/maths.md, section 3 (multi-select).
+
+    Examples
+    --------
+    >>> choice = recommend_multiselect(k=20, epsilon=2.0, max_selections=3)
+    >>> [alt.mechanism for alt in choice.alternatives]
+    ['padding_sampling', 'multi_rr']
     """
     if not is_int(k):
         raise ValueError(f"k is {k!r}; allowed: an integer 2 <= k <= 4096")
@@ -154,7 +212,7 @@ def recommend_multiselect(
             f"max_selections is {max_selections!r}; allowed: integers "
             f"1 <= max_selections <= k = {k}"
         )
-    requested = [
+    requested: list[dict[str, Any]] = [
         {
             "version": SPEC_VERSION,
             "mechanism": "padding_sampling",
@@ -175,8 +233,8 @@ def recommend_multiselect(
     alternatives = []
     for spec in requested:
         mechanism = build(spec)
-        variance = mechanism.worst_case_variance()  # type: ignore[attr-defined]
-        alternatives.append(Alternative(spec["mechanism"], mechanism.spec, variance))
+        variance = mechanism.worst_case_variance()
+        alternatives.append(Alternative(mechanism.name, mechanism.spec, variance))
     ranked = tuple(sorted(alternatives, key=lambda alt: alt.variance))
     return Recommendation(ranked[0].spec, ranked[0].variance, ranked)
 
@@ -214,11 +272,16 @@ def recommend_numeric(
     ----------
     .. [1] J. C. Duchi, M. I. Jordan, M. J. Wainwright, JASA 2018.
     .. [2] N. Wang et al., ICDE 2019.
-    .. [3] Deniable LDP primer, section 5 ("Choose the mechanism").
+    .. [3] docs/maths.md, section 5 (choose the mechanism).
+
+    Examples
+    --------
+    >>> recommend_numeric(low="0", high="10", step="1", epsilon=1.0).mechanism
+    'duchi'
     """
     alternatives = []
     for name in NUMERIC_CANDIDATES:
-        mechanism = build(
+        mechanism = _build_finite_channel(
             {
                 "version": SPEC_VERSION,
                 "mechanism": name,

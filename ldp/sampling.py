@@ -1,8 +1,8 @@
 """The one sampling primitive and the sources of uniform 32-bit words.
 
 Every mechanism's scalar reference sampler (``randomize_one``) draws only
-through :func:`uniform_below`, in the order fixed by the spec contract, so the
-browser randomizer fed the same words returns the same report.
+through :func:`uniform_below`, in the order fixed by ``ldp/spec/README.md``, so
+the browser randomizer fed the same words returns the same report.
 """
 
 from __future__ import annotations
@@ -49,7 +49,13 @@ def uniform_below(size: int, draw: Draw) -> int:
     ----------
     .. [1] I. Mironov, "On significance of the least significant bits for
        differential privacy", CCS 2012 (why sampling must be exact).
-    .. [2] Deniable LDP primer, section 9, "Sampling safely in the browser".
+    .. [2] docs/maths.md, section 9 (sampling safely in the browser).
+
+    Examples
+    --------
+    >>> words = iter([7, 2**32 - 1, 11])
+    >>> uniform_below(6, lambda: next(words))
+    1
     """
     if isinstance(size, bool) or not isinstance(size, int):
         raise ValueError(f"size must be an integer, got {size!r}")
@@ -82,7 +88,7 @@ def secure_words() -> Draw:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 9 (randomness only from a secure source).
+    .. [1] docs/maths.md, section 9 (randomness only from a secure source).
     """
 
     def draw() -> int:
@@ -112,7 +118,7 @@ def generator_words(rng: np.random.Generator, batch: int = 4096) -> Draw:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 9.
+    .. [1] docs/maths.md, section 9.
     """
     buffer: list[int] = []
 
@@ -145,7 +151,7 @@ def injected_words(words: Iterable[int]) -> Draw:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 9; the spec contract (shared vectors).
+    .. [1] docs/maths.md, section 9; ldp/spec/README.md (shared vectors).
     """
     iterator: Iterator[int] = iter(words)
 

@@ -15,6 +15,8 @@ from numbers import Integral
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ldp.arrays import AnyArray
+
 PRECISION = 60
 """Significant decimal digits of :func:`pure_epsilon_exact` (at least 50)."""
 
@@ -22,7 +24,7 @@ ROW_SUM_TOLERANCE = 1e-9
 """How far a row of a float channel may sum from 1 before it is refused."""
 
 
-def as_channel(Q: ArrayLike) -> np.ndarray:
+def as_channel(Q: ArrayLike) -> AnyArray:
     """Validate a channel matrix and return it as a float array with unit rows.
 
     Raises ``ValueError`` (echoing the problem) unless ``Q`` is a 2-D array of
@@ -39,7 +41,8 @@ def as_channel(Q: ArrayLike) -> np.ndarray:
     sums = channel.sum(axis=1)
     if np.any(np.abs(sums - 1.0) > ROW_SUM_TOLERANCE):
         raise ValueError(f"every row of a channel must sum to 1, got row sums {sums}")
-    return channel / sums[:, None]
+    normalised: AnyArray = channel / sums[:, None]
+    return normalised
 
 
 def pure_epsilon(Q: ArrayLike) -> float:
@@ -67,7 +70,7 @@ def pure_epsilon(Q: ArrayLike) -> float:
     ----------
     .. [1] C. Dwork and A. Roth, "The Algorithmic Foundations of Differential
        Privacy", Found. Trends Theor. Comput. Sci. 9 (2014), Def. 2.4.
-    .. [2] Deniable LDP primer, section 1.
+    .. [2] docs/maths.md, section 1.
     """
     channel = as_channel(Q)
     high = channel.max(axis=0)
@@ -80,7 +83,7 @@ def pure_epsilon(Q: ArrayLike) -> float:
     return float(np.max(np.log(high[used] / low[used])))
 
 
-def _as_weights(weights: Sequence[Sequence[int]] | np.ndarray) -> list[list[int]]:
+def _as_weights(weights: Sequence[Sequence[int]] | AnyArray) -> list[list[int]]:
     rows = [list(row) for row in weights]
     if not rows or not rows[0] or any(len(row) != len(rows[0]) for row in rows):
         raise ValueError(f"weights must be a non-empty rectangular matrix: {weights!r}")
@@ -97,7 +100,7 @@ def _as_weights(weights: Sequence[Sequence[int]] | np.ndarray) -> list[list[int]
     return out
 
 
-def pure_epsilon_exact(weights: Sequence[Sequence[int]] | np.ndarray) -> Decimal:
+def pure_epsilon_exact(weights: Sequence[Sequence[int]] | AnyArray) -> Decimal:
     """Return the exact ε of an integer-weight channel, rounded up, as a Decimal.
 
     Parameters
@@ -122,7 +125,7 @@ def pure_epsilon_exact(weights: Sequence[Sequence[int]] | np.ndarray) -> Decimal
     References
     ----------
     .. [1] C. Dwork and A. Roth (2014), Def. 2.4.
-    .. [2] Deniable LDP primer, section 1, "Integer weights".
+    .. [2] docs/maths.md, section 1 (integer weights).
     """
     rows = _as_weights(weights)
     sums = [sum(row) for row in rows]
@@ -166,7 +169,7 @@ def float_up(value: Decimal) -> float:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1: ε is rounded up for display.
+    .. [1] docs/maths.md, section 1 (ε is rounded up for display).
     """
     nearest = float(value)
     if math.isfinite(nearest) and Decimal(nearest) < value:
@@ -174,7 +177,7 @@ def float_up(value: Decimal) -> float:
     return nearest
 
 
-def as_epsilons(epsilons: ArrayLike) -> np.ndarray:
+def as_epsilons(epsilons: ArrayLike) -> AnyArray:
     """Return ``epsilons`` as a float array, refusing NaN."""
     grid = np.asarray(epsilons, dtype=float)
     if np.any(np.isnan(grid)):
@@ -182,7 +185,7 @@ def as_epsilons(epsilons: ArrayLike) -> np.ndarray:
     return grid
 
 
-def privacy_profile(Q: ArrayLike, epsilons: ArrayLike) -> np.ndarray:
+def privacy_profile(Q: ArrayLike, epsilons: ArrayLike) -> AnyArray:
     """Return the exact privacy profile δ(ε) of a channel.
 
     Parameters

@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -19,7 +20,7 @@ a bigger channel enters PLD accounting through its pure ε (still an upper
 bound, computed in seconds rather than minutes)."""
 
 
-def _check_epsilon(epsilon: float | Decimal) -> float:
+def _check_epsilon(epsilon: float | Decimal | np.number[Any]) -> float:
     value = float_up(epsilon) if isinstance(epsilon, Decimal) else float(epsilon)
     if not value >= 0:
         raise ValueError(f"ε must be >= 0 (inf allowed), got {epsilon!r}")
@@ -206,8 +207,19 @@ class SurveyPrivacy:
     method: str
 
 
-def _is_number(item: object) -> bool:
-    return isinstance(item, int | float | Decimal | np.number)
+def _question_epsilon(item: ArrayLike | float | Decimal) -> float:
+    """A question's pure ε: the number itself, or its channel's exact ε."""
+    if isinstance(item, int | float | Decimal | np.number):
+        return _check_epsilon(item)
+    return pure_epsilon(item)
+
+
+def _pld_item(item: ArrayLike | float | Decimal, epsilon: float) -> ArrayLike | float:
+    """What enters the PLD: a small channel itself, else its pure ε."""
+    if isinstance(item, int | float | Decimal | np.number):
+        return epsilon
+    shape = np.shape(item)
+    return item if shape[0] ** 2 * shape[1] <= PLD_CHANNEL_LIMIT else epsilon
 
 
 def survey_privacy(
@@ -246,10 +258,7 @@ def survey_privacy(
     """
     delta = _check_delta(delta, "δ")
     items = list(channels_or_epsilons)
-    epsilons = tuple(
-        _check_epsilon(item) if _is_number(item) else pure_epsilon(item)
-        for item in items
-    )
+    epsilons = tuple(_question_epsilon(item) for item in items)
     sequential = sequential_composition(epsilons)
     if not items or math.isinf(sequential):
         return SurveyPrivacy(
@@ -264,11 +273,7 @@ def survey_privacy(
     advanced = heterogeneous_advanced_composition(epsilons, delta)
     step = max(DEFAULT_GRID_STEP, 2 * sequential / (MAX_BINS / 10))
     for_pld = [
-        item
-        if _is_number(item)
-        or np.shape(item)[0] ** 2 * np.shape(item)[1] <= PLD_CHANNEL_LIMIT
-        else epsilon
-        for item, epsilon in zip(items, epsilons, strict=True)
+        _pld_item(item, epsilon) for item, epsilon in zip(items, epsilons, strict=True)
     ]
     pld = pld_epsilon(for_pld, delta, grid_step=step)
     best, method = sequential, "sequential"

@@ -11,6 +11,7 @@ from scipy.special import log_ndtr, ndtr, ndtri
 
 from ldp.accounting.channels import as_epsilons
 from ldp.accounting.tradeoff import as_alphas, dominating_pair
+from ldp.arrays import AnyArray
 
 
 def _check_mu(mu: float) -> float:
@@ -20,7 +21,7 @@ def _check_mu(mu: float) -> float:
     return mu
 
 
-def gdp_tradeoff(mu: float, alphas: ArrayLike) -> np.ndarray:
+def gdp_tradeoff(mu: float, alphas: ArrayLike) -> AnyArray:
     """Return the Gaussian trade-off function ``G_μ`` at the given α.
 
     Parameters
@@ -51,7 +52,7 @@ def gdp_tradeoff(mu: float, alphas: ArrayLike) -> np.ndarray:
     return ndtr(-ndtri(grid) - mu)
 
 
-def gdp_delta(mu: float, epsilons: ArrayLike) -> np.ndarray:
+def gdp_delta(mu: float, epsilons: ArrayLike) -> AnyArray:
     """Return δ(ε) of a μ-GDP mechanism.
 
     Parameters

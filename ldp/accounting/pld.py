@@ -21,6 +21,7 @@ from scipy.signal import fftconvolve
 
 from ldp.accounting.channels import as_epsilons, float_up
 from ldp.accounting.tradeoff import dominating_pair
+from ldp.arrays import AnyArray
 
 DEFAULT_GRID_STEP = 1e-4
 """Default loss grid step ``h``: each channel adds at most ``h`` to ε."""
@@ -52,7 +53,7 @@ class PrivacyLossDistribution:
 
     grid_step: float
     offset: int
-    masses: np.ndarray
+    masses: AnyArray
     infinity_mass: float
     channels: int = 1
 
@@ -92,7 +93,7 @@ class PrivacyLossDistribution:
             self.channels + other.channels,
         )
 
-    def delta(self, epsilons: ArrayLike) -> np.ndarray:
+    def delta(self, epsilons: ArrayLike) -> AnyArray:
         """Return δ(ε) = P(L = ∞) + Σ_{L_i > ε} p_i (1 − e^{ε − L_i})."""
         grid = as_epsilons(epsilons)
         losses = (self.offset + np.arange(self.masses.size)) * self.grid_step
@@ -122,7 +123,7 @@ class PrivacyLossDistribution:
         return high
 
 
-def rr_channel(epsilon: float) -> np.ndarray:
+def rr_channel(epsilon: float) -> AnyArray:
     """Binary randomized response with ``P(truth) = e^ε/(1 + e^ε)``.
 
     Its trade-off function ``f_{ε,0}`` lies below that of every ε-DP
@@ -206,7 +207,7 @@ def compose_pld(
     epsilons: ArrayLike,
     *,
     grid_step: float = DEFAULT_GRID_STEP,
-) -> np.ndarray:
+) -> AnyArray:
     """Return an upper bound on δ(ε) of independent channels used together.
 
     Parameters

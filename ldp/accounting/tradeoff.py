@@ -13,9 +13,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp.accounting.channels import as_channel
+from ldp.arrays import AnyArray
 
 
-def as_alphas(alphas: ArrayLike) -> np.ndarray:
+def as_alphas(alphas: ArrayLike) -> AnyArray:
     """Return type-I errors as a float array, refusing values outside [0, 1]."""
     grid = np.asarray(alphas, dtype=float)
     if np.any(~(grid >= 0) | ~(grid <= 1)):
@@ -23,7 +24,7 @@ def as_alphas(alphas: ArrayLike) -> np.ndarray:
     return grid
 
 
-def roc_points(null: np.ndarray, alternative: np.ndarray) -> tuple[np.ndarray, ...]:
+def roc_points(null: AnyArray, alternative: AnyArray) -> tuple[AnyArray, ...]:
     """Return the vertices ``(α_j, β_j)`` of ``T(null, alternative)``.
 
     Outputs are rejected in decreasing order of the likelihood ratio
@@ -50,9 +51,7 @@ def _ordered_pairs(k: int) -> list[tuple[int, int]]:
     return [(x, x2) for x in range(k) for x2 in range(k) if x != x2]
 
 
-def tradeoff_curve(
-    Q: ArrayLike, alphas: ArrayLike, *, convex: bool = True
-) -> np.ndarray:
+def tradeoff_curve(Q: ArrayLike, alphas: ArrayLike, *, convex: bool = True) -> AnyArray:
     """Return the exact trade-off function of a channel at the given α.
 
     Parameters
@@ -105,7 +104,7 @@ def tradeoff_curve(
 
 def epsilon_dp_tradeoff(
     epsilon: float, alphas: ArrayLike, delta: float = 0.0
-) -> np.ndarray:
+) -> AnyArray:
     """Return the trade-off function ``f_{ε,δ}`` of (ε, δ)-DP.
 
     Parameters
@@ -139,7 +138,8 @@ def epsilon_dp_tradeoff(
     with np.errstate(over="ignore", invalid="ignore"):
         steep = np.where(grid > 0, 1.0 - delta - np.exp(epsilon) * grid, 1.0 - delta)
     flat = np.exp(-epsilon) * (1.0 - delta - grid)
-    return np.maximum(0.0, np.maximum(steep, flat))
+    curve: AnyArray = np.maximum(0.0, np.maximum(steep, flat))
+    return curve
 
 
 @dataclass(frozen=True, eq=False)
@@ -157,13 +157,13 @@ class DominatingPair:
         ``f = T(P̃, B̃)``, from ``(0, f(0))`` to ``(1, 0)``.
     """
 
-    null: np.ndarray
-    alternative: np.ndarray
-    alphas: np.ndarray
-    betas: np.ndarray
+    null: AnyArray
+    alternative: AnyArray
+    alphas: AnyArray
+    betas: AnyArray
 
 
-def _all_roc_points(channel: np.ndarray) -> Iterator[np.ndarray]:
+def _all_roc_points(channel: AnyArray) -> Iterator[AnyArray]:
     """ROC vertices of every ordered pair, vectorised over the alternative."""
     k = channel.shape[0]
     with np.errstate(divide="ignore"):
@@ -183,7 +183,7 @@ def _all_roc_points(channel: np.ndarray) -> Iterator[np.ndarray]:
         yield np.column_stack([alpha.ravel(), np.clip(beta.ravel(), 0, 1)])
 
 
-def _hull_of(points: np.ndarray) -> np.ndarray:
+def _hull_of(points: AnyArray) -> AnyArray:
     """Lower convex hull of points in the unit square, from (0, min β)."""
     points = points[np.argsort(points[:, 0])]
     # only points not dominated by one with smaller α and β can be vertices
@@ -198,7 +198,7 @@ def _hull_of(points: np.ndarray) -> np.ndarray:
     return hull
 
 
-def _lower_hull(points: np.ndarray) -> np.ndarray:
+def _lower_hull(points: AnyArray) -> AnyArray:
     """Lower convex hull (Andrew's monotone chain) of points sorted by (α, β)."""
     hull: list[tuple[float, float]] = []
     for a, b in points:

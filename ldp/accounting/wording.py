@@ -81,7 +81,7 @@ def describe_epsilon(epsilon: float | Decimal, prior: float = 0.5) -> str:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 8, "In words for respondents".
+    .. [1] docs/maths.md, section 8 (in words for respondents).
     .. [2] C. Dwork and A. Roth (2014), section 2.3.
     """
     value = _check(epsilon)
@@ -125,7 +125,7 @@ def describe_epsilon_short(epsilon: float | Decimal) -> str:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 8.
+    .. [1] docs/maths.md, section 8.
     """
     value = _check(epsilon)
     if value <= STRONG_MAX:

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ldp.arrays import FloatArray, IntArray
 
-def project_simplex(estimate: np.ndarray) -> np.ndarray:
+
+def project_simplex(estimate: FloatArray) -> FloatArray:
     """Project estimates onto the probability simplex (Norm-Sub).
 
     Parameters
@@ -30,7 +32,7 @@ def project_simplex(estimate: np.ndarray) -> np.ndarray:
     ----------
     .. [1] T. Wang et al., "Locally differentially private frequency estimation
        with consistency", NDSS 2020, section 4.3 (Norm-Sub).
-    .. [2] Deniable LDP primer, section 6.
+    .. [2] docs/maths.md, section 6.
     """
     values = np.asarray(estimate, dtype=float)
     ordered = np.sort(values)[::-1]
@@ -39,16 +41,17 @@ def project_simplex(estimate: np.ndarray) -> np.ndarray:
     active = ordered - cumulative / ranks > 0
     rho = int(np.nonzero(active)[0][-1])
     delta = -cumulative[rho] / (rho + 1)
-    return np.maximum(values + delta, 0.0)
+    projected: FloatArray = np.maximum(values + delta, 0.0)
+    return projected
 
 
 def em_channel(
-    channel: np.ndarray,
-    counts: np.ndarray,
+    channel: FloatArray,
+    counts: IntArray,
     n: int,
     tol: float = 1e-10,
     max_iter: int = 20_000,
-) -> np.ndarray:
+) -> FloatArray:
     """Maximum-likelihood frequencies for a finite channel by EM.
 
     Parameters
@@ -80,7 +83,7 @@ def em_channel(
     .. [1] D. Agrawal, C. C. Aggarwal, "On the design and quantification of
        privacy preserving data mining algorithms", PODS 2001.
     .. [2] T. Wang et al., NDSS 2020, section 4 (MLE-based consistency).
-    .. [3] Deniable LDP primer, section 6.
+    .. [3] docs/maths.md, section 6.
     """
     channel = np.asarray(channel, dtype=float)
     shares = np.asarray(counts, dtype=float) / n
@@ -90,7 +93,7 @@ def em_channel(
         ratio = np.divide(
             shares, predicted, out=np.zeros_like(shares), where=shares > 0
         )
-        updated = f * (channel @ ratio)
+        updated: FloatArray = f * (channel @ ratio)
         updated /= updated.sum()
         if np.max(np.abs(updated - f)) < tol:
             return updated
@@ -99,8 +102,8 @@ def em_channel(
 
 
 def _support_root(
-    mu: float, counts: np.ndarray, n: int, p: np.ndarray, q: np.ndarray
-) -> np.ndarray:
+    mu: float, counts: FloatArray, n: int, p: FloatArray, q: FloatArray
+) -> FloatArray:
     """Per-value ``f_v`` in [0, 1] where ``∂ℓ_v/∂f_v = mu`` (clipped).
 
     With ``m = mu/d`` the stationarity condition ``C/λ − (n − C)/(1 − λ) = m``
@@ -121,8 +124,8 @@ def _support_root(
 
 
 def binomial_mle(
-    counts: np.ndarray, n: int, p: np.ndarray, q: np.ndarray, steps: int = 200
-) -> np.ndarray:
+    counts: IntArray, n: int, p: FloatArray, q: FloatArray, steps: int = 200
+) -> FloatArray:
     """Maximise the binomial support-count likelihood over the simplex.
 
     Parameters
@@ -154,24 +157,24 @@ def binomial_mle(
     References
     ----------
     .. [1] T. Wang et al., NDSS 2020, section 4 (MLE-based post-processing).
-    .. [2] Deniable LDP primer, section 6.
+    .. [2] docs/maths.md, section 6.
     """
-    counts = np.asarray(counts, dtype=float)
+    c = np.asarray(counts, dtype=np.float64)
     d = p - q
     bound = float(np.max(d * n / np.minimum(q, 1 - p))) + 1.0
     mu_low, mu_high = -bound, bound
     for _ in range(steps):
         mu = (mu_low + mu_high) / 2
-        total = _support_root(mu, counts, n, p, q).sum()
+        total = _support_root(mu, c, n, p, q).sum()
         if total > 1.0:
             mu_low = mu
         else:
             mu_high = mu
-    f = _support_root((mu_low + mu_high) / 2, counts, n, p, q)
+    f = _support_root((mu_low + mu_high) / 2, c, n, p, q)
     return project_simplex(f)
 
 
-def multinomial_mle(counts: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+def multinomial_mle(counts: IntArray, p: FloatArray, q: FloatArray) -> FloatArray:
     """Exact maximum-likelihood frequencies when each report is one answer.
 
     Parameters
@@ -200,7 +203,7 @@ def multinomial_mle(counts: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndar
     ----------
     .. [1] D. Agrawal, C. C. Aggarwal, PODS 2001 (EM for randomized data).
     .. [2] T. Wang et al., NDSS 2020, section 4 (MLE-based consistency).
-    .. [3] Deniable LDP primer, section 6.
+    .. [3] docs/maths.md, section 6.
     """
     counts = np.asarray(counts, dtype=float)
     d = float(np.max(p - q))
@@ -214,4 +217,5 @@ def multinomial_mle(counts: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndar
         if nxt is None or counts[nxt] / mu <= offsets[nxt]:
             break
     f = np.maximum(counts / mu - offsets, 0.0)
-    return f / f.sum()
+    shares: FloatArray = f / f.sum()
+    return shares

@@ -9,11 +9,17 @@ is post-processing of the reports (no privacy cost).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
-from scipy.stats import norm
 
+from ldp.arrays import FloatArray, IntArray
 from ldp.estimators.consistency import project_simplex
+from ldp.estimators.intervals import (
+    ConfidenceInterval,
+    check_method,
+    critical_value,
+)
 
 CELLS_MAX = 2500
 """Largest number of joint answer cells ``k_A · k_B`` estimated (the sandwich
@@ -21,8 +27,8 @@ covariance has ``(k_A k_B)²`` entries)."""
 
 
 def joint_histogram(
-    reports_a: np.ndarray, reports_b: np.ndarray, outputs_a: int, outputs_b: int
-) -> np.ndarray:
+    reports_a: IntArray, reports_b: IntArray, outputs_a: int, outputs_b: int
+) -> IntArray:
     """Count each pair of reports ``(y_A, y_B)`` from the same respondent.
 
     Parameters
@@ -45,7 +51,7 @@ def joint_histogram(
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 6 ("Cross-tabs").
+    .. [1] docs/maths.md, section 6 (cross-tabs).
     """
     a = np.asarray(reports_a, dtype=np.int64).reshape(-1)
     b = np.asarray(reports_b, dtype=np.int64).reshape(-1)
@@ -74,30 +80,58 @@ class CrossTabEstimate:
         Sandwich covariance of the row-major flattening of ``estimate``.
     counts : ndarray, shape (m_A, m_B)
         The joint report histogram.
+    interval_methods : tuple of str
+        ``("wald",)``.
     """
 
     n: int
-    estimate: np.ndarray
-    covariance: np.ndarray = field(repr=False)
-    counts: np.ndarray = field(repr=False)
+    estimate: FloatArray
+    covariance: FloatArray = field(repr=False)
+    counts: IntArray = field(repr=False)
+
+    interval_methods: ClassVar[tuple[str, ...]] = ("wald",)
 
     @property
-    def standard_error(self) -> np.ndarray:
-        """Standard error of each cell, ``sqrt(diag(Cov))``, shape (k_A, k_B)."""
+    def standard_error(self) -> FloatArray:
+        """Standard error of each cell, ``sqrt(diag(Cov))``, shape (k_A, k_B).
+
+        Returns
+        -------
+        ndarray, shape (k_A, k_B)
+            ``sqrt(max(diag(Cov), 0))`` reshaped like the estimate.
+
+        Examples
+        --------
+        >>> q = np.array([[0.75, 0.25], [0.25, 0.75]])
+        >>> est = crosstab_estimate(np.array([[300, 200], [100, 400]]), q, q)
+        >>> est.standard_error.round(3)
+        array([[0.038, 0.038],
+               [0.029, 0.041]])
+        """
         variance = np.clip(np.diag(self.covariance), 0.0, None)
         return np.sqrt(variance).reshape(self.estimate.shape)
 
-    def confidence_interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    def confidence_interval(
+        self, level: float = 0.95, method: str | None = None
+    ) -> ConfidenceInterval[FloatArray]:
         """Wald intervals ``π̂ ± z_{1−α/2} · SE`` for every cell (not clipped).
 
         Parameters
         ----------
         level : float, default 0.95
             Confidence level ``1 − α`` of each interval.
+        method : {"wald"}, optional
+            The only method.
 
         Returns
         -------
-        low, high : ndarray, shape (k_A, k_B)
+        ConfidenceInterval
+            ``low`` and ``high`` arrays of shape (k_A, k_B).
+
+        Raises
+        ------
+        ValueError
+            For a level outside (0, 1) or another method.
 
         Notes
         -----
@@ -106,15 +140,22 @@ class CrossTabEstimate:
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 6.
-        """
-        if not 0 < level < 1:
-            raise ValueError(f"level is {level!r}; allowed: a number in (0, 1)")
-        z = float(norm.ppf(0.5 + level / 2))
-        half = z * self.standard_error
-        return self.estimate - half, self.estimate + half
+        .. [1] docs/maths.md, section 6.
 
-    def consistent(self) -> np.ndarray:
+        Examples
+        --------
+        >>> q = np.array([[0.75, 0.25], [0.25, 0.75]])
+        >>> est = crosstab_estimate(np.array([[300, 200], [100, 400]]), q, q)
+        >>> est.confidence_interval(0.95).low.round(3)
+        array([[ 0.476, -0.124],
+               [-0.307,  0.67 ]])
+        """
+        check_method(method or self.interval_methods[0], self.interval_methods)
+        z = critical_value(level)
+        half = z * self.standard_error
+        return ConfidenceInterval(self.estimate - half, self.estimate + half)
+
+    def consistent(self) -> FloatArray:
         """Norm-Sub: the Euclidean projection of ``π̂`` onto the simplex.
 
         Returns
@@ -130,17 +171,44 @@ class CrossTabEstimate:
         ----------
         .. [1] T. Wang et al., "Locally differentially private frequency
            estimation with consistency", NDSS 2020, section 4.3.
+
+        Examples
+        --------
+        >>> q = np.array([[0.75, 0.25], [0.25, 0.75]])
+        >>> est = crosstab_estimate(np.array([[300, 200], [100, 400]]), q, q)
+        >>> est.estimate
+        array([[ 0.55, -0.05],
+               [-0.25,  0.75]])
+        >>> est.consistent()
+        array([[0.4, 0. ],
+               [0. , 0.6]])
         """
         flat = project_simplex(self.estimate.reshape(-1))
         return flat.reshape(self.estimate.shape)
 
-    def margins(self) -> tuple[np.ndarray, np.ndarray]:
-        """Row and column sums of ``π̂``: unbiased marginals of A and B."""
+    def margins(self) -> tuple[FloatArray, FloatArray]:
+        """Row and column sums of ``π̂``: unbiased marginals of A and B.
+
+        Returns
+        -------
+        rows : ndarray
+            ``Σ_b π̂[a, b]``, the marginal shares of A.
+        columns : ndarray
+            ``Σ_a π̂[a, b]``, the marginal shares of B.
+
+        Examples
+        --------
+        >>> q = np.array([[0.75, 0.25], [0.25, 0.75]])
+        >>> est = crosstab_estimate(np.array([[300, 200], [100, 400]]), q, q)
+        >>> rows, columns = est.margins()
+        >>> rows, columns
+        (array([0.5, 0.5]), array([0.3, 0.7]))
+        """
         return self.estimate.sum(axis=1), self.estimate.sum(axis=0)
 
 
 def crosstab_estimate(
-    counts: np.ndarray, channel_a: np.ndarray, channel_b: np.ndarray
+    counts: IntArray, channel_a: FloatArray, channel_b: FloatArray
 ) -> CrossTabEstimate:
     """Debias a joint report histogram through the Kronecker product channel.
 
@@ -172,7 +240,7 @@ def crosstab_estimate(
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 6 ("Cross-tabs").
+    .. [1] docs/maths.md, section 6 (cross-tabs).
     .. [2] D. Agrawal, C. C. Aggarwal, PODS 2001.
     .. [3] G. Blair, K. Imai, Y.-Y. Zhou, "Design and analysis of the
        randomized response technique", JASA 110(511), 2015.

@@ -1,4 +1,4 @@
-"""Frequency oracles, one module per family, and ``build(spec)``."""
+"""Mechanisms, one module per family, and ``build(spec)``."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from ldp.mechanisms.numeric import (
     Piecewise,
 )
 from ldp.mechanisms.olh import OptimizedLocalHashing
+from ldp.mechanisms.oracle import FrequencyOracle, SupportMechanism
 from ldp.mechanisms.ordinal import OrdinalExponential
 from ldp.mechanisms.unary import OptimizedUnaryEncoding, SymmetricUnaryEncoding
 from ldp.spec.validation import validate_spec
@@ -75,7 +76,12 @@ def build(spec: Any) -> Mechanism:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1 ("Integer weights").
+    .. [1] docs/maths.md, section 1 (integer weights).
+
+    Examples
+    --------
+    >>> build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+    GeneralizedRandomizedResponse(k=3, epsilon=1.000)
     """
     params, weights = validate_spec(spec)
     return REGISTRY[params["mechanism"]](params, weights)
@@ -87,6 +93,7 @@ __all__ = [
     "Duchi",
     "FiniteChannelMechanism",
     "ForcedResponse",
+    "FrequencyOracle",
     "GeneralizedRandomizedResponse",
     "Geometric",
     "GridMechanism",
@@ -99,6 +106,7 @@ __all__ = [
     "OrdinalExponential",
     "PaddingAndSampling",
     "Piecewise",
+    "SupportMechanism",
     "SymmetricUnaryEncoding",
     "Warner",
     "build",

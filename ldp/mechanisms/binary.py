@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray
 from ldp.exact import ROW_SUM_MAX, keep_other_weights, log_ratio
 from ldp.mechanisms.categorical import CategoricalMechanism
 from ldp.spec.validation import DESIGN_FIELDS
@@ -42,7 +43,7 @@ def forced_response_weights(design: dict[str, Fraction]) -> dict[str, int]:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 2 (forced-response design).
+    .. [1] docs/maths.md, section 2 (forced-response design).
     .. [2] J. A. Fox, P. E. Tracy, "Randomized Response", Sage 1986 (forced
        response); S. L. Warner, JASA 60(309), 1965.
     """
@@ -75,7 +76,7 @@ class ForcedResponse(CategoricalMechanism):
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 2.
+    .. [1] docs/maths.md, section 2.
     .. [2] S. L. Warner, "Randomized response", JASA 60(309), 1965.
     """
 
@@ -97,16 +98,16 @@ class ForcedResponse(CategoricalMechanism):
         t, a, b = (self.weights[name] for name in DESIGN_FIELDS)
         return max(log_ratio(t + a, a), log_ratio(t + b, b))
 
-    def _support_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
+    def _support_probabilities(self) -> tuple[AnyArray, AnyArray]:
         t, a, b = (self.weights[name] for name in DESIGN_FIELDS)
         s = self.row_sum
         return np.array([(t + b) / s, (t + a) / s]), np.array([b / s, a / s])
 
-    def _output(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def _output(self, x: AnyArray, v: AnyArray) -> AnyArray:
         t, a = self.weights["truthful"], self.weights["forced_yes"]
         return np.where(v < t, x, np.where(v < t + a, 1, 0))
 
-    def channel_weights(self) -> np.ndarray:  # documented in CategoricalMechanism
+    def channel_weights(self) -> AnyArray:  # documented in CategoricalMechanism
         t, a, b = (self.weights[name] for name in DESIGN_FIELDS)
         return np.array([[t + b, a], [b, t + a]], dtype=np.int64)
 
@@ -122,7 +123,7 @@ class Warner(CategoricalMechanism):
     References
     ----------
     .. [1] S. L. Warner, "Randomized response", JASA 60(309), 1965.
-    .. [2] Deniable LDP primer, section 2.
+    .. [2] docs/maths.md, section 2.
     """
 
     name = "warner"
@@ -138,14 +139,14 @@ class Warner(CategoricalMechanism):
     def _exact_epsilon(self) -> Decimal:
         return log_ratio(self.weights["keep"], self.weights["flip"])
 
-    def _support_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
+    def _support_probabilities(self) -> tuple[AnyArray, AnyArray]:
         s = self.row_sum
         p, q = self.weights["keep"] / s, self.weights["flip"] / s
         return np.array([p, p]), np.array([q, q])
 
-    def _output(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def _output(self, x: AnyArray, v: AnyArray) -> AnyArray:
         return np.where(v < self.weights["keep"], x, 1 - x)
 
-    def channel_weights(self) -> np.ndarray:  # documented in CategoricalMechanism
+    def channel_weights(self) -> AnyArray:  # documented in CategoricalMechanism
         keep, flip = self.weights["keep"], self.weights["flip"]
         return np.array([[keep, flip], [flip, keep]], dtype=np.int64)

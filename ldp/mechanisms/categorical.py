@@ -7,14 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from ldp.mechanisms.base import Mechanism
+from ldp.arrays import AnyArray, IntArray
+from ldp.mechanisms.oracle import FrequencyOracle
 from ldp.sampling import Draw, secure_words, uniform_below
 
 CHANNEL_K_MAX = 1024
 """Largest k for which the dense channel matrix is materialised."""
 
 
-class CategoricalMechanism(Mechanism):
+class CategoricalMechanism(FrequencyOracle):
     """One rejection-sampled word ``v`` in ``[0, S)`` mapped to an answer."""
 
     one_answer_reports = True
@@ -35,15 +36,15 @@ class CategoricalMechanism(Mechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 9.
+        .. [1] docs/maths.md, section 9.
         """
 
     @abstractmethod
-    def _output(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def _output(self, x: AnyArray, v: AnyArray) -> AnyArray:
         """Report for answers ``x`` and uniform draws ``v`` in ``[0, S)``."""
 
     @abstractmethod
-    def channel_weights(self) -> np.ndarray:
+    def channel_weights(self) -> AnyArray:
         """Integer channel weights ``W[x, y]`` (each row sums to ``S``).
 
         Returns
@@ -57,10 +58,10 @@ class CategoricalMechanism(Mechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 1.
+        .. [1] docs/maths.md, section 1.
         """
 
-    def channel_matrix(self) -> np.ndarray:
+    def channel_matrix(self) -> AnyArray:
         """Return ``Q[x, y] = W[x, y]/S``, ``P(report y | answer x)``.
 
         Returns
@@ -79,7 +80,7 @@ class CategoricalMechanism(Mechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 1.
+        .. [1] docs/maths.md, section 1.
         """
         if self.k > CHANNEL_K_MAX:
             raise NotImplementedError(
@@ -104,19 +105,20 @@ class CategoricalMechanism(Mechanism):
 
         Notes
         -----
-        ``v = uniform_below(S)``, then the mapping of the spec contract, so
+        ``v = uniform_below(S)``, then the mapping of ``ldp/spec/README.md``, so
         ``P(report y | x) = W[x, y]/S`` exactly.
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 9; the spec contract.
+        .. [1] docs/maths.md, section 9; ldp/spec/README.md.
         """
         x = self._check_value(value)
         draw = secure_words() if draw is None else draw
         v = uniform_below(self.row_sum, draw)
-        return int(self._output(np.int64(x), np.int64(v)))
+        report = self._output(np.full(1, x, np.int64), np.full(1, v, np.int64))
+        return int(report[0])
 
-    def randomize(self, values: Any, rng: np.random.Generator) -> np.ndarray:
+    def randomize(self, values: Any, rng: np.random.Generator) -> AnyArray:
         """Randomize an array of answers with a numpy Generator.
 
         Parameters
@@ -137,7 +139,7 @@ class CategoricalMechanism(Mechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, sections 2-3.
+        .. [1] docs/maths.md, sections 2-3.
         """
         x = self._check_values(values)
         v = rng.integers(0, self.row_sum, size=x.size, dtype=np.int64)
@@ -162,19 +164,19 @@ class CategoricalMechanism(Mechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10; the spec contract.
+        .. [1] docs/maths.md, section 10; ldp/spec/README.md.
         """
         self._int_in("value", report, self.k)
 
-    def _array_from_reports(self, reports: list[Any]) -> np.ndarray:
+    def _array_from_reports(self, reports: list[Any]) -> AnyArray:
         return np.asarray(reports, dtype=np.int64).reshape(-1)
 
-    def _check_array(self, array: np.ndarray) -> np.ndarray:
+    def _check_array(self, array: AnyArray) -> AnyArray:
         if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
             raise ValueError(f"{self.name} reports must be a 1-d integer array")
         if array.size and (array.min() < 0 or array.max() >= self.k):
             raise ValueError(f"{self.name} reports must lie in [0, {self.k})")
         return array.astype(np.int64)
 
-    def _support_counts(self, array: np.ndarray) -> np.ndarray:
+    def _support_counts(self, array: AnyArray) -> IntArray:
         return np.bincount(array, minlength=self.k)

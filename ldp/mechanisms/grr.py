@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import numpy as np
 
+from ldp.arrays import AnyArray
 from ldp.exact import keep_other_weights, log_ratio
 from ldp.mechanisms.categorical import CategoricalMechanism
 
@@ -24,7 +25,7 @@ class GeneralizedRandomizedResponse(CategoricalMechanism):
        protocols for frequency estimation", USENIX Security 2017, section 4.1.
     .. [2] P. Kairouz, K. Bonawitz, D. Ramage, "Discrete distribution estimation
        under local privacy", ICML 2016.
-    .. [3] Deniable LDP primer, section 3.
+    .. [3] docs/maths.md, section 3.
     """
 
     name = "grr"
@@ -40,18 +41,18 @@ class GeneralizedRandomizedResponse(CategoricalMechanism):
     def _exact_epsilon(self) -> Decimal:
         return log_ratio(self.weights["keep"], self.weights["other"])
 
-    def _support_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
+    def _support_probabilities(self) -> tuple[AnyArray, AnyArray]:
         s = self.row_sum
         p = np.full(self.k, self.weights["keep"] / s)
         q = np.full(self.k, self.weights["other"] / s)
         return p, q
 
-    def _output(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def _output(self, x: AnyArray, v: AnyArray) -> AnyArray:
         keep, other = self.weights["keep"], self.weights["other"]
         i = np.maximum(v - keep, 0) // other
         return np.where(v < keep, x, np.where(i < x, i, i + 1))
 
-    def channel_weights(self) -> np.ndarray:  # documented in CategoricalMechanism
+    def channel_weights(self) -> AnyArray:  # documented in CategoricalMechanism
         keep, other = self.weights["keep"], self.weights["other"]
         weights = np.full((self.k, self.k), other, dtype=np.int64)
         np.fill_diagonal(weights, keep)

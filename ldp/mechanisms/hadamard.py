@@ -7,12 +7,13 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray, IntArray
 from ldp.exact import keep_other_weights, log_ratio
-from ldp.mechanisms.base import Mechanism
+from ldp.mechanisms.oracle import FrequencyOracle
 from ldp.sampling import Draw, secure_words, uniform_below
 
 
-def walsh_hadamard(values: np.ndarray) -> np.ndarray:
+def walsh_hadamard(values: AnyArray) -> AnyArray:
     """Fast Walsh–Hadamard transform in natural (Sylvester) order.
 
     Parameters
@@ -34,7 +35,7 @@ def walsh_hadamard(values: np.ndarray) -> np.ndarray:
     ----------
     .. [1] G. Cormode, T. Kulkarni, D. Srivastava, "Marginal release under local
        differential privacy", SIGMOD 2018 (Hadamard randomized response).
-    .. [2] Deniable LDP primer, section 3.
+    .. [2] docs/maths.md, section 3.
     """
     result = np.array(values, copy=True)
     size = result.size
@@ -55,7 +56,7 @@ def _parity_bit(j: Any, x: Any) -> Any:
     return 1 - (np.bitwise_count(np.bitwise_and(j, x)) & 1)
 
 
-class HadamardResponse(Mechanism):
+class HadamardResponse(FrequencyOracle):
     """Report a uniformly random row j and the (possibly flipped) bit H[j, x].
 
     Notes
@@ -70,7 +71,7 @@ class HadamardResponse(Mechanism):
     ----------
     .. [1] G. Cormode, T. Kulkarni, D. Srivastava, SIGMOD 2018.
     .. [2] J. Acharya, Z. Sun, H. Zhang, "Hadamard response", AISTATS 2019.
-    .. [3] Deniable LDP primer, section 3.
+    .. [3] docs/maths.md, section 3.
     """
 
     name = "hadamard"
@@ -101,7 +102,7 @@ class HadamardResponse(Mechanism):
     def _exact_epsilon(self) -> Decimal:
         return log_ratio(self.weights["keep"], self.weights["flip"])
 
-    def _support_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
+    def _support_probabilities(self) -> tuple[AnyArray, AnyArray]:
         p = self.weights["keep"] / (self.weights["keep"] + self.weights["flip"])
         return np.full(self.k, p), np.full(self.k, 0.5)
 
@@ -127,7 +128,7 @@ class HadamardResponse(Mechanism):
 
         References
         ----------
-        .. [1] Cormode et al., SIGMOD 2018; the spec contract.
+        .. [1] Cormode et al., SIGMOD 2018; ldp/spec/README.md.
         """
         x = self._check_value(value)
         draw = secure_words() if draw is None else draw
@@ -136,7 +137,7 @@ class HadamardResponse(Mechanism):
         v = uniform_below(self.weights["keep"] + self.weights["flip"], draw)
         return [j, s if v < self.weights["keep"] else 1 - s]
 
-    def randomize(self, values: Any, rng: np.random.Generator) -> np.ndarray:
+    def randomize(self, values: Any, rng: np.random.Generator) -> AnyArray:
         """Randomize answers into an ``(n, 2)`` int64 array of ``(j, bit)``.
 
         Parameters
@@ -186,17 +187,17 @@ class HadamardResponse(Mechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10; the spec contract.
+        .. [1] docs/maths.md, section 10; ldp/spec/README.md.
         """
         if not isinstance(report, list) or len(report) != 2:
             raise ValueError(f"hadamard report is {report!r}; allowed: a list [j, bit]")
         self._int_in("j", report[0], self.order)
         self._int_in("bit", report[1], 2)
 
-    def _array_from_reports(self, reports: list[Any]) -> np.ndarray:
+    def _array_from_reports(self, reports: list[Any]) -> AnyArray:
         return np.asarray(reports, dtype=np.int64).reshape(-1, 2)
 
-    def _check_array(self, array: np.ndarray) -> np.ndarray:
+    def _check_array(self, array: AnyArray) -> AnyArray:
         if array.ndim != 2 or array.shape[1] != 2:
             raise ValueError("hadamard reports must have shape (n, 2)")
         if array.size and array.dtype.kind not in "iu":
@@ -209,11 +210,12 @@ class HadamardResponse(Mechanism):
             )
         return array.astype(np.int64)
 
-    def _support_counts(self, array: np.ndarray) -> np.ndarray:
+    def _support_counts(self, array: AnyArray) -> IntArray:
         """``C_v = (n + (H T)_v)/2`` by one fast Walsh–Hadamard transform."""
         ones = array[:, 1] == 1
         totals = np.bincount(array[ones, 0], minlength=self.order) - np.bincount(
             array[~ones, 0], minlength=self.order
         )
         transformed = walsh_hadamard(totals)[: self.k]
-        return (array.shape[0] + transformed) // 2
+        counts: IntArray = (array.shape[0] + transformed) // 2
+        return counts

@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray, IntArray
 from ldp.exact import exp_decimal, keep_other_weights, log_ratio
-from ldp.mechanisms.base import Mechanism
+from ldp.mechanisms.oracle import FrequencyOracle
 from ldp.sampling import Draw, secure_words, uniform_below
 from ldp.spec.validation import G_MAX
 
@@ -68,14 +69,14 @@ def collision_probability(g: int, prime: int = PRIME) -> Fraction:
     ----------
     .. [1] J. L. Carter, M. N. Wegman, "Universal classes of hash functions",
        JCSS 18(2), 1979.
-    .. [2] Deniable LDP primer, section 3 (OLH pitfall).
+    .. [2] docs/maths.md, section 3 (OLH pitfall).
     """
     base, extra = divmod(prime, g)
     total = extra * (base + 1) ** 2 + (g - extra) * base**2
     return Fraction(total, prime * prime)
 
 
-class OptimizedLocalHashing(Mechanism):
+class OptimizedLocalHashing(FrequencyOracle):
     """Hash the answer to ``[0, g)`` and randomize the hash with GRR over g.
 
     Notes
@@ -88,7 +89,7 @@ class OptimizedLocalHashing(Mechanism):
     References
     ----------
     .. [1] Wang et al., USENIX Security 2017, section 4.4 (OLH).
-    .. [2] Deniable LDP primer, section 3.
+    .. [2] docs/maths.md, section 3.
     """
 
     name = "olh"
@@ -138,7 +139,7 @@ class OptimizedLocalHashing(Mechanism):
     def _exact_epsilon(self) -> Decimal:
         return log_ratio(self.weights["keep"], self.weights["other"])
 
-    def _support_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
+    def _support_probabilities(self) -> tuple[AnyArray, AnyArray]:
         s = self.row_sum
         p = Fraction(self.weights["keep"], s)
         c = collision_probability(self.g)
@@ -172,7 +173,7 @@ class OptimizedLocalHashing(Mechanism):
 
         References
         ----------
-        .. [1] Wang et al., USENIX Security 2017, section 4.4; the spec contract.
+        .. [1] Wang et al., USENIX Security 2017, section 4.4; ldp/spec/README.md.
         """
         x = self._check_value(value)
         draw = secure_words() if draw is None else draw
@@ -182,7 +183,7 @@ class OptimizedLocalHashing(Mechanism):
         v = uniform_below(self.row_sum, draw)
         return [a, b, int(self._perturb(np.int64(h), np.int64(v)))]
 
-    def randomize(self, values: Any, rng: np.random.Generator) -> np.ndarray:
+    def randomize(self, values: Any, rng: np.random.Generator) -> AnyArray:
         """Randomize answers into an ``(n, 3)`` int64 array of ``(a, b, y)``.
 
         Parameters
@@ -231,7 +232,7 @@ class OptimizedLocalHashing(Mechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10; the spec contract.
+        .. [1] docs/maths.md, section 10; ldp/spec/README.md.
         """
         if not isinstance(report, list) or len(report) != 3:
             raise ValueError(f"olh report is {report!r}; allowed: a list [a, b, y]")
@@ -239,10 +240,10 @@ class OptimizedLocalHashing(Mechanism):
         self._int_in("b", report[1], PRIME)
         self._int_in("y", report[2], self.g)
 
-    def _array_from_reports(self, reports: list[Any]) -> np.ndarray:
+    def _array_from_reports(self, reports: list[Any]) -> AnyArray:
         return np.asarray(reports, dtype=np.int64).reshape(-1, 3)
 
-    def _check_array(self, array: np.ndarray) -> np.ndarray:
+    def _check_array(self, array: AnyArray) -> AnyArray:
         if array.ndim != 2 or array.shape[1] != 3:
             raise ValueError("olh reports must have shape (n, 3)")
         if array.size and array.dtype.kind not in "iu":
@@ -257,7 +258,7 @@ class OptimizedLocalHashing(Mechanism):
             )
         return array.astype(np.int64)
 
-    def _support_counts(self, array: np.ndarray) -> np.ndarray:
+    def _support_counts(self, array: AnyArray) -> IntArray:
         """Count supports in chunks: ``O(n k)`` vectorised 32-bit operations."""
         counts = np.zeros(self.k, dtype=np.int64)
         g = np.uint32(self.g)

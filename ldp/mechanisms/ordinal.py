@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray
 from ldp.exact import ROW_SUM_MAX
 from ldp.mechanisms.numeric.calibration import (
     cached,
@@ -19,7 +20,7 @@ ORDINAL_K_MAX = 101
 """Largest number of levels of an ordinal question."""
 
 
-def exponential_rows(k: int, beta: float) -> np.ndarray:
+def exponential_rows(k: int, beta: float) -> AnyArray:
     """Integer rows ``∝ β^{|x − r|}``, each summing to ``2^32``.
 
     Parameters
@@ -64,9 +65,9 @@ class OrdinalExponential(FiniteChannelMechanism):
     Weights: ``{"rows": [[k ints] × k], "total": S}``, ``S = 2^32``; the
     report is ``cumulative(rows[x], uniform_below(S))``.
 
-    The primary estimate is the distribution over levels
-    (:meth:`estimate_distribution`, by channel inversion); its ``mean()`` and
-    :meth:`estimate_mean` give the mean level.
+    :meth:`estimate` gives the distribution over levels (by channel
+    inversion) and, as its ``mean()``, the mean level ``vᵀ f̂``;
+    :meth:`estimate_mean` gives the score mean.
 
     References
     ----------
@@ -74,11 +75,11 @@ class OrdinalExponential(FiniteChannelMechanism):
        FOCS 2007.
     .. [2] C. Dwork, A. Roth, "The algorithmic foundations of differential
        privacy", 2014, section 3.4.
-    .. [3] Deniable LDP primer, section 4.
+    .. [3] docs/maths.md, section 4.
     """
 
     name = "ordinal"
-    primary = "distribution"
+    mean_from_shares = True
 
     def _input_size(self) -> int:
         return int(self._params["k"])
@@ -105,13 +106,13 @@ class OrdinalExponential(FiniteChannelMechanism):
     def row_sum(self) -> int:  # documented in the base class
         return int(self.weights["total"])
 
-    def channel_weights(self) -> np.ndarray:  # documented in the base class
+    def channel_weights(self) -> AnyArray:  # documented in the base class
         return np.asarray(self.weights["rows"], dtype=np.int64)
 
-    def input_values(self) -> np.ndarray:  # documented in the base class
+    def input_values(self) -> AnyArray:  # documented in the base class
         return np.arange(self.k, dtype=float)
 
-    def output_values(self) -> np.ndarray:
+    def output_values(self) -> AnyArray:
         """Each report is a level index ``r``.
 
         Returns
@@ -125,16 +126,17 @@ class OrdinalExponential(FiniteChannelMechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 4.
+        .. [1] docs/maths.md, section 4.
         """
         return np.arange(self.k, dtype=float)
 
     def _sample(self, x: int, v: int) -> int:
         return cumulative_index(self.weights["rows"][x], v)
 
-    def _output(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def _output(self, x: AnyArray, v: AnyArray) -> AnyArray:
         cumulative = np.cumsum(self._weights_matrix, axis=1)
         offsets = np.arange(self.k, dtype=np.int64)[:, None] * self.row_sum
         flat = (cumulative + offsets).ravel()
         index = np.searchsorted(flat, x * self.row_sum + v, side="right")
-        return index - x * self.k
+        reports: AnyArray = index - x * self.k
+        return reports

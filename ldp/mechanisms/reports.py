@@ -1,4 +1,4 @@
-"""Report handling shared by every mechanism: validation, counts, estimates."""
+"""Report handling shared by every mechanism: validation and support counts."""
 
 from __future__ import annotations
 
@@ -7,26 +7,38 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.estimators import frequency
-from ldp.results import FrequencyEstimate, SupportCounts
+from ldp.arrays import AnyArray, IntArray
+from ldp.counts import SupportCounts
 from ldp.spec.validation import is_int
 
 
 class ReportHandling:
-    """Turn validated reports into support counts and frequency estimates.
+    """Turn validated reports into support counts.
 
-    Mixed into :class:`ldp.mechanisms.base.Mechanism`, which provides ``name``,
-    ``k``, ``spec``, ``epsilon``, ``p_star`` and ``q_star``.
+    Mixed into :class:`ldp.mechanisms.base.Mechanism`, which provides ``name``
+    and ``spec``.
     """
 
     name: ClassVar[str]
     one_answer_reports: ClassVar[bool] = False
     """True when a report is one answer, so the counts are a multinomial."""
-    k: int
-    p_star: np.ndarray
-    q_star: np.ndarray
-    spec: Any
-    epsilon: Any
+
+    @property
+    @abstractmethod
+    def spec(self) -> dict[str, Any]:
+        """The compiled spec that support counts are tagged with.
+
+        Returns
+        -------
+        dict
+            See :attr:`ldp.mechanisms.base.Mechanism.spec`.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> ldp.build({"mechanism": "warner", "epsilon": 1.0}).spec["mechanism"]
+        'warner'
+        """
 
     @abstractmethod
     def validate_report(self, report: Any) -> None:
@@ -49,17 +61,27 @@ class ReportHandling:
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10 (manipulation).
+        .. [1] docs/maths.md, section 10 (manipulation).
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> grr.validate_report(2)
+        >>> grr.validate_report(3)
+        Traceback (most recent call last):
+        ...
+        ValueError: grr report value is 3; allowed: an integer in [0, 3)
         """
 
     @abstractmethod
-    def _array_from_reports(self, reports: list[Any]) -> np.ndarray: ...
+    def _array_from_reports(self, reports: list[Any]) -> AnyArray: ...
 
     @abstractmethod
-    def _check_array(self, array: np.ndarray) -> np.ndarray: ...
+    def _check_array(self, array: AnyArray) -> AnyArray: ...
 
     @abstractmethod
-    def _support_counts(self, array: np.ndarray) -> np.ndarray: ...
+    def _support_counts(self, array: AnyArray) -> IntArray: ...
 
     def _int_in(self, what: str, value: Any, high: int) -> int:
         if not is_int(value) or not 0 <= value < high:
@@ -69,7 +91,7 @@ class ReportHandling:
             )
         return value
 
-    def reports_to_array(self, reports: list[Any]) -> np.ndarray:
+    def reports_to_array(self, reports: list[Any]) -> AnyArray:
         """Validate JSON reports and stack them into the array form of ``randomize``.
 
         Parameters
@@ -89,7 +111,14 @@ class ReportHandling:
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10 (validate every report).
+        .. [1] docs/maths.md, section 10 (validate every report).
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> grr.reports_to_array([0, 2, 1])
+        array([0, 2, 1])
         """
         if not isinstance(reports, (list, tuple)):
             raise ValueError(f"reports must be a list, got {type(reports).__name__}")
@@ -117,6 +146,14 @@ class ReportHandling:
         References
         ----------
         .. [1] Wang et al., USENIX Security 2017, section 3 (pure protocols).
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> stat = grr.aggregate([0, 2, 2, 1, 2])
+        >>> stat.n, stat.counts
+        (5, array([1, 1, 3]))
         """
         if isinstance(reports, (list, tuple)):
             array = self.reports_to_array(list(reports))
@@ -124,44 +161,3 @@ class ReportHandling:
             array = self._check_array(np.asarray(reports))
         counts = self._support_counts(array).astype(np.int64)
         return SupportCounts(int(array.shape[0]), counts, self.spec)
-
-    def estimate(self, stat: SupportCounts) -> FrequencyEstimate:
-        """Unbiased frequency estimates from support counts.
-
-        Parameters
-        ----------
-        stat : SupportCounts
-            Output of :meth:`aggregate` for this mechanism's spec.
-
-        Returns
-        -------
-        FrequencyEstimate
-            ``f̂_v``, standard errors, intervals and consistent estimates.
-
-        Notes
-        -----
-        ``f̂_v = (C_v/n − q*_v)/(p*_v − q*_v)``,
-        ``SE = sqrt(λ̂(1 − λ̂)/n)/(p*_v − q*_v)``.
-
-        References
-        ----------
-        .. [1] Wang et al., USENIX Security 2017, section 4.
-        .. [2] Deniable LDP primer, section 3.
-        """
-        if stat.spec != self.spec:
-            raise ValueError("support counts were made under a different spec")
-        if stat.n <= 0:
-            raise ValueError("cannot estimate from zero reports")
-        return FrequencyEstimate(
-            n=stat.n,
-            estimate=frequency.unbiased(stat.counts, stat.n, self.p_star, self.q_star),
-            standard_error=frequency.standard_error(
-                stat.counts, stat.n, self.p_star, self.q_star
-            ),
-            counts=stat.counts.copy(),
-            mechanism=self.name,
-            epsilon=self.epsilon,
-            p_star=self.p_star,
-            q_star=self.q_star,
-            multinomial=self.one_answer_reports,
-        )

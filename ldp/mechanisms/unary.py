@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray, IntArray
 from ldp.exact import (
     PRECISION,
     ROW_SUM_MAX,
@@ -15,14 +16,14 @@ from ldp.exact import (
     floor_decimal,
     log_ratio,
 )
-from ldp.mechanisms.base import Mechanism
+from ldp.mechanisms.oracle import FrequencyOracle
 from ldp.sampling import Draw, secure_words, uniform_below
 from ldp.spec.validation import is_int
 
 _CHUNK_CELLS = 2**22
 
 
-class UnaryEncoding(Mechanism):
+class UnaryEncoding(FrequencyOracle):
     """Encode answer x as a one-hot vector of k bits and flip each bit.
 
     Notes
@@ -35,7 +36,7 @@ class UnaryEncoding(Mechanism):
     ----------
     .. [1] T. Wang, J. Blocki, N. Li, S. Jha, USENIX Security 2017, section 4.3.
     .. [2] Ú. Erlingsson, V. Pihur, A. Korolova, "RAPPOR", CCS 2014.
-    .. [3] Deniable LDP primer, section 3.
+    .. [3] docs/maths.md, section 3.
     """
 
     def _exact_epsilon(self) -> Decimal:
@@ -43,7 +44,7 @@ class UnaryEncoding(Mechanism):
         s = self.weights["total"]
         return log_ratio(a1 * (s - a0), (s - a1) * a0)
 
-    def _support_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
+    def _support_probabilities(self) -> tuple[AnyArray, AnyArray]:
         s = self.weights["total"]
         p = np.full(self.k, self.weights["one_if_one"] / s)
         q = np.full(self.k, self.weights["one_if_zero"] / s)
@@ -70,7 +71,7 @@ class UnaryEncoding(Mechanism):
 
         References
         ----------
-        .. [1] Wang et al., USENIX Security 2017, section 4.3; the spec contract.
+        .. [1] Wang et al., USENIX Security 2017, section 4.3; ldp/spec/README.md.
         """
         x = self._check_value(value)
         draw = secure_words() if draw is None else draw
@@ -80,7 +81,7 @@ class UnaryEncoding(Mechanism):
             int(uniform_below(s, draw) < (a1 if i == x else a0)) for i in range(self.k)
         ]
 
-    def randomize(self, values: Any, rng: np.random.Generator) -> np.ndarray:
+    def randomize(self, values: Any, rng: np.random.Generator) -> AnyArray:
         """Randomize answers into an ``(n, k)`` uint8 bit array.
 
         Parameters
@@ -135,7 +136,7 @@ class UnaryEncoding(Mechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10; the spec contract.
+        .. [1] docs/maths.md, section 10; ldp/spec/README.md.
         """
         if not isinstance(report, list) or len(report) != self.k:
             raise ValueError(
@@ -147,10 +148,10 @@ class UnaryEncoding(Mechanism):
                     f"{self.name} report bit is {bit!r}; allowed: the integers 0 or 1"
                 )
 
-    def _array_from_reports(self, reports: list[Any]) -> np.ndarray:
+    def _array_from_reports(self, reports: list[Any]) -> AnyArray:
         return np.asarray(reports, dtype=np.uint8).reshape(-1, self.k)
 
-    def _check_array(self, array: np.ndarray) -> np.ndarray:
+    def _check_array(self, array: AnyArray) -> AnyArray:
         if array.ndim != 2 or array.shape[1] != self.k:
             raise ValueError(f"{self.name} reports must have shape (n, {self.k})")
         if array.size and (array.dtype.kind not in "iub" or array.max() > 1):
@@ -159,8 +160,9 @@ class UnaryEncoding(Mechanism):
             raise ValueError(f"{self.name} reports must be bits")
         return array
 
-    def _support_counts(self, array: np.ndarray) -> np.ndarray:
-        return array.sum(axis=0, dtype=np.int64)
+    def _support_counts(self, array: AnyArray) -> IntArray:
+        counts: IntArray = array.sum(axis=0, dtype=np.int64)
+        return counts
 
 
 class SymmetricUnaryEncoding(UnaryEncoding):
@@ -200,7 +202,7 @@ class OptimizedUnaryEncoding(UnaryEncoding):
     References
     ----------
     .. [1] Wang et al., USENIX Security 2017, section 4.3 (OUE), eq. (9).
-    .. [2] Deniable LDP primer, section 3.
+    .. [2] docs/maths.md, section 3.
     """
 
     name = "oue"

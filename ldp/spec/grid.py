@@ -64,7 +64,7 @@ def validate_grid(spec: Any) -> dict[str, Any]:
 
     References
     ----------
-    .. [1] The spec contract, "Ordinal, numeric and multi-select mechanisms".
+    .. [1] ldp/spec/README.md, "Ordinal, numeric and multi-select mechanisms".
     """
     fields = {}
     for name in ("low", "high", "step"):
@@ -111,7 +111,7 @@ def check_ordinal_k(k: int) -> None:
 
     References
     ----------
-    .. [1] The spec contract, "Ordinal, numeric and multi-select mechanisms".
+    .. [1] ldp/spec/README.md, "Ordinal, numeric and multi-select mechanisms".
     """
     if k > ORDINAL_K_MAX:
         raise ValueError(

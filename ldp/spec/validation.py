@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeGuard
 
 from ldp.spec.grid import (
     GRID_FIELDS,
@@ -53,7 +53,7 @@ _ALLOWED_FIELDS = {
 _ALLOWED_FIELDS.update({name: set(GRID_FIELDS) for name in NUMERIC_MECHANISMS})
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     """Return True for Python ints that are not bools.
 
     Parameters
@@ -72,7 +72,7 @@ def is_int(value: Any) -> bool:
 
     References
     ----------
-    .. [1] The spec contract ("Booleans are not integers").
+    .. [1] ldp/spec/README.md (booleans are not integers).
     """
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -155,7 +155,9 @@ def _k(mechanism: str, value: Any) -> int:
     return value
 
 
-def _multi_select(mechanism: str, spec: Mapping, normalized: dict) -> None:
+def _multi_select(
+    mechanism: str, spec: Mapping[str, Any], normalized: dict[str, Any]
+) -> None:
     """Check the fields of ``multi_rr`` and ``padding_sampling`` in place."""
     k, epsilon = normalized["k"], normalized["epsilon"]
     if mechanism == "multi_rr":
@@ -218,7 +220,7 @@ def validate_spec(spec: Any) -> tuple[dict[str, Any], Any]:
 
     References
     ----------
-    .. [1] Deniable LDP primer, sections 1-3; the spec contract, version 1.
+    .. [1] docs/maths.md, sections 1-3; ldp/spec/README.md (version 1).
     """
     if not isinstance(spec, Mapping):
         raise ValueError(f"a spec must be a JSON object, got {spec!r}")

@@ -20,6 +20,7 @@ from ldp.estimators.crosstab import (
     crosstab_estimate,
     joint_histogram,
 )
+from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import PlainAnswer, Report
 from surveys.collection.questions import CHOICE_KINDS, value_label
@@ -39,7 +40,7 @@ class CrossTabUnavailable(ValueError):
 
 def labels(question: Question) -> list[str]:
     """Answer labels in value order (value = index ldp randomizes)."""
-    mechanism = ldp.build(question.spec) if question.spec else None
+    mechanism = compiled_mechanism(question.spec) if question.spec else None
     k = mechanism.k if mechanism is not None else len(question.options or ())
     if question.kind == Question.Kind.YES_NO:
         k = 2
@@ -52,7 +53,7 @@ def finite_channel(question: Question) -> np.ndarray:
         raise CrossTabUnavailable(
             f"“{question.text}” is not randomized; use it as a breakdown instead."
         )
-    mechanism = ldp.build(question.spec)
+    mechanism = compiled_mechanism(question.spec)
     name = question.spec.get("mechanism", "")
     if question.kind not in CROSSTAB_KINDS or not mechanism.one_answer_reports:
         raise CrossTabUnavailable(
@@ -122,20 +123,23 @@ def crosstab(question_a: Question, question_b: Question) -> CrossTab:
             "Fewer than 2 respondents answered both questions under their current "
             "settings, so there is nothing to estimate yet."
         )
-    mech_a, mech_b = ldp.build(question_a.spec), ldp.build(question_b.spec)
+    mech_a, mech_b = (
+        compiled_mechanism(question_a.spec),
+        compiled_mechanism(question_b.spec),
+    )
     y_a = mech_a.reports_to_array([reports_a[s] for s in both])
     y_b = mech_b.reports_to_array([reports_b[s] for s in both])
     counts = joint_histogram(y_a, y_b, qa.shape[1], qb.shape[1])
     result = crosstab_estimate(counts, qa, qb)
-    low, high = result.confidence_interval(0.95)
+    interval = result.confidence_interval(0.95)
     return CrossTab(
         question_a=question_a,
         question_b=question_b,
         labels_a=labels(question_a),
         labels_b=labels(question_b),
         result=result,
-        low=low,
-        high=high,
+        low=interval.low,
+        high=interval.high,
         consistent=result.consistent(),
         excluded=excluded,
     )
@@ -169,50 +173,31 @@ def breakdown_candidates(survey: Survey) -> list[Question]:
     return list(survey.questions.filter(is_private=False, kind__in=CROSSTAB_KINDS))
 
 
-def _stratum(mechanism, label: str, reports: list) -> Stratum:
+def _stratum(
+    mechanism: ldp.Mechanism, label: str, reports: list, *, shares: bool
+) -> Stratum:
+    """One group's estimate: its shares (when listed) and its mean (if any)."""
     if len(reports) < 2:
         return Stratum(label, len(reports), note="Too few reports to estimate.")
     estimate = mechanism.estimate(mechanism.aggregate(reports))
-    if isinstance(estimate, ldp.MeanEstimate):
+    fields: dict = {}
+    if shares and estimate.identifiable:
         interval = estimate.confidence_interval(0.95)
-        return Stratum(
-            label,
-            estimate.n,
-            mean=float(estimate.estimate),
-            mean_low=float(interval.low),
-            mean_high=float(interval.high),
-        )
-    if isinstance(estimate, ldp.MultiSelectEstimate):
-        interval = estimate.confidence_interval(0.95)
-        return Stratum(
-            label,
-            estimate.n,
+        fields.update(
             estimate=[float(v) for v in estimate.estimate],
             low=[float(v) for v in interval.low],
             high=[float(v) for v in interval.high],
-            consistent=[float(v) for v in estimate.clipped()],
+            consistent=[float(v) for v in estimate.consistent()],
         )
-    interval = estimate.confidence_interval(0.95)
-    stratum = Stratum(
-        label,
-        estimate.n,
-        estimate=[float(v) for v in estimate.estimate],
-        low=[float(v) for v in interval.low],
-        high=[float(v) for v in interval.high],
-        consistent=[float(v) for v in estimate.consistent()],
-    )
-    if isinstance(estimate, ldp.DistributionEstimate):
-        mean = estimate.mean()
+    mean = estimate.mean()
+    if mean is not None:
         mean_interval = mean.confidence_interval(0.95)
-        return Stratum(
-            **{
-                **stratum.__dict__,
-                "mean": mean.estimate,
-                "mean_low": float(mean_interval.low),
-                "mean_high": float(mean_interval.high),
-            }
+        fields.update(
+            mean=float(mean.estimate),
+            mean_low=float(mean_interval.low),
+            mean_high=float(mean_interval.high),
         )
-    return stratum
+    return Stratum(label, estimate.n, **fields)
 
 
 def breakdown(question: Question, by: Question) -> Breakdown:
@@ -226,7 +211,7 @@ def breakdown(question: Question, by: Question) -> Breakdown:
         )
     if question.survey_id != by.survey_id:
         raise CrossTabUnavailable("Both questions must belong to the same survey.")
-    mechanism = ldp.build(question.spec)
+    mechanism = compiled_mechanism(question.spec)
     reports = _current_reports(question)
     groups: dict[int, list] = defaultdict(list)
     answers = (
@@ -237,13 +222,13 @@ def breakdown(question: Question, by: Question) -> Breakdown:
     for submission_id, value in answers.iterator(chunk_size=CHUNK):
         if submission_id in reports:
             groups[value].append(reports[submission_id])
-    strata = [
-        _stratum(mechanism, label, groups.get(value, []))
-        for value, label in enumerate(labels(by))
-    ]
     item_labels = (
         labels(question)
         if question.kind in CROSSTAB_KINDS or question.kind == "multi_select"
         else []
     )
+    strata = [
+        _stratum(mechanism, label, groups.get(value, []), shares=bool(item_labels))
+        for value, label in enumerate(labels(by))
+    ]
     return Breakdown(question=question, by=by, labels=item_labels, strata=strata)

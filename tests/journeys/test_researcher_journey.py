@@ -376,8 +376,6 @@ def reestimate(raw: dict) -> dict[int, list[float]]:
     for (question_id, revision), reports in groups.items():
         mechanism = ldp.build(specs[(question_id, revision)])
         estimate = mechanism.estimate(mechanism.aggregate(reports))
-        if isinstance(estimate, ldp.MeanEstimate):
-            estimate = mechanism.estimate_distribution(mechanism.aggregate(reports))
         found[question_id] = [float(v) for v in estimate.estimate]
     return found
 

@@ -24,7 +24,7 @@ its source, must fail at least one gate.  Run as a script to print the figures:
 ``python -m tests.ldp.test_js_audit``.
 
 References: Arcolezi & Gambs, "LDP-Auditor", PETS 2024; Clopper & Pearson,
-Biometrika 1934; Deniable LDP primer sections 1, 3 and 9; test plan section 2.
+Biometrika 1934; docs/maths.md, sections 1, 3 and 9; docs/testing.md, section 2.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray, FloatArray, IntArray
 from ldp.exact import log_ratio
 
 CALIBRATION_STEPS = 80
@@ -38,7 +39,7 @@ def cumulative_index(weights: list[int], v: int) -> int:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 9; the spec contract.
+    .. [1] docs/maths.md, section 9; ldp/spec/README.md.
     """
     total = 0
     for i, weight in enumerate(weights):
@@ -48,7 +49,7 @@ def cumulative_index(weights: list[int], v: int) -> int:
     raise ValueError(f"draw {v} is not below the weight total {total}")
 
 
-def round_rows(real: np.ndarray, total: int) -> np.ndarray:
+def round_rows(real: FloatArray, total: int) -> IntArray:
     """Round positive real rows to integers ``>= 1`` each summing to ``total``.
 
     Parameters
@@ -71,11 +72,11 @@ def round_rows(real: np.ndarray, total: int) -> np.ndarray:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1 ("Integer weights").
+    .. [1] docs/maths.md, section 1 (integer weights).
     """
     real = np.atleast_2d(np.asarray(real, dtype=float))
     scaled = real / real.sum(axis=1, keepdims=True) * total
-    base = np.maximum(np.floor(scaled).astype(np.int64), 1)
+    base: IntArray = np.maximum(np.floor(scaled).astype(np.int64), 1)
     rest = total - base.sum(axis=1)
     frac = scaled - np.floor(scaled)
     order = np.argsort(-frac, axis=1, kind="stable")
@@ -91,7 +92,7 @@ def round_rows(real: np.ndarray, total: int) -> np.ndarray:
     return base
 
 
-def exact_channel_epsilon(weights: np.ndarray) -> Decimal:
+def exact_channel_epsilon(weights: AnyArray) -> Decimal:
     """Exact ε of an integer channel with equal row sums.
 
     Parameters
@@ -111,7 +112,7 @@ def exact_channel_epsilon(weights: np.ndarray) -> Decimal:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1 (exact ε of a finite channel).
+    .. [1] docs/maths.md, section 1 (exact ε of a finite channel).
     """
     w = np.asarray(weights, dtype=np.int64)
     if w.min() < 1:
@@ -123,18 +124,18 @@ def exact_channel_epsilon(weights: np.ndarray) -> Decimal:
     return log_ratio(best.numerator, best.denominator)
 
 
-def float_epsilon(weights: np.ndarray) -> float:
+def float_epsilon(weights: AnyArray) -> float:
     """Float ε of an integer channel (for calibration only)."""
     w = np.asarray(weights, dtype=float)
     return float(np.max(np.log(w.max(axis=0)) - np.log(w.min(axis=0))))
 
 
 def calibrate(
-    weights_at: Callable[[float], np.ndarray],
+    weights_at: Callable[[float], AnyArray],
     epsilon: float,
     low: float,
     high: float,
-) -> tuple[float, np.ndarray]:
+) -> tuple[float, AnyArray]:
     """Bisect a privacy parameter so the integer channel's ε meets ``epsilon``.
 
     Parameters
@@ -165,7 +166,7 @@ def calibrate(
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 4 (calibrate by bisection).
+    .. [1] docs/maths.md, section 4 (calibrate by bisection).
     """
     target = Decimal(epsilon)
     best = weights_at(high)
@@ -213,7 +214,7 @@ def cached(key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1.
+    .. [1] docs/maths.md, section 1.
     """
     if key not in _CACHE:
         if len(_CACHE) >= CACHE_SIZE:

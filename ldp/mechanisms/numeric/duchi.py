@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray
 from ldp.exact import ROW_SUM_MAX, exp_decimal, floor_decimal
 from ldp.mechanisms.numeric.grid import GridMechanism
 
@@ -39,7 +40,7 @@ def duchi_weights(epsilon: float, m: int) -> tuple[int, int]:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 1 ("Integer weights").
+    .. [1] docs/maths.md, section 1 (integer weights).
     """
     e = exp_decimal(epsilon)
     ratio = Fraction(e) - Fraction(1) - Fraction(1, 10**50)
@@ -80,7 +81,7 @@ class Duchi(GridMechanism):
     ----------
     .. [1] J. C. Duchi, M. I. Jordan, M. J. Wainwright, "Minimax optimal
        procedures for locally private estimation", JASA 113(521), 2018.
-    .. [2] Deniable LDP primer, section 5.
+    .. [2] docs/maths.md, section 5.
     """
 
     name = "duchi"
@@ -97,12 +98,12 @@ class Duchi(GridMechanism):
     def row_sum(self) -> int:  # documented in the base class
         return int(self.weights["total"])
 
-    def channel_weights(self) -> np.ndarray:  # documented in the base class
+    def channel_weights(self) -> AnyArray:  # documented in the base class
         base, slope = self.weights["base"], self.weights["slope"]
         ones = base + slope * np.arange(self.k, dtype=np.int64)
         return np.stack([self.row_sum - ones, ones], axis=1)
 
-    def output_values(self) -> np.ndarray:
+    def output_values(self) -> AnyArray:
         """The realised ``−B`` and ``+B`` in value units (the scores).
 
         Returns
@@ -126,6 +127,7 @@ class Duchi(GridMechanism):
     def _sample(self, x: int, v: int) -> int:
         return 1 if v < self.weights["base"] + x * self.weights["slope"] else 0
 
-    def _output(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def _output(self, x: AnyArray, v: AnyArray) -> AnyArray:
         threshold = self.weights["base"] + x * self.weights["slope"]
-        return (v < threshold).astype(np.int64)
+        reports: AnyArray = (v < threshold).astype(np.int64)
+        return reports

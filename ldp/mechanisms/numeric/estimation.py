@@ -2,36 +2,109 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+import math
+from abc import abstractmethod
+from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 
+from ldp.arrays import FloatArray
+from ldp.counts import SupportCounts
 from ldp.estimators import channel as channel_estimators
-from ldp.results import SupportCounts
-from ldp.results_numeric import DistributionEstimate, MeanEstimate
+from ldp.estimators.channel import ChannelEstimate
+from ldp.estimators.mean import MeanEstimate, mean_estimate
+from ldp.mechanisms.base import Mechanism
 
 
-class ChannelEstimation:
+class ChannelEstimation(Mechanism):
     """Estimates from the output histogram of a finite channel.
 
-    Mixed into :class:`ldp.mechanisms.numeric.finite.FiniteChannelMechanism`,
-    which provides ``name``, ``k``, ``outputs``, ``spec``, ``epsilon``,
-    ``channel_matrix()`` and ``input_values()``.
+    The base of :class:`ldp.mechanisms.numeric.finite.FiniteChannelMechanism`,
+    which provides ``outputs``, ``channel_matrix()`` and ``input_values()``.
+
+    Attributes
+    ----------
+    mean_from_shares : bool
+        True when :meth:`estimate`'s mean is ``vᵀ f̂`` (ordinal scales);
+        False for the score mean (numeric grids).
     """
 
-    name: ClassVar[str]
-    primary: ClassVar[str] = "mean"
-    """``"mean"`` or ``"distribution"``: what :meth:`estimate` returns."""
-    k: int
-    spec: Any
-    epsilon: Any
-    outputs: int
-    _scores: tuple[np.ndarray, float] | None = None
-    channel_matrix: Any
-    input_values: Any
+    minimum_reports: ClassVar[int] = 2
+    interval_method: ClassVar[str] = "t"
+    mean_from_shares: ClassVar[bool] = False
 
-    # --- estimation -----------------------------------------------------------
-    def scores(self) -> np.ndarray:
+    @property
+    @abstractmethod
+    def outputs(self) -> int:
+        """Number of possible reports.
+
+        Returns
+        -------
+        int
+            Reports are integers in ``[0, outputs)``.
+
+        Notes
+        -----
+        Columns of :meth:`channel_matrix`.
+
+        References
+        ----------
+        .. [1] ldp/spec/README.md.
+        """
+
+    @abstractmethod
+    def channel_matrix(self) -> FloatArray:
+        """The channel ``Q[x, y] = P(report y | answer x)``.
+
+        Returns
+        -------
+        ndarray, shape (k, outputs)
+            Rows sum to 1.
+
+        Notes
+        -----
+        ``ε = max_y ln(max_x Q[x, y]/min_x Q[x, y])``.
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 1.
+        """
+
+    @abstractmethod
+    def input_values(self) -> FloatArray:
+        """The value of each input level (grid value, or the level index).
+
+        Returns
+        -------
+        ndarray of float, shape (k,)
+            ``v_x``; the mean is ``Σ_x f_x v_x``.
+
+        Notes
+        -----
+        For numeric grids ``v_x = low + x·step``.
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 5.
+        """
+
+    # --- cached channel algebra ---------------------------------------------
+    @cached_property
+    def _score_solution(self) -> tuple[FloatArray, float]:
+        return channel_estimators.score_vector(
+            self.channel_matrix(), self.input_values()
+        )
+
+    @cached_property
+    def _inversion(self) -> tuple[FloatArray | None, bool]:
+        return channel_estimators.channel_inversion(self.channel_matrix())
+
+    def _cached_inversion(self) -> tuple[FloatArray | None, bool]:
+        return self._inversion
+
+    # --- scores ---------------------------------------------------------------
+    def scores(self) -> FloatArray:
         """The score vector ``s``: ``E[s[Y] | x] = v_x`` for every input.
 
         Returns
@@ -47,13 +120,17 @@ class ChannelEstimation:
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 5 ("Unbiased mean for any channel").
+        .. [1] docs/maths.md, section 5 (unbiased mean for any channel).
+
+        Examples
+        --------
+        >>> import ldp
+        >>> m = ldp.build({"mechanism": "duchi", "low": "0", "high": "1",
+        ...                "step": "1", "epsilon": 1.0})
+        >>> m.scores().round(3)
+        array([-0.582,  1.582])
         """
-        if self._scores is None:
-            self._scores = channel_estimators.score_vector(
-                self.channel_matrix(), self.input_values()
-            )
-        return self._scores[0].copy()
+        return self._score_solution[0].copy()
 
     @property
     def score_bias(self) -> float:
@@ -71,13 +148,50 @@ class ChannelEstimation:
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 5.
+        .. [1] docs/maths.md, section 5.
         """
-        if self._scores is None:
-            self.scores()
-        return self._scores[1] if self._scores is not None else float("nan")
+        return self._score_solution[1]
 
-    def mean_variance(self) -> np.ndarray:
+    @property
+    def bias_bound(self) -> float:
+        """The score residual :attr:`score_bias` (the mean's worst-case bias).
+
+        Returns
+        -------
+        float
+            ``max_x |(Q s)_x − v_x|``.
+
+        Notes
+        -----
+        Zero up to rounding for a well-conditioned channel.
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 5.
+        """
+        return self.score_bias
+
+    @property
+    def value_range(self) -> float:
+        """``max v − min v``: the width of the mean's scale.
+
+        Returns
+        -------
+        float
+            ``high − low`` for numeric grids, ``k − 1`` for ordinal scales.
+
+        Notes
+        -----
+        Margins asked as a fraction of the range are this times the fraction.
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 7.
+        """
+        values = self.input_values()
+        return float(values.max() - values.min())
+
+    def mean_variance(self) -> FloatArray:
         """Per-report variance of the score, ``Var(s[Y] | x)``, for every x.
 
         Returns
@@ -92,22 +206,88 @@ class ChannelEstimation:
 
         References
         ----------
-        .. [1] Deniable LDP primer, sections 5 and 7.
+        .. [1] docs/maths.md, sections 5 and 7.
         """
         q, s = self.channel_matrix(), self.scores()
         first = q @ s
         return np.maximum(q @ (s * s) - first * first, 0.0)
 
-    def _check_stat(self, stat: SupportCounts) -> None:
-        if not isinstance(stat, SupportCounts):
-            raise ValueError("stat must be the SupportCounts returned by aggregate")
-        if stat.spec != self.spec:
-            raise ValueError("the histogram was made under a different spec")
-        if stat.n <= 1:
-            raise ValueError(f"need at least 2 reports to estimate, got {stat.n}")
+    def mean_noise_variance(self) -> float:
+        """Worst-case per-report variance the randomization adds to the mean.
 
+        Returns
+        -------
+        float
+            ``max_x Var(s[Y] | x)`` in squared value units; ``inf`` when the
+            score estimator is biased (a numerically singular channel).
+
+        Notes
+        -----
+        ``Var(s[Y] | x) = Σ_y Q[x, y] s_y² − v_x²`` with the score ``Q s = v``.
+
+        References
+        ----------
+        .. [1] docs/maths.md, sections 5 and 7.
+        """
+        if self.score_bias > 1e-6 * self.value_range:
+            return math.inf
+        return float(self.mean_variance().max())
+
+    def worst_case_variance(self) -> float:
+        """Upper bound on ``n · Var(μ̂)`` over every distribution of answers.
+
+        Returns
+        -------
+        float
+            ``max_x Var(s[Y] | x) + (high − low)²/4``.
+
+        Notes
+        -----
+        ``Var(s[Y]) = E_f[Var(s[Y] | X)] + Var_f(v_X)``; the first term is at
+        most the worst input's noise variance and the second at most
+        ``(high − low)²/4``.
+
+        References
+        ----------
+        .. [1] docs/maths.md, sections 5 and 7.
+        """
+        return self.mean_noise_variance() + self.value_range**2 / 4
+
+    def manipulation_bound(self, share: float) -> float:
+        """How far a ``share`` of fake respondents can move the estimate.
+
+        Parameters
+        ----------
+        share : float
+            Fraction of the reports that are fake.
+
+        Returns
+        -------
+        float
+            Score means: ``share · (max s − min s)`` in value units.  Shares
+            (ordinal): ``share · max_x (max_y A[x, y] − min_y A[x, y])`` with
+            ``A = (Qᵀ)⁺``.
+
+        Notes
+        -----
+        One report adds ``s_y/n`` to the score mean and ``A[:, y]/n`` to the
+        shares, so fakes choosing their report move them by at most the range.
+
+        References
+        ----------
+        .. [1] A. Cheu, A. Smith, J. Ullman, "Manipulation attacks in local
+           differential privacy", IEEE S&P 2021.
+        .. [2] docs/maths.md, section 10.
+        """
+        if not self.mean_from_shares:
+            scores = self.scores()
+            return share * float(scores.max() - scores.min())
+        inverse = np.linalg.pinv(self.channel_matrix().T)
+        return share * float(np.max(inverse.max(axis=1) - inverse.min(axis=1)))
+
+    # --- estimates --------------------------------------------------------------
     def estimate_mean(self, stat: SupportCounts) -> MeanEstimate:
-        """Unbiased estimate of the mean answer value, with its standard error.
+        """Unbiased score estimate of the mean answer value, with its SE.
 
         Parameters
         ----------
@@ -119,6 +299,11 @@ class ChannelEstimation:
         MeanEstimate
             ``n``, ``estimate``, ``standard_error``, intervals.
 
+        Raises
+        ------
+        ValueError
+            For counts of another spec, or fewer than 2 reports.
+
         Notes
         -----
         ``μ̂ = (1/n) Σ_i s[y_i] = Σ_y c_y s_y / n``; ``SE = sqrt(S²/n)`` with
@@ -126,12 +311,12 @@ class ChannelEstimation:
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 5.
+        .. [1] docs/maths.md, section 5.
         .. [2] J. C. Duchi, M. I. Jordan, M. J. Wainwright, "Minimax optimal
            procedures for locally private estimation", JASA 113(521), 2018.
         """
         self._check_stat(stat)
-        return channel_estimators.mean_estimate(
+        return mean_estimate(
             stat.counts,
             self.scores(),
             mechanism=self.name,
@@ -139,8 +324,8 @@ class ChannelEstimation:
             bias_bound=self.score_bias,
         )
 
-    def estimate_distribution(self, stat: SupportCounts) -> DistributionEstimate:
-        """Unbiased estimate of the share of each input level.
+    def estimate(self, stat: SupportCounts) -> ChannelEstimate:
+        """Answer shares (where identifiable) and the mean answer value.
 
         Parameters
         ----------
@@ -149,62 +334,45 @@ class ChannelEstimation:
 
         Returns
         -------
-        DistributionEstimate
-            ``f̂``, sandwich covariance, intervals, ``consistent()``.
+        ChannelEstimate
+            ``f̂ = (Qᵀ)⁺ c/n`` with its sandwich covariance when the channel
+            identifies the shares, and ``mean()``: the score mean (numeric
+            grids) or ``vᵀ f̂`` (ordinal scales).
 
         Raises
         ------
         ValueError
-            If the channel has fewer outputs than inputs (Duchi): the
-            distribution is then not identifiable.
+            For counts of another spec, or fewer than 2 reports.
 
         Notes
         -----
-        ``f̂ = (Qᵀ)⁺ c/n`` (the inverse for a square channel, least squares
-        otherwise); ``Cov = A [diag(λ̂) − λ̂λ̂ᵀ] Aᵀ/n`` with ``A = (Qᵀ)⁺``.
+        Duchi's two outputs cannot identify k levels, and a numerically
+        singular channel (condition number at least
+        :data:`ldp.estimators.channel.CONDITION_MAX`) is treated alike:
+        ``identifiable`` is then False and only the mean is given.
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 6.
-        .. [2] D. Agrawal, C. C. Aggarwal, PODS 2001.
+        .. [1] D. Agrawal, C. C. Aggarwal, PODS 2001.
+        .. [2] docs/maths.md, sections 4-6.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> m = ldp.build({"mechanism": "ordinal", "k": 3, "epsilon": 2.0})
+        >>> est = m.estimate(m.aggregate([0, 0, 1, 2, 2, 2, 1, 0, 2, 2]))
+        >>> est.identifiable, est.estimate.round(3)
+        (True, array([ 0.394, -0.135,  0.741]))
+        >>> round(est.mean().estimate, 3)
+        1.348
         """
         self._check_stat(stat)
-        if self.outputs < self.k:
-            raise ValueError(
-                f"{self.name} has {self.outputs} outputs for {self.k} inputs: the "
-                "distribution is not identifiable; estimate the mean instead"
-            )
-        return channel_estimators.distribution_estimate(
+        return channel_estimators.channel_estimate(
             stat.counts,
             self.channel_matrix(),
             self.input_values(),
             mechanism=self.name,
             epsilon=self.epsilon,
+            invert=self._cached_inversion,
+            score_mean=None if self.mean_from_shares else self.estimate_mean(stat),
         )
-
-    def estimate(self, stat: SupportCounts) -> Any:  # type: ignore[override]
-        """The primary estimate: the mean (numeric) or distribution (ordinal).
-
-        Parameters
-        ----------
-        stat : SupportCounts
-            The output histogram from :meth:`aggregate`.
-
-        Returns
-        -------
-        MeanEstimate or DistributionEstimate
-            See :attr:`primary`; both are reachable through
-            :meth:`estimate_mean` and :meth:`estimate_distribution`.
-
-        Notes
-        -----
-        Numeric grids: the mean; ordinal scales: the distribution (whose
-        ``mean()`` gives the mean with its interval).
-
-        References
-        ----------
-        .. [1] Deniable LDP primer, sections 4-6.
-        """
-        if self.primary == "distribution":
-            return self.estimate_distribution(stat)
-        return self.estimate_mean(stat)

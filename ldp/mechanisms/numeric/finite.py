@@ -9,65 +9,37 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from decimal import Decimal
-from typing import Any
+from functools import cached_property
+from typing import Any, ClassVar
 
 import numpy as np
 
+from ldp.arrays import AnyArray, FloatArray, IntArray
 from ldp.exact import ROW_SUM_MAX
-from ldp.mechanisms.base import Mechanism
 from ldp.mechanisms.numeric.calibration import exact_channel_epsilon
 from ldp.mechanisms.numeric.estimation import ChannelEstimation
 from ldp.sampling import Draw, secure_words, uniform_below
 
 
-class FiniteChannelMechanism(ChannelEstimation, Mechanism):
+class FiniteChannelMechanism(ChannelEstimation):
     """A mechanism whose report is one output index, from integer weights.
 
     Subclasses give the input size, the integer channel ``W`` (equal row
     sums ``S``), the contract's scalar sampler and the value of each input.
     """
 
-    one_answer_reports = True
+    one_answer_reports: ClassVar[bool] = True
 
-    def __init__(self, params: dict[str, Any], weights: Any = None) -> None:
-        self._params = params
-        self.k = self._input_size()
-        self.weights = self._derive_weights()
-        if weights is not None and weights != self.weights:
-            raise ValueError(
-                f"spec field 'weights' is {weights!r} but build derives "
-                f"{self.weights!r}: the spec drifted; allowed: exactly the derived "
-                "weights (or omit them)"
-            )
-        self._weights_matrix = np.asarray(self.channel_weights(), dtype=np.int64)
-        sums = self._weights_matrix.sum(axis=1)
-        if np.any(sums != self.row_sum) or self.row_sum > ROW_SUM_MAX:
+    def _weights_match(self, given: Any) -> bool:
+        return bool(given == self.weights)
+
+    @cached_property
+    def _weights_matrix(self) -> IntArray:
+        """``W`` as an int64 array, checked to have equal row sums ``S``."""
+        matrix = np.asarray(self.channel_weights(), dtype=np.int64)
+        if np.any(matrix.sum(axis=1) != self.row_sum) or self.row_sum > ROW_SUM_MAX:
             raise AssertionError("channel rows must all sum to S <= 2^32")
-        self.epsilon_exact = self._exact_epsilon()
-        self._scores: tuple[np.ndarray, float] | None = None
-
-    # --- structure ------------------------------------------------------------
-    @abstractmethod
-    def _input_size(self) -> int: ...
-
-    @property
-    @abstractmethod
-    def outputs(self) -> int:
-        """Number of possible reports.
-
-        Returns
-        -------
-        int
-            Reports are integers in ``[0, outputs)``.
-
-        Notes
-        -----
-        Columns of :meth:`channel_matrix`.
-
-        References
-        ----------
-        .. [1] The spec contract.
-        """
+        return matrix
 
     @property
     @abstractmethod
@@ -85,11 +57,11 @@ class FiniteChannelMechanism(ChannelEstimation, Mechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 9.
+        .. [1] docs/maths.md, section 9.
         """
 
     @abstractmethod
-    def channel_weights(self) -> np.ndarray:
+    def channel_weights(self) -> AnyArray:
         """Integer channel ``W[x, y]``; ``P(report y | answer x) = W[x, y]/S``.
 
         Returns
@@ -103,29 +75,11 @@ class FiniteChannelMechanism(ChannelEstimation, Mechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 1.
+        .. [1] docs/maths.md, section 1.
         """
 
     @abstractmethod
-    def input_values(self) -> np.ndarray:
-        """The value of each input level (grid value, or the level index).
-
-        Returns
-        -------
-        ndarray of float, shape (k,)
-            ``v_x``; the mean is ``Σ_x f_x v_x``.
-
-        Notes
-        -----
-        For numeric grids ``v_x = low + x·step``.
-
-        References
-        ----------
-        .. [1] Deniable LDP primer, section 5.
-        """
-
-    @abstractmethod
-    def output_values(self) -> np.ndarray:
+    def output_values(self) -> AnyArray:
         """The value each report stands for (see each mechanism).
 
         Returns
@@ -139,7 +93,7 @@ class FiniteChannelMechanism(ChannelEstimation, Mechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 5.
+        .. [1] docs/maths.md, section 5.
         """
 
     @abstractmethod
@@ -147,19 +101,16 @@ class FiniteChannelMechanism(ChannelEstimation, Mechanism):
         """The contract's scalar map from answer and draw to report."""
 
     @abstractmethod
-    def _output(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def _output(self, x: AnyArray, v: AnyArray) -> AnyArray:
         """Vectorised map from answers and draws to reports."""
 
     def _exact_epsilon(self) -> Decimal:
         return exact_channel_epsilon(self._weights_matrix)
 
-    def _support_probabilities(self) -> tuple[np.ndarray, np.ndarray]:
-        raise NotImplementedError(f"{self.name} is not a frequency oracle")
-
     def _spec_fields(self) -> dict[str, Any]:
         return dict(self._params)
 
-    def channel_matrix(self) -> np.ndarray:
+    def channel_matrix(self) -> FloatArray:
         """Return ``Q[x, y] = W[x, y]/S``.
 
         Returns
@@ -174,7 +125,7 @@ class FiniteChannelMechanism(ChannelEstimation, Mechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 1.
+        .. [1] docs/maths.md, section 1.
         """
         return self._weights_matrix / self.row_sum
 
@@ -201,13 +152,13 @@ class FiniteChannelMechanism(ChannelEstimation, Mechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 9; the spec contract.
+        .. [1] docs/maths.md, section 9; ldp/spec/README.md.
         """
         x = self._check_value(value)
         draw = secure_words() if draw is None else draw
         return self._sample(x, uniform_below(self.row_sum, draw))
 
-    def randomize(self, values: Any, rng: np.random.Generator) -> np.ndarray:
+    def randomize(self, values: Any, rng: np.random.Generator) -> AnyArray:
         """Randomize an array of answer levels with a numpy Generator.
 
         Parameters
@@ -228,7 +179,7 @@ class FiniteChannelMechanism(ChannelEstimation, Mechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, sections 5 and 9.
+        .. [1] docs/maths.md, sections 5 and 9.
         """
         x = self._check_values(values)
         v = rng.integers(0, self.row_sum, size=x.size, dtype=np.int64)
@@ -254,22 +205,19 @@ class FiniteChannelMechanism(ChannelEstimation, Mechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 10.
+        .. [1] docs/maths.md, section 10.
         """
         self._int_in("value", report, self.outputs)
 
-    def _array_from_reports(self, reports: list[Any]) -> np.ndarray:
+    def _array_from_reports(self, reports: list[Any]) -> AnyArray:
         return np.asarray(reports, dtype=np.int64).reshape(-1)
 
-    def _check_array(self, array: np.ndarray) -> np.ndarray:
+    def _check_array(self, array: AnyArray) -> AnyArray:
         if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
             raise ValueError(f"{self.name} reports must be a 1-d integer array")
         if array.size and (array.min() < 0 or array.max() >= self.outputs):
             raise ValueError(f"{self.name} reports must lie in [0, {self.outputs})")
         return array.astype(np.int64)
 
-    def _support_counts(self, array: np.ndarray) -> np.ndarray:
+    def _support_counts(self, array: AnyArray) -> IntArray:
         return np.bincount(array, minlength=self.outputs)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(k={self.k}, epsilon={self.epsilon_display})"

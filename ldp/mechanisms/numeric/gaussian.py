@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ldp.accounting import gaussian_dp_mu, privacy_profile
+from ldp.arrays import AnyArray
 from ldp.mechanisms.numeric.calibration import float_epsilon
 from ldp.mechanisms.numeric.geometric import KernelMechanism
 
@@ -41,12 +42,12 @@ class DiscreteGaussian(KernelMechanism):
        ICML 2018.
     .. [3] J. Dong, A. Roth, W. J. Su, "Gaussian differential privacy",
        JRSS B 84(1), 2022.
-    .. [4] Deniable LDP primer, sections 1 and 5.
+    .. [4] docs/maths.md, sections 1 and 5.
     """
 
     name = "gaussian"
 
-    def _real_kernel(self, parameter: float) -> np.ndarray:
+    def _real_kernel(self, parameter: float) -> AnyArray:
         m, sigma = self.k, math.exp(parameter)
         offsets = np.arange(-(m - 1), m).astype(float)
         kernel = np.exp(-(offsets**2) / (2 * sigma**2))
@@ -126,7 +127,7 @@ class DiscreteGaussian(KernelMechanism):
         """
         return gaussian_dp_mu(self.channel_matrix())
 
-    def privacy_profile(self, epsilons: ArrayLike) -> np.ndarray:
+    def privacy_profile(self, epsilons: ArrayLike) -> AnyArray:
         """Exact privacy profile ``δ(ε)`` of the integer channel.
 
         Parameters
@@ -147,6 +148,6 @@ class DiscreteGaussian(KernelMechanism):
         References
         ----------
         .. [1] Balle, Wang, ICML 2018 (privacy profiles).
-        .. [2] Deniable LDP primer, section 1.
+        .. [2] docs/maths.md, section 1.
         """
         return privacy_profile(self.channel_matrix(), epsilons)

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray
 from ldp.exact import ROW_SUM_MAX
 from ldp.mechanisms.numeric.calibration import (
     cached,
@@ -16,7 +17,7 @@ from ldp.mechanisms.numeric.calibration import (
 from ldp.mechanisms.numeric.grid import GridMechanism
 
 
-def clamped_channel(kernel: np.ndarray, m: int) -> np.ndarray:
+def clamped_channel(kernel: AnyArray, m: int) -> AnyArray:
     """Integer channel of ``y = clamp(x + d, 0, m − 1)``, ``d ~ kernel``.
 
     Parameters
@@ -38,14 +39,14 @@ def clamped_channel(kernel: np.ndarray, m: int) -> np.ndarray:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 5.
+    .. [1] docs/maths.md, section 5.
     """
     kernel = np.asarray(kernel, dtype=np.int64)
     total = int(kernel.sum())
     cumulative = np.cumsum(kernel)
     x = np.arange(m)[:, None]
     y = np.arange(m)[None, :]
-    weights = kernel[y - x + m - 1]
+    weights: AnyArray = kernel[y - x + m - 1]
     weights[:, 0] = cumulative[m - 1 - np.arange(m)]
     weights[:, m - 1] = total - cumulative[2 * m - 3 - np.arange(m)]
     return weights
@@ -63,13 +64,13 @@ class KernelMechanism(GridMechanism):
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 5; the spec contract.
+    .. [1] docs/maths.md, section 5; ldp/spec/README.md.
     """
 
-    def _real_kernel(self, parameter: float) -> np.ndarray:
+    def _real_kernel(self, parameter: float) -> AnyArray:
         raise NotImplementedError
 
-    def _kernel_weights(self, parameter: float) -> np.ndarray:
+    def _kernel_weights(self, parameter: float) -> AnyArray:
         row = round_rows(self._real_kernel(parameter)[None, :], ROW_SUM_MAX)[0]
         return clamped_channel(row, self.k)
 
@@ -92,10 +93,10 @@ class KernelMechanism(GridMechanism):
     def row_sum(self) -> int:  # documented in the base class
         return int(self.weights["total"])
 
-    def channel_weights(self) -> np.ndarray:  # documented in the base class
+    def channel_weights(self) -> AnyArray:  # documented in the base class
         return clamped_channel(np.asarray(self.weights["kernel"]), self.k)
 
-    def output_values(self) -> np.ndarray:
+    def output_values(self) -> AnyArray:
         """Each report is a grid level: its value ``low + y·step``.
 
         Returns
@@ -110,7 +111,7 @@ class KernelMechanism(GridMechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 5.
+        .. [1] docs/maths.md, section 5.
         """
         return self.input_values()
 
@@ -118,7 +119,7 @@ class KernelMechanism(GridMechanism):
         d = cumulative_index(self.weights["kernel"], v) - (self.k - 1)
         return min(max(x + d, 0), self.k - 1)
 
-    def _output(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def _output(self, x: AnyArray, v: AnyArray) -> AnyArray:
         cumulative = np.cumsum(np.asarray(self.weights["kernel"], dtype=np.int64))
         d = np.searchsorted(cumulative, v, side="right") - (self.k - 1)
         return np.clip(x + d, 0, self.k - 1)
@@ -145,15 +146,15 @@ class Geometric(KernelMechanism):
        utility-maximizing privacy mechanisms", STOC 2009 (geometric).
     .. [3] I. Mironov, "On significance of the least significant bits for
        differential privacy", CCS 2012 (no floating-point noise).
-    .. [4] Deniable LDP primer, section 5.
+    .. [4] docs/maths.md, section 5.
     """
 
     name = "geometric"
 
-    def _real_kernel(self, parameter: float) -> np.ndarray:
+    def _real_kernel(self, parameter: float) -> AnyArray:
         m = self.k
         distance = np.abs(np.arange(-(m - 1), m)).astype(float)
-        kernel = np.power(parameter, distance)
+        kernel: AnyArray = np.power(parameter, distance)
         kernel[[0, -1]] /= 1 - parameter
         return kernel
 
@@ -179,6 +180,6 @@ class Geometric(KernelMechanism):
 
         References
         ----------
-        .. [1] Deniable LDP primer, section 5.
+        .. [1] docs/maths.md, section 5.
         """
-        return self.parameter
+        return float(self.parameter)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray
 from ldp.mechanisms.numeric.finite import FiniteChannelMechanism
 
 
@@ -18,8 +19,6 @@ def grid_levels(params: dict[str, Any]) -> tuple[Decimal, Decimal, int]:
 
 class GridMechanism(FiniteChannelMechanism):
     """A numeric question on the grid ``low, low + step, …, high``."""
-
-    primary = "mean"
 
     def _input_size(self) -> int:
         self.low, self.step, m = grid_levels(self._params)
@@ -41,11 +40,11 @@ class GridMechanism(FiniteChannelMechanism):
 
         References
         ----------
-        .. [1] The spec contract (numeric grids).
+        .. [1] ldp/spec/README.md (numeric grids).
         """
         return self.k
 
-    def input_values(self) -> np.ndarray:  # documented in the base class
+    def input_values(self) -> AnyArray:  # documented in the base class
         return float(self.low) + float(self.step) * np.arange(self.k)
 
     def level(self, value: Any) -> int:
@@ -72,7 +71,7 @@ class GridMechanism(FiniteChannelMechanism):
 
         References
         ----------
-        .. [1] The spec contract (numeric grids).
+        .. [1] ldp/spec/README.md (numeric grids).
         """
         if isinstance(value, bool):
             raise ValueError(f"value {value!r} is not on the grid")

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.arrays import AnyArray
 from ldp.exact import ROW_SUM_MAX, exp_decimal, floor_decimal
 from ldp.mechanisms.numeric.grid import GridMechanism
 
@@ -73,7 +74,7 @@ class Piecewise(GridMechanism):
     ----------
     .. [1] N. Wang et al., "Collecting and analyzing multidimensional data
        with local differential privacy", ICDE 2019.
-    .. [2] Deniable LDP primer, section 5.
+    .. [2] docs/maths.md, section 5.
     """
 
     name = "piecewise"
@@ -99,16 +100,17 @@ class Piecewise(GridMechanism):
     @property
     def row_sum(self) -> int:  # documented in the base class
         w = self.weights
-        return w["width"] * w["high"] + (w["outputs"] - w["width"]) * w["low"]
+        return int(w["width"] * w["high"] + (w["outputs"] - w["width"]) * w["low"])
 
-    def channel_weights(self) -> np.ndarray:  # documented in the base class
+    def channel_weights(self) -> AnyArray:  # documented in the base class
         w = self.weights
         cells = np.arange(w["outputs"])[None, :]
         starts = np.asarray(w["starts"])[:, None]
         band = (cells >= starts) & (cells < starts + w["width"])
-        return np.where(band, w["high"], w["low"]).astype(np.int64)
+        weights: AnyArray = np.where(band, w["high"], w["low"]).astype(np.int64)
+        return weights
 
-    def output_values(self) -> np.ndarray:
+    def output_values(self) -> AnyArray:
         """Centre of each output cell, mapped from ``[−C, C]`` to the range.
 
         Returns
@@ -133,15 +135,16 @@ class Piecewise(GridMechanism):
     def _sample(self, x: int, v: int) -> int:
         w = self.weights
         if v < w["width"] * w["high"]:
-            return w["starts"][x] + v // w["high"]
-        i = (v - w["width"] * w["high"]) // w["low"]
-        return i if i < w["starts"][x] else i + w["width"]
+            return int(w["starts"][x] + v // w["high"])
+        i = int((v - w["width"] * w["high"]) // w["low"])
+        return i if i < w["starts"][x] else int(i + w["width"])
 
-    def _output(self, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def _output(self, x: AnyArray, v: AnyArray) -> AnyArray:
         w = self.weights
         starts = np.asarray(w["starts"], dtype=np.int64)[x]
         band = w["width"] * w["high"]
         inside = starts + v // w["high"]
         i = np.maximum(v - band, 0) // w["low"]
         outside = np.where(i < starts, i, i + w["width"])
-        return np.where(v < band, inside, outside)
+        reports: AnyArray = np.where(v < band, inside, outside)
+        return reports

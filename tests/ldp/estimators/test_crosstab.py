@@ -71,7 +71,8 @@ def test_wald_intervals_cover_the_truth_about_95_percent():
     hits, total = 0, 0
     for seed in range(200):
         _, _, pi, est = simulate(spec_a, spec_b, n=3000, seed=1000 + seed)
-        low, high = est.confidence_interval(0.95)
+        interval = est.confidence_interval(0.95)
+        low, high = interval.low, interval.high
         hits += int(np.sum((low <= pi) & (pi <= high)))
         total += pi.size
     # 1,200 cell-intervals: coverage 0.95 has SD ~0.0063 (cells are correlated,

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 import ldp
-from ldp.results import SupportCounts
+from ldp.counts import SupportCounts
 
 
 def coin_estimate(yes: int, n: int) -> ldp.FrequencyEstimate:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.planning_numeric import mean_noise_variance
+from ldp.planning import mean_noise_variance
 from ldp.recommendation import NUMERIC_CANDIDATES
 
 
@@ -89,7 +89,7 @@ def test_a_biased_score_has_no_sample_size():
     )
     assert math.isfinite(mean_noise_variance(mechanism))
     # Simulate a channel singular to working precision: the score misses Q s = v.
-    mechanism._scores = (mechanism.scores(), 1e-3)
+    mechanism._score_solution = (mechanism.scores(), 1e-3)
     assert mechanism.score_bias == 1e-3
     assert mean_noise_variance(mechanism) == math.inf
     assert ldp.mean_margin_of_error(mechanism, 1000) == math.inf

@@ -19,8 +19,8 @@ import pytest
 from scipy import stats
 
 import ldp
+from ldp.counts import SupportCounts
 from ldp.estimators import multiselect
-from ldp.results import SupportCounts
 
 SURVEYS = 2000
 K_GRID = (2, 5, 10)
@@ -227,8 +227,11 @@ def test_shares_are_not_a_distribution() -> None:
     result = m.estimate(m.aggregate(m.randomize(everyone_all, rng)))
     assert np.allclose(result.estimate, 1.0, atol=0.05)
     assert result.estimate.sum() > 3.5
-    assert np.array_equal(result.clipped(), np.clip(result.estimate, 0, 1))
-    assert not hasattr(result, "consistent")
+    assert np.array_equal(result.consistent(), np.clip(result.estimate, 0, 1))
+    assert not result.sums_to_one
+    assert result.consistent_methods == ("clip",)
+    with pytest.raises(ValueError, match="method is 'norm-sub'"):
+        result.consistent("norm-sub")  # no simplex projection for shares of people
 
 
 def test_to_dict_is_json_and_complete() -> None:

@@ -208,26 +208,34 @@ def test_anything_else_is_rejected(name, report):
         mechanism.aggregate([0, report])
 
 
-def test_estimate_returns_the_primary_result_and_both_are_reachable(mechanism, rng):
+def test_estimate_gives_identifiable_shares_and_the_family_mean(mechanism, rng):
     stat = mechanism.aggregate(
         mechanism.randomize(rng.integers(0, mechanism.k, 400), rng)
     )
-    primary = mechanism.estimate(stat)
-    mean = mechanism.estimate_mean(stat)
-    assert isinstance(mean, ldp.MeanEstimate) and mean.n == 400
-    if mechanism.name == "ordinal":
-        assert isinstance(primary, ldp.DistributionEstimate)
-    else:
-        assert isinstance(primary, ldp.MeanEstimate)
+    estimate = mechanism.estimate(stat)
+    score = mechanism.estimate_mean(stat)
+    assert isinstance(estimate, ldp.ChannelEstimate)
+    assert isinstance(score, ldp.MeanEstimate) and score.n == 400
+    mean = estimate.mean()
+    if mechanism.name == "ordinal":  # the mean of the shares, vᵀ f̂
+        shares_mean = mechanism.input_values() @ estimate.estimate
+        assert mean.estimate == pytest.approx(shares_mean)
+    else:  # numeric grids: the score mean itself
+        assert mean == score
     if mechanism.name == "duchi":
+        assert not estimate.identifiable
+        assert estimate.estimate.size == estimate.standard_error.size == 0
         with pytest.raises(ValueError, match="not identifiable"):
-            mechanism.estimate_distribution(stat)
+            estimate.confidence_interval()
+        with pytest.raises(ValueError, match="not identifiable"):
+            estimate.consistent()
     else:
-        dist = mechanism.estimate_distribution(stat)
-        assert dist.mean().estimate == pytest.approx(mean.estimate, abs=1e-8)
-        assert dist.estimate.shape == (mechanism.k,)
+        assert estimate.identifiable
+        shares_mean = float(mechanism.input_values() @ estimate.estimate)
+        assert shares_mean == pytest.approx(score.estimate, abs=1e-8)
+        assert estimate.estimate.shape == (mechanism.k,)
         if mechanism.outputs == mechanism.k:  # square: (Qᵀ)⁻¹ keeps the sum
-            assert dist.estimate.sum() == pytest.approx(1.0)
+            assert estimate.estimate.sum() == pytest.approx(1.0)
 
 
 def test_estimate_refuses_a_histogram_of_another_spec(mechanism, rng):

@@ -1,16 +1,23 @@
-"""Estimators for finite channels: score means and channel inversion.
+"""Finite-channel algebra: channel inversion, score vectors and the EM MLE.
 
-Everything here is post-processing of the report histogram ``c_y``.
+Everything here is post-processing of the report histogram ``c_y`` of a
+channel ``Q[x, y] = P(report y | answer x)``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ldp.results_numeric import DistributionEstimate, MeanEstimate
+from ldp.arrays import FloatArray, IntArray
+from ldp.estimators.mean import MeanEstimate, mean_estimate
+
+CONDITION_MAX = 1e6
+"""Largest condition number of ``Q`` for which answer shares are reported:
+beyond it inverting the channel amplifies the noise so much that the shares
+carry no usable information (their mean is still estimated)."""
 
 
-def score_vector(channel: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, float]:
+def score_vector(channel: FloatArray, values: FloatArray) -> tuple[FloatArray, float]:
     """Minimum-norm score ``s`` with ``Q s = v``, and its worst-case residual.
 
     Parameters
@@ -38,7 +45,7 @@ def score_vector(channel: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, f
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 5 ("Unbiased mean for any channel").
+    .. [1] docs/maths.md, section 5 (unbiased mean for any channel).
     """
     q = np.asarray(channel, dtype=float)
     v = np.asarray(values, dtype=float)
@@ -59,63 +66,7 @@ def score_vector(channel: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, f
     return scores, float(np.max(np.abs(q @ scores - v)))
 
 
-def mean_estimate(
-    counts: np.ndarray,
-    scores: np.ndarray,
-    *,
-    mechanism: str,
-    epsilon: float,
-    bias_bound: float = 0.0,
-) -> MeanEstimate:
-    """Mean of the scores of the reports, with the sample-variance SE.
-
-    Parameters
-    ----------
-    counts : ndarray
-        Report histogram ``c_y`` (``n = Σ c_y >= 2``).
-    scores : ndarray
-        Score vector ``s``.
-    mechanism : str
-        Mechanism name (recorded).
-    epsilon : float
-        Delivered ε (recorded).
-    bias_bound : float, optional
-        ``max_x |(Q s)_x − v_x|`` (recorded).
-
-    Returns
-    -------
-    MeanEstimate
-        ``μ̂ = Σ c_y s_y/n``, ``SE = sqrt(S²/n)``.
-
-    Notes
-    -----
-    ``S² = (Σ c_y s_y² − n μ̂²)/(n − 1)`` is the sample variance of the
-    ``s[y_i]``; it is unbiased for the variance of one score whatever the mix
-    of true answers, so the interval is ``μ̂ ± t_{n−1} SE``.
-
-    References
-    ----------
-    .. [1] Deniable LDP primer, section 5.
-    """
-    n = int(np.asarray(counts, dtype=np.int64).sum())
-    c = np.asarray(counts, dtype=float)
-    s = np.asarray(scores, dtype=float)
-    if n < 2:
-        raise ValueError(f"need at least 2 reports, got {n}")
-    mean = float(c @ s / n)
-    centred = s - mean
-    variance = float(c @ (centred * centred) / (n - 1))
-    return MeanEstimate(
-        n=n,
-        estimate=mean,
-        standard_error=float(np.sqrt(variance / n)),
-        mechanism=mechanism,
-        epsilon=epsilon,
-        bias_bound=bias_bound,
-    )
-
-
-def inversion_matrix(channel: np.ndarray) -> np.ndarray:
+def inversion_matrix(channel: FloatArray) -> FloatArray:
     """``A = (Qᵀ)⁺``: maps report shares ``λ`` to answer shares ``f``.
 
     Parameters
@@ -134,75 +85,63 @@ def inversion_matrix(channel: np.ndarray) -> np.ndarray:
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 6.
+    .. [1] docs/maths.md, section 6.
     """
     return np.linalg.pinv(np.asarray(channel, dtype=float).T)
 
 
-def distribution_estimate(
-    counts: np.ndarray,
-    channel: np.ndarray,
-    values: np.ndarray,
-    *,
-    mechanism: str,
-    epsilon: float,
-) -> DistributionEstimate:
-    """Unbiased answer shares by channel inversion, with sandwich covariance.
+def channel_inversion(channel: FloatArray) -> tuple[FloatArray | None, bool]:
+    """The inversion matrix of a channel and whether it identifies the shares.
 
     Parameters
     ----------
-    counts : ndarray, shape (outputs,)
-        Report histogram.
     channel : ndarray, shape (k, outputs)
-        ``Q[x, y]``.
-    values : ndarray, shape (k,)
-        The value of each answer (for the mean).
-    mechanism : str
-        Mechanism name (recorded).
-    epsilon : float
-        Delivered ε (recorded).
+        ``Q[x, y] = P(report y | answer x)``.
 
     Returns
     -------
-    DistributionEstimate
-        ``f̂ = A c/n`` and ``Cov = A [diag(λ̂) − λ̂λ̂ᵀ] Aᵀ/n``, ``λ̂ = c/n``.
+    inversion : ndarray or None
+        ``A = (Qᵀ)⁺`` (:func:`inversion_matrix`); None when the channel has
+        fewer outputs than inputs (Duchi), so no linear map recovers the
+        shares.
+    identifiable : bool
+        True when ``A`` exists and the condition number of ``Q`` is below
+        :data:`CONDITION_MAX`.
 
     Notes
     -----
-    ``c ~ Multinomial(n, Qᵀ f)``; ``Cov(c/n) = (diag(λ) − λλᵀ)/n``.
+    ``cond(Q) = σ_max/σ_min`` bounds how much ``A`` amplifies the error of
+    ``c/n``; a numerically singular channel (a wide Gaussian kernel) has an
+    unbiased but useless inversion.
 
     References
     ----------
-    .. [1] Deniable LDP primer, section 6.
-    .. [2] D. Agrawal, C. C. Aggarwal, PODS 2001.
+    .. [1] docs/maths.md, section 6.
+
+    Examples
+    --------
+    >>> inversion, identifiable = channel_inversion(np.array([[0.75, 0.25],
+    ...                                                       [0.25, 0.75]]))
+    >>> inversion
+    array([[ 1.5, -0.5],
+           [-0.5,  1.5]])
+    >>> identifiable
+    True
+    >>> channel_inversion(np.full((3, 2), 0.5))
+    (None, False)
     """
-    c = np.asarray(counts, dtype=np.int64)
-    n = int(c.sum())
-    if n < 2:
-        raise ValueError(f"need at least 2 reports, got {n}")
-    a = inversion_matrix(channel)
-    shares = c / n
-    estimate = a @ shares
-    middle = np.diag(shares) - np.outer(shares, shares)
-    covariance = a @ middle @ a.T / n
-    return DistributionEstimate(
-        n=n,
-        estimate=estimate,
-        covariance=covariance,
-        counts=c.copy(),
-        channel=np.asarray(channel, dtype=float),
-        values=np.asarray(values, dtype=float),
-        mechanism=mechanism,
-        epsilon=epsilon,
-    )
+    q = np.asarray(channel, dtype=float)
+    if q.shape[1] < q.shape[0]:
+        return None, False
+    return inversion_matrix(q), bool(np.linalg.cond(q) < CONDITION_MAX)
 
 
 def channel_mle(
-    channel: np.ndarray,
-    counts: np.ndarray,
+    channel: FloatArray,
+    counts: IntArray,
     tol: float = 1e-10,
     max_iter: int = 10_000,
-) -> np.ndarray:
+) -> FloatArray:
     """Multinomial maximum-likelihood answer shares by EM on the channel.
 
     Parameters
@@ -233,7 +172,7 @@ def channel_mle(
     ----------
     .. [1] D. Agrawal, C. C. Aggarwal, PODS 2001.
     .. [2] T. Wang et al., NDSS 2020, section 4 (MLE-based consistency).
-    .. [3] Deniable LDP primer, section 6.
+    .. [3] docs/maths.md, section 6.
     """
     q = np.asarray(channel, dtype=float)
     shares = np.asarray(counts, dtype=float)
@@ -251,3 +190,58 @@ def channel_mle(
         f = f * (q_used @ (shares_used / predicted))
         f /= f.sum()
     return f
+
+
+def score_mean(
+    counts: IntArray,
+    channel: FloatArray,
+    values: FloatArray,
+    *,
+    mechanism: str,
+    epsilon: float,
+) -> MeanEstimate:
+    """Unbiased mean of a finite channel's answers from its score vector.
+
+    Parameters
+    ----------
+    counts : ndarray
+        Report histogram ``c_y`` (``n >= 2``).
+    channel : ndarray, shape (k, outputs)
+        ``Q[x, y]``.
+    values : ndarray, shape (k,)
+        ``v_x``.
+    mechanism : str
+        Mechanism name (recorded).
+    epsilon : float
+        Delivered ε (recorded).
+
+    Returns
+    -------
+    MeanEstimate
+        ``μ̂ = Σ c_y s_y/n`` with ``s`` from :func:`score_vector`; its
+        ``bias_bound`` is the score residual.
+
+    See Also
+    --------
+    ldp.estimators.mean.mean_estimate : The average of given scores.
+
+    Notes
+    -----
+    ``E[s[Y] | x] = (Q s)_x = v_x``, so the score mean is unbiased.
+
+    References
+    ----------
+    .. [1] docs/maths.md, section 5.
+
+    Examples
+    --------
+    >>> q = np.array([[0.75, 0.25], [0.25, 0.75]])
+    >>> result = score_mean(np.array([60, 40]), q, np.array([0.0, 1.0]),
+    ...                     mechanism="ordinal", epsilon=1.1)
+    >>> round(result.estimate, 3)
+    0.3
+    """
+    scores, bias = score_vector(channel, values)
+    return mean_estimate(
+        counts, scores, mechanism=mechanism, epsilon=epsilon, bias_bound=bias
+    )

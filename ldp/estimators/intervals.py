@@ -1,0 +1,162 @@
+"""Confidence intervals: the interval object and the one quantile helper.
+
+Every two-sided normal or Student t critical value in ``ldp`` comes from
+:func:`critical_value`, so the level checks and the error messages are the
+same everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from scipy import stats
+
+from ldp.arrays import FloatArray
+
+QUANTILE_METHODS = ("normal", "t")
+
+Bound = TypeVar("Bound", float, FloatArray)
+
+
+@dataclass(frozen=True, eq=False)
+class ConfidenceInterval(Generic[Bound]):
+    """Lower and upper confidence bounds: floats, or arrays of one per answer.
+
+    Attributes
+    ----------
+    low, high : float or ndarray
+        The bounds; for shares, arrays of the same length as the estimate.
+
+    Examples
+    --------
+    >>> interval = ConfidenceInterval(low=0.2, high=0.4)
+    >>> interval.high - interval.low
+    0.2
+    """
+
+    low: Bound
+    high: Bound
+
+
+def check_level(level: float) -> None:
+    """Raise ValueError unless ``0 < level < 1``.
+
+    Parameters
+    ----------
+    level : float
+        A confidence level ``1 − α``.
+
+    Raises
+    ------
+    ValueError
+        Naming the value and what is allowed.
+
+    See Also
+    --------
+    critical_value : Uses it.
+
+    Examples
+    --------
+    >>> check_level(0.95)
+    >>> check_level(1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: level is 1.0; allowed: 0 < level < 1
+    """
+    if not 0 < level < 1:
+        raise ValueError(f"level is {level!r}; allowed: 0 < level < 1")
+
+
+def check_method(method: str, allowed: tuple[str, ...]) -> str:
+    """Return ``method`` if it is one of ``allowed``, else raise ValueError.
+
+    Parameters
+    ----------
+    method : str
+        The requested method.
+    allowed : tuple of str
+        The methods on offer.
+
+    Returns
+    -------
+    str
+        ``method`` itself.
+
+    Raises
+    ------
+    ValueError
+        Naming the value and the allowed methods.
+
+    See Also
+    --------
+    critical_value : Checks its ``method`` with it.
+
+    Examples
+    --------
+    >>> check_method("t", ("t", "normal"))
+    't'
+    """
+    if method not in allowed:
+        raise ValueError(f"method is {method!r}; allowed: {list(allowed)}")
+    return method
+
+
+def critical_value(
+    level: float, method: str = "normal", df: int | None = None, tests: int = 1
+) -> float:
+    """Two-sided critical value ``q`` with ``P(|T| <= q) = 1 − α/tests``.
+
+    Parameters
+    ----------
+    level : float
+        Confidence level ``1 − α`` in (0, 1).
+    method : {"normal", "t"}, optional
+        Standard normal ``T``, or Student t with ``df`` degrees of freedom.
+    df : int, optional
+        Degrees of freedom; required for ``method="t"``.
+    tests : int, optional
+        Bonferroni: the number of intervals that must hold jointly; each
+        gets ``α/tests``.
+
+    Returns
+    -------
+    float
+        ``z_{1−α'/2}`` or ``t_{df, 1−α'/2}`` with ``α' = α/tests``.
+
+    Raises
+    ------
+    ValueError
+        For a level outside (0, 1), an unknown method, or ``t`` without
+        ``df``.
+
+    Notes
+    -----
+    ``α = 1 − level`` and ``q = F⁻¹(1 − α'/2)`` for the normal or t
+    distribution function ``F``.
+
+    References
+    ----------
+    .. [1] C. E. Bonferroni, "Teoria statistica delle classi e calcolo delle
+       probabilità", 1936.
+    .. [2] docs/maths.md, section 6.
+
+    Examples
+    --------
+    >>> round(critical_value(0.95), 4)
+    1.96
+    >>> round(critical_value(0.95, "t", df=9), 4)
+    2.2622
+    >>> round(critical_value(0.95, tests=5), 4)
+    2.5758
+    """
+    check_level(level)
+    check_method(method, QUANTILE_METHODS)
+    alpha = 1 - level
+    if tests > 1:
+        alpha /= tests
+    if method == "t":
+        if df is None:
+            raise ValueError("method 't' needs the degrees of freedom df")
+        return float(stats.t.ppf(1 - alpha / 2, df))
+    return float(stats.norm.ppf(1 - alpha / 2))
