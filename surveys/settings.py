@@ -22,6 +22,14 @@ DEBUG = env_bool("DEBUG", not PRODUCTION)
 
 # Only ever used when DENIABLE_PRODUCTION is off.
 DEVELOPMENT_SECRET_KEY = "django-insecure-deniable-development-only"  # noqa: S105
+# Keys this repository has ever published (the compose file once had a default):
+# with one of them anyone can forge signed links, so production refuses them.
+PUBLISHED_SECRET_KEYS = frozenset(
+    {
+        DEVELOPMENT_SECRET_KEY,
+        "compose-local-only-key-change-me-0123456789abcdefghijklmnop",
+    }
+)
 SECRET_KEY = env_str("SECRET_KEY")
 ALLOWED_HOSTS = env_list(
     "ALLOWED_HOSTS", "" if PRODUCTION else "localhost,127.0.0.1,[::1],testserver"
@@ -29,9 +37,9 @@ ALLOWED_HOSTS = env_list(
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 if PRODUCTION:
-    if not SECRET_KEY or SECRET_KEY == DEVELOPMENT_SECRET_KEY or len(SECRET_KEY) < 50:
+    if not SECRET_KEY or SECRET_KEY in PUBLISHED_SECRET_KEYS or len(SECRET_KEY) < 50:
         raise ImproperlyConfigured(
-            "DENIABLE_PRODUCTION is on but SECRET_KEY is missing, the development "
+            "DENIABLE_PRODUCTION is on but SECRET_KEY is missing, a published "
             "key, or shorter than 50 characters. Generate one with: python -c "
             "'import secrets; print(secrets.token_urlsafe(64))'"
         )
