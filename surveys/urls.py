@@ -7,7 +7,7 @@ urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("ping", views.ping, name="ping"),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/", include("surveys.accounts.urls")),
     path("surveys/", include("surveys.authoring.urls")),
     path("s/", include("surveys.collection.urls")),
     path("results/", include("surveys.analysis.urls")),
