@@ -6,6 +6,7 @@ configuration under which ``manage.py check --deploy`` passes with no warnings,
 and refuses to start without a real SECRET_KEY and ALLOWED_HOSTS.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -67,6 +68,7 @@ INSTALLED_APPS = [
     "surveys.collection",
     "surveys.analysis",
     "surveys.api_tokens",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -82,6 +84,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Last: turns a sign-in refused during a lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "surveys.urls"
@@ -130,6 +134,48 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": f"{_VALIDATORS}.CommonPasswordValidator"},
     {"NAME": f"{_VALIDATORS}.NumericPasswordValidator"},
 ]
+
+# --- Sign-in lockout (django-axes; both /accounts/login/ and /admin/login/) ------
+# After LOGIN_FAILURE_LIMIT failed sign-ins (a wrong password or a wrong two-factor
+# code) the same LOGIN_LOCKOUT_PARAMETERS are refused for LOGIN_LOCKOUT_MINUTES,
+# counted from the last failure.  A success resets the count.  Admins unlock with
+# manage.py axes_reset_username USERNAME (or axes_reset_ip, axes_reset).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_LOCKOUT_MINUTES = env_int("LOGIN_LOCKOUT_MINUTES", 15)
+AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_LOCKOUT_MINUTES)
+# Comma-separated; each item locks on its own, "a+b" on the two together.  The
+# default locks one account at one client address: its owner elsewhere and other
+# accounts are unaffected.  "username" alone stops guessing from many addresses but
+# lets anyone lock a researcher out.
+AXES_LOCKOUT_PARAMETERS = [
+    item.split("+") if "+" in item else item
+    for item in env_list("LOGIN_LOCKOUT_PARAMETERS", "username+ip_address")
+]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "surveys.accounts.lockout.lockout_response"
+# The client address as the rate limits see it (RATE_LIMIT_TRUSTED_PROXIES).
+AXES_CLIENT_IP_CALLABLE = "surveys.collection.ratelimit.client_address"
+# Failed attempts are kept (they expire with the lockout); successful sign-ins are
+# not logged with their address and browser.
+AXES_DISABLE_ACCESS_LOG = True
+if AXES_FAILURE_LIMIT < 1 or LOGIN_LOCKOUT_MINUTES < 1:
+    raise ImproperlyConfigured(
+        "LOGIN_FAILURE_LIMIT and LOGIN_LOCKOUT_MINUTES must be 1 or more."
+    )
+_LOCKOUT_NAMES = {"username", "ip_address", "user_agent"}
+if not AXES_LOCKOUT_PARAMETERS or any(
+    not set(item if isinstance(item, list) else [item]) <= _LOCKOUT_NAMES
+    for item in AXES_LOCKOUT_PARAMETERS
+):
+    raise ImproperlyConfigured(
+        f"LOGIN_LOCKOUT_PARAMETERS={env_str('LOGIN_LOCKOUT_PARAMETERS')!r} is not "
+        f"understood; use names from {sorted(_LOCKOUT_NAMES)}, joined by + to lock "
+        "on them together and by commas to lock on each, e.g. username+ip_address."
+    )
 
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
