@@ -81,6 +81,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Signs out sessions idle too long or too old (surveys/accounts/sessions.py).
+    "surveys.accounts.sessions.SessionLifetimeMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -134,6 +136,18 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": f"{_VALIDATORS}.CommonPasswordValidator"},
     {"NAME": f"{_VALIDATORS}.NumericPasswordValidator"},
 ]
+
+# --- Sessions ---------------------------------------------------------------------
+# A researcher is signed out after SESSION_IDLE_MINUTES without activity (the
+# dashboard's automatic refresh does not count) and SESSION_MAX_HOURS after signing
+# in, whatever the activity.  The cookie and the stored session expire with them.
+SESSION_IDLE_TIMEOUT = env_int("SESSION_IDLE_MINUTES", 30) * 60
+SESSION_MAX_AGE = env_int("SESSION_MAX_HOURS", 12) * 3600
+SESSION_COOKIE_AGE = SESSION_MAX_AGE
+if SESSION_IDLE_TIMEOUT < 60 or SESSION_MAX_AGE < 3600:
+    raise ImproperlyConfigured(
+        "SESSION_IDLE_MINUTES and SESSION_MAX_HOURS must be 1 or more."
+    )
 
 # --- Sign-in lockout (django-axes; both /accounts/login/ and /admin/login/) ------
 # After LOGIN_FAILURE_LIMIT failed sign-ins (a wrong password or a wrong two-factor

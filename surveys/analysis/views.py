@@ -17,6 +17,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from surveys.accounts.sessions import passive
 from surveys.analysis import charts, crosstabs, dashboard, exports
 from surveys.analysis.privacy import survey_privacy_view
 from surveys.analysis.selectors import survey_results
@@ -50,6 +51,7 @@ def survey_dashboard(request, pk: int):
     return render(request, "analysis/dashboard.html", context)
 
 
+@passive  # the page's automatic refresh: not a sign of anyone at the keyboard
 @login_required
 @require_GET
 @never_cache
