@@ -149,6 +149,17 @@ if SESSION_IDLE_TIMEOUT < 60 or SESSION_MAX_AGE < 3600:
         "SESSION_IDLE_MINUTES and SESSION_MAX_HOURS must be 1 or more."
     )
 
+# --- API tokens -------------------------------------------------------------------
+# A token's lifetime is chosen when it is made: this many days unless its owner
+# picks another, never more than the maximum.  Expired tokens get 401.
+API_TOKEN_DEFAULT_DAYS = env_int("API_TOKEN_DEFAULT_DAYS", 90)
+API_TOKEN_MAX_DAYS = env_int("API_TOKEN_MAX_DAYS", 365)
+if not 1 <= API_TOKEN_DEFAULT_DAYS <= API_TOKEN_MAX_DAYS:
+    raise ImproperlyConfigured(
+        "API_TOKEN_DEFAULT_DAYS must be from 1 to API_TOKEN_MAX_DAYS; got "
+        f"{API_TOKEN_DEFAULT_DAYS} and {API_TOKEN_MAX_DAYS}."
+    )
+
 # --- Sign-in lockout (django-axes; both /accounts/login/ and /admin/login/) ------
 # After LOGIN_FAILURE_LIMIT failed sign-ins (a wrong password or a wrong two-factor
 # code) the same LOGIN_LOCKOUT_PARAMETERS are refused for LOGIN_LOCKOUT_MINUTES,

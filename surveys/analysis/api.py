@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET
 from surveys.analysis import exports
 from surveys.analysis.openapi import openapi_document
 from surveys.analysis.selectors import survey_results
-from surveys.api_tokens.services import api_token_authenticate
+from surveys.api_tokens.services import ApiTokenRefused, api_token_authenticate
 from surveys.authoring.models import Survey
 from surveys.authoring.selectors import surveys_for_owner
 
@@ -39,16 +39,12 @@ def token_required(view):
     def wrapper(request, *args, **kwargs):
         header = request.headers.get("Authorization", "")
         scheme, _, secret = header.partition(" ")
-        user = None
-        if scheme.lower() == "bearer":
-            user = api_token_authenticate(secret.strip())
-        if user is None:
-            return _error(
-                401,
-                "A valid API token is required: send 'Authorization: Bearer "
-                "<token>'. Create a token on the API tokens page.",
+        try:
+            request.api_user = api_token_authenticate(
+                secret.strip() if scheme.lower() == "bearer" else ""
             )
-        request.api_user = user
+        except ApiTokenRefused as refused:
+            return _error(401, str(refused))
         try:
             response = view(request, *args, **kwargs)
         except Http404:
