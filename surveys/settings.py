@@ -69,6 +69,8 @@ INSTALLED_APPS = [
     "surveys.analysis",
     "surveys.api_tokens",
     "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
 ]
 
 MIDDLEWARE = [
@@ -159,6 +161,10 @@ if not 1 <= API_TOKEN_DEFAULT_DAYS <= API_TOKEN_MAX_DAYS:
         "API_TOKEN_DEFAULT_DAYS must be from 1 to API_TOKEN_MAX_DAYS; got "
         f"{API_TOKEN_DEFAULT_DAYS} and {API_TOKEN_MAX_DAYS}."
     )
+
+# --- Two-factor sign-in (optional, per researcher; django-otp TOTP) --------------
+# The name authenticator apps show next to the account.
+OTP_TOTP_ISSUER = env_str("OTP_TOTP_ISSUER", "Deniable")
 
 # --- Sign-in lockout (django-axes; both /accounts/login/ and /admin/login/) ------
 # After LOGIN_FAILURE_LIMIT failed sign-ins (a wrong password or a wrong two-factor

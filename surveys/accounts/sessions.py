@@ -4,7 +4,8 @@ A sign-in stamps the session; every later request by a signed-in user is
 checked against ``SESSION_IDLE_TIMEOUT`` (since the last activity, to the
 minute) and ``SESSION_MAX_AGE`` (since signing in).  Requests of views marked
 ``passive`` (the dashboard's automatic refresh) are not activity: an open tab
-on an unattended computer does not keep the session alive.
+on an unattended computer does not keep the session alive.  Once two-factor
+sign-in is on, a session not opened with a code (one from before) ends too.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.http import HttpRequest, HttpResponse
+from django_otp import DEVICE_ID_SESSION_KEY
+from django_otp.plugins.otp_totp.models import TOTPDevice
+
+from surveys.accounts.two_factor import confirmed_device
 
 SIGNED_IN_AT = "deniable_signed_in_at"
 LAST_ACTIVITY = "deniable_last_activity"
@@ -39,7 +44,7 @@ def stamp_sign_in(sender, request: HttpRequest | None, user, **kwargs) -> None:
     request.session.set_expiry(settings.SESSION_IDLE_TIMEOUT)
 
 
-def _ended(session, now: int) -> str:
+def _ended(session, now: int, user_device: TOTPDevice | None) -> str:
     """Why this session is over ("" while it is not)."""
     signed_in_at = session.get(SIGNED_IN_AT)
     last_activity = session.get(LAST_ACTIVITY)
@@ -48,6 +53,10 @@ def _ended(session, now: int) -> str:
     if now - signed_in_at > settings.SESSION_MAX_AGE:
         hours = settings.SESSION_MAX_AGE / 3600
         return f"You were signed out {hours:g} hours after signing in; sign in again."
+    if user_device is not None and (
+        session.get(DEVICE_ID_SESSION_KEY) != user_device.persistent_id
+    ):
+        return "Two-factor sign-in is on for this account: sign in with your code."
     if now - last_activity > settings.SESSION_IDLE_TIMEOUT:
         minutes = settings.SESSION_IDLE_TIMEOUT / 60
         return (
@@ -72,7 +81,7 @@ class SessionLifetimeMiddleware:
             return None
         session = request.session
         now = int(time.time())
-        reason = _ended(session, now)
+        reason = _ended(session, now, confirmed_device(user))
         if reason:
             logout(request)
             messages.info(request, reason)
