@@ -188,6 +188,7 @@ AXES_LOCKOUT_PARAMETERS = [
 ]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "surveys.accounts.lockout.lockout_response"
+AXES_USERNAME_CALLABLE = "surveys.accounts.lockout.lockout_username"
 # The client address as the rate limits see it (RATE_LIMIT_TRUSTED_PROXIES).
 AXES_CLIENT_IP_CALLABLE = "surveys.collection.ratelimit.client_address"
 # Failed attempts are kept (they expire with the lockout); successful sign-ins are

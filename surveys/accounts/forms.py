@@ -12,6 +12,7 @@ from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.signals import user_login_failed
+from django.core.validators import MaxLengthValidator
 
 from surveys.accounts.two_factor import CodeRefused, confirmed_device, verify
 
@@ -39,6 +40,13 @@ def code_field(**kwargs: Any) -> forms.CharField:
 
 class SecondFactorMixin:
     """After the password is checked, require a code if the account has a device."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # AuthenticationForm sets max_length without its validator: enforce it,
+        # so an overlong username is refused before anything is looked up.
+        username = self.fields["username"]  # type: ignore[attr-defined]
+        username.validators.append(MaxLengthValidator(username.max_length))
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()  # type: ignore[misc]

@@ -1,4 +1,5 @@
-"""The page shown while sign-in is locked after too many failures (django-axes)."""
+"""Lockout details for django-axes: the page shown while sign-in is paused, and
+the username attempts are counted under."""
 
 from __future__ import annotations
 
@@ -8,7 +9,20 @@ from axes.helpers import get_client_username, get_cool_off, get_failure_limit
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from surveys.accounts.models import User
+
 LOCKED_STATUS = 429
+USERNAME_FIELD = "username"
+USERNAME_MAX = User._meta.get_field("username").max_length
+
+
+def lockout_username(request: HttpRequest, credentials: dict | None) -> str | None:
+    """The username a failure is counted under, cut to the longest a username
+    can be (a 5,000-character one made storing the attempt fail with a 500)."""
+    raw = (credentials or {}).get(USERNAME_FIELD) or request.POST.get(USERNAME_FIELD)
+    if not raw:
+        return None
+    return str(raw).replace("\x00", "")[:USERNAME_MAX]
 
 
 def lockout_response(

@@ -180,3 +180,21 @@ def test_a_lockout_policy_that_makes_no_sense_is_refused(variable, value):
     assert run.returncode != 0
     assert "ImproperlyConfigured" in run.stderr
     assert variable in run.stderr
+
+
+@pytest.mark.parametrize("page", SIGN_IN_PAGES)
+def test_an_overlong_username_is_refused_without_a_server_error(client, page):
+    for _ in range(6):
+        response = sign_in(client, page, "9" * 5000, WRONG)
+        assert response.status_code == 200
+    assert b"150 characters" in response.content
+    assert not AccessAttempt.objects.exists()
+
+
+def test_failures_are_counted_under_the_username_cut_to_its_longest(rf, ada):
+    from surveys.accounts.lockout import lockout_username
+
+    request = rf.post("/accounts/login/", {"username": "x" * 300})
+    assert lockout_username(request, None) == "x" * 150
+    assert lockout_username(request, {"username": "a\x00b"}) == "ab"
+    assert lockout_username(rf.post("/accounts/login/"), None) is None
