@@ -13,3 +13,6 @@ urlpatterns = [
     path("results/", include("surveys.analysis.urls")),
     path("admin/", admin.site.urls),
 ]
+
+# JSON for unknown paths under the research API, Django's page elsewhere.
+handler404 = "surveys.views.page_not_found"
