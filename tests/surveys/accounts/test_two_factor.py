@@ -234,3 +234,27 @@ def test_turning_it_off_needs_a_real_code(client, ada):
     assert not TOTPDevice.objects.exists()
     client.logout()
     assert sign_in(client).status_code == 302
+
+
+def test_an_admin_resets_a_lost_device_by_deleting_it(ada, django_user_model):
+    enrol(Client(), ada)
+    device = TOTPDevice.objects.get()
+    root = django_user_model.objects.create_superuser("root", password=PASSWORD)
+    admin = Client()
+    admin.force_login(root)
+    url = reverse("admin:otp_totp_totpdevice_delete", args=[device.pk])
+    assert admin.post(url, {"post": "yes"}).status_code == 302
+    assert not TOTPDevice.objects.exists()
+    assert sign_in(Client()).status_code == 302
+
+
+def test_the_admin_never_shows_a_device_secret(ada, django_user_model):
+    enrol(Client(), ada)
+    device = TOTPDevice.objects.get()
+    root = django_user_model.objects.create_superuser("root", password=PASSWORD)
+    admin = Client()
+    admin.force_login(root)
+    url = reverse("admin:otp_totp_totpdevice_change", args=[device.pk])
+    page = admin.get(url).content.decode()
+    assert device.key not in page
+    assert admin.get(reverse("admin:otp_totp_totpdevice_add")).status_code == 403
