@@ -6,6 +6,7 @@ configuration under which ``manage.py check --deploy`` passes with no warnings,
 and refuses to start without a real SECRET_KEY and ALLOWED_HOSTS.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -22,6 +23,14 @@ DEBUG = env_bool("DEBUG", not PRODUCTION)
 
 # Only ever used when DENIABLE_PRODUCTION is off.
 DEVELOPMENT_SECRET_KEY = "django-insecure-deniable-development-only"  # noqa: S105
+# Keys this repository has ever published (the compose file once had a default):
+# with one of them anyone can forge signed links, so production refuses them.
+PUBLISHED_SECRET_KEYS = frozenset(
+    {
+        DEVELOPMENT_SECRET_KEY,
+        "compose-local-only-key-change-me-0123456789abcdefghijklmnop",
+    }
+)
 SECRET_KEY = env_str("SECRET_KEY")
 ALLOWED_HOSTS = env_list(
     "ALLOWED_HOSTS", "" if PRODUCTION else "localhost,127.0.0.1,[::1],testserver"
@@ -29,9 +38,9 @@ ALLOWED_HOSTS = env_list(
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 if PRODUCTION:
-    if not SECRET_KEY or SECRET_KEY == DEVELOPMENT_SECRET_KEY or len(SECRET_KEY) < 50:
+    if not SECRET_KEY or SECRET_KEY in PUBLISHED_SECRET_KEYS or len(SECRET_KEY) < 50:
         raise ImproperlyConfigured(
-            "DENIABLE_PRODUCTION is on but SECRET_KEY is missing, the development "
+            "DENIABLE_PRODUCTION is on but SECRET_KEY is missing, a published "
             "key, or shorter than 50 characters. Generate one with: python -c "
             "'import secrets; print(secrets.token_urlsafe(64))'"
         )
@@ -60,6 +69,9 @@ INSTALLED_APPS = [
     "surveys.analysis",
     "surveys.api_tokens",
     "surveys.operations",
+    "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
 ]
 
 MIDDLEWARE = [
@@ -72,9 +84,13 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Signs out sessions idle too long or too old (surveys/accounts/sessions.py).
+    "surveys.accounts.sessions.SessionLifetimeMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Last: turns a sign-in refused during a lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "surveys.urls"
@@ -113,15 +129,87 @@ AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "authoring:survey_list"
 LOGOUT_REDIRECT_URL = "home"
+PASSWORD_MIN_LENGTH = 12
+_VALIDATORS = "django.contrib.auth.password_validation"
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": f"django.contrib.auth.password_validation.{name}"}
-    for name in (
-        "UserAttributeSimilarityValidator",
-        "MinimumLengthValidator",
-        "CommonPasswordValidator",
-        "NumericPasswordValidator",
-    )
+    {"NAME": f"{_VALIDATORS}.UserAttributeSimilarityValidator"},
+    {
+        "NAME": f"{_VALIDATORS}.MinimumLengthValidator",
+        "OPTIONS": {"min_length": PASSWORD_MIN_LENGTH},
+    },
+    {"NAME": f"{_VALIDATORS}.CommonPasswordValidator"},
+    {"NAME": f"{_VALIDATORS}.NumericPasswordValidator"},
 ]
+
+# --- Sessions ---------------------------------------------------------------------
+# A researcher is signed out after SESSION_IDLE_MINUTES without activity (the
+# dashboard's automatic refresh does not count) and SESSION_MAX_HOURS after signing
+# in, whatever the activity.  The cookie and the stored session expire with them.
+SESSION_IDLE_TIMEOUT = env_int("SESSION_IDLE_MINUTES", 30) * 60
+SESSION_MAX_AGE = env_int("SESSION_MAX_HOURS", 12) * 3600
+SESSION_COOKIE_AGE = SESSION_MAX_AGE
+if SESSION_IDLE_TIMEOUT < 60 or SESSION_MAX_AGE < 3600:
+    raise ImproperlyConfigured(
+        "SESSION_IDLE_MINUTES and SESSION_MAX_HOURS must be 1 or more."
+    )
+
+# --- API tokens -------------------------------------------------------------------
+# A token's lifetime is chosen when it is made: this many days unless its owner
+# picks another, never more than the maximum.  Expired tokens get 401.
+API_TOKEN_DEFAULT_DAYS = env_int("API_TOKEN_DEFAULT_DAYS", 90)
+API_TOKEN_MAX_DAYS = env_int("API_TOKEN_MAX_DAYS", 365)
+if not 1 <= API_TOKEN_DEFAULT_DAYS <= API_TOKEN_MAX_DAYS:
+    raise ImproperlyConfigured(
+        "API_TOKEN_DEFAULT_DAYS must be from 1 to API_TOKEN_MAX_DAYS; got "
+        f"{API_TOKEN_DEFAULT_DAYS} and {API_TOKEN_MAX_DAYS}."
+    )
+
+# --- Two-factor sign-in (optional, per researcher; django-otp TOTP) --------------
+# The name authenticator apps show next to the account.
+OTP_TOTP_ISSUER = env_str("OTP_TOTP_ISSUER", "Deniable")
+
+# --- Sign-in lockout (django-axes; both /accounts/login/ and /admin/login/) ------
+# After LOGIN_FAILURE_LIMIT failed sign-ins (a wrong password or a wrong two-factor
+# code) the same LOGIN_LOCKOUT_PARAMETERS are refused for LOGIN_LOCKOUT_MINUTES,
+# counted from the last failure.  A success resets the count.  Admins unlock with
+# manage.py axes_reset_username USERNAME (or axes_reset_ip, axes_reset).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_LOCKOUT_MINUTES = env_int("LOGIN_LOCKOUT_MINUTES", 15)
+AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_LOCKOUT_MINUTES)
+# Comma-separated; each item locks on its own, "a+b" on the two together.  The
+# default locks one account at one client address: its owner elsewhere and other
+# accounts are unaffected.  "username" alone stops guessing from many addresses but
+# lets anyone lock a researcher out.
+AXES_LOCKOUT_PARAMETERS = [
+    item.split("+") if "+" in item else item
+    for item in env_list("LOGIN_LOCKOUT_PARAMETERS", "username+ip_address")
+]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "surveys.accounts.lockout.lockout_response"
+AXES_USERNAME_CALLABLE = "surveys.accounts.lockout.lockout_username"
+# The client address as the rate limits see it (RATE_LIMIT_TRUSTED_PROXIES).
+AXES_CLIENT_IP_CALLABLE = "surveys.collection.ratelimit.client_address"
+# Failed attempts are kept (they expire with the lockout); successful sign-ins are
+# not logged with their address and browser.
+AXES_DISABLE_ACCESS_LOG = True
+if AXES_FAILURE_LIMIT < 1 or LOGIN_LOCKOUT_MINUTES < 1:
+    raise ImproperlyConfigured(
+        "LOGIN_FAILURE_LIMIT and LOGIN_LOCKOUT_MINUTES must be 1 or more."
+    )
+_LOCKOUT_NAMES = {"username", "ip_address", "user_agent"}
+if not AXES_LOCKOUT_PARAMETERS or any(
+    not set(item if isinstance(item, list) else [item]) <= _LOCKOUT_NAMES
+    for item in AXES_LOCKOUT_PARAMETERS
+):
+    raise ImproperlyConfigured(
+        f"LOGIN_LOCKOUT_PARAMETERS={env_str('LOGIN_LOCKOUT_PARAMETERS')!r} is not "
+        f"understood; use names from {sorted(_LOCKOUT_NAMES)}, joined by + to lock "
+        "on them together and by commas to lock on each, e.g. username+ip_address."
+    )
 
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"

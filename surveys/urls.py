@@ -7,9 +7,12 @@ urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("ping", views.ping, name="ping"),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/", include("surveys.accounts.urls")),
     path("surveys/", include("surveys.authoring.urls")),
     path("s/", include("surveys.collection.urls")),
     path("results/", include("surveys.analysis.urls")),
     path("admin/", admin.site.urls),
 ]
+
+# JSON for unknown paths under the research API, Django's page elsewhere.
+handler404 = "surveys.views.page_not_found"

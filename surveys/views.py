@@ -3,6 +3,8 @@ and a trivial baseline view for benchmarks."""
 
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import reverse
+from django.views import defaults
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.generic import TemplateView
@@ -46,3 +48,14 @@ def ping(request: HttpRequest) -> HttpResponse:
     the time a real page takes can be given as a ratio to it.
     """
     return HttpResponse(b"ok", content_type="text/plain; charset=utf-8")
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """404: JSON under the research API (its clients read JSON), else the page."""
+    document = reverse("analysis:api_openapi")
+    if request.path.startswith(document.rsplit("/", 1)[0] + "/"):
+        return JsonResponse(
+            {"error": f"No such API path; the API is described at {document}."},
+            status=404,
+        )
+    return defaults.page_not_found(request, exception)

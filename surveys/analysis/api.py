@@ -15,9 +15,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from surveys.analysis import exports
-from surveys.analysis.openapi import openapi_document
+from surveys.analysis.openapi import REPORT_ID_MAX, openapi_document
 from surveys.analysis.selectors import survey_results
-from surveys.api_tokens.services import api_token_authenticate
+from surveys.api_tokens.services import ApiTokenRefused, api_token_authenticate
 from surveys.authoring.models import Survey
 from surveys.authoring.selectors import surveys_for_owner
 
@@ -32,23 +32,32 @@ def _error(status: int, message: str) -> JsonResponse:
     return response
 
 
-def token_required(view):
-    """Authenticate by bearer token (never by session cookie) or answer 401."""
+def token_required(view=None, *, query: tuple[str, ...] = ()):
+    """Authenticate by bearer token (never by session cookie) or answer 401.
+
+    Query parameters other than ``query`` get a 400 naming them (a typo such
+    as ``limt`` is not silently ignored).
+    """
+    if view is None:
+        return lambda view: token_required(view, query=query)
 
     @wraps(view)
     def wrapper(request, *args, **kwargs):
         header = request.headers.get("Authorization", "")
         scheme, _, secret = header.partition(" ")
-        user = None
-        if scheme.lower() == "bearer":
-            user = api_token_authenticate(secret.strip())
-        if user is None:
-            return _error(
-                401,
-                "A valid API token is required: send 'Authorization: Bearer "
-                "<token>'. Create a token on the API tokens page.",
+        try:
+            request.api_user = api_token_authenticate(
+                secret.strip() if scheme.lower() == "bearer" else ""
             )
-        request.api_user = user
+        except ApiTokenRefused as refused:
+            return _error(401, str(refused))
+        unknown = sorted(set(request.GET) - set(query))
+        if unknown:
+            reads = ", ".join(query) if query else "none"
+            return _error(
+                400,
+                f"Unknown query parameters {unknown}; this endpoint reads: {reads}.",
+            )
         try:
             response = view(request, *args, **kwargs)
         except Http404:
@@ -101,7 +110,7 @@ def survey_estimates(request, pk: int):
 
 def _int_param(request, name: str, default: int, low: int, high: int) -> int | None:
     raw = request.GET.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return default
     try:
         value = int(raw)
@@ -112,10 +121,10 @@ def _int_param(request, name: str, default: int, low: int, high: int) -> int | N
 
 @require_GET
 @never_cache
-@token_required
+@token_required(query=("after", "limit"))
 def survey_reports(request, pk: int):
     survey = _owned(request, pk)
-    after = _int_param(request, "after", 0, 0, 2**63 - 1)
+    after = _int_param(request, "after", 0, 0, REPORT_ID_MAX)
     limit = _int_param(request, "limit", PAGE_DEFAULT, 1, PAGE_MAX)
     if after is None or limit is None:
         return _error(

@@ -7,6 +7,7 @@ from typing import Any
 from django.urls import reverse
 
 ERROR = {"$ref": "#/components/schemas/Error"}
+REPORT_ID_MAX = 2**63 - 1  # a report id is a 64-bit signed integer
 
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
@@ -17,13 +18,14 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
 
 
 UNAUTHORIZED = _json(ERROR, "No valid API token was sent.")
+BAD_QUERY = _json(ERROR, "A query parameter this operation does not read.")
 NOT_FOUND = _json(ERROR, "No survey with this id among the token owner's surveys.")
 SURVEY_ID = {
     "name": "pk",
     "in": "path",
     "required": True,
     "description": "The survey's id.",
-    "schema": {"type": "integer"},
+    "schema": {"type": "integer", "minimum": 1},
 }
 
 SCHEMAS: dict[str, Any] = {
@@ -229,6 +231,7 @@ def openapi_document(request) -> dict[str, Any]:
                             },
                             "Your surveys, newest first.",
                         ),
+                        "400": BAD_QUERY,
                         "401": UNAUTHORIZED,
                     },
                 }
@@ -244,6 +247,7 @@ def openapi_document(request) -> dict[str, Any]:
                             {"$ref": "#/components/schemas/SurveyEstimates"},
                             "Estimates from the latest tallies.",
                         ),
+                        "400": BAD_QUERY,
                         "401": UNAUTHORIZED,
                         "404": NOT_FOUND,
                     },
@@ -260,7 +264,13 @@ def openapi_document(request) -> dict[str, Any]:
                             "name": "after",
                             "in": "query",
                             "description": "Return reports with a larger id.",
-                            "schema": {"type": "integer", "minimum": 0, "default": 0},
+                            "schema": {
+                                "type": "integer",
+                                "format": "int64",
+                                "minimum": 0,
+                                "maximum": REPORT_ID_MAX,
+                                "default": 0,
+                            },
                         },
                         {
                             "name": "limit",
@@ -279,7 +289,11 @@ def openapi_document(request) -> dict[str, Any]:
                             {"$ref": "#/components/schemas/ReportPage"},
                             "A page of reports in id order.",
                         ),
-                        "400": _json(ERROR, "'after' or 'limit' is invalid."),
+                        "400": _json(
+                            ERROR,
+                            "'after' or 'limit' is invalid, or another query "
+                            "parameter was sent.",
+                        ),
                         "401": UNAUTHORIZED,
                         "404": NOT_FOUND,
                     },

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from surveys.analysis import api, views
+from surveys.api_tokens import views as token_views
 
 app_name = "analysis"
 
@@ -33,10 +34,10 @@ page_patterns = [
         name="export_reports_json",
     ),
     path("<int:pk>/export/design.json", views.export_design, name="export_design"),
-    path("tokens/", views.api_tokens, name="api_tokens"),
+    path("tokens/", token_views.api_tokens, name="api_tokens"),
     path(
         "tokens/<int:token_pk>/revoke/",
-        views.api_token_revoke,
+        token_views.api_token_revoke,
         name="api_token_revoke",
     ),
 ]

@@ -1,4 +1,4 @@
-"""Researchers' pages: dashboard, cross-tabs, privacy, exports, API tokens.
+"""Researchers' pages: dashboard, cross-tabs, privacy and exports.
 
 Every survey page goes through ``survey_get_for_owner`` (404 for anyone
 else's survey) behind ``login_required``; views only read and format.
@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import json
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
-from django.shortcuts import redirect, render
+from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET
 
+from surveys.accounts.sessions import passive
 from surveys.analysis import charts, crosstabs, dashboard, exports
 from surveys.analysis.privacy import survey_privacy_view
 from surveys.analysis.selectors import survey_results
-from surveys.api_tokens import services as tokens
 from surveys.authoring.selectors import survey_get_for_owner
 
 POLL_SECONDS = 15
@@ -50,6 +48,7 @@ def survey_dashboard(request, pk: int):
     return render(request, "analysis/dashboard.html", context)
 
 
+@passive  # the page's automatic refresh: not a sign of anyone at the keyboard
 @login_required
 @require_GET
 @never_cache
@@ -266,38 +265,3 @@ def export_design(request, pk: int):
         content_type="application/json",
     )
     return _attachment(response, _filename(survey, "design.json"))
-
-
-# --- API tokens -----------------------------------------------------------------------
-@login_required
-@require_http_methods(["GET", "POST"])
-@never_cache
-def api_tokens(request):
-    created = None
-    error = ""
-    if request.method == "POST":
-        try:
-            created = tokens.api_token_create(
-                user=request.user, name=request.POST.get("name", "")
-            )
-        except ValidationError as exc:
-            error = " ".join(exc.messages)
-    return render(
-        request,
-        "analysis/tokens.html",
-        {
-            "tokens": tokens.api_tokens_for(user=request.user),
-            "created": created,
-            "error": error,
-        },
-        status=400 if error else 200,
-    )
-
-
-@login_required
-@require_POST
-def api_token_revoke(request, token_pk: int):
-    if not tokens.api_token_revoke(user=request.user, pk=token_pk):
-        raise Http404("No such active token.")
-    messages.success(request, "The token was revoked; it no longer works.")
-    return redirect("analysis:api_tokens")

@@ -10,6 +10,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
         "user",
         "prefix",
         "created_at",
+        "expires_at",
         "last_used_at",
         "revoked_at",
     )

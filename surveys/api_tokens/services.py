@@ -7,6 +7,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
@@ -17,6 +18,9 @@ TOKEN_BYTES = 32
 NAME_MAX = 100
 # last_used_at is a hint for the owner; writing it on every request is waste.
 LAST_USED_RESOLUTION = timedelta(minutes=1)
+HOW_TO_GET_ONE = (
+    "Send 'Authorization: Bearer <token>'; create a token on the API tokens page."
+)
 
 
 @dataclass(frozen=True)
@@ -25,17 +29,27 @@ class CreatedToken:
     secret: str  # shown once, never stored
 
 
+class ApiTokenRefused(Exception):
+    """A request's token does not admit it; the message says why."""
+
+
 def token_hash(secret: str) -> str:
     """What the database keeps instead of the token: its SHA-256, hex."""
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
-def api_token_create(*, user, name: str) -> CreatedToken:
-    """A new token for ``user``; the returned secret is never stored."""
+def api_token_create(*, user, name: str, days: int | None = None) -> CreatedToken:
+    """A new token for ``user``, valid for ``days``; the secret is never stored."""
     name = name.strip()
     if not name or len(name) > NAME_MAX:
         raise ValidationError(
             f"The token name is {name!r}; allowed: 1 to {NAME_MAX} characters."
+        )
+    days = settings.API_TOKEN_DEFAULT_DAYS if days is None else days
+    most = settings.API_TOKEN_MAX_DAYS
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= most:
+        raise ValidationError(
+            f"A token valid for {days!r} days cannot be made; allowed: 1 to {most}."
         )
     secret = TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
     token = ApiToken.objects.create(
@@ -43,6 +57,7 @@ def api_token_create(*, user, name: str) -> CreatedToken:
         name=name,
         token_hash=token_hash(secret),
         prefix=secret[: len(TOKEN_PREFIX) + 4],
+        expires_at=timezone.now() + timedelta(days=days),
     )
     return CreatedToken(token, secret)
 
@@ -57,17 +72,27 @@ def api_token_revoke(*, user, pk: int) -> bool:
 
 
 def api_token_authenticate(secret: str):
-    """The active user a token belongs to, or None."""
-    if not secret or not secret.startswith(TOKEN_PREFIX):
-        return None
-    token = (
-        ApiToken.objects.select_related("user")
-        .filter(token_hash=token_hash(secret), revoked_at__isnull=True)
-        .first()
-    )
+    """The active user a token belongs to, or ApiTokenRefused saying why."""
+    token = None
+    if secret and secret.startswith(TOKEN_PREFIX):
+        token = (
+            ApiToken.objects.select_related("user")
+            .filter(token_hash=token_hash(secret))
+            .first()
+        )
     if token is None or not token.user.is_active:
-        return None
+        raise ApiTokenRefused(f"A valid API token is required. {HOW_TO_GET_ONE}")
     now = timezone.now()
+    if token.revoked_at is not None:
+        raise ApiTokenRefused(
+            f"This API token was revoked on {token.revoked_at:%Y-%m-%d}. "
+            f"{HOW_TO_GET_ONE}"
+        )
+    if token.expires_at <= now:
+        raise ApiTokenRefused(
+            f"This API token expired on {token.expires_at:%Y-%m-%d %H:%M} UTC. "
+            f"{HOW_TO_GET_ONE}"
+        )
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     return token.user
@@ -75,3 +100,12 @@ def api_token_authenticate(secret: str):
 
 def api_tokens_for(*, user):
     return ApiToken.objects.filter(user=user)
+
+
+def api_token_active_for(*, user, pk: int) -> ApiToken | None:
+    """One of ``user``'s tokens that still works, or None."""
+    return (
+        ApiToken.objects.filter(user=user, pk=pk, revoked_at__isnull=True)
+        .filter(expires_at__gt=timezone.now())
+        .first()
+    )

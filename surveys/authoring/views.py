@@ -277,10 +277,13 @@ def question_preview(request: HttpRequest, pk: int) -> JsonResponse:
     preview = previews.preview(
         form.config, n=survey.planned_respondents, mechanism=form.compiled
     )
-    exclude = request.GET.get("question")
+    exclude = request.GET.get("question", "")
+    # isdecimal, not isdigit ("²" is a digit int() refuses); ids fit in 18 digits.
     others = selectors.survey_epsilon_exact(
         survey=survey,
-        exclude_question_id=int(exclude) if exclude and exclude.isdigit() else None,
+        exclude_question_id=(
+            int(exclude) if exclude.isdecimal() and len(exclude) <= 18 else None
+        ),
     )
     this = preview.epsilon_exact if preview.is_private else Decimal(0)
     total, display, exact = previews.total_epsilon([others, this])

@@ -31,6 +31,8 @@ from surveys.collection.questions import (
 from surveys.collection.services import ResponseIn, SentReport
 
 MAX_REPORT_CHARS = 65_536
+# A numeric question's low, high and step have at most this many decimal places.
+GRID_PLACES = Question._meta.get_field("numeric_step").decimal_places
 
 NO_REPORT = (
     "No randomized report arrived for “{question}”. This page's script "
@@ -226,6 +228,60 @@ class ReportField(forms.CharField):
             ) from None
 
 
+class NumberInRangeField(forms.DecimalField):
+    """A plain numeric answer: a number from the question's low to high, on its step.
+
+    Checked with exact decimal arithmetic, the range first.  (Django's own step
+    validator computes with floats: 1e309 made it fail with a server error.)
+    """
+
+    def __init__(self, question: Question, **kwargs: Any) -> None:
+        bounds = grid(question)
+        if bounds is None:
+            raise ValueError(f"question {question.pk} has no numeric range")
+        self.low, self.high, self.step = bounds
+        low, high, step = (plain_decimal(v) for v in bounds)
+        allowed = f"a number from {low} to {high}, in steps of {step}"
+        messages = {"invalid": f"The answer to “{question.text}” must be {allowed}."}
+        super().__init__(
+            error_messages={**messages, **kwargs.pop("error_messages", {})}, **kwargs
+        )
+        self.error_messages["out_of_range"] = messages["invalid"]
+
+    def widget_attrs(self, widget: forms.Widget) -> dict[str, Any]:
+        attrs = super().widget_attrs(widget)
+        attrs.update(
+            min=plain_decimal(self.low),
+            max=plain_decimal(self.high),
+            step=plain_decimal(self.step),
+        )
+        return attrs
+
+    def validate(self, value: Decimal | None) -> None:
+        super().validate(value)  # required, finite
+        if value in self.empty_values:
+            return
+        # Bounded by the range and the places the grid can have, the step check
+        # below is exact (well within the 28 digits of decimal arithmetic).
+        if (
+            not self.low <= value <= self.high
+            or _decimal_places(value) > GRID_PLACES
+            or (value - self.low) % self.step
+        ):
+            raise forms.ValidationError(
+                self.error_messages["out_of_range"], code="out_of_range"
+            )
+
+
+def _decimal_places(value: Decimal) -> int:
+    """Digits after the point, trailing zeros aside (no rounding, any exponent)."""
+    _, digits, exponent = value.as_tuple()
+    if not any(digits):
+        return 0
+    trailing = len(digits) - len("".join(map(str, digits)).rstrip("0"))
+    return max(0, -(int(exponent) + trailing))
+
+
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not allowed in a report")
 
@@ -332,12 +388,8 @@ class ResponseForm(forms.Form):
                 error_messages=required,
             )
         elif question.kind == Question.Kind.NUMERIC:
-            field = forms.DecimalField(
-                label=question.text,
-                min_value=question.numeric_low,
-                max_value=question.numeric_high,
-                step_size=question.numeric_step or None,
-                error_messages=required,
+            field = NumberInRangeField(
+                question, label=question.text, error_messages=required
             )
         else:
             raise ValueError(f"question kind {question.kind!r} is not supported")

@@ -38,10 +38,6 @@ PUBLIC = {
     "ping",
     "login",
     "logout",
-    "password_reset",
-    "password_reset_done",
-    "password_reset_confirm",
-    "password_reset_complete",
     "collection:verify",
     "collection:randomizer",
     "collection:receipt",
@@ -57,6 +53,9 @@ SIGNED_IN = {
     "authoring:survey_list",
     "authoring:survey_create",
     "analysis:api_tokens",
+    "two_factor",
+    "two_factor_setup",
+    "two_factor_disable",
 }
 API = {"analysis:api_surveys", "analysis:api_survey", "analysis:api_reports"}
 # Owner-scoped: every URL that names a survey (pk / survey_id) or a token.

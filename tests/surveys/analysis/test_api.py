@@ -131,9 +131,11 @@ def test_management_command_prints_a_working_token(client, ada, answered):
 
 def test_token_page_creates_and_revokes(client, ada):
     client.force_login(ada)
-    response = client.post(reverse("analysis:api_tokens"), {"name": "notebook"})
+    response = client.post(
+        reverse("analysis:api_tokens"), {"name": "notebook", "days": "90"}, follow=True
+    )
     assert response.status_code == 200
-    secret = response.context["created"].secret
+    secret = response.context["created"]["secret"]
     assert secret in response.content.decode()
     token = ApiToken.objects.get(user=ada)
     client.post(reverse("analysis:api_token_revoke", args=[token.pk]))
