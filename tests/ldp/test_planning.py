@@ -1,4 +1,4 @@
-"""Planning: the primer's worked sample sizes, margins and power."""
+"""Planning: the worked sample sizes, margins and power of docs/maths.md, section 7."""
 
 from __future__ import annotations
 
@@ -44,12 +44,14 @@ def test_plus_minus_5_points_for_yes_no_with_warner(epsilon, expected):
 
 
 @pytest.mark.parametrize(
-    ("epsilon", "primer"), [(2.0, 662), (math.log(3), 1537), (1.0, 1799), (0.5, 6404)]
+    ("epsilon", "worked_n"), [(2.0, 662), (math.log(3), 1537), (1.0, 1799), (0.5, 6404)]
 )
-def test_primer_figures_give_a_margin_of_5_points_to_within_rounding(epsilon, primer):
-    # The primer rounds 662.29 and 6404.02 to the nearest integer; at those n
+def test_worked_sample_sizes_give_a_margin_of_5_points_to_within_rounding(
+    epsilon, worked_n
+):
+    # docs/maths.md rounds 662.29 and 6404.02 to the nearest integer; at those n
     # the margin exceeds 0.05 by about 1e-5, which is why we round up.
-    assert margin_of_error(warner(epsilon), primer) == pytest.approx(0.05, abs=2e-5)
+    assert margin_of_error(warner(epsilon), worked_n) == pytest.approx(0.05, abs=2e-5)
 
 
 def test_plus_minus_5_points_with_the_coin_design_needs_1537():
@@ -93,7 +95,7 @@ def test_sample_size_for_power_reaches_the_requested_power():
     assert power(mechanism, n - 1, 0.2, 0.3) < 0.8
 
 
-def test_sample_size_for_power_matches_the_primer_formula():
+def test_sample_size_for_power_matches_the_closed_form_formula():
     # λ_j = a + t π_j with a = 1/4, t = 1/2.
     lam0, lam1 = 0.25 + 0.5 * 0.2, 0.25 + 0.5 * 0.3
     z_a, z_b = 1.6448536269514722, 0.8416212335729143

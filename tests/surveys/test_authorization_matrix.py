@@ -10,9 +10,10 @@ Policies:
 - api: Bearer-token API; no token → 401, another researcher's token → 404;
 - admin: Django's admin, staff only.
 
-The columns (test plan §5): the owner, another researcher, anonymous, and a
-respondent of another survey (a browser that has just answered survey B through
-its invitation, with B's session and cookies, trying survey A's URLs).
+The columns (docs/testing.md, section 5): the owner, another researcher,
+anonymous, and a respondent of another survey (a browser that has just
+answered survey B through its invitation, with B's session and cookies,
+trying survey A's URLs).
 """
 
 from __future__ import annotations

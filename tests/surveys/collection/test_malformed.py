@@ -1,6 +1,7 @@
-"""Malformed and out-of-domain submissions: a clear 4xx, nothing stored (test plan
-§4: 10,000 malformed or out-of-domain reports → 100% rejected, 0 stored, 0 server
-errors).
+"""Malformed and out-of-domain submissions: a clear 4xx, nothing stored.
+
+docs/testing.md, section 4: 10,000 malformed or out-of-domain reports → 100%
+rejected, 0 stored, 0 server errors.
 
 Three layers run the real validation, with these minimum counts of rejected
 examples (TARGETS, ≥ 10,000 in all):

@@ -1,4 +1,4 @@
-"""Canary (test plan §5): distinctive true answers are found nowhere.
+"""Canary (docs/testing.md, section 5): distinctive true answers are found nowhere.
 
 The canary build
 ----------------
