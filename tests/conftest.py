@@ -12,6 +12,7 @@ data.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
@@ -214,6 +215,7 @@ def django_db_modify_db_settings(test_postgres_url: str) -> None:
     """
     import dj_database_url
     from django.conf import settings
+    from django.db import connections
 
     parsed = dj_database_url.parse(test_postgres_url)
     default = settings.DATABASES["default"]
@@ -221,6 +223,12 @@ def django_db_modify_db_settings(test_postgres_url: str) -> None:
         default[key] = parsed.get(key, "")
     default["OPTIONS"] = parsed.get("OPTIONS", {})
     default.setdefault("TEST", {})["NAME"] = unique_test_database_name(parsed["NAME"])
+    # A wrapper made before now (an import that asked for a feature) still
+    # has the backend of the settings' DATABASE_URL: forget it.
+    with contextlib.suppress(AttributeError):
+        connections["default"].close()
+        del connections["default"]
+    assert connections["default"].vendor == "postgresql", connections["default"]
 
 
 @pytest.fixture

@@ -10,6 +10,16 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
+def _fast_password_hashing(settings) -> None:
+    """MD5 password hashing: these tests make many users and never test hashing.
+
+    The production hasher costs about a second per user on two cores
+    (tests/surveys/accounts keeps it).
+    """
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _rate_limits_off(settings) -> None:
     """RATE_LIMITS_ENABLED=False for this test (restored afterwards)."""
     settings.RATE_LIMITS_ENABLED = False
