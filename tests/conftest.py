@@ -41,6 +41,20 @@ BROWSER = SYSTEM / "browser"
 
 
 TIERS_OUTSIDE_THE_FAST_LANE = ("servers", "browser", "statistical")
+# A deployment's services: with these set, in-process tests would send tasks to
+# that broker and keep (and clear) their cache in that Redis.
+DEPLOYMENT_SERVICES = ("CACHE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse to run with a deployment's Redis configured (nothing is touched)."""
+    configured = [name for name in DEPLOYMENT_SERVICES if os.environ.get(name)]
+    if configured:
+        raise pytest.UsageError(
+            f"{', '.join(configured)} configure a deployment's Redis; the tests "
+            "start their own (set TEST_REDIS_URL to give them one). Unset "
+            f"{' '.join(configured)} to run the tests (docs/testing.md, section 7)."
+        )
 
 
 @pytest.hookimpl(tryfirst=True)
