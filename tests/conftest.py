@@ -34,12 +34,8 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 VENV_BIN = Path(PYTHON).parent
-
-
 SYSTEM = ROOT / "tests" / "system"
 BROWSER = SYSTEM / "browser"
-
-
 TIERS_OUTSIDE_THE_FAST_LANE = ("servers", "browser", "statistical")
 # A deployment's services: with these set, in-process tests would send tasks to
 # that broker and keep (and clear) their cache in that Redis.
@@ -51,9 +47,9 @@ def pytest_configure(config: pytest.Config) -> None:
     configured = [name for name in DEPLOYMENT_SERVICES if os.environ.get(name)]
     if configured:
         raise pytest.UsageError(
-            f"{', '.join(configured)} configure a deployment's Redis; the tests "
-            "start their own (set TEST_REDIS_URL to give them one). Unset "
-            f"{' '.join(configured)} to run the tests (docs/testing.md, section 7)."
+            f"set, and meant for a deployment's Redis: {' '.join(configured)}. "
+            "The tests start a Redis of their own (TEST_REDIS_URL gives them "
+            "one instead); unset these to run them (docs/testing.md, section 7)."
         )
 
 
