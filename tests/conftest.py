@@ -1,8 +1,20 @@
-"""Shared fixtures: real subprocesses of the project's own commands, on loopback."""
+"""Shared fixtures: the session's own services, and subprocesses on loopback.
+
+Services (docs/testing.md, section 7): the session runs on a PostgreSQL
+cluster and a Redis server of its own, started on free loopback ports when a
+test first needs them and removed at the end, unless ``TEST_DATABASE_URL`` /
+``TEST_REDIS_URL`` name servers to use instead.  On a given PostgreSQL the
+test database's name is unique to the run (and to the xdist worker), so two
+runs never replace each other's; a given Redis is never flushed.  Plain
+``pytest`` therefore never touches the machine's shared PostgreSQL or Redis
+data.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -12,12 +24,50 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.own_servers import OwnRedis
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 VENV_BIN = Path(PYTHON).parent
+SYSTEM = ROOT / "tests" / "system"
+BROWSER = SYSTEM / "browser"
+TIERS_OUTSIDE_THE_FAST_LANE = ("servers", "browser", "statistical")
+# A deployment's services: with these set, in-process tests would send tasks to
+# that broker and keep (and clear) their cache in that Redis.
+DEPLOYMENT_SERVICES = ("CACHE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse to run with a deployment's Redis configured (nothing is touched)."""
+    configured = [name for name in DEPLOYMENT_SERVICES if os.environ.get(name)]
+    if configured:
+        raise pytest.UsageError(
+            f"set, and meant for a deployment's Redis: {' '.join(configured)}. "
+            "The tests start a Redis of their own (TEST_REDIS_URL gives them "
+            "one instead); unset these to run them (docs/testing.md, section 7)."
+        )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tiers before ``-m`` selects (docs/testing.md, section 7).
+
+    Every test under tests/system is ``servers``, and under tests/system/browser
+    also ``browser``; every ``servers``, ``browser`` or ``statistical`` test is
+    also ``slow``, so ``-m "not slow"`` is the fast lane.
+    """
+    for item in items:
+        if SYSTEM in item.path.parents:
+            item.add_marker(pytest.mark.servers)
+        if BROWSER in item.path.parents:
+            item.add_marker(pytest.mark.browser)
+        if any(item.get_closest_marker(tier) for tier in TIERS_OUTSIDE_THE_FAST_LANE):
+            item.add_marker(pytest.mark.slow)
 
 
 def free_port() -> int:
@@ -131,6 +181,73 @@ def start_process(tmp_path: Path) -> Iterator:
         proc.stop()
 
 
+@pytest.fixture(scope="session")
+def start_session_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    """Start services for the whole session; each is stopped when the session ends."""
+    started: list[Started] = []
+    logs = tmp_path_factory.mktemp("services")
+
+    def start(args: list[str], env: dict[str, str], name: str = "process") -> Started:
+        proc = Started(args, env, logs / f"{name}-{len(started)}.log")
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in reversed(started):
+        proc.stop()
+
+
+@pytest.fixture(scope="session")
+def test_postgres_url() -> Iterator[str]:
+    """``TEST_DATABASE_URL`` if given, else a throwaway cluster of this session's own.
+
+    The cluster (initdb, trust auth, fsync off, loopback only) is removed when
+    the session ends.
+    """
+    given = os.environ.get("TEST_DATABASE_URL")
+    if given:
+        yield given
+        return
+    from tests.own_servers import OwnPostgres
+
+    # Room for the concurrency tests (50 threads) next to gunicorn and workers.
+    cluster = OwnPostgres.on_a_free_port(max_connections=200)
+    try:
+        yield cluster.url("deniable")
+    finally:
+        cluster.destroy()
+
+
+def unique_test_database_name(base: str) -> str:
+    """``test_<base>_<pid>_<random>``: no other run (or xdist worker) has it."""
+    return f"test_{base}_{os.getpid()}_{secrets.token_hex(3)}"[:63]
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(test_postgres_url: str) -> None:
+    """Point Django at the session's PostgreSQL, under a test database of the run's own.
+
+    Overrides pytest-django's fixture of this name, which runs before the test
+    database is created; ``DATABASE_URL`` (a real deployment's) is never used.
+    """
+    import dj_database_url
+    from django.conf import settings
+    from django.db import connections
+
+    parsed = dj_database_url.parse(test_postgres_url)
+    default = settings.DATABASES["default"]
+    for key in ("ENGINE", "NAME", "USER", "PASSWORD", "HOST", "PORT"):
+        default[key] = parsed.get(key, "")
+    default["OPTIONS"] = parsed.get("OPTIONS", {})
+    default.setdefault("TEST", {})["NAME"] = unique_test_database_name(parsed["NAME"])
+    # A wrapper made before now (an import that asked for a feature) still
+    # has the backend of the settings' DATABASE_URL: forget it.
+    with contextlib.suppress(AttributeError):
+        connections["default"].close()
+        del connections["default"]
+    assert connections["default"].vendor == "postgresql", connections["default"]
+
+
 @pytest.fixture
 def test_database_url(django_db_blocker) -> str:
     """A DATABASE_URL for the database this test session uses (for subprocesses)."""
@@ -148,10 +265,28 @@ def test_database_url(django_db_blocker) -> str:
     return f"postgres://{user}{password}@{host}:{port}/{params['NAME']}"
 
 
+@pytest.fixture(scope="session")
+def redis_url(start_session_process) -> str:
+    """``TEST_REDIS_URL`` if given, else a Redis server of this session's own.
+
+    Shared by every test of the session and never flushed: tests keep to keys
+    of their own (a unique cache ``KEY_PREFIX`` or Celery ``global_keyprefix``).
+    A test that needs a Redis nobody else writes to uses ``own_redis``.
+    """
+    given = os.environ.get("TEST_REDIS_URL")
+    if given:
+        return given
+    from tests.own_servers import OwnRedis
+
+    return OwnRedis.on_a_free_port(start_session_process).url()
+
+
 @pytest.fixture
-def redis_url() -> str:
-    """The real Redis the tests use (a database number of its own)."""
-    return os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+def own_redis(start_process) -> OwnRedis:
+    """A Redis server of this test's own on a free port, empty, stopped at the end."""
+    from tests.own_servers import OwnRedis
+
+    return OwnRedis.on_a_free_port(start_process)
 
 
 @pytest.fixture

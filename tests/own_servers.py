@@ -1,10 +1,11 @@
-"""Private Redis and PostgreSQL servers that one test starts, stops and restarts.
+"""Private Redis and PostgreSQL servers that the suite or one test starts and stops.
 
-Fault tests must be able to take a service away without touching the shared
-Redis and PostgreSQL the rest of the suite uses.  These helpers run a server of
-the test's own on a free loopback port, with no persistence worth keeping, and
-stop it by the PID (or data directory) the test started.  The fixtures that use
-them remove everything when the test ends, on failure too.
+The test session runs on a PostgreSQL cluster and a Redis server of its own
+(``tests/conftest.py``), and fault tests take a service of their own away, so
+no test touches a Redis or PostgreSQL that someone else uses.  These helpers
+run a server on a free loopback port, with no persistence worth keeping, and
+stop it by the PID (or data directory) that was started.  The fixtures that
+use them remove everything when the test or session ends, on failure too.
 
 ``fetch_form`` and ``post_form`` are a respondent's browser against a server
 started on such services: the respond page (CSRF cookie and token, compiled
@@ -30,7 +31,7 @@ import redis
 from psycopg import sql
 
 from benchmarks.load import Mechanisms, RespondPage, Response, form_body, request
-from tests.conftest import Started
+from tests.conftest import Started, free_port
 
 
 class OwnRedis:
@@ -50,6 +51,21 @@ class OwnRedis:
     def url(self, db: int = 0) -> str:
         """The ``redis://`` URL of database ``db`` on this server."""
         return f"redis://127.0.0.1:{self.port}/{db}"
+
+    @classmethod
+    def on_a_free_port(
+        cls, start_process: Callable[..., Started], attempts: int = 3
+    ) -> OwnRedis:
+        """A started server; another free port is tried if one is taken meanwhile."""
+        for attempt in range(attempts):
+            server = cls(start_process, free_port())
+            try:
+                server.start()
+                return server
+            except AssertionError:
+                if attempt == attempts - 1:
+                    raise
+        raise AssertionError("unreachable")
 
     def start(self, timeout: float = 15) -> None:
         """Start the server and wait until it answers PING."""
@@ -168,11 +184,31 @@ class OwnPostgres:
         """True while the postmaster of this cluster runs."""
         return self.postmaster_pid() is not None
 
-    def start(self) -> None:
+    @classmethod
+    def on_a_free_port(
+        cls, max_connections: int = 40, attempts: int = 3
+    ) -> OwnPostgres:
+        """A started cluster; another free port is tried if one is taken meanwhile.
+
+        The caller must ``destroy`` it.
+        """
+        cluster = cls(free_port())
+        for attempt in range(attempts):
+            try:
+                cluster.start(max_connections)
+                return cluster
+            except AssertionError:
+                if attempt == attempts - 1:
+                    cluster.destroy()
+                    raise
+                cluster.port = free_port()
+        raise AssertionError("unreachable")
+
+    def start(self, max_connections: int = 40) -> None:
         """Start the server and wait until it accepts connections."""
         options = (
             f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} "
-            "-c max_connections=40"
+            f"-c max_connections={max_connections}"
         )
         self._run(
             "pg_ctl",

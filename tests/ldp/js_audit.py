@@ -48,7 +48,8 @@ delivered ε is the mixture's, ln((P + (ℓ − 1)Q)/(ℓQ)), attained by disjoi
 selections of size ℓ on one of their items.
 
 References: Arcolezi & Gambs, "LDP-Auditor", PETS 2024; Clopper & Pearson,
-Biometrika 1934; docs/maths.md, sections 1, 3 and 9; docs/testing.md, section 2.
+Biometrika 1934; docs/maths.md, sections 1, 3 and 9; docs/testing.md,
+section 2.
 """
 
 from __future__ import annotations

@@ -44,14 +44,14 @@ def test_plus_minus_5_points_for_yes_no_with_warner(epsilon, expected):
 
 
 @pytest.mark.parametrize(
-    ("epsilon", "rounded"), [(2.0, 662), (math.log(3), 1537), (1.0, 1799), (0.5, 6404)]
+    ("epsilon", "worked_n"), [(2.0, 662), (math.log(3), 1537), (1.0, 1799), (0.5, 6404)]
 )
-def test_nearest_integer_sample_sizes_give_a_margin_of_5_points_to_within_rounding(
-    epsilon, rounded
+def test_worked_sample_sizes_give_a_margin_of_5_points_to_within_rounding(
+    epsilon, worked_n
 ):
-    # 662.29 and 6404.02 rounded to the nearest integer: at those n the margin
-    # exceeds 0.05 by about 1e-5, which is why sample_size rounds up.
-    assert margin_of_error(warner(epsilon), rounded) == pytest.approx(0.05, abs=2e-5)
+    # docs/maths.md rounds 662.29 and 6404.02 to the nearest integer; at those n
+    # the margin exceeds 0.05 by about 1e-5, which is why we round up.
+    assert margin_of_error(warner(epsilon), worked_n) == pytest.approx(0.05, abs=2e-5)
 
 
 def test_plus_minus_5_points_with_the_coin_design_needs_1537():
@@ -95,7 +95,7 @@ def test_sample_size_for_power_reaches_the_requested_power():
     assert power(mechanism, n - 1, 0.2, 0.3) < 0.8
 
 
-def test_sample_size_for_power_matches_the_closed_form():
+def test_sample_size_for_power_matches_the_closed_form_formula():
     # λ_j = a + t π_j with a = 1/4, t = 1/2.
     lam0, lam1 = 0.25 + 0.5 * 0.2, 0.25 + 0.5 * 0.3
     z_a, z_b = 1.6448536269514722, 0.8416212335729143

@@ -135,6 +135,7 @@ def test_check_fails_when_the_file_drifted(
     assert vectors.main(["--check"]) == 1
 
 
+@pytest.mark.slow  # every 16-bit word of every draw, in Node
 def test_node_test_suite_passes() -> None:
     result = subprocess.run(
         [node(), "--test", str(JS_TESTS)],
@@ -193,6 +194,7 @@ def expected_lines(
     return lines
 
 
+@pytest.mark.slow  # 100,000 reports per mechanism on both sides
 @pytest.mark.parametrize("name", sorted(DIFFERENTIAL_SPECS))
 def test_python_and_js_agree_on_random_words(name: str, tmp_path: Path) -> None:
     mechanism = ldp.build({"version": 1, **DIFFERENTIAL_SPECS[name]})

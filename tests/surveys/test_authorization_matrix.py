@@ -11,9 +11,9 @@ Policies:
 - admin: Django's admin, staff only.
 
 The columns (docs/testing.md, section 5): the owner, another researcher,
-anonymous, and a respondent of another survey (a browser that has just answered
-survey B through its invitation, with B's session and cookies, trying survey A's
-URLs).
+anonymous, and a respondent of another survey (a browser that has just
+answered survey B through its invitation, with B's session and cookies,
+trying survey A's URLs).
 """
 
 from __future__ import annotations

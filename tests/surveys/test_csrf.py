@@ -1,6 +1,7 @@
-"""CSRF (docs/testing.md, section 5): every state-changing endpoint, enumerated
-from the URLconf, rejects a POST without a token from an authorized session, and
-nothing changes.
+"""CSRF (docs/testing.md, section 5): every state-changing endpoint.
+
+Enumerated from the URLconf, each rejects a POST without a token from an
+authorized session, and nothing changes.
 
 Every URL pattern is classified here (a new URL without a class fails the suite):
 

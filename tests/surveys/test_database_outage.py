@@ -1,148 +1,32 @@
-"""A database outage answers a clear 503 with Retry-After; retries store once.
+"""A database outage answers a clear 503 with Retry-After.
 
-The first test runs the compose ``web`` command (gunicorn) against a PostgreSQL
-cluster of its own, stops that cluster (``pg_ctl stop -m fast``) and starts it
-again on the same port.  The others drive the middleware through Django's real
-request handling on the suite's database: the failure comes from the database
-layer itself (``connection.execute_wrapper`` refuses every query, as a server
+These tests drive the middleware through Django's real request handling on
+the suite's database (the restart of a real PostgreSQL under gunicorn is
+``tests/system/servers/test_database_restart.py``): the failure comes from the
+database layer itself (``connection.execute_wrapper`` refuses every query, as a server
 that went away does), never from a stand-in for the middleware.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, NoReturn
 
-import psycopg
 import pytest
 from django.db import OperationalError, connection
 from django.http import HttpRequest, JsonResponse
 from django.test import Client
-from django.urls import path, resolve, reverse
+from django.urls import path, reverse
 
-from benchmarks.load import Mechanisms, request
 from surveys.api_tokens.services import TOKEN_PREFIX
 from surveys.collection import demo
 from surveys.collection.models import Submission
-from tests.conftest import clean_env, free_port, run_manage, wait_for_http
-from tests.own_servers import (
-    OwnPostgres,
-    fetch_form,
-    header,
-    new_answers,
-    post_form,
-)
+from tests.conftest import clean_env, run_manage
 from tests.surveys.collection.conftest import JSON, body
-from tests.surveys.compose import service_command
 
 RETRY_AFTER = 7
 MESSAGE = "cannot reach its database right now, so nothing was stored"
-
-
-@pytest.fixture
-def own_postgres() -> Iterator[OwnPostgres]:
-    """A running PostgreSQL cluster of this test's own, removed afterwards."""
-    cluster = OwnPostgres(free_port())
-    try:
-        cluster.start()
-        yield cluster
-    finally:
-        cluster.destroy()
-
-
-def stored_with_key(database_url: str, key: str) -> int:
-    """Submissions stored under idempotency key ``key`` (read with psycopg)."""
-    with psycopg.connect(database_url) as db:
-        (count,) = db.execute(
-            "SELECT count(*) FROM collection_submission WHERE idempotency_key = %s",
-            [key],
-        ).fetchone()
-    return count
-
-
-def test_postgresql_restart_answers_503_then_a_retried_submission_is_stored_once(
-    own_postgres, start_process
-):
-    database_url = own_postgres.create_database("deniable")
-    port = free_port()
-    env = clean_env(
-        DATABASE_URL=database_url,
-        CACHE_URL="",
-        DEBUG="false",
-        DB_UNAVAILABLE_RETRY_AFTER=str(RETRY_AFTER),
-        GUNICORN_BIND=f"127.0.0.1:{port}",
-        WEB_CONCURRENCY="1",
-    )
-    migrated = run_manage("migrate", "--noinput", env=env)
-    assert migrated.returncode == 0, migrated.stderr
-    seeded = run_manage("seed_demo", "--respondents", "0", env=env)
-    assert seeded.returncode == 0, seeded.stderr
-    consent = re.search(r"Answer it at (\S+)", seeded.stdout).group(1)
-    token = resolve(consent).kwargs["public_token"]
-    respond = reverse("collection:respond", args=[token])
-    web = start_process(service_command("web"), env, name="gunicorn")
-    wait_for_http(f"http://127.0.0.1:{port}/healthz")
-    page = fetch_form(port, respond)
-    mechanisms = Mechanisms()
-    first_key, first_body = new_answers(page, mechanisms, seed=1)
-    assert post_form(port, respond, page, first_body).status == 201
-
-    own_postgres.stop("fast")
-    key, answers = new_answers(page, mechanisms, seed=2)
-    refused = post_form(port, respond, page, answers)
-    form_refused = post_form(port, respond, page, answers, json=False)
-    page_refused = request(port, "GET", respond)
-    health = request(port, "GET", "/healthz")
-
-    assert refused.status == 503
-    assert header(refused, "Retry-After") == str(RETRY_AFTER)
-    problem = json.loads(refused.body)
-    assert problem["code"] == "database_unavailable"
-    assert problem["retry_after"] == RETRY_AFTER
-    assert MESSAGE in problem["error"]
-    assert f"wait {RETRY_AFTER} seconds" in problem["error"]
-    assert refused.seconds < 2, f"the 503 took {refused.seconds:.2f} s"
-    for page_answer in (form_refused, page_refused):
-        assert page_answer.status == 503
-        assert header(page_answer, "Retry-After") == str(RETRY_AFTER)
-        assert header(page_answer, "Content-Type").startswith("text/html")
-        text = page_answer.body.decode()
-        assert "Temporarily unavailable" in text and MESSAGE in text
-    assert health.status == 503
-    assert header(health, "Retry-After") == str(RETRY_AFTER)
-    assert json.loads(health.body) == {
-        "database": "unavailable",
-        "retry_after": RETRY_AFTER,
-    }
-    print(
-        f"\nPostgreSQL down: submission answered 503 in {refused.seconds * 1000:.0f}"
-        f" ms, the page in {page_refused.seconds * 1000:.0f} ms, Retry-After "
-        f"{header(refused, 'Retry-After')}"
-    )
-
-    own_postgres.start()
-    stored = post_form(port, respond, page, answers)  # the page's "Send again"
-    again = post_form(port, respond, page, answers)
-    assert (stored.status, again.status) == (201, 200), stored.body
-    assert json.loads(stored.body)["created"] is True
-    assert json.loads(again.body) == {
-        "receipt_url": json.loads(stored.body)["receipt_url"],
-        "created": False,
-    }
-    assert stored_with_key(database_url, key) == 1
-    assert stored_with_key(database_url, first_key) == 1
-
-    warnings = [
-        line for line in web.output().splitlines() if "surveys.middleware" in line
-    ]
-    assert len(warnings) == 3, warnings  # two POSTs and the page; not /healthz
-    for line in warnings:
-        assert " WARNING surveys.middleware Database unavailable during " in line
-        assert "collection:respond (OperationalError: " in line
-        assert key not in line and token not in line and "report" not in line
 
 
 # --- the middleware inside Django's request handling -------------------------------

@@ -4,17 +4,12 @@
 from __future__ import annotations
 
 import runpy
-import time
-import urllib.error
-import urllib.request
 from datetime import timedelta
 from types import SimpleNamespace
 
-import pytest
 from gunicorn.config import Config
 
-from tests.conftest import ROOT, clean_env, free_port, wait_for_http
-from tests.surveys.compose import service_command
+from tests.conftest import ROOT
 
 TOKEN = "Zq7-secret-invitation-token-4711"
 RECEIPT = "MTIz:1tSecretReceipt:abcdefSignature"
@@ -63,35 +58,3 @@ def test_access_log_through_gunicorns_logger_holds_no_token(tmp_path):
     assert RECEIPT not in line
     assert line.count("/s/i/[redacted]/") == 4
     assert "/s/receipt/[redacted]/" in line
-
-
-@pytest.mark.django_db
-def test_web_command_logs_invitation_requests_without_the_token(
-    start_process, test_database_url
-):
-    port = free_port()
-    env = clean_env(
-        DATABASE_URL=test_database_url,
-        GUNICORN_BIND=f"127.0.0.1:{port}",
-        WEB_CONCURRENCY="1",
-    )
-    web = start_process(service_command("web"), env, name="gunicorn")
-    wait_for_http(f"http://127.0.0.1:{port}/healthz")
-    for path in (f"/s/i/{TOKEN}/", f"/s/i/{TOKEN}/answer/", f"/s/receipt/{RECEIPT}/"):
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{port}{path}",
-            headers={"Referer": f"http://127.0.0.1:{port}/s/i/{TOKEN}/"},
-        )
-        with pytest.raises(urllib.error.HTTPError) as error:
-            urllib.request.urlopen(request, timeout=5)  # noqa: S310
-        error.value.close()
-        assert error.value.code == 404
-    deadline = time.monotonic() + 10
-    access: list[str] = []
-    while time.monotonic() < deadline and len(access) < 3:
-        access = [line for line in web.output().splitlines() if '"GET /s/' in line]
-        time.sleep(0.1)
-    assert len(access) == 3, web.output()
-    assert not any(TOKEN in line or RECEIPT in line for line in access), access
-    assert sum("GET /s/i/[redacted]/" in line for line in access) == 2
-    assert any("GET /s/receipt/[redacted]/" in line for line in access)

@@ -1,4 +1,4 @@
-"""CSP and Subresource Integrity (docs/testing.md, section 5, "web security").
+"""CSP and Subresource Integrity (docs/testing.md, section 5).
 
 Every HTML response reachable in the URLconf carries a Content-Security-Policy
 with no 'unsafe-inline'/'unsafe-eval', ``connect-src 'self'`` and

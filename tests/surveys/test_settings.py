@@ -54,12 +54,12 @@ def test_tasks_run_in_process_when_no_broker_is_configured(settings):
     assert run.stdout.strip().splitlines()[-1] == "True"
 
 
-def test_a_broker_url_sends_tasks_to_workers():
+def test_a_broker_url_sends_tasks_to_workers(redis_url):
     run = run_manage(
         "shell",
         "-c",
         "from django.conf import settings; print(settings.CELERY_TASK_ALWAYS_EAGER)",
-        env=clean_env(CELERY_BROKER_URL="redis://127.0.0.1:6379/15"),
+        env=clean_env(CELERY_BROKER_URL=redis_url),
     )
     assert run.stdout.strip().splitlines()[-1] == "False"
 

@@ -82,6 +82,7 @@ def _spec(name):
     return {"mechanism": name, "k": 6, "epsilon": 1.0}
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize("name", FAMILIES)
 def test_consistent_estimates_have_lower_mse_on_skewed_data_at_small_n(name):
     mechanism = ldp.build(_spec(name))

@@ -124,6 +124,7 @@ def test_ordinal_distribution_is_unbiased_with_covering_intervals():
     assert np.all((covered / SIMULATIONS >= 0.93) & (covered / SIMULATIONS <= 0.97))
 
 
+@pytest.mark.statistical
 def test_consistent_estimates_lower_mse_on_skewed_data_at_small_n():
     mechanism = ldp.build({"mechanism": "ordinal", "k": 5, "epsilon": 1.0})
     f = np.array([0.8, 0.15, 0.05, 0.0, 0.0])

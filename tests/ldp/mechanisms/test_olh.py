@@ -57,6 +57,7 @@ def test_randomize_one_hashes_with_seeds_drawn_first():
     assert mechanism.randomize_one(3, injected_words([a, b, keep])) == [a, b, others[0]]
 
 
+@pytest.mark.slow  # a million reports
 def test_aggregates_a_million_reports_over_1024_answers_in_seconds(rng):
     mechanism = ldp.build({"mechanism": "olh", "k": 1024, "epsilon": 1.0})
     reports = mechanism.randomize(rng.integers(0, 1024, size=10**6), rng)

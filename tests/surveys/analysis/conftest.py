@@ -155,16 +155,26 @@ def _drop_connections() -> None:
 
 
 @contextmanager
-def broker(url: str) -> Iterator[None]:
-    """Send tasks to the broker at ``url`` instead of running them eagerly."""
+def broker(url: str, key_prefix: str = "") -> Iterator[None]:
+    """Send tasks to the broker at ``url`` instead of running them eagerly.
+
+    With ``key_prefix`` every Redis key of the broker (the ``celery`` queue
+    too) starts with it, so a test counts its own tasks on a shared Redis.
+    """
     conf = celery_app.conf
-    saved = conf.broker_url, conf.task_always_eager
+    saved = conf.broker_url, conf.task_always_eager, conf.broker_transport_options
     conf.broker_url, conf.task_always_eager = url, False
+    if key_prefix:
+        conf.broker_transport_options = {
+            **(saved[2] or {}),
+            "global_keyprefix": key_prefix,
+        }
     _drop_connections()
     try:
         yield
     finally:
-        conf.broker_url, conf.task_always_eager = saved
+        conf.broker_url, conf.task_always_eager = saved[0], saved[1]
+        conf.broker_transport_options = saved[2]
         _drop_connections()
 
 

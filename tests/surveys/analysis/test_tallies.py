@@ -27,6 +27,7 @@ def watermark(survey) -> int:
     return selectors.survey_watermark(survey_id=survey.pk)
 
 
+@pytest.mark.slow  # many randomized batches and interleavings
 def test_incremental_equals_recount_after_many_batches_and_interleavings(
     family_survey,
 ):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 
 import pytest
 import redis
@@ -21,6 +22,13 @@ from tests.surveys.analysis.conftest import (
 )
 
 pytestmark = pytest.mark.django_db
+
+
+def delete_keys(client: redis.Redis, pattern: str) -> None:
+    """Delete this test's own keys (never the rest of a Redis others may share)."""
+    keys = list(client.scan_iter(match=pattern))
+    if keys:
+        client.delete(*keys)
 
 
 def test_submission_enqueues_a_refresh_that_advances_tallies_on_commit(
@@ -88,16 +96,19 @@ def test_refresh_task_run_twice_returns_the_same_watermark(family_survey):
 def test_a_burst_of_submissions_enqueues_one_refresh(
     family_survey, django_capture_on_commit_callbacks, redis_url
 ):
+    prefix = f"test-{uuid.uuid4().hex}:"
     client = redis.Redis.from_url(redis_url)
-    client.flushdb()
     cache.clear()
     try:
-        with broker(redis_url), django_capture_on_commit_callbacks(execute=True):
+        with (
+            broker(redis_url, key_prefix=prefix),
+            django_capture_on_commit_callbacks(execute=True),
+        ):
             for seed in range(5):
                 assert submit_one(family_survey, seed=seed).created
-        assert client.llen("celery") == 1
+        assert client.llen(f"{prefix}celery") == 1
     finally:
-        client.flushdb()
+        delete_keys(client, f"{prefix}*")
         client.close()
         cache.clear()
 
@@ -106,20 +117,20 @@ def test_debounce_marker_lives_in_the_shared_redis_cache_every_process_sees(
     family_survey, django_capture_on_commit_callbacks, redis_url, settings
 ):
     """With CACHE_URL on Redis, a second web process finds the marker and skips."""
+    prefix = f"test-{uuid.uuid4().hex}"
     settings.CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": redis_url,
-            "KEY_PREFIX": "deniable",
+            "KEY_PREFIX": prefix,
         }
     }
     client = redis.Redis.from_url(redis_url)
-    client.flushdb()
     try:
-        with broker(redis_url):
+        with broker(redis_url, key_prefix=f"{prefix}-broker:"):
             with django_capture_on_commit_callbacks(execute=True):
                 assert submit_one(family_survey, seed=1).created
-            markers = client.keys("deniable:*analysis:refresh-queued:*")
+            markers = client.keys(f"{prefix}:*analysis:refresh-queued:*")
             # Another process (its own connection) cannot add the marker again.
             other = redis.Redis.from_url(redis_url)
             assert not other.set(markers[0], 1, nx=True)
@@ -127,7 +138,7 @@ def test_debounce_marker_lives_in_the_shared_redis_cache_every_process_sees(
             with django_capture_on_commit_callbacks(execute=True):
                 assert submit_one(family_survey, seed=2).created
         assert len(markers) == 1
-        assert client.llen("celery") == 1
+        assert client.llen(f"{prefix}-broker:celery") == 1
     finally:
-        client.flushdb()
+        delete_keys(client, f"{prefix}*")
         client.close()

@@ -202,6 +202,7 @@ junk = (
 )
 
 
+@pytest.mark.slow  # generated reports through the ingest service
 @SETTINGS
 @given(
     name=st.sampled_from(["ordinal", "geometric", "gaussian", "duchi", "piecewise"]),
@@ -221,6 +222,7 @@ def test_single_output_kinds_refuse_reports_outside_their_range(
     assert nothing_stored()
 
 
+@pytest.mark.slow  # generated reports through the ingest service
 @SETTINGS
 @given(value=st.integers(min_value=-(2**40), max_value=2**40) | junk)
 def test_padding_sampling_refuses_items_outside_k_plus_ell(kinds_survey, value):
@@ -235,6 +237,7 @@ def test_padding_sampling_refuses_items_outside_k_plus_ell(kinds_survey, value):
     assert nothing_stored()
 
 
+@pytest.mark.slow  # generated reports through the ingest service
 @SETTINGS
 @given(value=st.lists(st.integers(min_value=-2, max_value=3), max_size=8) | junk)
 def test_multi_rr_refuses_anything_but_k_bits(kinds_survey, value):

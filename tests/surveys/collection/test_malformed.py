@@ -1,6 +1,7 @@
-"""Malformed and out-of-domain submissions: a clear 4xx, nothing stored
-(docs/testing.md, section 4: 10,000 malformed or out-of-domain reports → 100%
-rejected, 0 stored, 0 server errors).
+"""Malformed and out-of-domain submissions: a clear 4xx, nothing stored.
+
+docs/testing.md, section 4: 10,000 malformed or out-of-domain reports → 100%
+rejected, 0 stored, 0 server errors.
 
 Three layers run the real validation, with these minimum counts of rejected
 examples (TARGETS, ≥ 10,000 in all):
@@ -37,7 +38,8 @@ from surveys.collection.forms import ResponseForm
 from surveys.collection.models import Invitation, PlainAnswer, Report, Submission
 from tests.surveys.collection.conftest import JSON, body, questions
 
-pytestmark = pytest.mark.django_db
+# 10,000 generated reports and more: a long test, outside the fast lane.
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 # Minimum rejected examples per test; hypothesis runs a few more (valid ones
 # that a strategy happens to draw are skipped, not counted).

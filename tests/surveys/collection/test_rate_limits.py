@@ -1,6 +1,7 @@
-"""Rate limits per address, per invitation token and per survey (docs/testing.md,
-section 4): excess gets 429 with Retry-After and a message, and nothing is
-stored."""
+"""Rate limits per address, per invitation token and per survey.
+
+docs/testing.md, section 4: excess gets 429 with Retry-After and a message,
+and nothing is stored."""
 
 from __future__ import annotations
 

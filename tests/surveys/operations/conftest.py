@@ -1,26 +1,8 @@
-"""Fixtures for the operations tests: a researcher, and a throw-away PostgreSQL
-cluster (servers tier) for backup, restore and upgrade."""
-
-from collections.abc import Iterator
+"""Fixtures for the operations tests: a researcher."""
 
 import pytest
-
-from tests.conftest import free_port
-from tests.own_servers import OwnPostgres
 
 
 @pytest.fixture
 def researcher(django_user_model):
     return django_user_model.objects.create_user("grace", password="correct horse 42")
-
-
-@pytest.fixture(scope="module")
-def own_postgres() -> Iterator[OwnPostgres]:
-    """A PostgreSQL cluster of these tests' own, removed afterwards.  Each test
-    creates databases of its own in it."""
-    cluster = OwnPostgres(free_port())
-    try:
-        cluster.start()
-        yield cluster
-    finally:
-        cluster.destroy()

@@ -5,11 +5,10 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import ldp
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "js_samples.py"
 COLUMNS = ["node_per_s", "node_ratio", "chromium_per_s", "chromium_ratio"]
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import ROOT
+
 ARTIFACTS = ROOT / "test-artifacts" / "journeys"
 USERNAME = "ada"
 PASSWORD = "correct horse battery staple 42"

@@ -52,7 +52,7 @@ from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection import services as collection
 from surveys.collection.models import Report, Submission
 from tests.browser import lies, lying_script, lying_word
-from tests.journeys.conftest import PHONE
+from tests.system.browser.journeys.conftest import PHONE
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -8,7 +8,6 @@ import time
 import uuid
 
 import pytest
-import redis
 
 import ldp
 from surveys.analysis import selectors, services, tasks
@@ -26,27 +25,22 @@ from tests.surveys.analysis.conftest import (
 )
 from tests.surveys.compose import service_command
 
-REDIS_URL = os.environ.get("ANALYSIS_TEST_REDIS_URL", "redis://127.0.0.1:6379/11")
 VISIBILITY_TIMEOUT = 10
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def redis_db() -> str:
-    """A Redis database of this module's own, emptied before and after."""
-    client = redis.Redis.from_url(REDIS_URL)
-    client.flushdb()
-    yield REDIS_URL
-    client.flushdb()
-    client.close()
+def redis_db(own_redis) -> str:
+    """An empty Redis of this test's own: no stale task from another test or run."""
+    return own_redis.url()
 
 
-def start_worker(start_process, database_url: str, **extra: str):
+def start_worker(start_process, database_url: str, redis_url: str, **extra: str):
     env = clean_env(
         DATABASE_URL=database_url,
-        CELERY_BROKER_URL=REDIS_URL,
-        CELERY_RESULT_BACKEND=REDIS_URL,
+        CELERY_BROKER_URL=redis_url,
+        CELERY_RESULT_BACKEND=redis_url,
         **extra,
     )
     return start_process(
@@ -82,7 +76,7 @@ def test_worker_refreshes_after_a_submission_and_results_equal_ldp(
 ):
     survey = make_survey(researcher, [FAMILIES[2], FAMILIES[7], FAMILIES[8]])
     submit_bulk(survey, 300)  # stored earlier, not yet tallied
-    worker = start_worker(start_process, test_database_url)
+    worker = start_worker(start_process, test_database_url, redis_db)
 
     with broker(redis_db):
         outcome = submit_one(survey, seed=5)  # commits, then enqueues the refresh
@@ -123,7 +117,7 @@ def test_worker_killed_mid_refresh_task_reruns_and_counts_nothing_twice(
         "DENIABLE_TALLY_BATCH_DELAY": "0.7",
         "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
     }
-    first = start_worker(start_process, test_database_url, **slow)
+    first = start_worker(start_process, test_database_url, redis_db, **slow)
     with broker(redis_db):
         celery_app.tasks[tasks.refresh_survey_tallies.name].delay(survey.pk)
     end = last_report_id()
@@ -142,7 +136,7 @@ def test_worker_killed_mid_refresh_task_reruns_and_counts_nothing_twice(
     # Redis hands an unacknowledged task to a new worker once its visibility
     # timeout has passed; a starting worker restores such tasks at once.
     time.sleep(max(0.0, killed + VISIBILITY_TIMEOUT + 1 - time.monotonic()))
-    second = start_worker(start_process, test_database_url, **slow)
+    second = start_worker(start_process, test_database_url, redis_db, **slow)
     wait_for(
         lambda: selectors.survey_watermark(survey_id=survey.pk) >= end,
         second,

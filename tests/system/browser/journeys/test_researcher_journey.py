@@ -34,7 +34,7 @@ from surveys.analysis.dashboard import TABLE_ROWS_MAX, number, percent
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question
 from surveys.collection.models import Submission
-from tests.journeys.conftest import DESKTOP, PHONE, download, sign_in
+from tests.system.browser.journeys.conftest import DESKTOP, PHONE, download, sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

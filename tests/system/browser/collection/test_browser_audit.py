@@ -30,7 +30,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -40,6 +39,7 @@ from playwright.sync_api import Page
 import ldp
 from surveys.collection import assets
 from tests.browser import headless_chromium
+from tests.conftest import ROOT
 from tests.ldp.js_audit import (
     AUDIT_COUNTS,
     AUDIT_SPECS,
@@ -52,7 +52,6 @@ from tests.ldp.js_audit import (
     figure_line,
 )
 
-ROOT = Path(__file__).resolve().parents[3]
 ARTIFACTS = ROOT / "test-artifacts"
 # Where the page imports the counting code from: a path on the app's origin
 # that the app does not serve, fulfilled by the browser driver with the file.

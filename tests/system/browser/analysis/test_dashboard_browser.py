@@ -5,17 +5,15 @@ Screenshots are saved under test-artifacts/ for review.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from django.urls import reverse
 
+from tests.conftest import ROOT
 from tests.surveys.analysis.dashboard_support import PASSWORD, make_survey, simulate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 sync_api = pytest.importorskip("playwright.sync_api")
 
-ROOT = Path(__file__).resolve().parents[3]
 ARTIFACTS = ROOT / "test-artifacts"
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import urllib.parse
-from pathlib import Path
 
 import pytest
 from django.urls import reverse
@@ -18,9 +17,9 @@ import ldp
 from surveys.collection.models import PlainAnswer, Report, Submission
 from tests.browser import lying_script
 from tests.browser import lying_word as shared_lying_word
+from tests.conftest import ROOT
 from tests.surveys.collection.conftest import questions
 
-ROOT = Path(__file__).resolve().parents[3]
 ARTIFACTS = ROOT / "test-artifacts"
 # True answers: Yes, Yes, the first income bracket, "Disagree", 12 hours a week
 # (grid level 12), two apps; "45 to 64" (unprotected).
