@@ -31,6 +31,9 @@ name = "ensure-venv-probe"
 version = "1"
 """
 
+# Each test runs pip into a fresh virtual environment: seconds apiece.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:

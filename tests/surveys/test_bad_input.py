@@ -566,6 +566,7 @@ def _nasty_variants(bases: list[dict], fields) -> Iterator[dict]:
             yield {key: value for key, value in base.items() if key != name}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(FORM_NAMES))
 def test_every_form_field_survives_every_nasty_number(world, name):
     """Each field of a valid body in turn: each nasty number, or missing."""
@@ -576,6 +577,7 @@ def test_every_form_field_survives_every_nasty_number(world, name):
         assert response.status_code < 500, (name, data, response.status_code)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(QUERY_FIELDS))
 def test_every_query_parameter_survives_every_nasty_number(world, name):
     url = url_for(name, dict(ALL)[name], world)

@@ -6,6 +6,11 @@ from django.core.management import CommandError, call_command
 from surveys.accounts.models import User
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing() -> None:
+    """Keep the production hashers here (tests/surveys/conftest.py swaps them)."""
+
+
 @pytest.mark.django_db
 def test_creates_a_researcher_from_the_environment_password(monkeypatch):
     monkeypatch.setenv("RESEARCHER_PASSWORD", "a long unusual passphrase 42")

@@ -12,6 +12,12 @@ from django.urls import NoReverseMatch, reverse
 
 from surveys.accounts.models import User
 
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing() -> None:
+    """Keep the production hashers here (tests/surveys/conftest.py swaps them)."""
+
+
 RESET_PATHS = [
     "/accounts/password_reset/",
     "/accounts/password_reset/done/",
