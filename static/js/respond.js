@@ -173,7 +173,10 @@ function protectionBlock(container, question, verdict) {
   container.replaceChildren(line, details);
 }
 
-function renderWording(survey, spentMilli) {
+// `survey` is the device's verdict on one answer to every question; `total`
+// the verdict whose figures the page shows for the whole survey (with what
+// this device already sent, when it is about to send more).
+function renderWording(survey, total = survey) {
   const byId = new Map(config.questions.map((q, i) => [String(q.id), [q, survey.questions[i]]]));
   for (const container of document.querySelectorAll("[data-protection-for]")) {
     const found = byId.get(container.dataset.protectionFor);
@@ -186,13 +189,7 @@ function renderWording(survey, spentMilli) {
       container.replaceChildren(line);
     }
   }
-  // The figures include what this device already sent, where that still fits.
-  let whole;
-  try {
-    whole = words.describeSurvey(agent.checkSurvey(config.questions.map((q) => q.spec), spentMilli));
-  } catch {
-    whole = words.describeSurvey(survey);
-  }
+  const whole = words.describeSurvey(total);
   fillText("how", words.CATALOG.page.how);
   fillText("overall", `${whole.summary} ${whole.odds}`);
   fillText("keeps", text(words.CATALOG.keeps, { expires: expiryWords(expiryMonth()) }));
@@ -525,7 +522,6 @@ function applyPlan(next) {
     notice.hidden = true;
     lockForm(true, new Set(plan.need.map((q) => q.id)));
     if (plan.mode === "changed") for (const id of config.plain || []) unlockPlain(id);
-    renderWording(plan.survey, plan.spentMilli);
   }, "accept-reanswer"]]);
 }
 
@@ -663,11 +659,7 @@ async function send(body) {
   dropPending();
   sealedBody = null;
   say(reason, true);
-  try {
-    applyPlan(decide());
-  } catch (error) {
-    refuse(error);
-  }
+  settle();
 }
 
 function onSubmit(event) {
@@ -702,8 +694,18 @@ function start() {
     return;
   }
   const ledger = readLedger();
-  renderWording(survey, ledger ? ledger.spentMilli : 0);
   if (!form) {
+    // Where answering again is allowed, the figures include what was sent.
+    let total = survey;
+    if (ledger && config.allow_reanswer) {
+      try {
+        total = agent.checkSurvey(config.questions.map((q) => q.spec), ledger.spentMilli);
+      } catch (error) {
+        refuse(error);
+        return;
+      }
+    }
+    renderWording(survey, total);
     if (scriptNote) scriptNote.hidden = true;
     if (ledger) {
       // Re-answering (where allowed) is offered, with its added ε, on the form.
@@ -713,13 +715,24 @@ function start() {
     }
     return;
   }
+  if (settle()) scriptNote.textContent = words.CATALOG.page.ready;
+}
+
+// Decide what the form may do now (ledger, sealed body, specs) and show it.
+function settle() {
+  let survey;
+  let next;
   try {
-    applyPlan(decide());
+    survey = agent.checkSurvey(config.questions.map((q) => q.spec), 0);
+    next = decide();
   } catch (error) {
+    if (survey) renderWording(survey);
     refuse(error);
-    return;
+    return false;
   }
-  scriptNote.textContent = words.CATALOG.page.ready;
+  renderWording(survey, next.verdict && next.mode !== "fresh" ? next.verdict : survey);
+  applyPlan(next);
+  return true;
 }
 
 window.addEventListener("pagehide", () => clearAnswers());
@@ -729,11 +742,7 @@ window.addEventListener("pageshow", (event) => {
   if (form) {
     sealedBody = null;
     button.textContent = words.CATALOG.page.send;
-    try {
-      applyPlan(decide());
-    } catch (error) {
-      refuse(error);
-    }
+    settle();
   }
 });
 
