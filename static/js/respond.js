@@ -191,7 +191,12 @@ function renderWording(survey, total = survey) {
   }
   const whole = words.describeSurvey(total);
   fillText("how", words.CATALOG.page.how);
-  fillText("overall", `${whole.summary} ${whole.odds}`);
+  for (const node of document.querySelectorAll('[data-device-text="overall"]')) {
+    const label = document.createElement("strong");
+    label.className = `strength-${whole.strength}`;
+    label.textContent = text(words.CATALOG.overall, { label: whole.label });
+    node.replaceChildren(label, ` ${words.CATALOG.strengthExplained[whole.strength]} ${whole.odds}`);
+  }
   fillText("keeps", text(words.CATALOG.keeps, { expires: expiryWords(expiryMonth()) }));
   fillText("total-odds", whole.odds);
   fillText("total-epsilon", whole.epsilon);
