@@ -20,7 +20,7 @@ import { auditCounts } from "./audit_counts.mjs";
 
 const [modulePath, nArg] = process.argv.slice(2);
 const N = Number(nArg);
-const { randomize } = await import(pathToFileURL(resolve(modulePath)).href);
+const module = await import(pathToFileURL(resolve(modulePath)).href);
 const specs = JSON.parse(readFileSync(0, "utf8"));
 
-process.stdout.write(JSON.stringify(auditCounts(randomize, specs, N)));
+process.stdout.write(JSON.stringify(auditCounts(module, specs, N)));
