@@ -75,6 +75,7 @@ export const CATALOG = {
     above_survey_ceiling: "Taken together, the questions would reveal too much about you: beyond the limit for one survey (ε = {ceiling}) built into this page's checked code.",
     no_script: "This page's checked code could not be loaded, so it cannot protect your answers.",
     contact: "You may want to tell the researcher.",
+    contactWith: "You may want to tell the researcher: {contact}.",
   },
   answered: {
     already: "You have already answered this survey on this device. Answering again would let your answers be combined to learn more about you, so this page will not send anything.",
@@ -337,10 +338,16 @@ export function describeSurvey(verdict) {
   };
 }
 
-/** The plain-words explanation of a refusal (a SpecRefused code and facts). */
-export function describeRefusal(code, facts = {}) {
+/**
+ * The plain-words explanation of a refusal (a SpecRefused code and facts),
+ * with the researcher's contact line when the survey gives one.
+ */
+export function describeRefusal(code, facts = {}, contact = "") {
   const reason = CATALOG.refusal[code] ?? CATALOG.refusal.unverifiable;
-  return `${CATALOG.refusal.intro} ${fill(reason, facts)} ${CATALOG.refusal.contact}`;
+  const tell = contact
+    ? fill(CATALOG.refusal.contactWith, { contact: contact.replace(/[.\s]+$/, "") })
+    : CATALOG.refusal.contact;
+  return `${CATALOG.refusal.intro} ${fill(reason, facts)} ${tell}`;
 }
 
 /** Fill one catalog template (for the page script's own sentences). */

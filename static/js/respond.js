@@ -208,8 +208,8 @@ function renderWording(survey, total = survey) {
 
 function refuse(error) {
   const message = error && error.name === "SpecRefused"
-    ? words.describeRefusal(error.code, error.facts)
-    : words.describeRefusal("unverifiable");
+    ? words.describeRefusal(error.code, error.facts, config.contact)
+    : words.describeRefusal("unverifiable", {}, config.contact);
   showNotice(message);
   notice.dataset.refusal = error && error.code ? error.code : "unverifiable";
   if (scriptNote) scriptNote.textContent = "";

@@ -114,6 +114,7 @@ def _device_context(survey: Survey, form: ResponseForm, page: str) -> dict:
             "survey": survey.public_token,
             "survey_revision": survey.revision,
             "allow_reanswer": survey.allow_reanswer,
+            "contact": survey.researcher_contact,
             **form.js_config(),
         },
         "randomizer": assets.randomizer_script(),

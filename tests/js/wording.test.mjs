@@ -108,6 +108,11 @@ test("the survey figures include ε already sent from this device", () => {
   assert.match(words.odds, /at most 91% sure/);
 });
 
+test("a refusal names the researcher's contact when the survey gives one", () => {
+  const text = describeRefusal("unknown_mechanism", {}, "Ada Lovelace, ada@example.org.");
+  assert.match(text, /You may want to tell the researcher: Ada Lovelace, ada@example\.org\.$/);
+});
+
 test("every refusal is explained in plain words and says nothing was sent", () => {
   const codes = ["unknown_mechanism", "unverifiable", "declared_mismatch", "above_question_ceiling", "above_survey_ceiling", "no_script"];
   for (const code of codes) {

@@ -105,6 +105,9 @@ def test_device_refuses_a_rewritten_spec_and_sends_nothing(
     expect(notice).to_contain_text("Your device refused to take part")
     expect(notice).to_contain_text("nothing was sent")
     expect(notice).to_contain_text(reason)
+    expect(notice).to_contain_text(
+        "You may want to tell the researcher: Ada Lovelace, ada@example.org."
+    )
     send = page.get_by_role("button", name="Send my answers")
     expect(send).to_be_disabled()
     # Whatever the respondent tries, nothing leaves the device.
