@@ -86,6 +86,7 @@ export const CATALOG = {
     changedTooMuch: "The researcher changed {count} question(s) after you opened this page. Answering them again would go beyond the limit for one survey (ε = {ceiling}), so this page will not send anything more.",
     acceptChanged: "Answer the changed questions",
     resendReady: "Your randomized answers from before are ready. “Send again” sends exactly the same bytes, never a new randomization.",
+    unchangedResend: "The survey changed, but none of its protected questions did: your randomized answers from before will be sent again exactly as they were, never randomized anew.",
     keptFromBefore: "Already answered on this device: the same randomized answer will be sent again.",
   },
   keeps: "This device keeps only a note that you answered this survey, until {expires}: no answers and nothing that identifies you.",

@@ -508,10 +508,10 @@ function applyPlan(next) {
   const offer = plan.mode === "reanswer" ? answered.reanswerOffer : answered.changed;
   const accept = plan.mode === "reanswer" ? answered.accept : answered.acceptChanged;
   if (plan.mode === "changed" && plan.need.length === 0) {
-    showNotice(answered.resendReady);
+    showNotice(answered.unchangedResend);
     notice.dataset.state = "changed";
-    restorePlain(plan.pending);
     lockForm(true, new Set());
+    restorePlain(plan.pending);
     markKept();
     button.disabled = false;
     return;
@@ -543,7 +543,8 @@ function markKept() {
   }
 }
 
-// Unprotected answers from the sealed body (they were sent as they are).
+// Unprotected answers from the sealed body (they were sent as they are); an
+// unprotected question the body has no answer for (a new one) stays open.
 function restorePlain(pending) {
   const sent = new URLSearchParams(pending.body);
   for (const id of config.plain || []) {
@@ -552,6 +553,7 @@ function restorePlain(pending) {
       if (input.type === "radio" || input.type === "checkbox") input.checked = values.includes(input.value);
       else if (values.length) input.value = values[0];
     }
+    if (!sent.has(`q${id}`)) unlockPlain(id);
   }
 }
 
