@@ -483,6 +483,9 @@ function addedWords(verdict) {
 function applyPlan(next) {
   plan = next;
   const answered = words.CATALOG.answered;
+  // "Will be randomized when you press Send" holds only where that can happen.
+  scriptNote.textContent = plan.mode === "fresh" || plan.mode === "reanswer" || plan.mode === "changed"
+    ? words.CATALOG.page.ready : "";
   notice.hidden = true;
   delete notice.dataset.state;
   if (plan.mode === "fresh") {
@@ -722,7 +725,7 @@ function start() {
     }
     return;
   }
-  if (settle()) scriptNote.textContent = words.CATALOG.page.ready;
+  settle();
 }
 
 // Decide what the form may do now (ledger, sealed body, specs) and show it.

@@ -88,6 +88,7 @@ def assert_refuses_quietly(page, traffic, posts_before: int) -> None:
     expect(notice).to_contain_text("You have already answered this survey")
     assert nothing_visible(page), page.evaluate("document.body.innerHTML")
     expect(page.get_by_role("button", name="Send my answers")).to_be_disabled()
+    expect(page.locator("#script-note")).to_have_text("")  # no "will be randomized"
     force_submit(page)
     page.wait_for_timeout(400)
     assert len(traffic.posts) == posts_before
