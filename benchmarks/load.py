@@ -396,7 +396,7 @@ class RespondPage(HTMLParser):
                     self.multiple.add(name)
             else:
                 self.numbers[name] = values.get("min") or "0"
-        elif tag == "script" and values.get("id") == "respond-config":
+        elif tag == "script" and values.get("id") == "device-config":
             self._config = []
 
     def handle_data(self, data: str) -> None:

@@ -1,14 +1,22 @@
-// Deniable browser randomizer: turns a true answer into a locally
+// Deniable browser randomizer: the respondent's agent. It checks a spec
+// before it randomizes anything, then turns a true answer into a locally
 // differentially private report, following ldp/spec/README.md (spec v1).
 //
 // Why it looks the way it does:
+// - The server is not trusted. Before sampling, the module computes each
+//   question's exact worst-case likelihood ratio R = max_y max_{x,x'}
+//   W[x,y]/W[x',y] from the very integer weights it is about to sample from
+//   (BigInt rationals), and ε = ln R is compared with rigorous bounds of
+//   e^(m/1000), so the ε the page shows is the one this device delivers,
+//   rounded up exactly as the Python reference's display. Specs above the
+//   hard ceilings below, specs whose weights contradict their own declared
+//   ε, and anything it cannot verify are refused (fail closed).
 // - Randomness comes only from crypto.getRandomValues (the language's
 //   built-in pseudo-random generator is predictable), so if no secure source
 //   exists we throw (fail closed) and the form must not submit.
-// - Only integer arithmetic. The server turned every ε into integer weights;
-//   we sample those integers exactly with rejection sampling, so the channel
-//   we deliver is exactly the one whose ε the server computed and displayed.
-//   No exp/log, no floating-point noise.
+// - Only integer arithmetic. We sample the integer weights exactly with
+//   rejection sampling, so the channel we deliver is exactly the one whose ε
+//   was checked. No floating-point exp/log anywhere in this module.
 // - Every mechanism draws through uniformBelow() in the order the contract
 //   fixes, so Python and JS give the same report for the same 32-bit words,
 //   and the number of words consumed never depends on the answer.
@@ -435,13 +443,460 @@ function nextSecureWord() {
   return u;
 }
 
+// ------------------------------------------------- the device's own check
+
+// Hard ceilings on ε = ln R, per question and for a whole survey (all the
+// protected answers one device sends for it, re-answers included). They are
+// part of this hashed module on purpose: a server cannot raise them. Why
+// these values: README.md, "The device's ceilings".
+export const EPSILON_CEILING_QUESTION = 5;
+export const EPSILON_CEILING_SURVEY = 10;
+
+// Largest ε a spec may declare (the spec format's own limit).
+const DECLARED_EPSILON_MAX = 10;
+
+// Fields a compiled spec may carry, per mechanism; anything else is refused,
+// because this module cannot vouch for a field it does not understand.
+const SPEC_FIELDS = {
+  forced_response: ["design"],
+  warner: ["epsilon"],
+  grr: ["epsilon"],
+  sue: ["epsilon"],
+  oue: ["epsilon"],
+  olh: ["epsilon", "g"],
+  hadamard: ["epsilon"],
+  ordinal: ["epsilon"],
+  geometric: ["epsilon", "low", "high", "step"],
+  gaussian: ["epsilon", "low", "high", "step"],
+  duchi: ["epsilon", "low", "high", "step"],
+  piecewise: ["epsilon", "low", "high", "step"],
+  multi_rr: ["epsilon", "epsilon_per_option"],
+  padding_sampling: ["epsilon", "ell"],
+};
+const LIST_WEIGHTS = {
+  ordinal: ["rows"],
+  geometric: ["kernel"],
+  gaussian: ["kernel"],
+  piecewise: ["starts"],
+};
+
+/**
+ * Why the device refused a spec. `code` is one of "unverifiable",
+ * "unknown_mechanism", "declared_mismatch", "above_question_ceiling",
+ * "above_survey_ceiling"; `facts` carries the figures the explanation needs
+ * (the page words it with wording.js). Nothing may be sent after a refusal.
+ */
+export class SpecRefused extends Error {
+  constructor(code, detail, facts = {}) {
+    super(detail);
+    this.name = "SpecRefused";
+    this.code = code;
+    this.facts = facts;
+  }
+}
+
+const own = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
+
+// -- exact rationals (BigInt numerator n and denominator d, both > 0)
+
+function ratioOf(a, b) {
+  return a >= b ? { n: BigInt(a), d: BigInt(b) } : { n: BigInt(b), d: BigInt(a) };
+}
+
+function larger(r, s) {
+  return r.n * s.d > s.n * r.d ? r : s;
+}
+
+function times(r, s) {
+  return { n: r.n * s.n, d: r.d * s.d };
+}
+
+function power(r, k) {
+  let result = ONE_RATIO;
+  for (let i = 0; i < k; i++) result = times(result, r);
+  return result;
+}
+
+// Euclid on BigInt weights (never on random words).
+function gcd(a, b) {
+  while (b !== 0n) [a, b] = [b, a - (a / b) * b];
+  return a;
+}
+
+function reduced(r) {
+  const g = gcd(r.n, r.d);
+  return { n: r.n / g, d: r.d / g };
+}
+
+const ONE_RATIO = { n: 1n, d: 1n };
+
+// The largest max/min ratio down the columns of an integer channel given
+// column by column: column(y) returns [max_x W[x,y], min_x W[x,y]].
+function worstColumn(outputs, column) {
+  let best = ONE_RATIO;
+  for (let y = 0; y < outputs; y++) {
+    const [high, low] = column(y);
+    best = larger(best, { n: BigInt(high), d: BigInt(low) });
+  }
+  return best;
+}
+
+// Column extremes of an explicit channel rows[x][y] (equal row sums).
+function matrixRatio(rows) {
+  return worstColumn(rows[0].length, (y) => {
+    let high = rows[0][y], low = rows[0][y];
+    for (const row of rows) {
+      if (row[y] > high) high = row[y];
+      if (row[y] < low) low = row[y];
+    }
+    return [high, low];
+  });
+}
+
+// The clamped additive-noise channel of geometric/gaussian on m levels:
+// interior outputs get kernel[y - x + m - 1], the two ends the kernel mass
+// that falls beyond them (docs: ldp/spec/README.md).
+function clampedRows(kernel, m) {
+  const prefix = [0];
+  for (const weight of kernel) prefix.push(prefix[prefix.length - 1] + weight);
+  const total = prefix[prefix.length - 1];
+  const rows = [];
+  for (let x = 0; x < m; x++) {
+    const row = new Array(m);
+    row[0] = prefix[m - x]; // offsets j <= m-1-x land on 0
+    for (let y = 1; y < m - 1; y++) row[y] = kernel[y - x + m - 1];
+    row[m - 1] = total - prefix[2 * m - 2 - x]; // offsets j >= 2m-2-x
+    rows.push(row);
+  }
+  return rows;
+}
+
+/**
+ * The exact worst-case likelihood ratio R = max over reports y and answers
+ * x, x' of P(y | x) / P(y | x') of a compiled spec, from its integer
+ * weights, as a reduced BigInt fraction {n, d}. ε = ln R. Validates the
+ * spec first (throws on anything malformed).
+ */
+export function likelihoodRatio(spec) {
+  const k = validateSpec(spec);
+  const w = spec.weights;
+  let r;
+  switch (spec.mechanism) {
+    case "forced_response": {
+      const T = w.truthful, A = w.forced_yes, B = w.forced_no;
+      // report 1: A (truth 0) vs T + A (truth 1); report 0: T + B vs B.
+      r = larger(ratioOf(T + A, A), ratioOf(T + B, B));
+      break;
+    }
+    case "warner":
+    case "hadamard":
+      r = ratioOf(w.keep, w.flip);
+      break;
+    case "grr":
+    case "olh":
+      r = ratioOf(w.keep, w.other);
+      break;
+    case "sue":
+    case "oue": {
+      // Two answers differ in exactly two bits: the answer's own bit and
+      // the other answer's bit, each contributing its worst factor.
+      const S = w.total, A1 = w.one_if_one, A0 = w.one_if_zero;
+      // f(b) = P(bit = b | it is the answer's), g(b) = P(bit = b | not):
+      // R = max_b f(b)/g(b) * max_b g(b)/f(b).
+      const frac = (a, b) => ({ n: BigInt(a), d: BigInt(b) });
+      const up = larger(frac(A1, A0), frac(S - A1, S - A0));
+      const down = larger(frac(A0, A1), frac(S - A0, S - A1));
+      r = times(up, down);
+      break;
+    }
+    case "multi_rr": {
+      // Two selections may differ in all k bits, each by the worst factor.
+      const S = w.total, A1 = w.one_if_one, A0 = w.one_if_zero;
+      r = power(larger(ratioOf(A1, A0), ratioOf(S - A1, S - A0)), k);
+      break;
+    }
+    case "padding_sampling":
+      // The slot is never sent: P(y | X) is (P + (ell-1)Q)/(ell S) for the
+      // padded items of X and Q/S for the rest; both occur in every column.
+      r = ratioOf(w.keep + (spec.ell - 1) * w.other, spec.ell * w.other);
+      break;
+    case "ordinal":
+      r = matrixRatio(w.rows);
+      break;
+    case "geometric":
+    case "gaussian":
+      r = matrixRatio(clampedRows(w.kernel, k));
+      break;
+    case "duchi": {
+      const rows = [];
+      for (let x = 0; x < k; x++) {
+        const one = w.base + x * w.slope;
+        rows.push([w.total - one, one]);
+      }
+      r = matrixRatio(rows);
+      break;
+    }
+    case "piecewise": {
+      // Column y holds H for the answers whose band covers it, Lo for the
+      // rest; it contributes max/min(H, Lo) unless all or none cover it.
+      const covered = new Array(w.outputs + 1).fill(0);
+      for (const start of w.starts) {
+        covered[start] += 1;
+        covered[start + w.width] -= 1;
+      }
+      let count = 0;
+      let mixed = false;
+      for (let y = 0; y < w.outputs; y++) {
+        count += covered[y];
+        if (count > 0 && count < k) mixed = true;
+      }
+      r = mixed ? ratioOf(w.high, w.low) : ONE_RATIO;
+      break;
+    }
+    default:
+      throw new Error(`unknown mechanism ${JSON.stringify(spec.mechanism)}`);
+  }
+  return reduced(r);
+}
+
+// -- rigorous bounds of e^(p/q), in fixed point scaled by 2^PRECISION_BITS
+
+const PRECISION_BITS = 320n;
+const UNIT = 1n << PRECISION_BITS;
+
+function ceilDiv(a, b) {
+  return (a + b - 1n) / b;
+}
+
+// [lower, upper] with lower <= e^(p/q) * UNIT <= upper, for p >= 0, q >= 1.
+// Lower: the Taylor series with every term rounded down. Upper: every term
+// rounded up, plus the tail after the last term n, which is at most
+// 2 t_(n+1) once p/q <= (n+2)/2 (a geometric series of ratio <= 1/2).
+const expCache = new Map();
+function expBounds(p, q) {
+  const key = `${p}/${q}`;
+  const cached = expCache.get(key);
+  if (cached) return cached;
+  let lowTerm = UNIT, highTerm = UNIT, low = UNIT, high = UNIT;
+  for (let n = 1n; ; n++) {
+    lowTerm = (lowTerm * p) / (q * n);
+    highTerm = ceilDiv(highTerm * p, q * n);
+    low += lowTerm;
+    high += highTerm;
+    // Next term rounded up is at most 1 unit and the tail's ratio <= 1/2.
+    if (highTerm * p <= q * (n + 1n) && 2n * p <= q * (n + 2n)) {
+      high += 2n;
+      break;
+    }
+  }
+  const bounds = [low, high];
+  if (expCache.size > 4096) expCache.clear();
+  expCache.set(key, bounds);
+  return bounds;
+}
+
+// True only when R <= e^(p/q) is certain; an undecidable comparison (|ln R -
+// p/q| below about 2^-300) counts as "above", in the respondent's favour.
+function atMostExp(r, p, q) {
+  const [low] = expBounds(p, q);
+  return r.n * UNIT <= r.d * low;
+}
+
+/**
+ * ⌈1000 ln R⌉: the ε of ratio `r` in thousandths, rounded up exactly as the
+ * Python reference's display (ldp.exact.display_epsilon), or null when it is
+ * above `ceilingMilli`.
+ */
+export function epsilonMilli(r, ceilingMilli) {
+  if (!atMostExp(r, BigInt(ceilingMilli), 1000n)) return null;
+  let low = 0, high = ceilingMilli; // R <= e^(high/1000) holds
+  if (atMostExp(r, 0n, 1000n)) return 0;
+  while (high - low > 1) {
+    const middle = (low + high) >> 1;
+    if (atMostExp(r, BigInt(middle), 1000n)) high = middle;
+    else low = middle;
+  }
+  return high;
+}
+
+// The exact binary value of a positive finite double, as p/q.
+function exactDouble(x) {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const bits = view.getBigUint64(0);
+  const exponent = Number((bits >> 52n) & 0x7ffn);
+  const fraction = bits & ((1n << 52n) - 1n);
+  const mantissa = exponent === 0 ? fraction : fraction | (1n << 52n);
+  const shift = (exponent === 0 ? 1 : exponent) - 1075;
+  return shift >= 0
+    ? { p: mantissa << BigInt(shift), q: 1n }
+    : { p: mantissa, q: 1n << BigInt(-shift) };
+}
+
+function declaredEpsilon(spec, field) {
+  const value = spec[field];
+  if (!(typeof value === "number" && Number.isFinite(value) && value > 0 &&
+        value <= DECLARED_EPSILON_MAX)) {
+    throw new SpecRefused("unverifiable",
+      `${spec.mechanism}: ${field} must be a number in (0, ${DECLARED_EPSILON_MAX}], got ${JSON.stringify(value)}`);
+  }
+  return exactDouble(value);
+}
+
+const FRACTION = /^([1-9][0-9]*)\/([1-9][0-9]*)$/;
+
+// The spec's own description must agree with its weights.
+function checkDeclared(spec, ratio) {
+  const w = spec.weights;
+  if (spec.mechanism === "forced_response") {
+    const design = spec.design;
+    const parts = ["truthful", "forced_yes", "forced_no"];
+    if (design === null || typeof design !== "object" || Array.isArray(design) ||
+        Object.keys(design).length !== 3 || !parts.every((p) => own(design, p))) {
+      throw new SpecRefused("unverifiable", "forced_response: design must give truthful, forced_yes and forced_no");
+    }
+    const S = BigInt(w.truthful + w.forced_yes + w.forced_no);
+    for (const part of parts) {
+      const match = typeof design[part] === "string" ? FRACTION.exec(design[part]) : null;
+      if (!match || BigInt(w[part]) * BigInt(match[2]) !== BigInt(match[1]) * S) {
+        throw new SpecRefused("declared_mismatch",
+          `forced_response: design.${part} = ${JSON.stringify(design[part])} disagrees with the weights`);
+      }
+    }
+    return;
+  }
+  const { p, q } = declaredEpsilon(spec, "epsilon");
+  if (!atMostExp(ratio, p, q)) {
+    throw new SpecRefused("declared_mismatch",
+      `${spec.mechanism}: the weights deliver more than the declared epsilon = ${spec.epsilon}`,
+      { declared: spec.epsilon });
+  }
+  if (spec.mechanism === "multi_rr") {
+    const per = declaredEpsilon(spec, "epsilon_per_option");
+    const S = w.total, A1 = w.one_if_one, A0 = w.one_if_zero;
+    const bit = larger(ratioOf(A1, A0), ratioOf(S - A1, S - A0));
+    if (!atMostExp(bit, per.p, per.q)) {
+      throw new SpecRefused("declared_mismatch",
+        `multi_rr: one option's bit delivers more than epsilon_per_option = ${spec.epsilon_per_option}`);
+    }
+  }
+}
+
+function checkFields(spec) {
+  const allowed = new Set(["version", "mechanism", "k", "weights", ...SPEC_FIELDS[spec.mechanism]]);
+  for (const key of Object.keys(spec)) {
+    if (!allowed.has(key)) {
+      throw new SpecRefused("unverifiable", `${spec.mechanism}: unknown spec field ${JSON.stringify(key)}`);
+    }
+  }
+  const weightKeys = new Set([...WEIGHT_KEYS[spec.mechanism], ...(LIST_WEIGHTS[spec.mechanism] || [])]);
+  for (const key of Object.keys(spec.weights)) {
+    if (!weightKeys.has(key)) {
+      throw new SpecRefused("unverifiable", `${spec.mechanism}: unknown weight ${JSON.stringify(key)}`);
+    }
+  }
+}
+
+/**
+ * The device's verdict on one compiled spec, or a thrown SpecRefused.
+ * Returns {mechanism, ratio: {n, d}, epsilonMilli}: the exact worst-case
+ * likelihood ratio and ⌈1000 ε⌉. Refuses unknown mechanisms, unknown fields,
+ * malformed weights, weights that deliver more than the spec's declared ε,
+ * and ε above EPSILON_CEILING_QUESTION.
+ */
+export function checkSpec(spec) {
+  let ratio;
+  try {
+    ratio = likelihoodRatio(spec); // validates first
+  } catch (error) {
+    const known = spec !== null && typeof spec === "object" && own(SPEC_FIELDS, spec.mechanism);
+    const unknown = spec !== null && typeof spec === "object" && !known &&
+      !Array.isArray(spec) && spec.version === SPEC_VERSION;
+    throw new SpecRefused(unknown ? "unknown_mechanism" : "unverifiable", error.message);
+  }
+  checkFields(spec);
+  checkDeclared(spec, ratio);
+  const milli = epsilonMilli(ratio, EPSILON_CEILING_QUESTION * 1000);
+  if (milli === null) {
+    throw new SpecRefused("above_question_ceiling",
+      `${spec.mechanism}: epsilon is above the ceiling of ${EPSILON_CEILING_QUESTION}`,
+      { ceiling: EPSILON_CEILING_QUESTION });
+  }
+  return { mechanism: spec.mechanism, ratio, epsilonMilli: milli };
+}
+
+/**
+ * The device's verdict on a whole survey: every spec checked, and the total
+ * (sequential composition: the product of the ratios) against
+ * EPSILON_CEILING_SURVEY, counting `spentMilli` thousandths of ε this device
+ * already spent on the same survey. Returns {questions, ratio (the new
+ * reports' product), epsilonMilli (theirs), spentMilli, totalMilli,
+ * totalRatio (an upper bound including what was spent)}; throws SpecRefused
+ * (with the question index in facts).
+ */
+export function checkSurvey(specs, spentMilli = 0) {
+  if (!Array.isArray(specs)) throw new SpecRefused("unverifiable", "the survey's specs are not a list");
+  if (!(Number.isSafeInteger(spentMilli) && spentMilli >= 0)) {
+    throw new SpecRefused("unverifiable", `spent epsilon ${JSON.stringify(spentMilli)} is not a count of thousandths`);
+  }
+  const questions = specs.map((spec, index) => {
+    try {
+      return checkSpec(spec);
+    } catch (error) {
+      if (error instanceof SpecRefused) error.facts.question = index;
+      throw error;
+    }
+  });
+  const ratio = reduced(questions.reduce((r, q) => times(r, q.ratio), ONE_RATIO));
+  const room = EPSILON_CEILING_SURVEY * 1000 - spentMilli;
+  const milli = room >= 0 ? epsilonMilli(ratio, room) : null;
+  if (milli === null) {
+    throw new SpecRefused("above_survey_ceiling",
+      `the survey's total epsilon is above the ceiling of ${EPSILON_CEILING_SURVEY}`,
+      { ceiling: EPSILON_CEILING_SURVEY, spentMilli });
+  }
+  // What was already spent is known only as ⌈1000 ε⌉: bound its ratio above.
+  const totalRatio = spentMilli > 0
+    ? times(ratio, { n: expBounds(BigInt(spentMilli), 1000n)[1], d: UNIT })
+    : ratio;
+  return { questions, ratio, epsilonMilli: milli, spentMilli, totalMilli: spentMilli + milli, totalRatio };
+}
+
+// Checked specs, each with the frozen copy that is actually sampled from, so
+// changing the spec object after the check cannot change what is sampled.
+const checked = new WeakMap();
+
+function deepFrozenCopy(value) {
+  const copy = JSON.parse(JSON.stringify(value));
+  const freeze = (v) => {
+    if (v !== null && typeof v === "object") {
+      Object.values(v).forEach(freeze);
+      Object.freeze(v);
+    }
+    return v;
+  };
+  return freeze(copy);
+}
+
+function checkedCopy(spec) {
+  if (spec !== null && typeof spec === "object") {
+    const found = checked.get(spec);
+    if (found) return found;
+  }
+  const copy = deepFrozenCopy(spec);
+  checkSpec(copy);
+  if (spec !== null && typeof spec === "object") checked.set(spec, copy);
+  return copy;
+}
+
 /**
  * Randomize `answer` (an integer answer, grid level index, or list of selected
  * options; see validateSpec) under the compiled `spec` using
- * crypto.getRandomValues. Throws if no secure source exists (fail closed) or
- * the spec/answer is invalid. Returns the JSON-able report.
+ * crypto.getRandomValues, after the device's own check (checkSpec): throws
+ * SpecRefused for a spec it will not run, an Error if no secure source
+ * exists (fail closed) or the answer is invalid. Returns the JSON-able report.
  */
 export function randomize(spec, answer) {
   secureSource(); // checked on every call, even while the pool has words
-  return randomizeWithSource(spec, answer, nextSecureWord);
+  return randomizeWithSource(checkedCopy(spec), answer, nextSecureWord);
 }

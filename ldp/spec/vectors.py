@@ -31,10 +31,13 @@ from pathlib import Path
 from typing import Any
 
 import ldp
+from ldp.exact import display_epsilon
+from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
+from ldp.spec.ratio import likelihood_ratio, ratio_display, ratio_epsilon
 
 WORD_RANGE = 2**32
 PATH = Path(__file__).with_name("vectors.json")
-FORMAT = 1
+FORMAT = 2
 
 COIN = {"truthful": "1/2", "forced_yes": "1/4", "forced_no": "1/4"}
 
@@ -132,6 +135,133 @@ CASES: list[tuple[str, dict[str, Any], list[Any]]] = [
         [[9], [3, 0], [9, 0, 4]],
     ),
 ]
+
+
+def _tampered(name: str, requested: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """A compiled spec with fields or weights replaced (a hostile server's)."""
+    spec = json.loads(json.dumps(ldp.build({"version": 1, **requested}).spec))
+    for key, value in changes.items():
+        if key.startswith("w_"):
+            spec["weights"][key[2:]] = value
+        elif value is None:
+            spec.pop(key, None)
+        else:
+            spec[key] = value
+    return spec
+
+
+def device_check_cases() -> list[tuple[str, dict[str, Any], str]]:
+    """Specs a hostile server might send, with the verdict the device must reach.
+
+    Verdicts are the randomizer's refusal codes, or ``ok``.
+    """
+    warner = {"mechanism": "warner", "epsilon": 1.0}
+    grr5 = {"mechanism": "grr", "k": 5, "epsilon": 1.0}
+    grr5_strong = ldp.build({"version": 1, "mechanism": "grr", "k": 5, "epsilon": 2.0})
+    multi = {"mechanism": "multi_rr", "k": 3, "epsilon": 1.5}
+    ordinal = {"mechanism": "ordinal", "k": 5, "epsilon": 1.0}
+    rows = ldp.build({"version": 1, **ordinal}).spec["weights"]["rows"]
+    skewed = [list(row) for row in rows]
+    skewed[0][0] += skewed[0][4] - 1
+    skewed[0][4] = 1
+    return [
+        (
+            "warner degenerate: keep 2^32-1, flip 1",
+            _tampered("w", warner, w_keep=2**32 - 1, w_flip=1),
+            "declared_mismatch",
+        ),
+        (
+            "warner degenerate, declared epsilon 10",
+            _tampered("w", warner, w_keep=2**32 - 1, w_flip=1, epsilon=10.0),
+            "declared_mismatch",
+        ),
+        (
+            "warner honest eps=6: above the question ceiling",
+            ldp.build({"version": 1, "mechanism": "warner", "epsilon": 6.0}).spec,
+            "above_question_ceiling",
+        ),
+        (
+            "warner keep and flip swapped (same channel, relabelled)",
+            _tampered(
+                "w",
+                warner,
+                w_keep=ldp.build({"version": 1, **warner}).spec["weights"]["flip"],
+                w_flip=ldp.build({"version": 1, **warner}).spec["weights"]["keep"],
+            ),
+            "ok",
+        ),
+        (
+            "grr weights of eps=2 declared as eps=1",
+            _tampered(
+                "g",
+                grr5,
+                w_keep=grr5_strong.spec["weights"]["keep"],
+                w_other=grr5_strong.spec["weights"]["other"],
+            ),
+            "declared_mismatch",
+        ),
+        (
+            "grr with no declared epsilon",
+            _tampered("g", grr5, epsilon=None),
+            "unverifiable",
+        ),
+        (
+            "grr with an extra field",
+            _tampered("g", grr5, note="trust me"),
+            "unverifiable",
+        ),
+        (
+            "unknown mechanism",
+            {"version": 1, "mechanism": "laplace", "epsilon": 1.0, "weights": {}},
+            "unknown_mechanism",
+        ),
+        (
+            "forced_response design that disagrees with its weights",
+            _tampered(
+                "f",
+                {"mechanism": "forced_response", "design": COIN},
+                w_truthful=98,
+                w_forced_yes=1,
+                w_forced_no=1,
+            ),
+            "declared_mismatch",
+        ),
+        (
+            "multi_rr per-option epsilon that disagrees with its weights",
+            _tampered("m", multi, epsilon_per_option=0.25),
+            "declared_mismatch",
+        ),
+        (
+            "ordinal row with a near-zero weight",
+            _tampered("o", ordinal, w_rows=skewed),
+            "declared_mismatch",
+        ),
+    ]
+
+
+def survey_check_cases() -> list[tuple[str, list[str], str]]:
+    """Whole surveys (names of vector groups) and the device's verdict."""
+    return [
+        (
+            "three questions of eps=4: above the survey ceiling",
+            ["multi_rr k=8 eps=4"] * 3,
+            "above_survey_ceiling",
+        ),
+        (
+            "coin, warner, grr: within the ceilings",
+            ["forced_response coin", "warner eps=1", "grr k=5 eps=1"],
+            "ok",
+        ),
+    ]
+
+
+def figures(spec: dict[str, Any]) -> dict[str, str]:
+    """The exact likelihood ratio and ε display of a spec's weights."""
+    ratio = likelihood_ratio(spec)
+    return {
+        "likelihood_ratio": f"{ratio.numerator}/{ratio.denominator}",
+        "epsilon_display": ratio_display(ratio),
+    }
 
 
 def draw_bounds(spec: dict[str, Any]) -> list[tuple[int, list[int]]]:
@@ -291,22 +421,63 @@ def build_document(
                 vectors.append(
                     {"answer": answer, "words": words, "report": report, "used": used}
                 )
+        above = mechanism.epsilon_exact > EPSILON_CEILING_QUESTION
+        if figures(spec)["epsilon_display"] != mechanism.epsilon_display:
+            raise AssertionError(f"{name}: ln R disagrees with the delivered ε")
         groups.append(
             {
                 "name": name,
                 "spec": spec,
                 "epsilon": mechanism.epsilon,
+                "check": {
+                    **figures(spec),
+                    "verdict": "above_question_ceiling" if above else "ok",
+                },
                 "vectors": vectors,
+            }
+        )
+    specs = {group["name"]: group["spec"] for group in groups}
+    surveys = []
+    for name, members, verdict in survey_check_cases():
+        total = sum(ratio_epsilon(likelihood_ratio(specs[m])) for m in members)
+        if (verdict == "ok") == (total > EPSILON_CEILING_SURVEY):
+            raise AssertionError(
+                f"survey check {name!r}: verdict {verdict} vs ε {total}"
+            )
+        surveys.append(
+            {
+                "name": name,
+                "questions": members,
+                "epsilon_display": display_epsilon(total),
+                "verdict": verdict,
             }
         )
     return {
         "format": FORMAT,
         "about": (
             "Injected 32-bit words and the report the Python reference gives "
-            "for them; regenerate with: python -m ldp.spec.vectors --write"
+            "for them, and the device's exact figures and verdicts; regenerate "
+            "with: python -m ldp.spec.vectors --write"
         ),
+        "ceilings": {
+            "question": EPSILON_CEILING_QUESTION,
+            "survey": EPSILON_CEILING_SURVEY,
+        },
         "groups": groups,
+        "device_checks": [
+            {"name": name, "spec": spec, "verdict": verdict, **figures_or_none(spec)}
+            for name, spec, verdict in device_check_cases()
+        ],
+        "survey_checks": surveys,
     }
+
+
+def figures_or_none(spec: dict[str, Any]) -> dict[str, str]:
+    """``figures`` for specs a ratio exists for (not an unknown mechanism)."""
+    try:
+        return figures(spec)
+    except (ValueError, KeyError):
+        return {}
 
 
 def render(document: dict[str, Any]) -> str:
@@ -314,9 +485,17 @@ def render(document: dict[str, Any]) -> str:
     lines = ["{"]
     lines.append(f' "format": {json.dumps(document["format"])},')
     lines.append(f' "about": {json.dumps(document["about"])},')
+    lines.append(f' "ceilings": {json.dumps(document["ceilings"], sort_keys=True)},')
+    for key in ("device_checks", "survey_checks"):
+        lines.append(f' "{key}": [')
+        items = document[key]
+        for j, item in enumerate(items):
+            comma = "," if j < len(items) - 1 else ""
+            lines.append("  " + json.dumps(item, sort_keys=True) + comma)
+        lines.append(" ],")
     lines.append(' "groups": [')
     for i, group in enumerate(document["groups"]):
-        head = {key: group[key] for key in ("name", "spec", "epsilon")}
+        head = {key: group[key] for key in ("name", "spec", "epsilon", "check")}
         lines.append("  " + json.dumps(head, sort_keys=True)[:-1] + ', "vectors": [')
         vectors = group["vectors"]
         for j, vector in enumerate(vectors):

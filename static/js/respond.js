@@ -1,52 +1,274 @@
-// Deniable respondent page: randomize protected answers on this device, then
-// send only the randomized reports.
+// Deniable respondent pages (consent and form): the device checks the survey,
+// says in its own words how answers are protected, randomizes protected
+// answers, keeps a note that it answered, and sends only randomized reports.
 //
+// - The randomizer (the respondent's agent) and the wording module are loaded
+//   from the <link rel="modulepreload"> tags that carry their Subresource
+//   Integrity hashes; if either fails to load or verify, nothing can be sent.
+// - Before anything is shown or randomized, randomizer.checkSurvey() verifies
+//   every spec from its integer weights (exact ε, hard ceilings, no unknown or
+//   self-contradicting specs). A refusal fails closed: the page says why in
+//   plain words and nothing is sent.
 // - A protected question's answer inputs have no `name`, so the browser can
 //   never submit them; this script reads them and writes only the report
 //   (JSON) into that question's hidden field.
-// - Randomize once per response: the first "Send" seals the body (reports and
-//   an idempotency key) in memory; a retry after a network error resends the
-//   byte-identical body, never a fresh randomization (fresh ones would let
-//   averaging undo the protection). Nothing is put in cookies or storage.
-// - The randomizer module is loaded from the <link rel="modulepreload"> that
-//   carries its Subresource Integrity hash; if it fails to load or to verify,
-//   nothing can be sent.
+// - Every report that leaves the device counts. Before the first byte is sent
+//   the device writes a per-survey note in localStorage: {answered, expires
+//   (a month), spentMilli (⌈1000 ε⌉ sent so far)}, nothing else. Until the
+//   server acknowledges, the sealed body waits in sessionStorage so a retry
+//   resends identical bytes; it is deleted on acknowledgement. A new
+//   randomization of anything already sent is never silent: the device
+//   refuses, or (where the researcher allows it) asks first and counts it.
+// - True answers are cleared from the page when it is sent and on pagehide;
+//   the form has autocomplete="off"; a page restored from the back-forward
+//   cache shows no answer.
 
+const config = JSON.parse(document.getElementById("device-config").textContent);
 const form = document.querySelector("form[data-respond]");
-const config = JSON.parse(document.getElementById("respond-config").textContent);
-const button = form.querySelector('button[type="submit"]');
-const statusLine = document.getElementById("respond-status");
-const scriptNote = document.getElementById("script-note");
+const button = form ? form.querySelector('button[type="submit"]') : null;
+const statusLine = document.getElementById(form ? "respond-status" : "device-status");
+const scriptNote = document.getElementById(form ? "script-note" : "device-status");
+const notice = document.getElementById("device-notice");
 
-let randomizeFn = null; // set once the verified randomizer module has loaded
-let sealedBody = null; // the exact body sent, kept for retries only
+const LEDGER_KEY = `deniable.answered.${config.survey}`;
+const PENDING_KEY = `deniable.pending.${config.survey}`;
+const LEDGER_MONTHS = 12;
+
+let agent = null; // randomizer.js, once verified and loaded
+let words = null; // wording.js
+let plan = null; // what the next "Send" does: {mode, verdict, need, kept, spentMilli}
+let sealedBody = null; // the exact bytes sealed for sending, kept for retries only
 let sending = false;
 
-function say(text, isError = false) {
-  statusLine.textContent = text;
+class NoLedger extends Error {}
+
+function text(template, values) {
+  return words ? words.say(template, values) : template;
+}
+
+function say(message, isError = false) {
+  if (!statusLine) return;
+  statusLine.textContent = message;
   statusLine.classList.toggle("error", isError);
 }
 
-// --- unnamed radios behave as one group (names would group them natively) ---
-function groupElement(question) {
-  return form.querySelector(`[data-answer-group="${question.answer_group}"]`);
+function showNotice(message, actions = []) {
+  notice.replaceChildren();
+  const paragraph = document.createElement("p");
+  paragraph.textContent = message;
+  notice.append(paragraph);
+  for (const [label, onClick, id] of actions) {
+    const action = document.createElement("button");
+    action.type = "button";
+    action.className = "button";
+    action.textContent = label;
+    if (id) action.id = id;
+    action.addEventListener("click", onClick);
+    notice.append(action);
+  }
+  notice.hidden = false;
 }
 
+// --- the ledger (localStorage) and the sealed body (sessionStorage) -------------
+function monthString(date) {
+  return `${date.getUTCFullYear()}-${String(date.getUTCMonth() + 1).padStart(2, "0")}`;
+}
+
+function expiryMonth() {
+  const now = new Date();
+  return monthString(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + LEDGER_MONTHS, 1)));
+}
+
+function expiryWords(month) {
+  const [year, mm] = month.split("-").map(Number);
+  const end = new Date(Date.UTC(year, mm, 0));
+  return end.toLocaleDateString("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
+}
+
+// {answered, expires, spentMilli} or null (none, expired or unreadable).
+function readLedger() {
+  let raw;
+  try {
+    raw = localStorage.getItem(LEDGER_KEY);
+  } catch {
+    return null;
+  }
+  if (raw === null) return null;
+  let entry;
+  try {
+    entry = JSON.parse(raw);
+  } catch {
+    entry = null;
+  }
+  const valid = entry && entry.answered === true && /^\d{4}-\d{2}$/.test(entry.expires) &&
+    Number.isSafeInteger(entry.spentMilli) && entry.spentMilli >= 0;
+  if (!valid) {
+    // Unreadable: assume the worst (answered, with the most a survey allows).
+    return { answered: true, expires: expiryMonth(), spentMilli: 10000 };
+  }
+  if (monthString(new Date()) > entry.expires) {
+    localStorage.removeItem(LEDGER_KEY);
+    return null;
+  }
+  return entry;
+}
+
+// Written BEFORE any byte is sent; throws NoLedger if the browser won't keep it.
+function writeLedger(spentMilli) {
+  const entry = JSON.stringify({ answered: true, expires: expiryMonth(), spentMilli });
+  try {
+    localStorage.setItem(LEDGER_KEY, entry);
+    if (localStorage.getItem(LEDGER_KEY) === entry) return;
+  } catch {
+    // fall through
+  }
+  throw new NoLedger("the browser did not keep the note");
+}
+
+function readPending() {
+  try {
+    const pending = JSON.parse(sessionStorage.getItem(PENDING_KEY));
+    return pending && typeof pending.body === "string" && pending.reports ? pending : null;
+  } catch {
+    return null;
+  }
+}
+
+function writePending(pending) {
+  sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
+}
+
+function dropPending() {
+  try {
+    sessionStorage.removeItem(PENDING_KEY);
+  } catch {
+    // nothing to drop
+  }
+}
+
+const specText = (question) => JSON.stringify(question.spec);
+
+// --- the device's wording ------------------------------------------------------
+function fillText(name, value) {
+  for (const node of document.querySelectorAll(`[data-device-text="${name}"]`)) {
+    node.textContent = value;
+  }
+}
+
+function protectionBlock(container, question, verdict) {
+  const described = words.describeQuestion(question.spec, verdict);
+  const line = document.createElement("p");
+  line.className = `protection strength-${described.strength}`;
+  const label = document.createElement("strong");
+  label.textContent = `${described.label}. `;
+  line.append(label, described.sentence);
+  const details = document.createElement("details");
+  const summary = document.createElement("summary");
+  summary.textContent = words.CATALOG.details;
+  const odds = document.createElement("p");
+  odds.textContent = described.odds;
+  const epsilon = document.createElement("p");
+  epsilon.textContent = described.epsilon;
+  details.append(summary, odds, epsilon);
+  container.replaceChildren(line, details);
+}
+
+// `survey` is the device's verdict on one answer to every question; `total`
+// the verdict whose figures the page shows for the whole survey (with what
+// this device already sent, when it is about to send more).
+function renderWording(survey, total = survey) {
+  const byId = new Map(config.questions.map((q, i) => [String(q.id), [q, survey.questions[i]]]));
+  for (const container of document.querySelectorAll("[data-protection-for]")) {
+    const found = byId.get(container.dataset.protectionFor);
+    if (found) {
+      protectionBlock(container, ...found);
+    } else {
+      const line = document.createElement("p");
+      line.className = "protection not-protected";
+      line.textContent = words.CATALOG.page.notProtected;
+      container.replaceChildren(line);
+    }
+  }
+  const whole = words.describeSurvey(total);
+  fillText("how", words.CATALOG.page.how);
+  for (const node of document.querySelectorAll('[data-device-text="overall"]')) {
+    const label = document.createElement("strong");
+    label.className = `strength-${whole.strength}`;
+    label.textContent = text(words.CATALOG.overall, { label: whole.label });
+    node.replaceChildren(label, ` ${words.CATALOG.strengthExplained[whole.strength]} ${whole.odds}`);
+  }
+  fillText("keeps", text(words.CATALOG.keeps, { expires: expiryWords(expiryMonth()) }));
+  fillText("total-odds", whole.odds);
+  fillText("total-epsilon", whole.epsilon);
+  const summary = document.getElementById("device-summary");
+  if (summary) summary.hidden = false;
+  const details = document.getElementById("full-details");
+  if (details) details.hidden = false;
+}
+
+function refuse(error) {
+  const message = error && error.name === "SpecRefused"
+    ? words.describeRefusal(error.code, error.facts, config.contact)
+    : words.describeRefusal("unverifiable", {}, config.contact);
+  showNotice(message);
+  notice.dataset.refusal = error && error.code ? error.code : "unverifiable";
+  if (scriptNote) scriptNote.textContent = "";
+  const takePart = document.getElementById("take-part");
+  if (takePart) takePart.remove();
+  if (form) lockForm(true);
+  plan = null;
+}
+
+// --- answer inputs -------------------------------------------------------------
 function groupInputs(groupName, type = "radio") {
   const group = form.querySelector(`[data-answer-group="${groupName}"]`);
   return group ? Array.from(group.querySelectorAll(`input[type="${type}"]`)) : [];
+}
+
+function answerInputs(question) {
+  const group = form.querySelector(`[data-answer-group="${question.answer_group}"]`);
+  return group ? Array.from(group.querySelectorAll("input")) : [];
 }
 
 function errorLine(question) {
   return document.getElementById(`error-q${question.id}`);
 }
 
-function showError(question, text, input = null) {
-  errorLine(question).textContent = text;
-  if (input) input.setAttribute("aria-invalid", text ? "true" : "false");
-  // Every problem fixed: the "nothing was sent" line no longer applies.
+function showError(question, message, input = null) {
+  errorLine(question).textContent = message;
+  if (input) input.setAttribute("aria-invalid", message ? "true" : "false");
   const open = config.questions.some((q) => errorLine(q).textContent !== "");
-  if (!open && sealedBody === null && !sending) say("");
+  if (!open && !sending) say("");
+}
+
+// Every true answer on the page is removed: protected and unprotected.
+function clearAnswers() {
+  if (!form) return;
+  for (const input of form.querySelectorAll(".question input")) {
+    if (input.type === "radio" || input.type === "checkbox") input.checked = false;
+    else if (input.type === "range") input.value = String(Math.floor(Number(input.max || 0) / 2));
+    else if (input.type === "text" || input.type === "number" || input.type === "") input.value = "";
+    input.removeAttribute("aria-invalid");
+  }
+  for (const question of config.questions) {
+    form.elements[question.report_field].value = "";
+    const slider = form.querySelector(`[data-answer-group="${question.answer_group}"] input.numeric-slider`);
+    if (slider) slider.setAttribute("aria-valuetext", "");
+  }
+}
+
+// Disable every answer input (or all but those of `open` question ids).
+function lockForm(locked, open = new Set()) {
+  for (const question of config.questions) {
+    const closed = locked && !open.has(question.id);
+    for (const input of answerInputs(question)) input.disabled = closed;
+    const block = document.getElementById(`question-${question.id}`);
+    if (block) block.classList.toggle("answered-before", closed && plan?.kept?.has(question.id));
+  }
+  for (const id of config.plain || []) {
+    for (const input of document.querySelectorAll(`#question-${id} input`)) input.disabled = locked && !open.size;
+  }
+  if (button) button.disabled = locked && !open.size;
 }
 
 function updateTabStops(inputs) {
@@ -82,9 +304,8 @@ function setUpRadios(question) {
   });
 }
 
-// --- multi-select: at most `max_selections` ticks -------------------------------
 function tooMany(question) {
-  return `You can choose at most ${question.max_selections} options here; untick one first.`;
+  return text(words.CATALOG.page.tooMany, { most: question.max_selections });
 }
 
 function setUpCheckboxes(question) {
@@ -113,13 +334,11 @@ function chosenOptions(question) {
 }
 
 // --- numeric: exact decimal arithmetic on the grid low, low + step, …, high ---
-// Values are read as decimal strings and scaled to integers (BigInt) by the
-// largest number of decimal places involved, so 0.1 + 0.2 is exactly 0.3 here.
 const DECIMAL_TEXT = /^([+-]?)(\d*)(?:[.,](\d*))?$/;
 
-function parseDecimal(text) {
-  const match = DECIMAL_TEXT.exec(text.trim());
-  if (text.trim().length > 40 || !match) return null;
+function parseDecimal(value) {
+  const match = DECIMAL_TEXT.exec(value.trim());
+  if (value.trim().length > 40 || !match) return null;
   const [, sign, whole, frac = ""] = match;
   if (whole === "" && frac === "") return null;
   const units = BigInt((whole || "0") + frac);
@@ -132,10 +351,10 @@ function scaled(value, places) {
 
 function formatScaled(units, places) {
   const negative = units < 0n;
-  let digits = (negative ? -units : units).toString().padStart(places + 1, "0");
-  let text = places ? `${digits.slice(0, -places)}.${digits.slice(-places)}` : digits;
-  if (places) text = text.replace(/0+$/, "").replace(/\.$/, "");
-  return (negative && text !== "0" ? "-" : "") + text;
+  const digits = (negative ? -units : units).toString().padStart(places + 1, "0");
+  let shown = places ? `${digits.slice(0, -places)}.${digits.slice(-places)}` : digits;
+  if (places) shown = shown.replace(/0+$/, "").replace(/\.$/, "");
+  return (negative && shown !== "0" ? "-" : "") + shown;
 }
 
 function numericGrid(question) {
@@ -150,40 +369,33 @@ function valueOfLevel(question, level) {
   return formatScaled(g.low + BigInt(level) * g.step, g.places);
 }
 
-// The grid level index of `text`, or an error sentence for the respondent.
-function levelOf(question, text) {
+function levelOf(question, value) {
   const { low: lowText, high: highText, step: stepText } = question.spec;
-  if (text.trim() === "") return { error: "Please enter a number." };
-  const value = parseDecimal(text);
-  if (value === null) {
-    return { error: `“${text.trim()}” is not a number. Use digits, e.g. ${lowText}.` };
-  }
+  const page = words.CATALOG.page;
+  if (value.trim() === "") return { error: page.enterNumber };
+  const parsed = parseDecimal(value);
+  if (parsed === null) return { error: text(page.notANumber, { text: value.trim(), low: lowText }) };
   const g = numericGrid(question);
-  const places = Math.max(g.places, value.places);
+  const places = Math.max(g.places, parsed.places);
   const up = 10n ** BigInt(places - g.places);
   const [low, high, step] = [g.low * up, g.high * up, g.step * up];
-  const v = scaled(value, places);
-  if (v < low || v > high) {
-    return { error: `Please enter a number from ${lowText} to ${highText}.` };
-  }
+  const v = scaled(parsed, places);
+  if (v < low || v > high) return { error: text(page.outOfRange, { low: lowText, high: highText }) };
   if ((v - low) % step !== 0n) {
     const below = low + ((v - low) / step) * step;
     return {
-      error:
-        `${text.trim()} is not one of the allowed values: use steps of ${stepText} ` +
-        `from ${lowText} (the nearest are ${formatScaled(below, places)} and ` +
-        `${formatScaled(below + step, places)}).`,
+      error: text(page.offGrid, {
+        text: value.trim(), step: stepText, low: lowText,
+        below: formatScaled(below, places), above: formatScaled(below + step, places),
+      }),
     };
   }
   return { answer: Number((v - low) / step) };
 }
 
 function numberInputs(question) {
-  const group = groupElement(question);
-  return {
-    box: group.querySelector("input.numeric-value"),
-    slider: group.querySelector("input.numeric-slider"),
-  };
+  const group = form.querySelector(`[data-answer-group="${question.answer_group}"]`);
+  return { box: group.querySelector("input.numeric-value"), slider: group.querySelector("input.numeric-slider") };
 }
 
 function setUpNumber(question) {
@@ -191,7 +403,6 @@ function setUpNumber(question) {
   const describedBy = `${box.getAttribute("aria-describedby") || ""} error-q${question.id}`;
   box.setAttribute("aria-describedby", describedBy.trim());
   const label = (level) => valueOfLevel(question, level);
-  slider.setAttribute("aria-valuetext", label(slider.value));
   slider.addEventListener("input", () => {
     const shown = label(slider.value);
     slider.setAttribute("aria-valuetext", shown);
@@ -212,22 +423,6 @@ function setUpNumber(question) {
   });
 }
 
-for (const question of config.questions) {
-  if (question.kind === "numeric") setUpNumber(question);
-  else if (question.kind === "multi_select") setUpCheckboxes(question);
-  else setUpRadios(question);
-}
-
-// --- randomizing ---------------------------------------------------------------
-function uuid4() {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = (bytes[6] & 0x0f) | 0x40;
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-// {answer} (what the randomizer takes) or {error, focus} for one question.
 function chosenAnswer(question) {
   if (question.kind === "numeric") {
     const { box } = numberInputs(question);
@@ -237,16 +432,150 @@ function chosenAnswer(question) {
   if (question.kind === "multi_select") return chosenOptions(question);
   const inputs = groupInputs(question.answer_group);
   const checked = inputs.find((input) => input.checked);
-  return checked
-    ? { answer: Number(checked.value) }
-    : { error: "Please choose an answer.", focus: inputs[0] };
+  return checked ? { answer: Number(checked.value) } : { error: words.CATALOG.page.chooseAnswer, focus: inputs[0] };
 }
 
-// Returns the body to send, or null (with the first unanswered question focused).
-function seal(randomize) {
+// --- what the next "Send" may do ---------------------------------------------------
+// Every spec is checked first (whatever happens next); then the ledger and any
+// sealed body decide between a fresh answer, a byte-identical resend, changed
+// questions only, a re-answer offer, or "already answered".
+function decide() {
+  const specs = config.questions.map((q) => q.spec);
+  const survey = agent.checkSurvey(specs, 0); // throws SpecRefused
+  const ledger = readLedger();
+  const pending = readPending();
+  const spentMilli = Math.max(ledger ? ledger.spentMilli : 0, pending ? pending.spentMilli ?? 0 : 0);
+  if (pending && pending.survey_revision === config.survey_revision &&
+      config.questions.every((q) => pending.reports[q.id]?.spec === specText(q))) {
+    return { mode: "resend", survey, pending, spentMilli };
+  }
+  if (pending) {
+    const kept = new Map();
+    const need = [];
+    for (const question of config.questions) {
+      const before = pending.reports[question.id];
+      if (before && before.spec === specText(question) && before.spec_revision === question.spec_revision) {
+        kept.set(question.id, before.report);
+      } else {
+        need.push(question);
+      }
+    }
+    const verdict = agent.checkSurvey(need.map((q) => q.spec), spentMilli); // throws
+    return { mode: "changed", survey, pending, kept, need, verdict, spentMilli };
+  }
+  if (ledger) {
+    if (!config.allow_reanswer) return { mode: "answered", survey, spentMilli };
+    const verdict = agent.checkSurvey(specs, spentMilli); // throws
+    return { mode: "reanswer", survey, need: config.questions, kept: new Map(), verdict, spentMilli };
+  }
+  return { mode: "fresh", survey, need: config.questions, kept: new Map(), verdict: survey, spentMilli: 0 };
+}
+
+function addedWords(verdict) {
+  const whole = words.describeSurvey(verdict);
+  return {
+    added: words.epsilonText(verdict.epsilonMilli),
+    total: words.epsilonText(verdict.totalMilli),
+    label: whole.label.toLowerCase(),
+  };
+}
+
+function applyPlan(next) {
+  plan = next;
+  const answered = words.CATALOG.answered;
+  // "Will be randomized when you press Send" holds only where that can happen.
+  scriptNote.textContent = plan.mode === "fresh" || plan.mode === "reanswer" || plan.mode === "changed"
+    ? words.CATALOG.page.ready : "";
+  notice.hidden = true;
+  delete notice.dataset.state;
+  if (plan.mode === "fresh") {
+    lockForm(false);
+    return;
+  }
+  notice.dataset.state = plan.mode;
+  if (plan.mode === "answered") {
+    showNotice(answered.already);
+    notice.dataset.state = "answered";
+    lockForm(true);
+    return;
+  }
+  if (plan.mode === "resend") {
+    sealedBody = plan.pending.body;
+    showNotice(answered.resendReady);
+    notice.dataset.state = "resend";
+    lockForm(true);
+    button.disabled = false;
+    button.textContent = words.CATALOG.page.sendAgain;
+    return;
+  }
+  const offer = plan.mode === "reanswer" ? answered.reanswerOffer : answered.changed;
+  const accept = plan.mode === "reanswer" ? answered.accept : answered.acceptChanged;
+  if (plan.mode === "changed" && plan.need.length === 0) {
+    showNotice(answered.unchangedResend);
+    notice.dataset.state = "changed";
+    lockForm(true, new Set());
+    restorePlain(plan.pending);
+    markKept();
+    button.disabled = false;
+    return;
+  }
+  const values = { ...addedWords(plan.verdict), count: plan.need.length };
+  lockForm(true);
+  if (plan.mode === "changed") {
+    restorePlain(plan.pending);
+    markKept();
+  }
+  showNotice(text(offer, values), [[accept, () => {
+    plan.accepted = true;
+    notice.hidden = true;
+    lockForm(true, new Set(plan.need.map((q) => q.id)));
+    if (plan.mode === "changed") for (const id of config.plain || []) unlockPlain(id);
+  }, "accept-reanswer"]]);
+}
+
+function unlockPlain(id) {
+  for (const input of document.querySelectorAll(`#question-${id} input`)) input.disabled = false;
+}
+
+function markKept() {
+  for (const question of config.questions) {
+    if (!plan.kept.has(question.id)) continue;
+    const line = errorLine(question);
+    line.textContent = words.CATALOG.answered.keptFromBefore;
+    line.classList.add("kept");
+  }
+}
+
+// Unprotected answers from the sealed body (they were sent as they are); an
+// unprotected question the body has no answer for (a new one) stays open.
+function restorePlain(pending) {
+  const sent = new URLSearchParams(pending.body);
+  for (const id of config.plain || []) {
+    const values = sent.getAll(`q${id}`);
+    for (const input of document.querySelectorAll(`#question-${id} input[name="q${id}"]`)) {
+      if (input.type === "radio" || input.type === "checkbox") input.checked = values.includes(input.value);
+      else if (values.length) input.value = values[0];
+    }
+    if (!sent.has(`q${id}`)) unlockPlain(id);
+  }
+}
+
+// --- sealing and sending -----------------------------------------------------------
+function uuid4() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+// The body to send (already written to the ledger and sessionStorage), or null.
+function seal() {
+  const need = new Set(plan.need.map((q) => q.id));
   let firstMissing = null;
   const answers = new Map();
   for (const question of config.questions) {
+    if (!need.has(question.id)) continue;
     const read = chosenAnswer(question);
     if (read.error) {
       showError(question, read.error, question.kind === "numeric" ? read.focus : null);
@@ -257,48 +586,55 @@ function seal(randomize) {
     }
   }
   if (firstMissing) {
-    say("Some questions have no valid answer yet; nothing was sent.", true);
+    say(words.CATALOG.page.missing, true);
     firstMissing.focus();
     return null;
   }
-  for (const [question, answer] of answers) {
-    form.elements[question.report_field].value = JSON.stringify(
-      randomize(question.spec, answer),
-    );
+  // The survey as it will leave the device, checked once more right here.
+  const verdict = agent.checkSurvey(plan.need.map((q) => q.spec), plan.spentMilli);
+  const reports = {};
+  for (const question of config.questions) {
+    const report = need.has(question.id)
+      ? JSON.stringify(agent.randomize(question.spec, answers.get(question)))
+      : plan.kept.get(question.id);
+    form.elements[question.report_field].value = report;
+    reports[question.id] = { spec: specText(question), spec_revision: question.spec_revision, report };
   }
   form.elements.idempotency_key.value = uuid4();
+  for (const input of form.querySelectorAll(".question input")) input.disabled = false;
   // FormData holds named controls only: the reports, never the true answers.
   const body = new URLSearchParams(new FormData(form)).toString();
-  // The answers are now fixed: changing them would need a new randomization.
-  for (const input of form.querySelectorAll(".question input")) input.disabled = true;
+  // Every report now counts, whether or not the server ever acknowledges it.
+  writeLedger(verdict.totalMilli);
+  writePending({ survey_revision: config.survey_revision, body, reports, spentMilli: verdict.totalMilli });
+  clearAnswers();
+  lockForm(true);
   return body;
 }
 
-async function send() {
+function markRetry() {
+  button.disabled = false;
+  button.textContent = words.CATALOG.page.sendAgain;
+}
+
+async function send(body) {
   sending = true;
   button.disabled = true;
-  say("Sending your randomized answers…");
+  const page = words.CATALOG.page;
+  say(page.sending);
   let response;
   try {
     response = await fetch(form.action || window.location.href, {
       method: "POST",
-      body: sealedBody,
-      headers: {
-        "Content-Type": "application/x-www-form-urlencoded",
-        Accept: "application/json",
-      },
+      body,
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
       credentials: "same-origin",
       redirect: "error",
     });
   } catch {
     sending = false;
-    button.disabled = false;
-    button.textContent = "Send again";
-    say(
-      "The connection failed, so your answers may not have arrived. Press “Send " +
-        "again”: exactly the same randomized answers will be sent, never new ones.",
-      true,
-    );
+    markRetry();
+    say(page.connectionFailed, true);
     return;
   }
   let data = null;
@@ -307,56 +643,146 @@ async function send() {
   } catch {
     data = null;
   }
+  sending = false;
   if (response.ok && data && data.receipt_url) {
-    say("Received. Opening your receipt…");
+    dropPending();
+    sealedBody = null;
+    say(page.received);
     window.location.assign(data.receipt_url);
     return;
   }
-  sending = false;
-  const retryable = response.status >= 500 || response.status === 429;
-  if (retryable) {
-    button.disabled = false;
-    button.textContent = "Send again";
+  const reason = data && data.error ? data.error : text(page.serverAnswered, { status: response.status });
+  if (response.status === 409 && data && data.code === "stale") {
+    // Nothing was stored. The sealed body stays for the review after reload.
+    say(reason, true);
+    showNotice(page.changedNotice, [[page.reviewChanges, () => window.location.reload(), "review-changes"]]);
+    notice.dataset.state = "stale";
+    return;
   }
-  const reason = data && data.error ? data.error : `The server answered ${response.status}.`;
-  say(
-    retryable
-      ? `${reason} Press “Send again” to resend exactly the same randomized answers.`
-      : reason,
-    true,
-  );
+  if (response.status >= 500 || response.status === 429) {
+    markRetry();
+    say(text(page.retry, { reason }), true);
+    return;
+  }
+  // Refused for good (nothing stored): these reports cannot be resent, and
+  // they already count, so the ledger decides what may happen next.
+  dropPending();
+  sealedBody = null;
+  say(reason, true);
+  settle();
 }
 
-form.addEventListener("submit", (event) => {
+function onSubmit(event) {
   event.preventDefault();
-  if (sending || randomizeFn === null) return;
-  if (sealedBody === null) {
-    try {
-      sealedBody = seal(randomizeFn);
-    } catch (error) {
-      say(`Your answers could not be randomized, so nothing was sent: ${error.message}`, true);
-      return;
-    }
-    if (sealedBody === null) return;
+  if (sending || agent === null || plan === null || plan.mode === "answered") return;
+  if (sealedBody !== null) {
+    send(sealedBody); // a retry: the identical bytes, never a new randomization
+    return;
   }
-  send();
+  if ((plan.mode === "reanswer" || (plan.mode === "changed" && plan.need.length)) && !plan.accepted) return;
+  try {
+    sealedBody = seal();
+  } catch (error) {
+    sealedBody = null;
+    if (error instanceof NoLedger) showNotice(words.CATALOG.page.noStorage);
+    else if (error && error.name === "SpecRefused") refuse(error);
+    else say(text(words.CATALOG.page.randomizeFailed, { error: error.message }), true);
+    clearAnswers();
+    lockForm(true);
+    return;
+  }
+  if (sealedBody !== null) send(sealedBody);
+}
+
+// --- start ---------------------------------------------------------------------
+function start() {
+  let survey;
+  try {
+    survey = agent.checkSurvey(config.questions.map((q) => q.spec), 0);
+  } catch (error) {
+    refuse(error);
+    return;
+  }
+  const ledger = readLedger();
+  if (!form) {
+    // Where answering again is allowed, the figures include what was sent.
+    let total = survey;
+    if (ledger && config.allow_reanswer) {
+      try {
+        total = agent.checkSurvey(config.questions.map((q) => q.spec), ledger.spentMilli);
+      } catch (error) {
+        refuse(error);
+        return;
+      }
+    }
+    renderWording(survey, total);
+    if (scriptNote) scriptNote.hidden = true;
+    if (ledger) {
+      // Re-answering (where allowed) is offered, with its added ε, on the form.
+      showNotice(config.allow_reanswer ? words.CATALOG.page.alreadyConsent : words.CATALOG.answered.already);
+      notice.dataset.state = "answered";
+      if (!config.allow_reanswer) document.getElementById("take-part")?.remove();
+    }
+    return;
+  }
+  settle();
+}
+
+// Decide what the form may do now (ledger, sealed body, specs) and show it.
+function settle() {
+  let survey;
+  let next;
+  try {
+    survey = agent.checkSurvey(config.questions.map((q) => q.spec), 0);
+    next = decide();
+  } catch (error) {
+    if (survey) renderWording(survey);
+    refuse(error);
+    return false;
+  }
+  renderWording(survey, next.verdict && next.mode !== "fresh" ? next.verdict : survey);
+  applyPlan(next);
+  return true;
+}
+
+window.addEventListener("pagehide", () => clearAnswers());
+window.addEventListener("pageshow", (event) => {
+  if (!event.persisted || agent === null) return;
+  clearAnswers();
+  if (form) {
+    sealedBody = null;
+    button.textContent = words.CATALOG.page.send;
+    settle();
+  }
 });
 
-// --- loading the randomizer -----------------------------------------------------
-const preload = document.querySelector('link[rel="modulepreload"][data-randomizer]');
+const preloads = {
+  randomizer: document.querySelector('link[rel="modulepreload"][data-randomizer]'),
+  wording: document.querySelector('link[rel="modulepreload"][data-wording]'),
+};
 try {
   if (!globalThis.crypto || typeof globalThis.crypto.getRandomValues !== "function") {
     throw new Error("this browser has no secure random number source");
   }
-  const module = await import(preload.href);
-  randomizeFn = module.randomize;
-  scriptNote.textContent =
-    "The randomizer has loaded and passed its integrity check. Your protected " +
-    "answers will be randomized on this device when you press “Send”.";
-  button.disabled = false;
+  [agent, words] = await Promise.all([import(preloads.randomizer.href), import(preloads.wording.href)]);
 } catch (error) {
-  scriptNote.textContent =
-    "The randomizer could not be loaded or failed its integrity check, so this " +
-    `page cannot send anything. (${error.message})`;
-  scriptNote.classList.add("error");
+  agent = null;
+  // wording.js may be what failed, so this one sentence cannot come from it.
+  const message = `This page's code could not be loaded or failed its integrity check, so it cannot send anything. (${error.message})`;
+  if (scriptNote) {
+    scriptNote.textContent = message;
+    scriptNote.classList.add("error");
+  }
+  document.getElementById("take-part")?.remove();
+}
+if (agent !== null) {
+  if (form) {
+    for (const question of config.questions) {
+      if (question.kind === "numeric") setUpNumber(question);
+      else if (question.kind === "multi_select") setUpCheckboxes(question);
+      else setUpRadios(question);
+    }
+    form.addEventListener("submit", onSubmit);
+  }
+  start();
 }

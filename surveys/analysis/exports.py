@@ -17,6 +17,7 @@ from typing import Any
 from django.utils import timezone
 
 import ldp
+from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
 from surveys.analysis.results import QuestionResult, SurveyResults
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, SpecRevision, Survey
@@ -246,6 +247,16 @@ def _page_script_integrity() -> str | None:
         return None
 
 
+def _wording_integrity() -> str | None:
+    """SRI of wording.js, the module that words protection on the device."""
+    try:
+        from surveys.collection.assets import wording_script
+
+        return wording_script().integrity
+    except (ImportError, OSError):
+        return None
+
+
 def design_card(survey: Survey) -> dict[str, Any]:
     """Everything that decides how answers were randomized, as one JSON document."""
     questions = questions_document(survey)
@@ -268,7 +279,13 @@ def design_card(survey: Survey) -> dict[str, Any]:
         },
         "spec_version": ldp.SPEC_VERSION,
         "randomizer_sha384": _randomizer_integrity(),
+        "wording_sha384": _wording_integrity(),
         "page_script_sha384": _page_script_integrity(),
+        # What every respondent's device refuses to exceed (ldp/js/randomizer.js).
+        "device_epsilon_ceilings": {
+            "question": EPSILON_CEILING_QUESTION,
+            "survey": EPSILON_CEILING_SURVEY,
+        },
         "questions": questions,
     }
 

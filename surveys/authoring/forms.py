@@ -11,7 +11,8 @@ from typing import Any, ClassVar
 from django import forms
 from django.core.exceptions import ValidationError
 
-from surveys.authoring import mechanisms, services, validation
+from ldp.spec.ceilings import EPSILON_CEILING_SURVEY
+from surveys.authoring import mechanisms, validation
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Question, Survey
 
@@ -35,11 +36,12 @@ class SurveyForm(forms.ModelForm):
     epsilon_budget = forms.FloatField(
         label="Privacy budget (total ε per respondent)",
         min_value=0.01,
-        max_value=services.BUDGET_MAX,
+        max_value=EPSILON_CEILING_SURVEY,
         initial=4.0,
         help_text=(
             "The most privacy loss one respondent may incur over all protected "
-            "questions together. Publishing above it is refused. 4 is a common cap."
+            "questions together. Publishing above it is refused. 4 is a common cap; "
+            f"respondents' devices refuse any survey above {EPSILON_CEILING_SURVEY}."
         ),
         widget=forms.NumberInput(attrs={"step": "any", "inputmode": "decimal"}),
     )
@@ -59,11 +61,29 @@ class SurveyForm(forms.ModelForm):
             "consent_text",
             "epsilon_budget",
             "planned_respondents",
+            "researcher_contact",
+            "allow_reanswer",
         )
-        labels: ClassVar = {"consent_text": "Consent text"}
+        labels: ClassVar = {
+            "consent_text": "Consent text",
+            "researcher_contact": "Researcher contact",
+            "allow_reanswer": "Let a device that already answered answer again",
+        }
         help_texts: ClassVar = {
             "description": "Shown to respondents before they start.",
             "consent_text": "What respondents agree to before answering.",
+            "researcher_contact": (
+                "Who respondents can ask about this survey, e.g. "
+                "“Ada Lovelace, ada@example.org”. Shown on the consent page."
+            ),
+            "allow_reanswer": (
+                "Off (recommended): a device that has sent answers refuses to "
+                "answer again. On: it offers to, after telling the respondent that "
+                "each new answer adds its whole ε again, because two randomized "
+                "copies of the same truth reveal more than one (twice the ε for "
+                "two answers). Use it only where the same device is shared by "
+                "different respondents."
+            ),
         }
         widgets: ClassVar = {
             "description": forms.Textarea(attrs={"rows": 3}),

@@ -41,6 +41,11 @@ class Survey(models.Model):
         help_text="Most privacy loss (total ε) one respondent may incur.",
     )
     planned_respondents = models.PositiveIntegerField(default=1000)
+    # Shown on the consent page: who respondents can ask about the survey.
+    researcher_contact = models.CharField(max_length=300, blank=True)
+    # Whether a device that already answered may answer again (each new
+    # answer adds its ε to what the device has already sent; off by default).
+    allow_reanswer = models.BooleanField(default=False)
     public_token = models.CharField(
         max_length=32, unique=True, default=new_public_token
     )

@@ -8,6 +8,7 @@ from decimal import Decimal
 from django.db.models import Count, QuerySet
 from django.shortcuts import get_object_or_404
 
+from ldp.spec.ceilings import above_question_ceiling, above_survey_ceiling
 from surveys.authoring import mechanisms, previews
 from surveys.authoring.models import Question, Survey
 
@@ -85,6 +86,26 @@ class SurveyOverview:
     @property
     def within_budget(self) -> bool:
         return self.total_exact <= Decimal(self.survey.epsilon_budget)
+
+    @property
+    def above_question_ceiling(self) -> list[QuestionSummary]:
+        """Protected questions respondents' devices would refuse (ε above 5)."""
+        return [
+            s
+            for s in self.questions
+            if s.preview
+            and s.preview.is_private
+            and above_question_ceiling(s.preview.epsilon_exact)
+        ]
+
+    @property
+    def above_survey_ceiling(self) -> bool:
+        """Whether devices would refuse the whole survey (total ε above 10)."""
+        return above_survey_ceiling(self.total_exact)
+
+    @property
+    def refused_by_devices(self) -> bool:
+        return bool(self.above_question_ceiling) or self.above_survey_ceiling
 
     @property
     def plain_questions(self) -> list[Question]:

@@ -17,6 +17,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 import ldp
+from ldp.spec.ceilings import EPSILON_CEILING_SURVEY, above_survey_ceiling
 from surveys.authoring import mechanisms, previews, selectors
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Question, SpecRevision, Survey
@@ -31,9 +32,17 @@ def _require_owner(survey: Survey, user) -> None:
 
 
 def _budget_error(survey: Survey, total: Decimal) -> str | None:
+    _, display, _ = previews.total_epsilon([total])
+    if above_survey_ceiling(total):
+        return (
+            f"The total ε per respondent would be {display}, above "
+            f"{EPSILON_CEILING_SURVEY}: respondents' devices refuse any survey above "
+            "that (taken together, the answers would then tell almost surely what "
+            "each person answered). Lower a question's ε or remove a question. "
+            "Nothing was changed."
+        )
     if total <= Decimal(survey.epsilon_budget):
         return None
-    _, display, _ = previews.total_epsilon([total])
     return (
         f"The total ε per respondent would be {display}, above this survey's budget "
         f"of {survey.epsilon_budget:g}. Lower a question's ε, remove a question, or "
@@ -50,6 +59,8 @@ def survey_create(
     consent_text: str = "",
     epsilon_budget: float = 4.0,
     planned_respondents: int = 1000,
+    researcher_contact: str = "",
+    allow_reanswer: bool = False,
 ) -> Survey:
     survey = Survey(
         owner=owner,
@@ -58,6 +69,8 @@ def survey_create(
         consent_text=consent_text,
         epsilon_budget=epsilon_budget,
         planned_respondents=planned_respondents,
+        researcher_contact=researcher_contact,
+        allow_reanswer=allow_reanswer,
     )
     survey.full_clean()
     survey.save()
@@ -73,6 +86,8 @@ def survey_update(
     consent_text: str,
     epsilon_budget: float,
     planned_respondents: int,
+    researcher_contact: str = "",
+    allow_reanswer: bool = False,
 ) -> Survey:
     """Change a survey's texts and plan; a live survey's budget can't drop below
     its total ε."""
@@ -82,6 +97,8 @@ def survey_update(
     survey.consent_text = consent_text
     survey.epsilon_budget = epsilon_budget
     survey.planned_respondents = planned_respondents
+    survey.researcher_contact = researcher_contact
+    survey.allow_reanswer = allow_reanswer
     if survey.published_at is not None:
         error = _budget_error(survey, selectors.survey_epsilon_exact(survey=survey))
         if error:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 
 import ldp
+from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, above_question_ceiling
 from surveys.authoring import mechanisms
 from surveys.authoring.mechanisms import PrivacyConfig
 
@@ -148,4 +149,18 @@ def question_validate(
     except mechanisms.MechanismError as error:
         field = "mechanism" if config.mechanism else "requested_epsilon"
         raise ValidationError({field: [str(error)]}) from None
+    if above_question_ceiling(mechanism.epsilon_exact):
+        # Forced response fixes ε by its design, not by the requested ε.
+        design = config.mechanism == "forced_response"
+        field = "mechanism" if design else "requested_epsilon"
+        raise ValidationError(
+            {
+                field: [
+                    f"This question would deliver ε = {mechanism.epsilon_display}; "
+                    "respondents' devices refuse any question above ε = "
+                    f"{EPSILON_CEILING_QUESTION} (one answer could then move even "
+                    "odds to over 99%). Choose a smaller ε."
+                ]
+            }
+        )
     return config, mechanism

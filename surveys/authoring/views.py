@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
 from surveys.authoring import mechanisms, previews, selectors, services
 from surveys.authoring.forms import QuestionForm, SurveyForm
 from surveys.authoring.models import Question, Survey
@@ -80,6 +81,10 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "overview": overview,
             "public_url": _collection_url("consent", public_token=survey.public_token),
             "invitations_url": _collection_url("invitations", survey_id=survey.pk),
+            "ceilings": {
+                "question": EPSILON_CEILING_QUESTION,
+                "survey": EPSILON_CEILING_SURVEY,
+            },
         },
     )
 

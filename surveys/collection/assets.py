@@ -1,7 +1,10 @@
-"""The two scripts a respondent's browser runs, and their integrity hashes.
+"""The scripts a respondent's browser runs, and their integrity hashes.
 
-The hash is computed from the bytes actually served, so the ``integrity``
-attribute on the page, the verify page and the file itself cannot disagree.
+The randomizer (the respondent's agent, which checks every spec before it
+randomizes), the wording module (every sentence about protection, made on the
+device) and the page script that calls them.  The hash is computed from the
+bytes actually served, so the ``integrity`` attributes on the pages, the verify
+page and the files themselves cannot disagree.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from django.contrib.staticfiles.storage import staticfiles_storage
 import ldp
 
 RANDOMIZER_PATH = Path(ldp.__file__).resolve().parent / "js" / "randomizer.js"
+WORDING_PATH = Path(ldp.__file__).resolve().parent / "js" / "wording.js"
 RESPOND_STATIC_PATH = "js/respond.js"
 
 
@@ -40,6 +44,16 @@ class Script:
 def randomizer_script() -> Script:
     """The browser randomizer exactly as ``collection:randomizer`` serves it."""
     return Script("randomizer.js", RANDOMIZER_PATH.read_bytes())
+
+
+def wording_script() -> Script:
+    """The respondent wording module exactly as ``collection:wording`` serves it."""
+    return Script("wording.js", WORDING_PATH.read_bytes())
+
+
+def device_scripts() -> list[Script]:
+    """Every script a respondent page runs, in the order the verify page lists."""
+    return [randomizer_script(), wording_script(), respond_script()]
 
 
 def respond_script() -> Script:

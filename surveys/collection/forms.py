@@ -454,13 +454,15 @@ class ResponseForm(forms.Form):
                     "text": q.text,
                     "kind": q.kind,
                     "spec": q.spec,
+                    "spec_revision": q.spec_revision,
                     "answer_group": f"q{q.pk}_answer",
                     "report_field": f"q{q.pk}_report",
                     "max_selections": most_selections(q),
                 }
                 for q in self.questions
                 if q.is_private
-            ]
+            ],
+            "plain": [q.pk for q in self.questions if not q.is_private],
         }
 
 

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
 
 from django.db.models import Count, Q, QuerySet
 
-from ldp.accounting import describe_epsilon
-from ldp.exact import display_epsilon
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import Invitation, Submission
 from surveys.collection.questions import value_label
 from surveys.collection.respondent_words import (
     describe_report,
-    how_randomized,
     receipt_why,
 )
 from surveys.collection.tokens import invitation_token_hash
@@ -40,60 +36,6 @@ def invitation_counts(*, survey: Survey) -> dict[str, int]:
     """How many invitations a survey has, and how many were used."""
     return survey.invitations.aggregate(
         total=Count("id"), used=Count("id", filter=Q(used_at__isnull=False))
-    )
-
-
-@dataclass(frozen=True)
-class PrivacyNoticeLine:
-    """One question on the consent page: protected or not, its ε, and how."""
-
-    question: Question
-    number: int
-    protected: bool
-    epsilon: Decimal | None = None
-    epsilon_display: str = ""
-    in_words: str = ""
-    how: str = ""
-
-
-@dataclass(frozen=True)
-class PrivacyNotice:
-    """What respondents are told about a survey's privacy before consenting."""
-
-    questions: list[PrivacyNoticeLine]
-    total_epsilon_display: str
-    total_in_words: str
-
-    @property
-    def unprotected(self) -> list[PrivacyNoticeLine]:
-        return [q for q in self.questions if not q.protected]
-
-
-def survey_privacy_notice(*, survey: Survey) -> PrivacyNotice:
-    """Each question's ε in plain words, and the total (sequential composition)."""
-    lines: list[PrivacyNoticeLine] = []
-    total = Decimal(0)
-    for number, question in enumerate(survey.questions.all(), start=1):
-        mechanism = question.compiled_mechanism()
-        if mechanism is None:
-            lines.append(PrivacyNoticeLine(question, number, protected=False))
-            continue
-        total += mechanism.epsilon_exact
-        lines.append(
-            PrivacyNoticeLine(
-                question,
-                number,
-                protected=True,
-                epsilon=mechanism.epsilon_exact,
-                epsilon_display=mechanism.epsilon_display,
-                in_words=describe_epsilon(mechanism.epsilon_exact),
-                how=how_randomized(mechanism.name),
-            )
-        )
-    return PrivacyNotice(
-        questions=lines,
-        total_epsilon_display=display_epsilon(total),
-        total_in_words=describe_epsilon(total),
     )
 
 

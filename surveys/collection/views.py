@@ -101,19 +101,62 @@ def _closed(request: HttpRequest, survey: Survey) -> HttpResponse:
     )
 
 
+# --- what the respondent's device is given -----------------------------------------
+def _device_context(survey: Survey, form: ResponseForm, page: str) -> dict:
+    """The scripts (with their hashes) and the data the device checks and words.
+
+    The pages carry no sentence or figure about protection: the device computes
+    them from the specs in ``device_config`` (``ldp/js/wording.js``).
+    """
+    return {
+        "device_config": {
+            "page": page,
+            "survey": survey.public_token,
+            "survey_revision": survey.revision,
+            "allow_reanswer": survey.allow_reanswer,
+            "contact": survey.researcher_contact,
+            **form.js_config(),
+        },
+        "randomizer": assets.randomizer_script(),
+        "wording": assets.wording_script(),
+        "respond_js": assets.respond_script(),
+    }
+
+
+def _unanswerable(request: HttpRequest, survey: Survey) -> HttpResponse:
+    return _problem(
+        request,
+        "This survey has a kind of question that cannot be answered yet, so "
+        "nothing can be sent. Please try again later.",
+        status=503,
+        survey=survey,
+    )
+
+
 # --- consent ----------------------------------------------------------------------
 def _consent(request: HttpRequest, survey: Survey, start_url: str) -> HttpResponse:
     if survey.status != Survey.Status.OPEN:
         return _closed(request, survey)
+    try:
+        form = ResponseForm(survey=survey)
+    except ValueError:
+        return _unanswerable(request, survey)
     return render(
         request,
         "collection/consent.html",
         {
             "survey": survey,
-            "privacy": selectors.survey_privacy_notice(survey=survey),
+            "questions": form.blocks(),
             "start_url": start_url,
+            **_device_context(survey, form, "consent"),
         },
     )
+
+
+@require_safe
+def declined(request: HttpRequest) -> HttpResponse:
+    """After "No thanks": nothing was recorded."""
+    return render(request, "collection/declined.html")
 
 
 @require_safe
@@ -156,13 +199,7 @@ def _respond(
     try:
         ResponseForm(survey=survey)
     except ValueError:
-        return _problem(
-            request,
-            "This survey has a kind of question that cannot be answered yet, so "
-            "nothing can be sent. Please try again later.",
-            status=503,
-            survey=survey,
-        )
+        return _unanswerable(request, survey)
     if request.method == "POST":
         form = ResponseForm(request.POST, survey=survey)
         if not form.is_valid():
@@ -203,11 +240,8 @@ def _form_page(
         {
             "survey": survey,
             "form": form,
-            "privacy": selectors.survey_privacy_notice(survey=survey),
-            "js_config": form.js_config(),
-            "randomizer": assets.randomizer_script(),
-            "respond_js": assets.respond_script(),
             "error": error,
+            **_device_context(survey, form, "respond"),
         },
         status=status,
     )
@@ -224,9 +258,15 @@ def _rejected(
     form: ResponseForm | None = None,
 ) -> HttpResponse:
     if _wants_json(request):
-        return JsonResponse(
-            {"error": error.message, "code": error.code}, status=error.status
-        )
+        body = {"error": error.message, "code": error.code}
+        if error.code == "stale":
+            # The current revision's compiled specs, so the device can tell
+            # which questions changed: unchanged reports are resent byte for
+            # byte, changed ones only by the respondent's informed choice.
+            current = Survey.objects.get(pk=survey.pk)
+            body["survey_revision"] = current.revision
+            body["questions"] = ResponseForm(survey=current).js_config()["questions"]
+        return JsonResponse(body, status=error.status)
     if form is not None and error.status == 400:
         # A page to read, with a fresh, empty form; nothing posted is echoed.
         return _form_page(
@@ -302,22 +342,30 @@ def receipt(request: HttpRequest, receipt: str) -> HttpResponse:
 @require_safe
 def verify(request: HttpRequest) -> HttpResponse:
     return render(
-        request,
-        "collection/verify.html",
-        {"scripts": [assets.randomizer_script(), assets.respond_script()]},
+        request, "collection/verify.html", {"scripts": assets.device_scripts()}
     )
 
 
-@require_safe
-def randomizer_js(request: HttpRequest) -> HttpResponse:
-    """The randomizer module, byte for byte the file its hash is computed from."""
-    script = assets.randomizer_script()
+def _module(script: assets.Script) -> HttpResponse:
+    """A device module, byte for byte the file its hash is computed from."""
     response = HttpResponse(
         script.source, content_type="text/javascript; charset=utf-8"
     )
     response["Cache-Control"] = "no-cache"
     response["ETag"] = f'"{script.integrity}"'
     return response
+
+
+@require_safe
+def randomizer_js(request: HttpRequest) -> HttpResponse:
+    """The randomizer module (the respondent's agent)."""
+    return _module(assets.randomizer_script())
+
+
+@require_safe
+def wording_js(request: HttpRequest) -> HttpResponse:
+    """The respondent wording module."""
+    return _module(assets.wording_script())
 
 
 # --- invitations (the survey's owner) ---------------------------------------------

@@ -62,7 +62,7 @@ async function handle(request) {
   const module = await load(request.module);
   switch (request.op) {
     case "counts":
-      return { results: auditCounts(module.randomize, request.items, request.n) };
+      return { results: auditCounts(module, request.items, request.n) };
     case "differs": {
       const reference = await load(request.reference);
       return {

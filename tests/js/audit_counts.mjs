@@ -5,10 +5,11 @@
 // (tests/ldp/js_audit.py) turns the counts into ε lower bounds, goodness of
 // fit and gates.
 //
-// auditCounts(randomize, items, N): items is a list, each a compiled spec
+// auditCounts(module, items, N): items is a list, each a compiled spec
 // (inputs: every answer 0 … k-1) or {"spec": compiled spec, "inputs":
-// [answers]} (grid levels, or selections for multi-select). `randomize` is
-// the module's randomize(spec, answer), drawing from crypto.getRandomValues.
+// [answers]} (grid levels, or selections for multi-select). `module` is the
+// randomizer module; reports come from its randomize(spec, answer), drawing
+// from crypto.getRandomValues (see reportSource for specs above its ceiling).
 // Returns one entry per item, each {"inputs": [counts per x]} (or {"error":
 // message} if the module threw). Counts per input x, over N reports:
 //   forced_response, warner, grr: "hist"[y] = #reports equal to y
@@ -98,11 +99,47 @@ export function countInput(randomize, spec, x, N) {
   throw new Error(`no audit for ${spec.mechanism}`);
 }
 
-export function auditCounts(randomize, items, N) {
+// What the audit draws reports with, from the randomizer module: its
+// randomize() (the device's check, then the sampler on its secure word pool).
+// A spec the device refuses to run because its ε is above the module's
+// ceiling (the audit's ε = 9 grid) cannot be drawn through randomize(); after
+// confirming that randomize() does refuse it, its reports come from the same
+// module's sampler (randomizeWithSource) fed words from
+// crypto.getRandomValues, so the shipped sampling code is still audited.
+export function reportSource(module, spec) {
+  if (typeof module === "function") return module;
+  try {
+    module.checkSpec(spec);
+    return module.randomize;
+  } catch (error) {
+    if (!error || error.code !== "above_question_ceiling") throw error;
+  }
+  let refused = false;
+  try {
+    module.randomize(spec, spec.mechanism === "multi_rr" || spec.mechanism === "padding_sampling" ? [] : 0);
+  } catch (error) {
+    refused = error && error.code === "above_question_ceiling";
+  }
+  if (!refused) throw new Error("randomize() ran a spec its own check refuses");
+  const words = new Uint32Array(16384);
+  let used = words.length;
+  const next = () => {
+    if (used === words.length) {
+      globalThis.crypto.getRandomValues(words);
+      used = 0;
+    }
+    return words[used++];
+  };
+  return (s, x) => module.randomizeWithSource(s, x, next);
+}
+
+// `source`: the randomizer module (see reportSource), or a randomize function.
+export function auditCounts(source, items, N) {
   return items.map((item) => {
     try {
       const spec = item.spec ?? item;
       const inputs = item.inputs ?? Array.from({ length: spec.k ?? 2 }, (_, x) => x);
+      const randomize = reportSource(source, spec);
       return { inputs: inputs.map((x) => countInput(randomize, spec, x, N)) };
     } catch (err) {
       return { error: String(err && err.message ? err.message : err) };

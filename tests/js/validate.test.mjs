@@ -56,12 +56,14 @@ test("refuses a source that does not return 32-bit words", () => {
 
 // ------------------------------------ ordinal, numeric and multi-select
 
+// Declared ε values are at least what each toy spec's weights deliver (the
+// device refuses a spec whose weights deliver more than it declares).
 const ORDINAL = {
-  version: 1, mechanism: "ordinal", k: 3, epsilon: 1,
+  version: 1, mechanism: "ordinal", k: 3, epsilon: 2,
   weights: { rows: [[5, 2, 1], [2, 4, 2], [1, 2, 5]], total: 8 },
 };
 const GEOMETRIC = {
-  version: 1, mechanism: "geometric", low: "0", high: "10", step: "5", epsilon: 1,
+  version: 1, mechanism: "geometric", low: "0", high: "10", step: "5", epsilon: 4.5,
   weights: { kernel: [1, 2, 4, 2, 1], total: 10 },
 };
 const DUCHI = { ...GEOMETRIC, mechanism: "duchi", weights: { base: 3, slope: 2, total: 10 } };
@@ -70,10 +72,10 @@ const PIECEWISE = {
   weights: { outputs: 7, width: 3, high: 5, low: 2, starts: [0, 2, 4] },
 };
 const MULTI = {
-  version: 1, mechanism: "multi_rr", k: 4, epsilon: 2,
+  version: 1, mechanism: "multi_rr", k: 4, epsilon: 4.5, epsilon_per_option: 1.1,
   weights: { one_if_one: 3, one_if_zero: 1, total: 4 },
 };
-const PADDING = { version: 1, mechanism: "padding_sampling", k: 5, ell: 2, epsilon: 1, weights: { keep: 9, other: 2 } };
+const PADDING = { version: 1, mechanism: "padding_sampling", k: 5, ell: 2, epsilon: 1.5, weights: { keep: 9, other: 2 } };
 const weights = (s, patch) => ({ ...s, weights: { ...s.weights, ...patch } });
 
 test("accepts the new mechanisms and returns k or the grid's m", () => {

@@ -4,7 +4,7 @@ The URLconf is walked, so a new URL without a policy here fails this suite.
 Policies:
 
 - public: anyone (home, sign-in, respondents' pages reached by an unguessable
-  link or token, the verify page, the randomizer itself);
+  link or token, the verify page, the device modules, the "No thanks" page);
 - signed_in: any researcher, showing only their own data (lists, creation);
 - owner: a survey's owner only; anonymous → sign-in page, another researcher → 404;
 - api: Bearer-token API; no token → 401, another researcher's token → 404;
@@ -40,6 +40,8 @@ PUBLIC = {
     "logout",
     "collection:verify",
     "collection:randomizer",
+    "collection:wording",
+    "collection:declined",
     "collection:receipt",
     "collection:consent",
     "collection:respond",

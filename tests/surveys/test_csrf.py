@@ -62,6 +62,8 @@ READ_ONLY = {
     "authoring:question_preview",
     "collection:verify",
     "collection:randomizer",
+    "collection:wording",
+    "collection:declined",
     "collection:receipt",
     "collection:consent",
     "collection:consent_invitation",

@@ -263,13 +263,18 @@ def test_published_hashes_equal_the_bytes_served(world, settings):
         else served_script.content
     )
     assert page_script["integrity"] == sri(script_bytes)
-    (preload,) = [link for link in found.links if link.get("rel") == "modulepreload"]
-    assert preload["href"] == reverse("collection:randomizer")
-    assert preload["integrity"] == randomizer_hash
+    wording = client.get(reverse("collection:wording"))
+    assert wording.status_code == 200
+    wording_hash = sri(wording.content)
+    preloads = [link for link in found.links if link.get("rel") == "modulepreload"]
+    assert [(p["href"], p["integrity"]) for p in preloads] == [
+        (reverse("collection:randomizer"), randomizer_hash),
+        (reverse("collection:wording"), wording_hash),
+    ]
 
     verify = client.get(reverse("collection:verify")).content.decode()
     published = re.findall(r'<code class="hash">([^<]+)</code>', verify)
-    assert published == [randomizer_hash, sri(script_bytes)]
+    assert published == [randomizer_hash, wording_hash, sri(script_bytes)]
 
     owner = Client()
     owner.force_login(world["ada"])
@@ -278,4 +283,5 @@ def test_published_hashes_equal_the_bytes_served(world, settings):
         b"".join(card.streaming_content) if card.streaming else card.content
     )
     assert document["randomizer_sha384"] == randomizer_hash
+    assert document["wording_sha384"] == wording_hash
     assert document["page_script_sha384"] == sri(script_bytes)

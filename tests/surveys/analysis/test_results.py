@@ -14,7 +14,12 @@ from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.selectors import question_privacy_config
 from surveys.collection.models import Report
-from tests.surveys.analysis.conftest import FAMILIES, make_survey, submit_bulk
+from tests.surveys.analysis.conftest import (
+    FAMILIES,
+    FAMILY_EPSILON,
+    make_survey,
+    submit_bulk,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -82,7 +87,7 @@ def test_results_describe_the_survey_and_its_unprotected_questions(family_survey
     assert results.total_epsilon == pytest.approx(
         math.fsum(q.epsilon for q in results.questions)
     )
-    assert results.total_epsilon <= len(FAMILIES) * 1.0 + 1e-9
+    assert results.total_epsilon <= len(FAMILIES) * FAMILY_EPSILON + 1e-9
     assert results.pending_reports == 0
     assert results.refreshed_at is not None
     assert [q.position for q in results.questions] == sorted(

@@ -6,6 +6,7 @@ import base64
 import csv
 import hashlib
 import io
+import json
 import re
 
 import pytest
@@ -29,28 +30,67 @@ def respond_url(survey: Survey) -> str:
 
 
 # --- consent ------------------------------------------------------------------------
-def test_consent_page_states_total_and_per_question_epsilon(client, survey):
-    html = client.get(reverse("collection:consent", args=[survey.public_token]))
-    text = html.content.decode()
-    assert "ε = 6.599" in text  # ln 3 + 1 + 1.5 + 1 + 1 + 1, rounded up
-    for display in ("1.099", "1.000", "1.500"):
-        assert f"Protected, ε = {display}" in text
-    assert "from 50% to at most 75%" in text
-    assert (
-        "randomizes your answer on\n      your own device before anything is sent"
-        in text
+# What the consent page says about protection is written by the device from the
+# specs (tests/system/test_device_promise.py reads it in Chromium); the server
+# sends the specs and the hashed scripts, and no privacy figure of its own.
+def device_config(page: str) -> dict:
+    found = re.search(
+        r'<script id="device-config" type="application/json">(.*?)</script>',
+        page,
+        re.S,
     )
+    assert found, "no device-config data block"
+    return json.loads(found.group(1))
 
 
-def test_consent_page_lists_unprotected_questions_as_not_protected(client, survey):
+def test_consent_page_carries_no_server_written_privacy_figure(client, survey):
     text = client.get(
         reverse("collection:consent", args=[survey.public_token])
     ).content.decode()
-    plain = questions(survey)["plain"]
-    after = text.split(plain.text, 1)[1]
-    assert after.lstrip().split("</li>")[0].count("Not protected") == 1
+    page_text = text.split('<script id="device-config"')[0]
+    assert "ε" not in page_text
+    assert "Protected" not in page_text
+    assert "%" not in page_text.split("<main", 1)[1]
+
+
+def test_consent_page_gives_the_device_every_protected_spec(client, survey):
+    text = client.get(
+        reverse("collection:consent", args=[survey.public_token])
+    ).content.decode()
+    config = device_config(text)
+    private = {q.pk: q for q in survey.questions.filter(is_private=True)}
+    assert {q["id"]: q["spec"] for q in config["questions"]} == {
+        pk: q.spec for pk, q in private.items()
+    }
+    assert config["plain"] == [questions(survey)["plain"].pk]
+    assert config["page"] == "consent"
+    assert config["survey"] == survey.public_token
+    for question in survey.questions.all():
+        assert f'data-protection-for="{question.pk}"' in text
     assert reverse("collection:verify") in text
     assert respond_url(survey) in text
+    assert reverse("collection:declined") in text
+
+
+def test_consent_page_loads_the_device_modules_with_their_hashes(client, survey):
+    text = client.get(
+        reverse("collection:consent", args=[survey.public_token])
+    ).content.decode()
+    for name, script in (
+        ("collection:randomizer", assets.randomizer_script()),
+        ("collection:wording", assets.wording_script()),
+    ):
+        assert (
+            f'<link rel="modulepreload" href="{reverse(name)}" '
+            f'integrity="{script.integrity}"'
+        ) in text
+    assert f'integrity="{assets.respond_script().integrity}"' in text
+
+
+def test_no_thanks_page_says_nothing_was_recorded(client):
+    page = client.get(reverse("collection:declined"))
+    assert page.status_code == 200
+    assert "Nothing was recorded" in page.content.decode()
 
 
 def test_draft_survey_is_not_found(client, researcher):
@@ -90,7 +130,7 @@ def test_page_script_carries_the_hash_of_the_static_file(client, survey):
     assert f'integrity="{sri(assets.respond_script().source)}"' in module[0]
     # The only other <script> is the JSON data block (never executed).
     assert [s for s in scripts if s not in module] == [
-        '<script id="respond-config" type="application/json">'
+        '<script id="device-config" type="application/json">'
     ]
 
 
@@ -99,8 +139,13 @@ def test_verify_page_shows_the_sources_and_their_sha384(client):
     randomizer = assets.RANDOMIZER_PATH.read_bytes()
     assert sri(randomizer) in page
     assert sri(assets.respond_script().source) in page
+    assert sri(assets.WORDING_PATH.read_bytes()) in page
     assert "crypto.getRandomValues" in page
     assert "export function randomize(spec, answer)" in page
+    assert "export function describeQuestion(spec, verdict)" in page
+    # The limit, stated where the fingerprints are shown.
+    assert "What this page cannot prove" in page
+    assert "out of band" in page
 
 
 def test_submit_button_is_disabled_until_the_script_runs(client, survey):

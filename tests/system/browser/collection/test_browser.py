@@ -139,9 +139,13 @@ def test_browser_sends_only_randomized_reports(live_server, survey, browser):
     assert PlainAnswer.objects.get().value == PLAIN
 
     kept = page.evaluate(
-        "() => [localStorage.length, sessionStorage.length, document.cookie]"
+        "() => [Object.entries(localStorage), sessionStorage.length, document.cookie]"
     )
-    assert kept[:2] == [0, 0]
+    # Only the device's note that it answered: no answer, no receipt.
+    ((key, note),) = kept[0]
+    assert key == f"deniable.answered.{survey.public_token}"
+    assert set(json.loads(note)) == {"answered", "expires", "spentMilli"}
+    assert kept[1] == 0  # the sealed body is gone once acknowledged
     assert [c.split("=")[0].strip() for c in kept[2].split(";") if c] == ["csrftoken"]
     receipt = page.inner_text("main")
     assert receipt.count("This may differ from what you chose") == len(TRUE)

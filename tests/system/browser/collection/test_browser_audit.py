@@ -60,9 +60,9 @@ COUNTS_PATH = "/audit-only/audit_counts.mjs"
 # One spec per call keeps each page evaluation bounded (the largest, a
 # 1,001-level geometric grid, takes about 30 s at N = 10^6).
 COUNT_ONE_SPEC = """async ([moduleUrl, countsUrl, item, n]) => {
-  const { randomize } = await import(moduleUrl);
+  const module = await import(moduleUrl);
   const { auditCounts } = await import(countsUrl);
-  return auditCounts(randomize, [item], n)[0];
+  return auditCounts(module, [item], n)[0];
 }"""
 
 

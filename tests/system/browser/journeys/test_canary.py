@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,6 +48,7 @@ from django.db import connection
 from playwright.sync_api import expect
 
 import ldp
+from ldp.exact import display_epsilon
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection import services as collection
@@ -264,7 +266,7 @@ def test_distinctive_true_answers_appear_nowhere_after_a_forced_500_and_retry(
 
     with server_logs() as logs:
         page.goto(live_server.url + f"/s/{canary_survey.public_token}/")
-        page.get_by_role("link", name="I understand, start the survey").click()
+        page.get_by_role("link", name="Take part").click()
         send = page.get_by_role("button", name="Send my answers")
         expect(send).to_be_enabled()
         expect(page.locator("#script-note")).to_contain_text("integrity check")
@@ -320,8 +322,20 @@ def test_distinctive_true_answers_appear_nowhere_after_a_forced_500_and_retry(
         assert lies(mechanism, truth, sent), text
     assert fields[f"q{plain.pk}"] == [PLAIN]
 
-    # Browser storage: nothing kept but the CSRF cookie.
-    assert storage["localStorage"] == storage["sessionStorage"] == []
+    # Browser storage: nothing kept but the CSRF cookie and the device's note
+    # that it answered this survey (no answer, no receipt, nothing else).
+    ((key, note),) = storage["localStorage"]
+    assert key == f"deniable.answered.{canary_survey.public_token}"
+    note = json.loads(note)
+    assert set(note) == {"answered", "expires", "spentMilli"}
+    assert note["answered"] is True
+    assert re.fullmatch(r"\d{4}-\d{2}", note["expires"])
+    assert note["spentMilli"] == int(
+        display_epsilon(
+            sum(ldp.build(q.spec).epsilon_exact for q in private.values())
+        ).replace(".", "")
+    )
+    assert storage["sessionStorage"] == []
     assert storage["indexedDB"] == storage["caches"] == []
     assert storage["serviceWorkers"] == 0
     assert [c["name"] for c in cookies] == ["csrftoken"]

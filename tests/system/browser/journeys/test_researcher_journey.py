@@ -277,10 +277,13 @@ def respond(
 
     page.goto(url)
     expect(page.get_by_role("heading", name=TITLE)).to_be_visible()
-    expect(page.get_by_text("Protected, ε =")).to_have_count(len(PROTECTED))
+    # Each protected question's strength, worded by the device from its spec.
+    expect(page.locator(".protection[class*='strength-']")).to_have_count(
+        len(PROTECTED)
+    )
     if screenshots:
         page.screenshot(path=str(screenshots("consent")), full_page=True)
-    page.get_by_role("link", name="I understand, start the survey").click()
+    page.get_by_role("link", name="Take part").click()
     page.wait_for_url("**/answer/")
     page.route("**/answer/", send)
     button = page.get_by_role("button", name="Send my answers")
@@ -320,7 +323,7 @@ def open_answer_page(browser, url: str):
     context = browser.new_context(viewport=DESKTOP)
     page = context.new_page()
     page.goto(url)
-    page.get_by_role("link", name="I understand, start the survey").click()
+    page.get_by_role("link", name="Take part").click()
     expect(page.get_by_role("button", name="Send my answers")).to_be_enabled()
     return context, page
 
@@ -343,9 +346,7 @@ def used_invitation_is_refused(browser, url: str) -> None:
     expect(page.get_by_role("alert")).to_contain_text(
         "This invitation link has already been used"
     )
-    expect(
-        page.get_by_role("link", name="I understand, start the survey")
-    ).to_have_count(0)
+    expect(page.get_by_role("link", name="Take part")).to_have_count(0)
     context.close()
 
 
