@@ -101,7 +101,8 @@ def likelihood_ratio(spec: dict[str, Any]) -> Fraction:
     if mechanism in ("sue", "oue", "multi_rr"):
         s, a1, a0 = w["total"], w["one_if_one"], w["one_if_zero"]
         if mechanism == "multi_rr":
-            return max(_ratio(a1, a0), _ratio(s - a1, s - a0)) ** k
+            per_bit: Fraction = max(_ratio(a1, a0), _ratio(s - a1, s - a0))
+            return Fraction(per_bit**k)
         up = max(Fraction(a1, a0), Fraction(s - a1, s - a0))
         down = max(Fraction(a0, a1), Fraction(s - a0, s - a1))
         return up * down

@@ -27,6 +27,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -139,7 +140,9 @@ CASES: list[tuple[str, dict[str, Any], list[Any]]] = [
 
 def _tampered(name: str, requested: dict[str, Any], **changes: Any) -> dict[str, Any]:
     """A compiled spec with fields or weights replaced (a hostile server's)."""
-    spec = json.loads(json.dumps(ldp.build({"version": 1, **requested}).spec))
+    spec: dict[str, Any] = json.loads(
+        json.dumps(ldp.build({"version": 1, **requested}).spec)
+    )
     for key, value in changes.items():
         if key.startswith("w_"):
             spec["weights"][key[2:]] = value
@@ -410,7 +413,7 @@ def build_document(
     ),
 ) -> dict[str, Any]:
     """Build the whole vectors document from the Python reference."""
-    groups = []
+    groups: list[dict[str, Any]] = []
     for name, requested, answers in CASES:
         mechanism = ldp.build({"version": 1, **requested})
         spec = mechanism.spec
@@ -439,7 +442,9 @@ def build_document(
     specs = {group["name"]: group["spec"] for group in groups}
     surveys = []
     for name, members, verdict in survey_check_cases():
-        total = sum(ratio_epsilon(likelihood_ratio(specs[m])) for m in members)
+        total = sum(
+            (ratio_epsilon(likelihood_ratio(specs[m])) for m in members), Decimal(0)
+        )
         if (verdict == "ok") == (total > EPSILON_CEILING_SURVEY):
             raise AssertionError(
                 f"survey check {name!r}: verdict {verdict} vs ε {total}"
