@@ -177,7 +177,7 @@ def forms_for(world: World) -> dict[str, Form]:
         "title": "A survey",
         "description": "",
         "consent_text": "",
-        "epsilon_budget": "20",
+        "epsilon_budget": "10",
         "planned_respondents": "100",
     }
     question_bases = [
