@@ -301,6 +301,9 @@ RATE_LIMIT_PER_TOKEN = env_str("RATE_LIMIT_PER_TOKEN", "10/60")
 RATE_LIMIT_PER_SURVEY = env_str("RATE_LIMIT_PER_SURVEY", "1200/60")
 # Consent and answer pages of invitations opened from one address.
 RATE_LIMIT_LOOKUPS_PER_ADDRESS = env_str("RATE_LIMIT_LOOKUPS_PER_ADDRESS", "60/60")
+# Consent and answer pages of public links opened from one address: a class of
+# 30 behind one NAT opening both pages and reloading each once.
+RATE_LIMIT_PAGES_PER_ADDRESS = env_str("RATE_LIMIT_PAGES_PER_ADDRESS", "120/60")
 # 0: the client is REMOTE_ADDR.  N: the N-th address from the right of
 # X-Forwarded-For (set it to the number of reverse proxies in front of gunicorn).
 RATE_LIMIT_TRUSTED_PROXIES = env_int("RATE_LIMIT_TRUSTED_PROXIES", 0)
@@ -309,6 +312,7 @@ for _name in (
     "RATE_LIMIT_PER_TOKEN",
     "RATE_LIMIT_PER_SURVEY",
     "RATE_LIMIT_LOOKUPS_PER_ADDRESS",
+    "RATE_LIMIT_PAGES_PER_ADDRESS",
 ):
     _count, _, _seconds = globals()[_name].partition("/")
     if not (_count.strip().isdigit() and _seconds.strip().isdigit()) or not int(

@@ -11,6 +11,7 @@ yet" instead of failing.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,13 +23,30 @@ import ldp
 from ldp.exact import exp_decimal
 from ldp.mechanisms import REGISTRY
 from surveys.authoring.catalogue import mechanism_label, mechanisms_for_kind
-from surveys.authoring.compiled import compiled_mechanism
+from surveys.authoring.compiled import (
+    canonical_spec,
+    compiled_mechanism,
+    shared_get,
+    shared_set,
+)
 
 DEFAULT_EPSILON = 1.0
 EPSILON_MAX = float(ldp.EPSILON_MAX)
 YES_NO_OPTIONS = ("No", "Yes")  # answer 1 is "yes" in every binary spec
 FORCED_RESPONSE_DENOMINATOR = 1000
-NUMERIC_LEVELS_MAX = 1001  # the ldp spec's grid limit
+# Bounded cost: compiling a numeric grid and planning its margins grows with
+# the square of its levels, and the recommended method compiles all four numeric
+# mechanisms.  At 201 levels the builder's preview and "add question" stay within
+# their budget (README, "Limits"; benchmarks/page_cost.py measures it); ldp's own
+# grid limit (1001) took seconds per request.
+NUMERIC_LEVELS_MAX = 201
+NUMERIC_LEVELS_WHY = (
+    "working out the randomization and its margin of error for a finer grid "
+    "takes the server too long"
+)
+# The recommendation for a question's domain and ε is kept this long in the
+# shared cache (it compiles every candidate mechanism).
+RECOMMENDATION_CACHE_SECONDS = 24 * 3600
 ORDINAL_K_MAX = 101  # the ldp spec's limit for the order-aware mechanism
 
 RECOMMENDED_LABEL = "Recommended (lowest error for this question)"
@@ -77,6 +95,21 @@ class KindRule:
     default: Callable[[PrivacyConfig], str]
     domain: Callable[[PrivacyConfig], dict[str, Any]]
     uses_options: bool = True
+
+
+def numeric_levels(config: PrivacyConfig) -> int | None:
+    """Number of grid values from ``low`` to ``high`` in steps of ``step``.
+
+    ``(high - low) / step + 1``; None when the grid is incomplete or the range
+    is not a whole number of steps (validation reports those).
+    """
+    low, high, step = config.low, config.high, config.step
+    if low is None or high is None or step is None or step <= 0 or high <= low:
+        return None
+    steps = (high - low) / step
+    if steps != steps.to_integral_value():
+        return None
+    return int(steps) + 1
 
 
 def _recommended_categorical(config: PrivacyConfig) -> str:
@@ -209,6 +242,31 @@ def forced_response_design(epsilon: float) -> dict[str, str]:
     }
 
 
+def recommendation_cache_key(config: PrivacyConfig) -> str:
+    """The shared-cache key of the recommendation for ``config``'s kind, domain
+    (options count or grid) and ε: a SHA-256 of their canonical JSON."""
+    rule = KIND_RULES[config.kind]
+    facts = {"kind": config.kind, "epsilon": config.epsilon, **rule.domain(config)}
+    if config.kind == "multi_select":
+        facts["max_selections"] = config.max_selections or config.k
+    digest = hashlib.sha256(canonical_spec(facts).encode()).hexdigest()
+    return f"authoring:recommended:{ldp.SPEC_VERSION}:{digest}"
+
+
+def _recommended(config: PrivacyConfig, rule: KindRule) -> str:
+    """The kind's recommended mechanism, kept in the shared cache per domain and ε.
+
+    The recommendation compiles every candidate, so a preview repeated with
+    the same settings (or in another web process) reuses the choice.
+    """
+    key = recommendation_cache_key(config)
+    name = shared_get(key)
+    if not isinstance(name, str):
+        name = rule.default(config)
+        shared_set(key, name, RECOMMENDATION_CACHE_SECONDS)
+    return name
+
+
 def requested_spec(config: PrivacyConfig) -> dict[str, Any]:
     """The requested ldp spec for a private question.
 
@@ -226,7 +284,14 @@ def requested_spec(config: PrivacyConfig) -> dict[str, Any]:
             "their randomization is still being built. Use another kind, or mark "
             "the question as not protected."
         )
-    name = config.mechanism or rule.default(config)
+    levels = numeric_levels(config) if config.kind == "numeric" else None
+    if levels is not None and levels > NUMERIC_LEVELS_MAX:
+        raise MechanismError(
+            f"a range of {levels} possible values is too fine; allowed: at most "
+            f"{NUMERIC_LEVELS_MAX}, because {NUMERIC_LEVELS_WHY}. Use a larger "
+            "step or a narrower range."
+        )
+    name = config.mechanism or _recommended(config, rule)
     if name not in rule.mechanisms:
         allowed = ", ".join(mechanism_label(n) for n in rule.mechanisms)
         raise MechanismError(

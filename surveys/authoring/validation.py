@@ -68,8 +68,10 @@ def _grid_errors(config: PrivacyConfig) -> dict[str, list[str]]:
         ]
     elif steps + 1 > mechanisms.NUMERIC_LEVELS_MAX:
         errors["numeric_step"] = [
-            f"That gives {steps + 1} possible values; allowed: at most "
-            f"{mechanisms.NUMERIC_LEVELS_MAX}. Use a larger step."
+            f"That gives {int(steps) + 1} possible values; allowed: at most "
+            f"{mechanisms.NUMERIC_LEVELS_MAX}, because "
+            f"{mechanisms.NUMERIC_LEVELS_WHY}. Use a larger step or a narrower "
+            "range."
         ]
     return errors
 
