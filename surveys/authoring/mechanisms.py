@@ -34,15 +34,23 @@ DEFAULT_EPSILON = 1.0
 EPSILON_MAX = float(ldp.EPSILON_MAX)
 YES_NO_OPTIONS = ("No", "Yes")  # answer 1 is "yes" in every binary spec
 FORCED_RESPONSE_DENOMINATOR = 1000
-# Bounded cost: compiling a numeric grid and planning its margins grows with
-# the square of its levels, and the recommended method compiles all four numeric
-# mechanisms.  At 201 levels the builder's preview and "add question" stay within
-# their budget (README, "Limits"; benchmarks/page_cost.py measures it); ldp's own
-# grid limit (1001) took seconds per request.
+# Bounded cost (README, "Limits"; benchmarks/page_cost.py measures it).  Two
+# things drive the cost of compiling a numeric grid and planning its margins:
+# the number of levels (channel matrices of levels × outputs, so the work grows
+# with the square) and, for the discrete Gaussian (always compiled when the
+# method is recommended), a small ε, whose noise spreads over ~levels/√ε grid
+# steps.  Bounding levels and levels ÷ ε keeps the builder's preview and "add
+# question" within budget; ldp's own limits (1001 levels, any ε > 0) allowed
+# seconds per request, or more memory than the server has.
 NUMERIC_LEVELS_MAX = 201
+NUMERIC_LEVELS_PER_EPSILON_MAX = 20_000
 NUMERIC_LEVELS_WHY = (
     "working out the randomization and its margin of error for a finer grid "
     "takes the server too long"
+)
+NUMERIC_EPSILON_WHY = (
+    "working out the randomization for a smaller ε on this many values takes "
+    "the server too long (and answers that noisy say almost nothing)"
 )
 # The recommendation for a question's domain and ε is kept this long in the
 # shared cache (it compiles every candidate mechanism).
@@ -110,6 +118,41 @@ def numeric_levels(config: PrivacyConfig) -> int | None:
     if steps != steps.to_integral_value():
         return None
     return int(steps) + 1
+
+
+def numeric_epsilon_min(levels: int) -> float:
+    """The smallest ε a numeric question with ``levels`` values may request:
+    ``levels / NUMERIC_LEVELS_PER_EPSILON_MAX``."""
+    return levels / NUMERIC_LEVELS_PER_EPSILON_MAX
+
+
+def numeric_cost_problem(config: PrivacyConfig) -> tuple[str, str] | None:
+    """Why a private numeric question would cost too much, as (field, message).
+
+    Refused: more than ``NUMERIC_LEVELS_MAX`` levels, or (protected questions)
+    ``levels / ε`` above ``NUMERIC_LEVELS_PER_EPSILON_MAX``.  None when within
+    both (or not a complete numeric grid: validation reports that).
+    """
+    levels = numeric_levels(config)
+    if config.kind != "numeric" or levels is None:
+        return None
+    if levels > NUMERIC_LEVELS_MAX:
+        return (
+            "numeric_step",
+            f"That gives {levels} possible values; allowed: at most "
+            f"{NUMERIC_LEVELS_MAX}, because {NUMERIC_LEVELS_WHY}. Use a larger "
+            "step or a narrower range.",
+        )
+    lowest = numeric_epsilon_min(levels)
+    if config.is_private and config.epsilon is not None and 0 < config.epsilon < lowest:
+        return (
+            "requested_epsilon",
+            f"ε = {config.epsilon:g} is too small for {levels} possible values; "
+            f"allowed: at least {lowest:g} (ε ≥ values ÷ "
+            f"{NUMERIC_LEVELS_PER_EPSILON_MAX:,}), because {NUMERIC_EPSILON_WHY}. "
+            "Choose a larger ε, or fewer values (a larger step).",
+        )
+    return None
 
 
 def _recommended_categorical(config: PrivacyConfig) -> str:
@@ -284,13 +327,8 @@ def requested_spec(config: PrivacyConfig) -> dict[str, Any]:
             "their randomization is still being built. Use another kind, or mark "
             "the question as not protected."
         )
-    levels = numeric_levels(config) if config.kind == "numeric" else None
-    if levels is not None and levels > NUMERIC_LEVELS_MAX:
-        raise MechanismError(
-            f"a range of {levels} possible values is too fine; allowed: at most "
-            f"{NUMERIC_LEVELS_MAX}, because {NUMERIC_LEVELS_WHY}. Use a larger "
-            "step or a narrower range."
-        )
+    if problem := numeric_cost_problem(config):
+        raise MechanismError(problem[1])
     name = config.mechanism or _recommended(config, rule)
     if name not in rule.mechanisms:
         allowed = ", ".join(mechanism_label(n) for n in rule.mechanisms)

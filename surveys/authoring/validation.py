@@ -66,13 +66,9 @@ def _grid_errors(config: PrivacyConfig) -> dict[str, list[str]]:
         errors["numeric_step"] = [
             f"From {low} to {high} is not a whole number of steps of {step}."
         ]
-    elif steps + 1 > mechanisms.NUMERIC_LEVELS_MAX:
-        errors["numeric_step"] = [
-            f"That gives {int(steps) + 1} possible values; allowed: at most "
-            f"{mechanisms.NUMERIC_LEVELS_MAX}, because "
-            f"{mechanisms.NUMERIC_LEVELS_WHY}. Use a larger step or a narrower "
-            "range."
-        ]
+    elif problem := mechanisms.numeric_cost_problem(config):
+        field, message = problem
+        errors[field] = [message]
     return errors
 
 

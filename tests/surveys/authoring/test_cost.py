@@ -35,7 +35,7 @@ REASON = "takes the server too long"
 
 
 def numeric(high: str, step: str = "1", **privacy) -> PrivacyConfig:
-    privacy.setdefault("epsilon", 0.01)
+    privacy.setdefault("epsilon", 0.05)
     return PrivacyConfig(
         kind="numeric",
         low=Decimal(0),
@@ -161,7 +161,13 @@ def test_pages_after_adding_a_question_never_compile_its_spec_again(
     survey = make_survey()
     url = reverse("authoring:question_create", kwargs={"pk": survey.pk})
     added = ada_client.post(
-        url, {**FINDING, "numeric_high": "200", "mechanism": "geometric"}
+        url,
+        {
+            **FINDING,
+            "numeric_high": "200",
+            "requested_epsilon": "0.05",
+            "mechanism": "geometric",
+        },
     )
     assert added.status_code == 302
     survey = services.survey_publish(survey=survey, user=ada)
