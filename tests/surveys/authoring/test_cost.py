@@ -17,6 +17,7 @@ import ldp
 from surveys.authoring import compiled, mechanisms, previews, services
 from surveys.authoring.mechanisms import NUMERIC_LEVELS_MAX, PrivacyConfig
 from surveys.authoring.models import Question, SpecRevision, Survey
+from surveys.authoring.validation import OPTIONS_MAX
 
 pytestmark = pytest.mark.django_db
 
@@ -246,3 +247,21 @@ def test_preview_margins_are_ldps_planning_figures(config):
             mechanism, 0.05 * spread
         )
     assert math.isfinite(preview.margin)
+
+
+@pytest.mark.parametrize("kind", ["single_choice", "multi_select"])
+def test_more_options_than_the_answer_page_can_serve_are_refused(make_survey, kind):
+    survey = make_survey()
+    too_many = tuple(f"Option {i}" for i in range(OPTIONS_MAX + 1))
+    with pytest.raises(ValidationError) as refused:
+        services.question_create(
+            survey=survey, text="Which?", privacy=PrivacyConfig(kind, options=too_many)
+        )
+    (message,) = refused.value.message_dict["options"]
+    assert f"Give at most 256 options (got {OPTIONS_MAX + 1})" in message
+    assert "too slow to serve" in message
+    assert not Question.objects.exists()
+    question = services.question_create(
+        survey=survey, text="Which?", privacy=PrivacyConfig(kind, options=too_many[:-1])
+    )
+    assert question.compiled_mechanism().k == OPTIONS_MAX
