@@ -73,12 +73,17 @@ def setup(directory: str) -> None:
 
 
 def cold() -> None:
+    """Empty every cache a compile or a plan could be served from: the
+    process-wide compiled mechanisms, Django's cache and ldp's remembered
+    numeric calibrations (as after a restart, or for a setting never tried)."""
     from django.core.cache import cache
 
+    from ldp.mechanisms.numeric import calibration
     from surveys.authoring.compiled import cache_clear
 
     cache_clear()
     cache.clear()
+    calibration._CACHE.clear()
 
 
 def timed(call: Callable[[], object], expect: int) -> float:
@@ -244,6 +249,7 @@ def sweep(levels: list[int], baseline: float) -> None:
     for m in levels:
         grid = {"low": "0", "high": str(m - 1), "step": "1"}
         for epsilon in (0.01, 1.0):
+            cold()
             start = time.perf_counter()
             chosen = ldp.recommend_numeric(epsilon=epsilon, **grid)
             ldp.build(chosen.spec).worst_case_variance()
@@ -254,6 +260,7 @@ def sweep(levels: list[int], baseline: float) -> None:
                 flush=True,
             )
             for name in ("gaussian", "piecewise"):
+                cold()
                 start = time.perf_counter()
                 ldp.build(
                     {"mechanism": name, "epsilon": epsilon, **grid}

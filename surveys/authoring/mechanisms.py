@@ -37,13 +37,16 @@ FORCED_RESPONSE_DENOMINATOR = 1000
 # Bounded cost (README, "Limits"; benchmarks/page_cost.py measures it).  Two
 # things drive the cost of compiling a numeric grid and planning its margins:
 # the number of levels (channel matrices of levels × outputs, so the work grows
-# with the square) and, for the discrete Gaussian (always compiled when the
-# method is recommended), a small ε, whose noise spreads over ~levels/√ε grid
-# steps.  Bounding levels and levels ÷ ε keeps the builder's preview and "add
-# question" within budget; ldp's own limits (1001 levels, any ε > 0) allowed
-# seconds per request, or more memory than the server has.
+# with the square) and a small ε: calibrating the discrete Gaussian and the
+# geometric mechanism (all compiled when the method is recommended) takes longer
+# the smaller ε, and the Gaussian's noise spreads over ~levels/√ε grid steps.
+# Bounding levels, and ε from below by levels ÷ 10,000 (never below 0.01),
+# keeps the builder's preview and "add question" within budget; ldp's own
+# limits (1001 levels, any ε > 0) allowed seconds per request, or more memory
+# than the server has.
 NUMERIC_LEVELS_MAX = 201
-NUMERIC_LEVELS_PER_EPSILON_MAX = 20_000
+NUMERIC_LEVELS_PER_EPSILON_MAX = 10_000
+NUMERIC_EPSILON_MIN = 0.01
 NUMERIC_LEVELS_WHY = (
     "working out the randomization and its margin of error for a finer grid "
     "takes the server too long"
@@ -121,16 +124,16 @@ def numeric_levels(config: PrivacyConfig) -> int | None:
 
 
 def numeric_epsilon_min(levels: int) -> float:
-    """The smallest ε a numeric question with ``levels`` values may request:
-    ``levels / NUMERIC_LEVELS_PER_EPSILON_MAX``."""
-    return levels / NUMERIC_LEVELS_PER_EPSILON_MAX
+    """The smallest ε a protected numeric question with ``levels`` values may
+    request: ``max(NUMERIC_EPSILON_MIN, levels / NUMERIC_LEVELS_PER_EPSILON_MAX)``."""
+    return max(NUMERIC_EPSILON_MIN, levels / NUMERIC_LEVELS_PER_EPSILON_MAX)
 
 
 def numeric_cost_problem(config: PrivacyConfig) -> tuple[str, str] | None:
     """Why a private numeric question would cost too much, as (field, message).
 
     Refused: more than ``NUMERIC_LEVELS_MAX`` levels, or (protected questions)
-    ``levels / ε`` above ``NUMERIC_LEVELS_PER_EPSILON_MAX``.  None when within
+    ε below :func:`numeric_epsilon_min`.  None when within
     both (or not a complete numeric grid: validation reports that).
     """
     levels = numeric_levels(config)
@@ -148,8 +151,9 @@ def numeric_cost_problem(config: PrivacyConfig) -> tuple[str, str] | None:
         return (
             "requested_epsilon",
             f"ε = {config.epsilon:g} is too small for {levels} possible values; "
-            f"allowed: at least {lowest:g} (ε ≥ values ÷ "
-            f"{NUMERIC_LEVELS_PER_EPSILON_MAX:,}), because {NUMERIC_EPSILON_WHY}. "
+            f"allowed: at least {lowest:g} (values ÷ "
+            f"{NUMERIC_LEVELS_PER_EPSILON_MAX:,}, and never below "
+            f"{NUMERIC_EPSILON_MIN:g}), because {NUMERIC_EPSILON_WHY}. "
             "Choose a larger ε, or fewer values (a larger step).",
         )
     return None
