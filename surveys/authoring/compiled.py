@@ -18,6 +18,7 @@ property returns a fresh copy, which may be stored or changed freely.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import threading
@@ -28,6 +29,7 @@ from typing import Any, NamedTuple
 from django.core.cache import cache
 
 import ldp
+from surveys.version import deniable_version
 
 logger = logging.getLogger(__name__)
 # Most mechanisms take kilobytes; a 201-level numeric grid about 1 MB.
@@ -121,3 +123,12 @@ def shared_set(key: str, value: Any, timeout: int) -> None:
         cache.set(key, value, timeout=timeout)
     except Exception as error:
         logger.warning("Cache write skipped (%s).", type(error).__name__)
+
+
+def shared_key(kind: str, facts: Mapping[str, Any]) -> str:
+    """A shared-cache key for what is derived from ``facts`` (a spec, or a
+    question's domain and ε): a SHA-256 of their canonical JSON, under the
+    installed version and the spec version, so a release that changes how
+    figures or words are derived never reads an older release's entries."""
+    digest = hashlib.sha256(canonical_spec(facts).encode()).hexdigest()
+    return f"authoring:{kind}:{deniable_version()}:{ldp.SPEC_VERSION}:{digest}"

@@ -11,7 +11,6 @@ yet" instead of failing.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,9 +23,9 @@ from ldp.exact import exp_decimal
 from ldp.mechanisms import REGISTRY
 from surveys.authoring.catalogue import mechanism_label, mechanisms_for_kind
 from surveys.authoring.compiled import (
-    canonical_spec,
     compiled_mechanism,
     shared_get,
+    shared_key,
     shared_set,
 )
 
@@ -291,13 +290,12 @@ def forced_response_design(epsilon: float) -> dict[str, str]:
 
 def recommendation_cache_key(config: PrivacyConfig) -> str:
     """The shared-cache key of the recommendation for ``config``'s kind, domain
-    (options count or grid) and ε: a SHA-256 of their canonical JSON."""
+    (options count or grid) and ε (``compiled.shared_key``)."""
     rule = KIND_RULES[config.kind]
     facts = {"kind": config.kind, "epsilon": config.epsilon, **rule.domain(config)}
     if config.kind == "multi_select":
         facts["max_selections"] = config.max_selections or config.k
-    digest = hashlib.sha256(canonical_spec(facts).encode()).hexdigest()
-    return f"authoring:recommended:{ldp.SPEC_VERSION}:{digest}"
+    return shared_key("recommended", facts)
 
 
 def _recommended(config: PrivacyConfig, rule: KindRule) -> str:

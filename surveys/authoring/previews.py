@@ -13,7 +13,6 @@ compiled spec's canonical JSON.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -28,7 +27,7 @@ from surveys.authoring.catalogue import (
     describe_mechanism,
     mechanism_label,
 )
-from surveys.authoring.compiled import canonical_spec, shared_get, shared_set
+from surveys.authoring.compiled import shared_get, shared_key, shared_set
 from surveys.authoring.mechanisms import PrivacyConfig, build
 
 CONFIDENCE_LEVEL = 0.95
@@ -133,10 +132,10 @@ def preview_cache_key(spec: dict[str, Any]) -> str:
     """The shared-cache key of a compiled spec's planning figures.
 
     A SHA-256 of the spec's canonical JSON (sorted keys, no whitespace), so
-    equal specs share one entry whichever question or survey they belong to.
+    equal specs share one entry whichever question or survey they belong to
+    (``surveys.authoring.compiled.shared_key``).
     """
-    digest = hashlib.sha256(canonical_spec(spec).encode()).hexdigest()
-    return f"authoring:preview:{ldp.SPEC_VERSION}:{digest}"
+    return shared_key("preview", spec)
 
 
 def _planning_facts(mechanism: ldp.Mechanism) -> dict[str, Any]:
