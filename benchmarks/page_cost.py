@@ -35,6 +35,7 @@ from.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import sys
@@ -46,7 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 BUILDER_BUDGET = 150
-RESPONDENT_BUDGET = 15
+RESPONDENT_BUDGET = 20
 RESPONDENT_COLD_BUDGET = 60
 DASHBOARD_BUDGET = 150
 
@@ -219,6 +220,43 @@ def measure(client, owner, label: str, fields: dict, repeat: int) -> dict[str, f
     return row
 
 
+def largest_survey(client, owner, repeat: int) -> dict[str, float]:
+    """A survey at its size limits: 100 protected questions, 512 options in all."""
+    from django.urls import reverse
+
+    from surveys.authoring import services
+    from surveys.authoring.mechanisms import PrivacyConfig
+
+    questions = services.SURVEY_QUESTIONS_MAX
+    choices = 4
+    per_choice = (services.SURVEY_OPTIONS_MAX - 2 * (questions - choices)) // choices
+    survey = services.survey_create(owner=owner, title="largest", epsilon_budget=10)
+    for number in range(questions - choices):
+        services.question_create(
+            survey=survey,
+            text=f"Yes or no {number}?",
+            privacy=PrivacyConfig("yes_no", epsilon=0.05),
+        )
+    options = tuple(f"Option {i}" for i in range(per_choice))
+    for number in range(choices):
+        services.question_create(
+            survey=survey,
+            text=f"Which one {number}?",
+            privacy=PrivacyConfig("single_choice", options=options, epsilon=0.05),
+        )
+    survey = services.survey_publish(survey=survey, user=owner)
+    row = {"preview cold": math.nan, "preview warm": math.nan, "add cold": math.nan}
+    pages = {
+        "consent": reverse("collection:consent", args=[survey.public_token]),
+        "respond": reverse("collection:respond", args=[survey.public_token]),
+        "dashboard": reverse("analysis:dashboard", kwargs={"pk": survey.pk}),
+    }
+    for name, url in pages.items():
+        row[f"{name} cold"] = best(lambda u=url: client.get(u), 200, repeat, cold)
+        row[f"{name} warm"] = best(lambda u=url: client.get(u), 200, repeat)
+    return row
+
+
 def refused(client, owner) -> float:
     """The finding's question (1,001 levels at ε = 0.01): refused, at what cost."""
     from django.urls import reverse
@@ -320,20 +358,42 @@ def main() -> int:
         header = f"{'case':<40}" + "".join(f"{name:>15}" for name, _ in COLUMNS)
         print(header)
         over = 0
-        for label, fields in cases():
+        rows = [
+            (
+                label,
+                lambda f=fields, lab=label: measure(client, owner, lab, f, args.repeat),
+            )
+            for label, fields in cases()
+        ]
+        from surveys.authoring import services
+
+        largest = (
+            f"survey: {services.SURVEY_QUESTIONS_MAX} questions, "
+            f"{services.SURVEY_OPTIONS_MAX} options"
+        )
+        rows.append((largest, lambda: largest_survey(client, owner, args.repeat)))
+        for label, run in rows:
             if args.only not in label:
                 continue
-            row = measure(client, owner, label, fields, args.repeat)
+            row = run()
             cells = []
             for name, budget in COLUMNS:
                 ratio = row[name] / baseline
+                if math.isnan(ratio):
+                    cells.append(f"{'-':>14} ")
+                    continue
                 flag = "*" if budget is not None and ratio > budget else " "
                 over += flag == "*"
                 cells.append(f"{ratio:>14.0f}{flag}")
             print(f"{label:<40}" + "".join(cells), flush=True)
             print(
                 f"{'  (ms)':<40}"
-                + "".join(f"{row[name] * 1000:>14.1f} " for name, _ in COLUMNS),
+                + "".join(
+                    f"{'-':>14} "
+                    if math.isnan(row[name])
+                    else f"{row[name] * 1000:>14.1f} "
+                    for name, _ in COLUMNS
+                ),
                 flush=True,
             )
         elapsed = refused(client, owner)

@@ -265,3 +265,80 @@ def test_more_options_than_the_answer_page_can_serve_are_refused(make_survey, ki
         survey=survey, text="Which?", privacy=PrivacyConfig(kind, options=too_many[:-1])
     )
     assert question.compiled_mechanism().k == OPTIONS_MAX
+
+
+def _plain_questions(survey, count: int, options: list[str]) -> None:
+    """``count`` stored questions, as if added one by one (no compile needed)."""
+    kind = "yes_no" if options == ["No", "Yes"] else "single_choice"
+    Question.objects.bulk_create(
+        Question(
+            survey=survey,
+            position=position,
+            kind=kind,
+            text=f"Question {position}",
+            options=options,
+            is_private=False,
+            not_private_acknowledged=True,
+        )
+        for position in range(1, count + 1)
+    )
+
+
+def test_a_question_beyond_the_surveys_question_limit_is_refused(make_survey):
+    survey = make_survey()
+    _plain_questions(survey, services.SURVEY_QUESTIONS_MAX, ["No", "Yes"])
+    with pytest.raises(ValidationError) as refused:
+        services.question_create(
+            survey=survey, text="One more?", privacy=PrivacyConfig("yes_no")
+        )
+    (message,) = refused.value.message_dict["__all__"]
+    assert "would have 51 questions; allowed: at most 50" in message
+    assert "too slow to serve" in message
+    assert survey.questions.count() == services.SURVEY_QUESTIONS_MAX
+
+
+def test_options_beyond_the_surveys_option_limit_are_refused_in_the_builder(
+    ada_client, make_survey
+):
+    survey = make_survey()
+    _plain_questions(survey, 2, [f"Option {i}" for i in range(256)])
+    url = reverse("authoring:question_create", kwargs={"pk": survey.pk})
+    response = ada_client.post(
+        url,
+        {
+            "kind": "yes_no",
+            "text": "One more?",
+            "protection": "protected",
+            "requested_epsilon": "1",
+        },
+    )
+    page = response.content.decode()
+    assert "would offer 514 answer options in all; allowed: at most 512" in page
+    assert survey.questions.count() == 2
+
+
+def test_editing_a_question_to_more_options_than_the_survey_allows_changes_nothing(
+    make_survey,
+):
+    survey = make_survey()
+    _plain_questions(survey, 1, [f"Option {i}" for i in range(257)])
+    question = services.question_create(
+        survey=survey,
+        text="Which?",
+        privacy=PrivacyConfig("single_choice", options=("A", "B", "C")),
+    )
+    many = tuple(f"Choice {i}" for i in range(256))
+    with pytest.raises(ValidationError, match="would offer 513"):
+        services.question_update(
+            question=question,
+            text="Which?",
+            privacy=PrivacyConfig("single_choice", options=many),
+        )
+    question.refresh_from_db()
+    assert question.options == ["A", "B", "C"]
+    updated = services.question_update(
+        question=question,
+        text="Which?",
+        privacy=PrivacyConfig("single_choice", options=many[:-1]),
+    )
+    assert len(updated.options) == 255  # 257 + 255 = 512 options in all
