@@ -129,11 +129,11 @@ def numeric_epsilon_min(levels: int) -> float:
 
 
 def numeric_cost_problem(config: PrivacyConfig) -> tuple[str, str] | None:
-    """Why a private numeric question would cost too much, as (field, message).
+    """Why a numeric question would cost the server too much, as (field, message).
 
     Refused: more than ``NUMERIC_LEVELS_MAX`` levels, or (protected questions)
-    ε below :func:`numeric_epsilon_min`.  None when within
-    both (or not a complete numeric grid: validation reports that).
+    ε below :func:`numeric_epsilon_min`.  None when within both (or not a
+    complete numeric grid: validation reports that).
     """
     levels = numeric_levels(config)
     if config.kind != "numeric" or levels is None:
