@@ -14,7 +14,10 @@ Sections, in order (see benchmarks/README.md for what each column means):
 3. refresh (``refresh.py``): incremental tally refresh against a full recount,
    for growing numbers of stored reports (``--full``: up to 10^7);
 4. JavaScript sampling (``js_samples.py``): samples per second in Node.js and
-   headless Chromium, if that script is present.
+   headless Chromium, if that script is present;
+5. page cost (``page_cost.py``): server time of the builder, respondent and
+   dashboard pages at the size limits as ratios to the trivial ``/ping`` view,
+   checked against the budget.
 
 PostgreSQL comes from ``DATABASE_URL`` (default: ``deniable_bench`` on
 127.0.0.1, created if missing); refresh gets a scratch database of its own
@@ -191,6 +194,17 @@ def main() -> int:
         outcomes.append(
             Outcome("JavaScript sampling", "not run: js_samples.py missing", 0.0)
         )
+
+    outcomes.append(
+        run(
+            Section(
+                "page cost",
+                "GET /ping through the same middleware, same run",
+                [python, "benchmarks/page_cost.py"],
+                env,
+            )
+        )
+    )
 
     print("\n=== summary ===")
     for outcome in outcomes:

@@ -1,6 +1,11 @@
 // Survey builder: live privacy preview and showing only the fields a question
 // type needs.  Progressive enhancement: without this script every field is
 // shown and the "Update preview" button renders the preview on the server.
+//
+// "Respondents read" is worded by the respondent's device modules themselves
+// (the randomizer's verdict and wording.js, loaded from this site exactly as
+// the answer page loads them), from the compiled spec the preview returns: the
+// builder shows what the device will show, never a copy of its wording.
 "use strict";
 
 (function () {
@@ -16,6 +21,36 @@
   const questionId = form.dataset.question;
   let timer = null;
   let lastRequest = 0;
+  let device = null; // {agent, words} once the device modules have loaded
+
+  function loadDevice() {
+    if (device === null) {
+      device = Promise.all([
+        import(form.dataset.randomizerUrl),
+        import(form.dataset.wordingUrl),
+      ]).then(([agent, words]) => ({ agent, words }));
+    }
+    return device;
+  }
+
+  // What the answer page shows for this question: the strength label and the
+  // device's sentence for a protected question, the catalogue's line otherwise.
+  async function showSentence(data, request) {
+    const node = byId("preview-sentence");
+    let text;
+    try {
+      const { agent, words } = await loadDevice();
+      if (!data.is_private) {
+        text = words.CATALOG.page.notProtected;
+      } else {
+        const described = words.describeQuestion(data.spec, agent.checkSpec(data.spec));
+        text = `${described.label}. ${described.sentence}`;
+      }
+    } catch (problem) {
+      text = `Respondents' devices refuse this setting: ${problem.message}`;
+    }
+    if (request === lastRequest) node.textContent = text;
+  }
 
   function selectedKind() {
     return form.elements.kind.value;
@@ -47,7 +82,7 @@
     select.value = values.includes(current) ? current : "";
   }
 
-  function render(data) {
+  function render(data, request) {
     const error = byId("preview-error");
     const body = byId("preview-body");
     setMechanismOptions(data.mechanisms);
@@ -67,7 +102,7 @@
       : "not protected (0)";
     byId("preview-mechanism").textContent = data.mechanism_label;
     byId("preview-words").textContent = data.plain_words;
-    byId("preview-sentence").textContent = data.respondent_sentence;
+    showSentence(data, request);
     byId("preview-margin").textContent = data.margin_display;
     byId("preview-n").textContent = String(data.n);
     byId("preview-needed-label").textContent = data.needed_label;
@@ -93,7 +128,7 @@
       });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const data = await response.json();
-      if (request === lastRequest) render(data);
+      if (request === lastRequest) render(data, request);
     } catch (problem) {
       if (request !== lastRequest) return;
       byId("preview-error").textContent =

@@ -22,13 +22,41 @@ import ldp
 from ldp.exact import exp_decimal
 from ldp.mechanisms import REGISTRY
 from surveys.authoring.catalogue import mechanism_label, mechanisms_for_kind
-from surveys.authoring.compiled import compiled_mechanism
+from surveys.authoring.compiled import (
+    compiled_mechanism,
+    shared_get,
+    shared_key,
+    shared_set,
+)
 
 DEFAULT_EPSILON = 1.0
 EPSILON_MAX = float(ldp.EPSILON_MAX)
 YES_NO_OPTIONS = ("No", "Yes")  # answer 1 is "yes" in every binary spec
 FORCED_RESPONSE_DENOMINATOR = 1000
-NUMERIC_LEVELS_MAX = 1001  # the ldp spec's grid limit
+# Bounded cost (README, "Limits"; benchmarks/page_cost.py measures it).  Two
+# things drive the cost of compiling a numeric grid and planning its margins:
+# the number of levels (channel matrices of levels × outputs, so the work grows
+# with the square) and a small ε: calibrating the discrete Gaussian and the
+# geometric mechanism (all compiled when the method is recommended) takes longer
+# the smaller ε, and the Gaussian's noise spreads over ~levels/√ε grid steps.
+# Bounding levels, and ε from below by levels ÷ 10,000 (never below 0.01),
+# keeps the builder's preview and "add question" within budget; ldp's own
+# limits (1001 levels, any ε > 0) allowed seconds per request, or more memory
+# than the server has.
+NUMERIC_LEVELS_MAX = 201
+NUMERIC_LEVELS_PER_EPSILON_MAX = 10_000
+NUMERIC_EPSILON_MIN = 0.01
+NUMERIC_LEVELS_WHY = (
+    "working out the randomization and its margin of error for a finer grid "
+    "takes the server too long"
+)
+NUMERIC_EPSILON_WHY = (
+    "working out the randomization for a smaller ε on this many values takes "
+    "the server too long (and answers that noisy say almost nothing)"
+)
+# The recommendation for a question's domain and ε is kept this long in the
+# shared cache (it compiles every candidate mechanism).
+RECOMMENDATION_CACHE_SECONDS = 24 * 3600
 ORDINAL_K_MAX = 101  # the ldp spec's limit for the order-aware mechanism
 
 RECOMMENDED_LABEL = "Recommended (lowest error for this question)"
@@ -77,6 +105,57 @@ class KindRule:
     default: Callable[[PrivacyConfig], str]
     domain: Callable[[PrivacyConfig], dict[str, Any]]
     uses_options: bool = True
+
+
+def numeric_levels(config: PrivacyConfig) -> int | None:
+    """Number of grid values from ``low`` to ``high`` in steps of ``step``.
+
+    ``(high - low) / step + 1``; None when the grid is incomplete or the range
+    is not a whole number of steps (validation reports those).
+    """
+    low, high, step = config.low, config.high, config.step
+    if low is None or high is None or step is None or step <= 0 or high <= low:
+        return None
+    steps = (high - low) / step
+    if steps != steps.to_integral_value():
+        return None
+    return int(steps) + 1
+
+
+def numeric_epsilon_min(levels: int) -> float:
+    """The smallest ε a protected numeric question with ``levels`` values may
+    request: ``max(NUMERIC_EPSILON_MIN, levels / NUMERIC_LEVELS_PER_EPSILON_MAX)``."""
+    return max(NUMERIC_EPSILON_MIN, levels / NUMERIC_LEVELS_PER_EPSILON_MAX)
+
+
+def numeric_cost_problem(config: PrivacyConfig) -> tuple[str, str] | None:
+    """Why a numeric question would cost the server too much, as (field, message).
+
+    Refused: more than ``NUMERIC_LEVELS_MAX`` levels, or (protected questions)
+    ε below :func:`numeric_epsilon_min`.  None when within both (or not a
+    complete numeric grid: validation reports that).
+    """
+    levels = numeric_levels(config)
+    if config.kind != "numeric" or levels is None:
+        return None
+    if levels > NUMERIC_LEVELS_MAX:
+        return (
+            "numeric_step",
+            f"That gives {levels} possible values; allowed: at most "
+            f"{NUMERIC_LEVELS_MAX}, because {NUMERIC_LEVELS_WHY}. Use a larger "
+            "step or a narrower range.",
+        )
+    lowest = numeric_epsilon_min(levels)
+    if config.is_private and config.epsilon is not None and 0 < config.epsilon < lowest:
+        return (
+            "requested_epsilon",
+            f"ε = {config.epsilon:g} is too small for {levels} possible values; "
+            f"allowed: at least {lowest:g} (values ÷ "
+            f"{NUMERIC_LEVELS_PER_EPSILON_MAX:,}, and never below "
+            f"{NUMERIC_EPSILON_MIN:g}), because {NUMERIC_EPSILON_WHY}. "
+            "Choose a larger ε, or fewer values (a larger step).",
+        )
+    return None
 
 
 def _recommended_categorical(config: PrivacyConfig) -> str:
@@ -209,6 +288,30 @@ def forced_response_design(epsilon: float) -> dict[str, str]:
     }
 
 
+def recommendation_cache_key(config: PrivacyConfig) -> str:
+    """The shared-cache key of the recommendation for ``config``'s kind, domain
+    (options count or grid) and ε (``compiled.shared_key``)."""
+    rule = KIND_RULES[config.kind]
+    facts = {"kind": config.kind, "epsilon": config.epsilon, **rule.domain(config)}
+    if config.kind == "multi_select":
+        facts["max_selections"] = config.max_selections or config.k
+    return shared_key("recommended", facts)
+
+
+def _recommended(config: PrivacyConfig, rule: KindRule) -> str:
+    """The kind's recommended mechanism, kept in the shared cache per domain and ε.
+
+    The recommendation compiles every candidate, so a preview repeated with
+    the same settings (or in another web process) reuses the choice.
+    """
+    key = recommendation_cache_key(config)
+    name = shared_get(key)
+    if not isinstance(name, str):
+        name = rule.default(config)
+        shared_set(key, name, RECOMMENDATION_CACHE_SECONDS)
+    return name
+
+
 def requested_spec(config: PrivacyConfig) -> dict[str, Any]:
     """The requested ldp spec for a private question.
 
@@ -226,7 +329,9 @@ def requested_spec(config: PrivacyConfig) -> dict[str, Any]:
             "their randomization is still being built. Use another kind, or mark "
             "the question as not protected."
         )
-    name = config.mechanism or rule.default(config)
+    if problem := numeric_cost_problem(config):
+        raise MechanismError(problem[1])
+    name = config.mechanism or _recommended(config, rule)
     if name not in rule.mechanisms:
         allowed = ", ".join(mechanism_label(n) for n in rule.mechanisms)
         raise MechanismError(

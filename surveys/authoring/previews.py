@@ -1,8 +1,14 @@
 """What the builder shows about a compiled question: ε, plain words, margins.
 
-Every figure comes from ldp: the delivered ε of the compiled integer weights,
-ldp's planning functions for margins and sample sizes, and ldp's wording of ε
-for respondents.
+Every figure comes from ldp: the delivered ε of the compiled integer weights
+and the mechanism's worst-case variance (``Mechanism.worst_case_variance``, the
+quantity ldp's planning functions use) for margins and sample sizes.  What
+respondents will read is not worded here: the builder's page shows it with the
+device's own wording module (``ldp/js/wording.js``) from the compiled spec.
+
+Planning a fine grid takes a while, so the figures that do not depend on the
+planned number of respondents are kept in Django's cache, keyed by the
+compiled spec's canonical JSON.
 """
 
 from __future__ import annotations
@@ -12,22 +18,22 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from scipy import stats
-
 import ldp
-from ldp.accounting import describe_epsilon, sequential_composition
+from ldp.accounting import sequential_composition
 from ldp.exact import display_epsilon
 from surveys.authoring.catalogue import (
     MEAN,
     SHARE,
     describe_mechanism,
-    estimate_of,
     mechanism_label,
 )
-from surveys.authoring.mechanisms import CATEGORICAL, PrivacyConfig, build
+from surveys.authoring.compiled import shared_get, shared_key, shared_set
+from surveys.authoring.mechanisms import PrivacyConfig, build
 
 CONFIDENCE_LEVEL = 0.95
 FIVE_POINTS = 0.05
+# How long a compiled spec's planning figures stay in the shared cache.
+PREVIEW_CACHE_SECONDS = 24 * 3600
 
 
 def _round_up(value: float, digits: int = 3) -> str:
@@ -52,7 +58,7 @@ class Preview:
     epsilon_display: str = "0"
     epsilon_exact: Decimal = field(default=Decimal(0))
     plain_words: str = ""
-    respondent_sentence: str = ""
+    # The compiled spec: the builder's page words it with the device's module.
     spec: dict[str, Any] | None = None
     # SHARE: margin of an answer's share; MEAN: margin of the mean answer.
     margin_kind: str = SHARE
@@ -83,7 +89,7 @@ class Preview:
             "epsilon": self.epsilon,
             "epsilon_display": self.epsilon_display,
             "plain_words": self.plain_words,
-            "respondent_sentence": self.respondent_sentence,
+            "spec": self.spec,
             "n": self.n,
             "level": CONFIDENCE_LEVEL,
             "margin": self.margin,
@@ -109,15 +115,11 @@ def preview(
                 "Not protected: the true answer is sent and stored as given. It "
                 "does not count towards the ε total."
             ),
-            respondent_sentence=(
-                "This answer is not randomized: the researcher sees exactly what "
-                "you enter."
-            ),
         )
-    # Compiling can take seconds on fine numeric grids: reuse a compiled one.
+    # Compiling can take a while on numeric grids: reuse a compiled one.
     mechanism = mechanism or build(config)
     result = preview_mechanism(mechanism, n=n)
-    if config.kind == "ordinal" and mechanism.name in CATEGORICAL:
+    if config.kind == "ordinal" and result.margin_kind == SHARE:
         note = (
             " The scale's order is not used by this method; the order-aware "
             "method keeps answers near their true level."
@@ -126,45 +128,79 @@ def preview(
     return result
 
 
+def preview_cache_key(spec: dict[str, Any]) -> str:
+    """The shared-cache key of a compiled spec's planning figures.
+
+    A SHA-256 of the spec's canonical JSON (sorted keys, no whitespace), so
+    equal specs share one entry whichever question or survey they belong to
+    (``surveys.authoring.compiled.shared_key``).
+    """
+    return shared_key("preview", spec)
+
+
+def _planning_facts(mechanism: ldp.Mechanism) -> dict[str, Any]:
+    """What planning needs of ``mechanism``, whatever the number of respondents.
+
+    ``variance``: ``Mechanism.worst_case_variance()``, the worst-case ``n · Var``
+    of the headline estimate (docs/maths.md, section 7), None where ldp cannot
+    plan it; ``spread``: ``max v − min v`` of the answer values for mechanisms
+    whose headline is the mean (``Mechanism.input_values``), None for shares;
+    ``plain_words``: the catalogue's description.  Kept in Django's cache under
+    the compiled spec's canonical JSON.
+    """
+    key = preview_cache_key(mechanism.spec)
+    facts = shared_get(key)
+    if isinstance(facts, dict):
+        return facts
+    values = mechanism.input_values()
+    try:
+        variance: float | None = float(mechanism.worst_case_variance())
+    except (ArithmeticError, NotImplementedError, ValueError):
+        variance = None
+    if variance is not None and not math.isfinite(variance):
+        variance = None
+    facts = {
+        "variance": variance,
+        "spread": None if values is None else float(values.max() - values.min()),
+        "plain_words": describe_mechanism(mechanism),
+    }
+    shared_set(key, facts, PREVIEW_CACHE_SECONDS)
+    return facts
+
+
 def planning(
-    mechanism: ldp.Mechanism, *, n: int
+    mechanism: ldp.Mechanism, *, n: int, facts: dict[str, Any] | None = None
 ) -> tuple[float | None, int | None, str]:
     """Worst-case 95% margin at ``n``, respondents needed, and what it is of.
 
-    Shares for categorical and multi-select mechanisms (needed: ±5 points);
-    the mean for ordinal and numeric ones (needed: ±5% of the range).  None
-    where ldp cannot plan the mechanism's estimate yet.
+    With ``V = Mechanism.worst_case_variance()`` and ``z`` the normal critical
+    value, the margin is ``z sqrt(V/n)`` and the respondents needed for a
+    margin ``h`` are ``ceil(z² V / h²)`` (``ldp.margin_of_error``,
+    ``ldp.sample_size``; docs/maths.md, section 7).  Shares for categorical and
+    multi-select mechanisms (``h`` = 5 points); the mean for mechanisms whose
+    answers have values (``Mechanism.input_values``; ``h`` = 5% of the range).
+    None where ldp cannot plan the mechanism's estimate.  ``facts``: those of
+    ``_planning_facts(mechanism)`` when the caller has them already.
     """
-    try:
-        if estimate_of(mechanism.name) == MEAN:
-            values = mechanism.input_values()  # type: ignore[attr-defined]
-            spread = float(values.max() - values.min())
-            return (
-                ldp.mean_margin_of_error(mechanism, n, CONFIDENCE_LEVEL),
-                ldp.mean_sample_size(mechanism, FIVE_POINTS * spread, CONFIDENCE_LEVEL),
-                MEAN,
-            )
-        if callable(getattr(type(mechanism), "worst_case_variance", None)):
-            # Multi-select shares are scaled (padding-and-sampling by ℓ), which
-            # only the mechanism's own worst-case variance accounts for.
-            variance = mechanism.worst_case_variance()  # type: ignore[attr-defined]
-            z = float(stats.norm.ppf(1 - (1 - CONFIDENCE_LEVEL) / 2))
-            return (
-                z * math.sqrt(variance / n),
-                math.ceil(z**2 * variance / FIVE_POINTS**2),
-                SHARE,
-            )
-        return (
-            ldp.margin_of_error(mechanism, n, CONFIDENCE_LEVEL),
-            ldp.sample_size(mechanism, FIVE_POINTS, CONFIDENCE_LEVEL),
-            SHARE,
-        )
-    except (AttributeError, NotImplementedError, TypeError, ValueError, OverflowError):
-        return None, None, SHARE
+    facts = facts or _planning_facts(mechanism)
+    kind = SHARE if facts["spread"] is None else MEAN
+    variance = facts["variance"]
+    if variance is None or n <= 0:
+        return None, None, kind
+    z = ldp.critical_value(CONFIDENCE_LEVEL)
+    wanted = FIVE_POINTS if kind == SHARE else FIVE_POINTS * facts["spread"]
+    needed = math.ceil(z**2 * variance / wanted**2) if wanted > 0 else None
+    return z * math.sqrt(variance / n), needed, kind
 
 
 def preview_mechanism(mechanism: ldp.Mechanism, *, n: int) -> Preview:
-    margin, needed, kind = planning(mechanism, n=n)
+    """The builder's figures for a compiled mechanism at ``n`` respondents.
+
+    Delivered ε from the integer weights (``Mechanism.epsilon_exact``), the
+    catalogue's plain words and :func:`planning`'s margin and sample size.
+    """
+    facts = _planning_facts(mechanism)
+    margin, needed, kind = planning(mechanism, n=n, facts=facts)
     return Preview(
         is_private=True,
         n=n,
@@ -175,8 +211,7 @@ def preview_mechanism(mechanism: ldp.Mechanism, *, n: int) -> Preview:
         epsilon=mechanism.epsilon,
         epsilon_display=mechanism.epsilon_display,
         epsilon_exact=mechanism.epsilon_exact,
-        plain_words=describe_mechanism(mechanism),
-        respondent_sentence=describe_epsilon(mechanism.epsilon),
+        plain_words=facts["plain_words"],
         spec=mechanism.spec,
         n_for_five_points=needed,
     )

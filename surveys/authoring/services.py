@@ -24,6 +24,15 @@ from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.authoring.validation import question_validate
 
 BUDGET_MAX = 100.0
+# Bounded cost: the consent and answer pages show every question and option to
+# every respondent, so their cost grows with the survey's size.  Within these
+# they stay within their budget (README, "Limits"; benchmarks/page_cost.py).
+SURVEY_QUESTIONS_MAX = 50
+SURVEY_OPTIONS_MAX = 512
+SURVEY_SIZE_WHY = (
+    "every respondent's page shows all of them, and a bigger survey makes it "
+    "too slow to serve (and to answer)"
+)
 
 
 def _require_owner(survey: Survey, user) -> None:
@@ -48,6 +57,37 @@ def _budget_error(survey: Survey, total: Decimal) -> str | None:
         f"of {survey.epsilon_budget:g}. Lower a question's ε, remove a question, or "
         "raise the budget. Nothing was changed."
     )
+
+
+def _size_error(
+    survey: Survey, config: PrivacyConfig, *, exclude_question_id: int | None = None
+) -> dict[str, list[str]] | None:
+    """Why adding (or changing) a question would make the survey too big.
+
+    At most ``SURVEY_QUESTIONS_MAX`` questions and ``SURVEY_OPTIONS_MAX``
+    answer options in all (yes/no counts 2, a number question none).
+    """
+    others = survey.questions.exclude(pk=exclude_question_id)
+    count = others.count() + 1
+    if count > SURVEY_QUESTIONS_MAX:
+        return {
+            "__all__": [
+                f"This survey would have {count} questions; allowed: at most "
+                f"{SURVEY_QUESTIONS_MAX}, because {SURVEY_SIZE_WHY}. Nothing was "
+                "changed."
+            ]
+        }
+    options = sum(len(q.options or ()) for q in others) + len(config.options)
+    if options > SURVEY_OPTIONS_MAX:
+        return {
+            "options": [
+                f"This survey's questions would offer {options} answer options in "
+                f"all; allowed: at most {SURVEY_OPTIONS_MAX}, because "
+                f"{SURVEY_SIZE_WHY}. Use fewer options, or split the survey. "
+                "Nothing was changed."
+            ]
+        }
+    return None
 
 
 # --- surveys ----------------------------------------------------------------------
@@ -287,6 +327,8 @@ def question_create(
     config, mechanism = question_validate(
         privacy=privacy, acknowledged=not_private_acknowledged
     )
+    if error := _size_error(survey, config):
+        raise ValidationError(error)
     published = survey.published_at is not None
     if published and mechanism is not None:
         total = selectors.survey_epsilon_exact(survey=survey) + mechanism.epsilon_exact
@@ -330,6 +372,8 @@ def question_update(
     config, mechanism = question_validate(
         privacy=privacy, acknowledged=not_private_acknowledged
     )
+    if error := _size_error(survey, config, exclude_question_id=question.pk):
+        raise ValidationError(error)
     old = selectors.question_privacy_config(question)
     old_spec = question.spec
     changed = _privacy_key(config) != _privacy_key(old)

@@ -12,7 +12,10 @@ from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, above_question_ceiling
 from surveys.authoring import mechanisms
 from surveys.authoring.mechanisms import PrivacyConfig
 
-OPTIONS_MAX = ldp.K_MAX
+# Bounded cost: the answer page renders every option for every respondent; at
+# 256 it stays within its budget (README, "Limits"; benchmarks/page_cost.py),
+# at ldp's limit of 4096 it took 60-90 times the trivial view.
+OPTIONS_MAX = 256
 OPTION_LENGTH_MAX = 200
 
 
@@ -27,7 +30,11 @@ def _options_errors(options: tuple[str, ...]) -> list[str]:
     if len(options) < 2:
         errors.append(f"Give at least 2 options, one per line (got {len(options)}).")
     if len(options) > OPTIONS_MAX:
-        errors.append(f"Give at most {OPTIONS_MAX} options (got {len(options)}).")
+        errors.append(
+            f"Give at most {OPTIONS_MAX} options (got {len(options)}), because "
+            "the answer page shows every option to every respondent and a longer "
+            "list makes it too slow to serve (and to read)."
+        )
     seen: dict[str, str] = {}
     for option in options:
         key = option.casefold()
@@ -66,11 +73,9 @@ def _grid_errors(config: PrivacyConfig) -> dict[str, list[str]]:
         errors["numeric_step"] = [
             f"From {low} to {high} is not a whole number of steps of {step}."
         ]
-    elif steps + 1 > mechanisms.NUMERIC_LEVELS_MAX:
-        errors["numeric_step"] = [
-            f"That gives {steps + 1} possible values; allowed: at most "
-            f"{mechanisms.NUMERIC_LEVELS_MAX}. Use a larger step."
-        ]
+    elif problem := mechanisms.numeric_cost_problem(config):
+        field, message = problem
+        errors[field] = [message]
     return errors
 
 

@@ -173,6 +173,11 @@ def _question_page(
             "total_display": total_display,
             "over_budget": exact > Decimal(survey.epsilon_budget),
             "has_responses": selectors.survey_has_responses(survey=survey),
+            # The respondent's device modules word "Respondents read".
+            "device_modules": {
+                "randomizer": _collection_url("randomizer"),
+                "wording": _collection_url("wording"),
+            },
         },
     )
 

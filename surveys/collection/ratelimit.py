@@ -11,6 +11,9 @@ web process shares them.  Each limit is ``"COUNT/SECONDS"`` from settings.
   counters are not touched, so one address cannot use up a survey's allowance.
 - Invitation pages (consent and answer GETs) count per client address, which
   slows anyone guessing tokens.
+- Public survey pages (consent and answer GETs of a public link) count per
+  client address: each costs the server a page with the survey's compiled
+  specs, so one address cannot keep the web processes busy.
 
 Keys hold an HMAC of the address or token (never the address, the token or any
 part of the request body).  If the cache cannot be reached the limits fail open
@@ -77,12 +80,17 @@ MESSAGES = {
         "Too many invitation links were opened from your network in a short "
         "time. Please wait {wait} and reload this page."
     ),
+    "page": (
+        "Too many survey pages were opened from your network in a short time. "
+        "Please wait {wait} and reload this page."
+    ),
 }
 SETTING_FOR_SCOPE = {
     "address": "RATE_LIMIT_PER_ADDRESS",
     "token": "RATE_LIMIT_PER_TOKEN",
     "survey": "RATE_LIMIT_PER_SURVEY",
     "lookup": "RATE_LIMIT_LOOKUPS_PER_ADDRESS",
+    "page": "RATE_LIMIT_PAGES_PER_ADDRESS",
 }
 
 
@@ -194,3 +202,10 @@ def check_lookup(request: HttpRequest) -> Exceeded | None:
     if not _enabled():
         return None
     return hit("lookup", client_address(request))
+
+
+def check_page(request: HttpRequest) -> Exceeded | None:
+    """Per-address limit on opening a public survey's consent and answer pages."""
+    if not _enabled():
+        return None
+    return hit("page", client_address(request))

@@ -2,8 +2,8 @@
 
 Views stay thin: forms check shape, services check meaning and store, and
 selectors read.  The respond view is marked sensitive so that error reports
-never include what was posted.  Submissions and invitation pages are rate
-limited (``ratelimit``) before anything is looked up or stored.
+never include what was posted.  Submissions, invitation pages and public survey
+pages are rate limited (``ratelimit``) before anything is looked up or stored.
 """
 
 from __future__ import annotations
@@ -161,6 +161,8 @@ def declined(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def consent_public(request: HttpRequest, public_token: str) -> HttpResponse:
+    if exceeded := ratelimit.check_page(request):
+        return _too_many(request, exceeded)
     survey = _public_survey(public_token)
     start = reverse("collection:respond", args=[public_token])
     return _consent(request, survey, start)
@@ -283,7 +285,12 @@ def _rejected(
 @require_http_methods(["GET", "POST"])
 @never_cache
 def respond_public(request: HttpRequest, public_token: str) -> HttpResponse:
-    if request.method == "POST" and (exceeded := ratelimit.check_submission(request)):
+    exceeded = (
+        ratelimit.check_submission(request)
+        if request.method == "POST"
+        else ratelimit.check_page(request)
+    )
+    if exceeded:
         return _too_many(request, exceeded)
     return _respond(request, _public_survey(public_token), None)
 

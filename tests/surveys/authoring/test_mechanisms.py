@@ -7,7 +7,6 @@ from fractions import Fraction
 import pytest
 
 import ldp
-from ldp.accounting import describe_epsilon
 from ldp.recommendation import recommend_multiselect
 from surveys.authoring import mechanisms, previews
 from surveys.authoring.mechanisms import PrivacyConfig
@@ -124,11 +123,12 @@ def test_margin_display_rounds_up():
     assert preview.margin_display == "±5.0 percentage points"
 
 
-def test_respondent_sentence_is_ldp_wording_for_the_delivered_epsilon():
+def test_preview_carries_the_compiled_spec_the_device_words():
     config = PrivacyConfig(kind="yes_no", epsilon=1.0986122886681098)  # ln 3
     preview = previews.preview(config, n=100)
-    assert preview.respondent_sentence == describe_epsilon(preview.epsilon)
-    assert "75%" in preview.respondent_sentence
+    assert preview.spec == mechanisms.build(config).spec
+    assert preview.as_json()["spec"] == preview.spec
+    assert "respondent_sentence" not in preview.as_json()
 
 
 def test_total_epsilon_is_the_exact_sum_rounded_up():

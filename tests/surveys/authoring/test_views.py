@@ -163,7 +163,7 @@ def test_preview_endpoint_numbers_equal_ldp(ada_client, make_survey):
     assert data["n"] == 750
     assert data["n_for_five_points"] == ldp.sample_size(mechanism, 0.05, 0.95)
     assert data["mechanism"] == mechanism.name
-    assert data["respondent_sentence"]
+    assert data["spec"] == mechanism.spec
     assert data["plain_words"]
 
 

@@ -10,6 +10,7 @@ import uuid
 
 import pytest
 import redis
+from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 from django.urls import reverse
@@ -32,6 +33,7 @@ def limits(settings):
     settings.RATE_LIMIT_PER_TOKEN = HIGH
     settings.RATE_LIMIT_PER_SURVEY = HIGH
     settings.RATE_LIMIT_LOOKUPS_PER_ADDRESS = HIGH
+    settings.RATE_LIMIT_PAGES_PER_ADDRESS = HIGH
     settings.RATE_LIMIT_TRUSTED_PROXIES = 0
     settings.CACHES = {
         "default": {
@@ -220,6 +222,60 @@ def test_opening_invitation_pages_over_the_address_limit_gets_429(
     assert int(response["Retry-After"]) >= 1
     assert "reload this page" in response.content.decode()
     assert Invitation.objects.get().used_at is None
+
+
+# --- opening public survey pages (bounded cost) ----------------------------------
+def consent_url(survey) -> str:
+    return reverse("collection:consent", args=[survey.public_token])
+
+
+def test_opening_public_pages_over_the_address_limit_gets_429_and_changes_nothing(
+    client, survey, limits
+):
+    limits.RATE_LIMIT_PAGES_PER_ADDRESS = "3/60"
+    for url in (consent_url(survey), respond_url(survey), consent_url(survey)):
+        assert client.get(url).status_code == 200
+    revision = survey.revision
+    for url in (consent_url(survey), respond_url(survey)):
+        response = client.get(url)
+        assert response.status_code == 429
+        assert 1 <= int(response["Retry-After"]) <= 60
+        page = response.content.decode()
+        assert "Too many survey pages were opened from your network" in page
+        assert "reload this page" in page
+    survey.refresh_from_db()
+    assert (survey.status, survey.revision) == ("open", revision)
+    assert stored() == (0, 0, 0)
+
+
+def test_page_limit_answers_json_to_the_pages_script(client, survey, limits):
+    limits.RATE_LIMIT_PAGES_PER_ADDRESS = "0/60"
+    response = client.get(respond_url(survey), HTTP_ACCEPT="application/json")
+    assert response.status_code == 429
+    data = response.json()
+    assert data["code"] == "rate_limited"
+    assert data["retry_after"] == int(response["Retry-After"])
+    assert "Too many survey pages" in data["error"]
+
+
+def test_page_limit_spares_other_addresses_and_submissions(client, survey, limits):
+    limits.RATE_LIMIT_PAGES_PER_ADDRESS = "1/60"
+    assert client.get(consent_url(survey)).status_code == 200
+    assert client.get(consent_url(survey)).status_code == 429
+    other = {"REMOTE_ADDR": "192.0.2.77"}
+    assert client.get(consent_url(survey), **other).status_code == 200
+    # Sending answers is counted by the submission limits, not by this one.
+    assert client.post(respond_url(survey), body(survey), **JSON).status_code == 201
+    assert stored()[0] == 1
+
+
+def test_page_limit_keys_hold_no_address(client, survey, limits):
+    limits.RATE_LIMIT_PAGES_PER_ADDRESS = "5/60"
+    address = "198.51.100.23"
+    client.get(consent_url(survey), REMOTE_ADDR=address)
+    keys = [key for key in cache._cache if ":ratelimit:page:" in key]
+    assert len(keys) == 1
+    assert address not in keys[0]
 
 
 # --- per survey -----------------------------------------------------------------
