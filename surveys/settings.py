@@ -321,6 +321,21 @@ for _name in (
 if RATE_LIMIT_TRUSTED_PROXIES < 0:
     raise ImproperlyConfigured("RATE_LIMIT_TRUSTED_PROXIES must be 0 or more.")
 
+# --- Unlinkable respondents (docs/privacy.md) -----------------------------------
+# A submission's arrival time is stored already truncated to this unit (UTC) and
+# exported so: "day" (default) or "hour".  A finer time could be matched with a
+# request time seen elsewhere (a proxy's log, a network capture); a day puts a
+# submission among everything received that day.  "hour" suits surveys that
+# receive many answers an hour and want a time-of-day analysis.
+RECEIVED_AT_GRANULARITY = env_str("RECEIVED_AT_GRANULARITY", "day").strip().lower()
+if RECEIVED_AT_GRANULARITY not in ("day", "hour"):
+    raise ImproperlyConfigured(
+        f"RECEIVED_AT_GRANULARITY={RECEIVED_AT_GRANULARITY!r}; use day or hour."
+    )
+# The CSRF cookie lasts as long as the browser session (Django's default is a
+# year): a respondent carries no identifier from one visit to the next.
+CSRF_COOKIE_AGE = None
+
 # --- Celery -------------------------------------------------------------------
 # No broker configured: tasks run in-process (eager), so the development server
 # needs nothing else running.  With a broker, they go to the workers.
