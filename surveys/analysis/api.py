@@ -125,9 +125,11 @@ def _int_param(request, name: str, default: int, low: int, high: int) -> int | N
 @token_required(query=("after", "limit"))
 def survey_reports(request, pk: int):
     survey = _owned(request, pk)
-    after = request.GET.get("after", "")
+    after = request.GET.get("after")
     limit = _int_param(request, "limit", PAGE_DEFAULT, 1, PAGE_MAX)
-    if (after and not re.fullmatch(PUBLIC_ID_PATTERN, after)) or limit is None:
+    if (after is not None and not re.fullmatch(PUBLIC_ID_PATTERN, after)) or (
+        limit is None
+    ):
         return _error(
             400,
             f"'after' must be a report_id (26 characters a-z, 2-7) and 'limit' an "
@@ -135,7 +137,7 @@ def survey_reports(request, pk: int):
             f"{PAGE_MAX}; got after={request.GET.get('after')!r}, "
             f"limit={request.GET.get('limit')!r}.",
         )
-    page = exports.reports_page(survey, after=after, limit=limit)
+    page = exports.reports_page(survey, after=after or "", limit=limit)
     next_url = None
     if len(page) == limit:
         path = reverse("analysis:api_reports", kwargs={"pk": survey.pk})

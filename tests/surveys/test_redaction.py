@@ -76,3 +76,29 @@ def test_error_email_for_a_failed_invitation_request_has_no_token(settings):
     parts = [email.subject, email.body] + [alt[0] for alt in email.alternatives]
     assert all(TOKEN not in part and RECEIPT not in part for part in parts)
     assert "/s/i/[redacted]/answer/" in email.subject
+
+
+@pytest.mark.parametrize(
+    "disguised",
+    [
+        f"/s/%69/{TOKEN}/",
+        f"/s/%2569/{TOKEN}/",
+        f"/s%2Fi%2F{TOKEN}/answer/",
+        f"/s//i/{TOKEN}/",
+        f"/s/./receipt/{RECEIPT}/",
+        f"/s/%72eceipt/{RECEIPT}/",
+    ],
+)
+def test_redact_sees_through_percent_encoding_and_empty_segments(disguised):
+    line = redact(f'GET {disguised} HTTP/1.1 "-"')
+    assert TOKEN not in line and RECEIPT not in line
+    assert "[redacted]" in line
+    assert "\n" not in line
+
+
+@pytest.mark.django_db
+def test_the_percent_encoded_invitation_path_is_routed_and_redacted(client, caplog):
+    with caplog.at_level(logging.WARNING, logger="django.request"):
+        response = client.get(f"/s/%69/{TOKEN}/")
+    assert response.status_code == 404  # routed as an invitation (unknown token)
+    assert TOKEN not in caplog.text
