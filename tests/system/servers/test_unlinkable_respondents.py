@@ -110,7 +110,7 @@ def answer(browser: Browser, consent: str, respond: str, seed: int) -> dict[str,
     assert status == 200, (respond, status)
     page = RespondPage(html.decode())
     page.csrf_cookie = next(c.value for c in browser.cookies if c.name == "csrftoken")
-    _, body = new_answers(page, Mechanisms(), seed=seed)
+    key, body = new_answers(page, Mechanisms(), seed=seed)
     status, sent, _ = browser.open(
         respond,
         body,
@@ -122,6 +122,7 @@ def answer(browser: Browser, consent: str, respond: str, seed: int) -> dict[str,
     status, _, _ = browser.open(receipt_url)
     assert status == 200
     return {
+        "idempotency_key": key,
         "receipt_url": receipt_url,
         "receipt": receipt_url.rstrip("/").split("/")[-1],
     }
@@ -421,17 +422,15 @@ def test_no_invitation_or_request_can_be_joined_to_a_submission(
         named = str(record.get("submission_id", ""))
         if named in names:
             values[names[named]] |= record_values(record)
-    # Which submission each person made (the test knows; the attacker must not).
-    receipt_hash = {
-        hashlib.sha256(p["receipt"].encode()).hexdigest(): p for p in people
+    # Which submission each person made: the test knows the idempotency key
+    # each device made (random, sent in the body, never logged); the attacker
+    # does not.
+    by_idempotency_key = {p["idempotency_key"]: p for p in people}
+    made_by = {
+        row["id"]: by_idempotency_key[str(row["idempotency_key"])]
+        for row in submissions
     }
-    made_by: dict[int, dict[str, Any]] = {}
-    for row in submissions:
-        person = receipt_hash.get(row.get("receipt_hash", ""))
-        if person is not None:
-            made_by[row["id"]] = person
-    if len(made_by) < len(people):
-        pytest.fail("receipts do not name stored submissions by a random code")
+    assert len(made_by) == len(people)
     for sid, person in made_by.items():
         values[sid].add(("text", person["receipt"].lower()))
     invitation_rows = {row["id"]: row for row in tables["collection.invitation"]}
@@ -542,6 +541,15 @@ def test_no_invitation_or_request_can_be_joined_to_a_submission(
     for record in records:
         if record.get("received_at"):
             assert is_coarse(datetime.fromisoformat(record["received_at"])), record
+
+    # Receipt links name a submission only through a random code, whose SHA-256
+    # is all the server keeps (not a signed sequence number).
+    for sid, person in made_by.items():
+        code = person["receipt"]
+        assert len(code) >= 22 and ":" not in code, code
+        assert (
+            by_key[sid].get("receipt_hash") == hashlib.sha256(code.encode()).hexdigest()
+        )
 
     # --- 6. nothing outlives the browser session ------------------------------------
     for person in people:
