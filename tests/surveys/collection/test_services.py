@@ -283,3 +283,13 @@ def test_bulk_ingest_stores_every_response(survey):
     )
     assert stored == 3
     assert Report.objects.count() == 18
+
+
+@pytest.mark.parametrize("unit", ["day", "hour"])
+def test_received_at_is_stored_already_truncated_to_the_setting(survey, settings, unit):
+    settings.RECEIVED_AT_GRANULARITY = unit
+    outcome = services.submission_ingest(survey=survey, response=response(survey))
+    stored = Submission.objects.get(pk=outcome.submission.pk).received_at
+    assert (stored.minute, stored.second, stored.microsecond) == (0, 0, 0)
+    if unit == "day":
+        assert stored.hour == 0

@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from surveys.authoring.models import Survey
+from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection import assets, selectors, services
 from surveys.collection.models import Invitation, Report, Submission
 from tests.surveys.collection.conftest import JSON, body, questions, valid_reports
@@ -334,3 +334,58 @@ def test_submission_without_csrf_token_is_refused(survey):
     response = strict.post(respond_url(survey), body(survey), **JSON)
     assert response.status_code == 403
     assert not Submission.objects.exists()
+
+
+def test_receipt_describes_a_report_under_the_spec_revision_it_was_made_with(
+    client, survey
+):
+    warner = questions(survey)["warner"]
+    reports = valid_reports(survey) | {warner.pk: 0}
+    response = client.post(respond_url(survey), body(survey, reports=reports), **JSON)
+    # Later the question is published under another mechanism (revision 2), in
+    # which a report of 0 would mean a "low" signal.
+    later = {"mechanism": "duchi", "epsilon": 1.0, "low": 0, "high": 1}
+    SpecRevision.objects.create(question=warner, revision=2, spec=later)
+    Question.objects.filter(pk=warner.pk).update(spec=later, spec_revision=2)
+    text = client.get(response.json()["receipt_url"]).content.decode()
+    assert "Your device sent: <strong>No</strong>." in text
+    assert "“low” signal" not in text
+
+
+def test_receipt_links_are_random_codes_not_the_submission_number(client, survey):
+    first = client.post(respond_url(survey), body(survey), **JSON).json()
+    second = client.post(respond_url(survey), body(survey), **JSON).json()
+    codes = [
+        answer["receipt_url"].rstrip("/").rsplit("/", 1)[1]
+        for answer in (first, second)
+    ]
+    for code in codes:
+        assert len(code) >= 22 and ":" not in code  # 128 random bits, unsigned
+    assert codes[0] != codes[1]
+    assert not Submission.objects.filter(receipt_hash__in=codes).exists()
+
+
+def test_consent_page_says_what_the_server_keeps(client, survey):
+    text = client.get(reverse("collection:consent", args=[survey.public_token])).content
+    page = text.decode()
+    assert "What the server keeps: your randomized answers" in page
+    assert "and the day they arrived" in page
+    assert "no network address, no exact time, no lasting cookie" in page
+    (token,) = services.invitations_create(survey=survey, count=1)
+    invited = client.get(reverse("collection:consent_invitation", args=[token]))
+    assert (
+        "no link between your invitation and your answers" in invited.content.decode()
+    )
+    assert "That your invitation link has been used, and nothing else" in (
+        invited.content.decode()
+    )
+
+
+def test_respondents_get_a_csrf_cookie_that_ends_with_the_browser_session(
+    client, survey
+):
+    response = client.get(respond_url(survey))
+    cookie = response.cookies["csrftoken"]
+    assert cookie.value
+    assert (cookie["max-age"], cookie["expires"]) == ("", "")
+    assert "sessionid" not in response.cookies
