@@ -32,6 +32,9 @@ PUBLISHED_SECRET_KEYS = frozenset(
     }
 )
 SECRET_KEY = env_str("SECRET_KEY")
+# Keys in use before a rotation (comma-separated): sessions signed with them stay
+# valid, and invitation links hashed under them keep working (docs/privacy.md).
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS")
 ALLOWED_HOSTS = env_list(
     "ALLOWED_HOSTS", "" if PRODUCTION else "localhost,127.0.0.1,[::1],testserver"
 )
