@@ -8,6 +8,7 @@ import hashlib
 import io
 import json
 import re
+import uuid
 
 import pytest
 from django.test import Client
@@ -389,3 +390,11 @@ def test_respondents_get_a_csrf_cookie_that_ends_with_the_browser_session(
     assert cookie.value
     assert (cookie["max-age"], cookie["expires"]) == ("", "")
     assert "sessionid" not in response.cookies
+
+
+def test_an_idempotency_key_that_carries_a_time_is_refused(client, survey):
+    timed_key = uuid.uuid1()  # a time and a node address inside
+    response = client.post(respond_url(survey), body(survey, key=timed_key), **JSON)
+    assert response.status_code == 400
+    assert "version 4" in response.json()["error"]
+    assert not Submission.objects.exists()
