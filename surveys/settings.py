@@ -338,6 +338,10 @@ if RECEIVED_AT_GRANULARITY not in ("day", "hour"):
 # The CSRF cookie lasts as long as the browser session (Django's default is a
 # year): a respondent carries no identifier from one visit to the next.
 CSRF_COOKIE_AGE = None
+# Error emails about respondents' requests show no address, header or cookie.
+DEFAULT_EXCEPTION_REPORTER_FILTER = (
+    "surveys.error_reports.ClientFreeExceptionReporterFilter"
+)
 
 # --- Celery -------------------------------------------------------------------
 # No broker configured: tasks run in-process (eager), so the development server
