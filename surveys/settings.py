@@ -335,6 +335,13 @@ if RECEIVED_AT_GRANULARITY not in ("day", "hour"):
     raise ImproperlyConfigured(
         f"RECEIVED_AT_GRANULARITY={RECEIVED_AT_GRANULARITY!r}; use day or hour."
     )
+# Whose client address and user agent gunicorn's access log keeps (read by
+# gunicorn.conf.py; here so that the consent page says what is logged).
+ACCESS_LOG_CLIENTS = env_str("ACCESS_LOG_CLIENTS", "researchers").strip()
+if ACCESS_LOG_CLIENTS not in ("researchers", "none", "all"):
+    raise ImproperlyConfigured(
+        f"ACCESS_LOG_CLIENTS={ACCESS_LOG_CLIENTS!r}; use researchers, none or all."
+    )
 # The CSRF cookie lasts as long as the browser session (Django's default is a
 # year): a respondent carries no identifier from one visit to the next.
 CSRF_COOKIE_AGE = None

@@ -155,6 +155,7 @@ def _consent(
             "invitation": invitation,
             "has_plain": any(not q.is_private for q in survey.questions.all()),
             "received_unit": settings.RECEIVED_AT_GRANULARITY,
+            "logs_clients": settings.ACCESS_LOG_CLIENTS == "all",
             **_device_context(survey, form, "consent"),
         },
     )

@@ -398,3 +398,11 @@ def test_an_idempotency_key_that_carries_a_time_is_refused(client, survey):
     assert response.status_code == 400
     assert "version 4" in response.json()["error"]
     assert not Submission.objects.exists()
+
+
+def test_consent_page_says_so_when_the_log_keeps_addresses(client, survey, settings):
+    settings.ACCESS_LOG_CLIENTS = "all"
+    page = client.get(reverse("collection:consent", args=[survey.public_token]))
+    text = page.content.decode()
+    assert "The server's log does note your network address" in text
+    assert "without your network address" not in text
