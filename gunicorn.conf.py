@@ -4,7 +4,7 @@ import os
 
 from gunicorn.glogging import Logger
 
-from surveys.redaction import redact
+from surveys.redaction import is_researcher_path, redact
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "3"))
@@ -17,6 +17,15 @@ forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 
 # Invitation tokens and receipt links are secrets carried in URL paths
 # (/s/i/<token>/..., /s/receipt/<receipt>/); the access log keeps only a marker.
+#
+# Whose client address and user agent are logged: "researchers" (default: only on
+# the researchers' paths, surveys.redaction.RESEARCHER_PATHS; respondents' pages,
+# and the styles and scripts they load, are logged without them), "none" or "all".
+log_client_details = os.environ.get("ACCESS_LOG_CLIENTS", "researchers").strip()
+if log_client_details not in ("researchers", "none", "all"):
+    raise SystemExit(
+        f"ACCESS_LOG_CLIENTS={log_client_details!r}; use researchers, none or all."
+    )
 
 
 class RedactingLogger(Logger):
@@ -24,15 +33,28 @@ class RedactingLogger(Logger):
 
     The request line, the path, the Referer (a respondent's form page names its
     invitation), the Location of redirects to receipts, and any header or
-    environment value a custom access_log_format might print.
+    environment value a custom access_log_format might print.  On respondents'
+    requests every atom that describes the client (address, user agent,
+    Referer, request headers, WSGI environment values) is "-" unless
+    ``ACCESS_LOG_CLIENTS=all``.
     """
 
     def atoms(self, resp, req, environ, request_time) -> dict:
         values = super().atoms(resp, req, environ, request_time)
+        if _hide_client(environ.get("PATH_INFO", "")):
+            for key in values:
+                if key in ("h", "a", "f") or key.endswith(("}i", "}e")):
+                    values[key] = "-"
         return {
             key: redact(value) if isinstance(value, str) else value
             for key, value in values.items()
         }
+
+
+def _hide_client(path: str) -> bool:
+    if log_client_details == "all":
+        return False
+    return log_client_details == "none" or not is_researcher_path(path)
 
 
 logger_class = RedactingLogger

@@ -65,14 +65,19 @@ def make_survey():
 def store_reports(survey, count: int, rng: np.random.Generator) -> None:
     """COPY ``count`` one-report submissions into the database."""
     from django.db import connection
-    from django.utils import timezone
 
     import ldp
-    from surveys.collection.models import Report, Submission
+    from surveys.collection.models import (
+        Report,
+        Submission,
+        received_now,
+        unknown_receipt_hash,
+    )
+    from surveys.collection.tokens import new_public_id
 
     question = survey.questions.get()
     mechanism = ldp.build(question.spec)
-    now = timezone.now().isoformat()
+    now = received_now().isoformat()
     chunk = 500_000
     for start in range(0, count, chunk):
         size = min(chunk, count - start)
@@ -82,25 +87,43 @@ def store_reports(survey, count: int, rng: np.random.Generator) -> None:
                 f"SELECT COALESCE(MAX(id), 0) FROM {Submission._meta.db_table}"  # noqa: S608
             )
             (before,) = cursor.fetchone()
-            columns = "survey_id, idempotency_key, survey_revision, received_at"
+            columns = (
+                "survey_id, idempotency_key, survey_revision, received_at, "
+                "public_id, receipt_hash"
+            )
             with cursor.copy(
                 f"COPY {Submission._meta.db_table} ({columns}) FROM STDIN"
             ) as copy:
                 for _ in range(size):
-                    copy.write_row((survey.pk, uuid.uuid4(), survey.revision, now))
+                    copy.write_row(
+                        (
+                            survey.pk,
+                            uuid.uuid4(),
+                            survey.revision,
+                            now,
+                            new_public_id(),
+                            unknown_receipt_hash(),
+                        )
+                    )
             cursor.execute(
                 f"SELECT id FROM {Submission._meta.db_table} "  # noqa: S608
                 "WHERE id > %s AND survey_id = %s ORDER BY id",
                 [before, survey.pk],
             )
             ids = [row[0] for row in cursor.fetchall()]
-            columns = "submission_id, question_id, spec_revision, payload"
+            columns = "submission_id, question_id, spec_revision, payload, public_id"
             with cursor.copy(
                 f"COPY {Report._meta.db_table} ({columns}) FROM STDIN"
             ) as copy:
                 for submission_id, payload in zip(ids, payloads.tolist(), strict=True):
                     copy.write_row(
-                        (submission_id, question.pk, question.spec_revision, payload)
+                        (
+                            submission_id,
+                            question.pk,
+                            question.spec_revision,
+                            payload,
+                            new_public_id(),
+                        )
                     )
             cursor.execute(f"ANALYZE {Report._meta.db_table}")
 

@@ -12,16 +12,58 @@ from __future__ import annotations
 import logging
 import re
 from typing import Any
+from urllib.parse import quote, unquote
 
 from django.utils.log import AdminEmailHandler
 
 SECRET_PATH = re.compile(r"(/s/(?:i|receipt)/)[^/?#\s\"'<>&]+")
 REDACTED = r"\1[redacted]"
+# A run of characters that may be a path written in another form than the one
+# the server routes: percent-encoded, or with empty or "." segments.
+_DISGUISED = re.compile(r"[^\s\"'<>]*(?:%[0-9A-Fa-f]{2}|//|/\./)[^\s\"'<>]*")
+_SAFE = "/:?=&;@!$()*+,~-._[]"
+
+
+def normalise_path(text: str) -> str:
+    """A path as the server routes it: percent-decoding undone (repeatedly, so a
+    double encoding is seen through too), empty and "." segments removed."""
+    for _ in range(3):
+        decoded = unquote(text)
+        if decoded == text:
+            break
+        text = decoded
+    text = re.sub(r"/{2,}", "/", text)
+    while "/./" in text:
+        text = text.replace("/./", "/")
+    return text
+
+
+def _undisguise(match: re.Match[str]) -> str:
+    chunk = match.group(0)
+    normal = normalise_path(chunk)
+    if not SECRET_PATH.search(normal):
+        return chunk
+    # Written back percent-encoded, so decoding never adds spaces or line breaks.
+    return quote(SECRET_PATH.sub(REDACTED, normal), safe=_SAFE)
 
 
 def redact(text: str) -> str:
-    """``text`` with every invitation token and receipt code in a path replaced."""
-    return SECRET_PATH.sub(REDACTED, text)
+    """``text`` with every invitation token and receipt code in a path replaced.
+
+    Paths are matched as the server routes them (:func:`normalise_path`), so
+    ``/s/%69/<token>/`` is redacted as ``/s/i/[redacted]/`` is.
+    """
+    return SECRET_PATH.sub(REDACTED, _DISGUISED.sub(_undisguise, text))
+
+
+# Paths only researchers (signed in) use; every other request may come from a
+# respondent (survey pages, and the styles and scripts those pages load).
+RESEARCHER_PATHS = ("/accounts/", "/surveys/", "/results/", "/admin/", "/s/manage/")
+
+
+def is_researcher_path(path: str) -> bool:
+    """Whether a request path belongs to the researchers' side of the site."""
+    return normalise_path(path).startswith(RESEARCHER_PATHS)
 
 
 class RedactSecretsFilter(logging.Filter):

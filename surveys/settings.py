@@ -45,6 +45,9 @@ PUBLISHED_SECRET_KEYS = frozenset(
     }
 )
 SECRET_KEY = env_str("SECRET_KEY")
+# Keys in use before a rotation (comma-separated): sessions signed with them stay
+# valid, and invitation links hashed under them keep working (docs/privacy.md).
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS")
 ALLOWED_HOSTS = env_list(
     "ALLOWED_HOSTS", "" if PRODUCTION else "localhost,127.0.0.1,[::1],testserver"
 )
@@ -337,6 +340,32 @@ for _name in (
         )
 if RATE_LIMIT_TRUSTED_PROXIES < 0:
     raise ImproperlyConfigured("RATE_LIMIT_TRUSTED_PROXIES must be 0 or more.")
+
+# --- Unlinkable respondents (docs/privacy.md) -----------------------------------
+# A submission's arrival time is stored already truncated to this unit (UTC) and
+# exported so: "day" (default) or "hour".  A finer time could be matched with a
+# request time seen elsewhere (a proxy's log, a network capture); a day puts a
+# submission among everything received that day.  "hour" suits surveys that
+# receive many answers an hour and want a time-of-day analysis.
+RECEIVED_AT_GRANULARITY = env_str("RECEIVED_AT_GRANULARITY", "day").strip().lower()
+if RECEIVED_AT_GRANULARITY not in ("day", "hour"):
+    raise ImproperlyConfigured(
+        f"RECEIVED_AT_GRANULARITY={RECEIVED_AT_GRANULARITY!r}; use day or hour."
+    )
+# Whose client address and user agent gunicorn's access log keeps (read by
+# gunicorn.conf.py; here so that the consent page says what is logged).
+ACCESS_LOG_CLIENTS = env_str("ACCESS_LOG_CLIENTS", "researchers").strip()
+if ACCESS_LOG_CLIENTS not in ("researchers", "none", "all"):
+    raise ImproperlyConfigured(
+        f"ACCESS_LOG_CLIENTS={ACCESS_LOG_CLIENTS!r}; use researchers, none or all."
+    )
+# The CSRF cookie lasts as long as the browser session (Django's default is a
+# year): a respondent carries no identifier from one visit to the next.
+CSRF_COOKIE_AGE = None
+# Error emails about respondents' requests show no address, header or cookie.
+DEFAULT_EXCEPTION_REPORTER_FILTER = (
+    "surveys.error_reports.ClientFreeExceptionReporterFilter"
+)
 
 # --- Celery -------------------------------------------------------------------
 # No broker configured: tasks run in-process (eager), so the development server

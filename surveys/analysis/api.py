@@ -7,6 +7,7 @@ survey that is not the token owner's (no hint that it exists).
 
 from __future__ import annotations
 
+import re
 from functools import wraps
 
 from django.http import Http404, JsonResponse
@@ -15,7 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from surveys.analysis import exports
-from surveys.analysis.openapi import REPORT_ID_MAX, openapi_document
+from surveys.analysis.openapi import PUBLIC_ID_PATTERN, openapi_document
 from surveys.analysis.selectors import survey_results
 from surveys.api_tokens.services import ApiTokenRefused, api_token_authenticate
 from surveys.authoring.models import Survey
@@ -124,16 +125,19 @@ def _int_param(request, name: str, default: int, low: int, high: int) -> int | N
 @token_required(query=("after", "limit"))
 def survey_reports(request, pk: int):
     survey = _owned(request, pk)
-    after = _int_param(request, "after", 0, 0, REPORT_ID_MAX)
+    after = request.GET.get("after")
     limit = _int_param(request, "limit", PAGE_DEFAULT, 1, PAGE_MAX)
-    if after is None or limit is None:
+    if (after is not None and not re.fullmatch(PUBLIC_ID_PATTERN, after)) or (
+        limit is None
+    ):
         return _error(
             400,
-            f"'after' must be a report id >= 0 and 'limit' an integer from 1 to "
+            f"'after' must be a report_id (26 characters a-z, 2-7) and 'limit' an "
+            f"integer from 1 to "
             f"{PAGE_MAX}; got after={request.GET.get('after')!r}, "
             f"limit={request.GET.get('limit')!r}.",
         )
-    page = exports.reports_page(survey, after=after, limit=limit)
+    page = exports.reports_page(survey, after=after or "", limit=limit)
     next_url = None
     if len(page) == limit:
         path = reverse("analysis:api_reports", kwargs={"pk": survey.pk})
@@ -143,7 +147,7 @@ def survey_reports(request, pk: int):
     return JsonResponse(
         {
             "survey_id": survey.pk,
-            "questions": exports.questions_document(survey) if after == 0 else None,
+            "questions": exports.questions_document(survey) if not after else None,
             "reports": page,
             "next": next_url,
         }

@@ -291,13 +291,15 @@ def design_card(survey: Survey) -> dict[str, Any]:
 
 
 # --- raw reports (streamed) ---------------------------------------------------------
-def _reports(survey: Survey, after: int = 0, limit: int | None = None):
+def _reports(survey: Survey, after: str = "", limit: int | None = None):
+    # Ordered by the random public identifier, never by id: the order of an
+    # export says nothing about the order in which reports arrived.
     rows = (
-        Report.objects.filter(question__survey=survey, id__gt=after)
-        .order_by("id")
+        Report.objects.filter(question__survey=survey, public_id__gt=after)
+        .order_by("public_id")
         .values_list(
-            "id",
-            "submission_id",
+            "public_id",
+            "submission__public_id",
             "submission__received_at",
             "question_id",
             "spec_revision",
@@ -312,8 +314,8 @@ def _reports(survey: Survey, after: int = 0, limit: int | None = None):
 def _plain_answers(survey: Survey):
     return (
         PlainAnswer.objects.filter(question__survey=survey)
-        .order_by("id")
-        .values_list("submission_id", "question_id", "value")
+        .order_by("submission__public_id", "question_id")
+        .values_list("submission__public_id", "question_id", "value")
         .iterator(chunk_size=CHUNK_SIZE)
     )
 
@@ -409,6 +411,7 @@ def reports_json(survey: Survey) -> Iterator[str]:
     yield "]}\n"
 
 
-def reports_page(survey: Survey, *, after: int, limit: int) -> list[dict[str, Any]]:
-    """One page of reports with id > ``after`` (keyset pagination, for the API)."""
+def reports_page(survey: Survey, *, after: str, limit: int) -> list[dict[str, Any]]:
+    """One page of reports with public_id > ``after`` (keyset pagination, for the
+    API; "" starts at the first)."""
     return [report_document(row) for row in _reports(survey, after=after, limit=limit)]

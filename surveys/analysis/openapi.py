@@ -7,7 +7,10 @@ from typing import Any
 from django.urls import reverse
 
 ERROR = {"$ref": "#/components/schemas/Error"}
-REPORT_ID_MAX = 2**63 - 1  # a report id is a 64-bit signed integer
+# Public identifiers of reports and submissions: 128 random bits in lower-case
+# base32 (surveys.collection.tokens.new_public_id), never a sequence number.
+PUBLIC_ID_PATTERN = "^[a-z2-7]{26}$"
+PUBLIC_ID = {"type": "string", "pattern": PUBLIC_ID_PATTERN}
 
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
@@ -140,9 +143,25 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "description": "One randomized report, exactly as the device sent it.",
         "properties": {
-            "report_id": {"type": "integer"},
-            "submission_id": {"type": "integer"},
-            "received_at": {"type": "string", "format": "date-time"},
+            "report_id": {
+                **PUBLIC_ID,
+                "description": "The report's random public identifier.",
+            },
+            "submission_id": {
+                **PUBLIC_ID,
+                "description": (
+                    "The random public identifier of the submission the report "
+                    "came in (one respondent's reports share it)."
+                ),
+            },
+            "received_at": {
+                "type": "string",
+                "format": "date-time",
+                "description": (
+                    "When the submission arrived, truncated to the server's "
+                    "RECEIVED_AT_GRANULARITY (the start of its UTC day, or hour)."
+                ),
+            },
             "question_id": {"type": "integer"},
             "spec_revision": {"type": "integer"},
             "report": {"description": "An integer or a list of integers."},
@@ -154,7 +173,7 @@ SCHEMAS: dict[str, Any] = {
             "survey_id": {"type": "integer"},
             "questions": {
                 "type": ["array", "null"],
-                "description": "On the first page (after=0) only.",
+                "description": "On the first page (no 'after') only.",
                 "items": {"$ref": "#/components/schemas/Question"},
             },
             "reports": {
@@ -263,14 +282,13 @@ def openapi_document(request) -> dict[str, Any]:
                         {
                             "name": "after",
                             "in": "query",
-                            "description": "Return reports with a larger id.",
-                            "schema": {
-                                "type": "integer",
-                                "format": "int64",
-                                "minimum": 0,
-                                "maximum": REPORT_ID_MAX,
-                                "default": 0,
-                            },
+                            "description": (
+                                "Return reports whose report_id sorts after this "
+                                "one (the last report_id of the previous page). "
+                                "Reports come in report_id order, which is random: "
+                                "it says nothing about when they arrived."
+                            ),
+                            "schema": PUBLIC_ID,
                         },
                         {
                             "name": "limit",
@@ -287,7 +305,7 @@ def openapi_document(request) -> dict[str, Any]:
                     "responses": {
                         "200": _json(
                             {"$ref": "#/components/schemas/ReportPage"},
-                            "A page of reports in id order.",
+                            "A page of reports in report_id order.",
                         ),
                         "400": _json(
                             ERROR,

@@ -321,6 +321,16 @@ class ResponseForm(forms.Form):
     )
     survey_revision = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
 
+    def clean_idempotency_key(self) -> Any:
+        """Only a random (version 4) UUID is stored: the other versions carry a
+        time or a machine's address (RFC 9562, section 5), which would link."""
+        key = self.cleaned_data["idempotency_key"]
+        if key.version != 4:
+            raise forms.ValidationError(
+                "The submission key must be a random (version 4) UUID."
+            )
+        return key
+
     def __init__(self, *args: Any, survey: Survey, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.survey = survey

@@ -4,28 +4,81 @@ Privacy invariant: no field here can hold a private question's true answer.
 Reports hold only what the respondent's device computed after randomizing.
 PlainAnswer exists only for questions the researcher explicitly marked
 "not protected" (acknowledged in the builder and shown so to respondents).
+
+Unlinkability invariant (docs/privacy.md): nothing here relates an invitation
+(or a request) to a submission.  An invitation keeps only whether it was used,
+with no time; a submission keeps no key to it, a random public identifier, the
+hash of a random receipt code and the time it arrived truncated to
+``RECEIVED_AT_GRANULARITY``.  Internal keys stay sequential (the tally watermark
+counts reports by id) and never leave the server.
 """
 
+from datetime import UTC, datetime
+
+from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from surveys.authoring.models import Question, Survey
+from surveys.collection.tokens import (
+    HASH_HMAC,
+    HASH_LEGACY_SHA256,
+    new_public_id,
+    new_receipt_code,
+    receipt_code_hash,
+)
+
+GRANULARITIES = ("day", "hour")
+
+
+def coarse_time(moment: datetime, granularity: str | None = None) -> datetime:
+    """``moment`` truncated (in UTC) to the start of its day or hour.
+
+    ``granularity`` defaults to the ``RECEIVED_AT_GRANULARITY`` setting.
+    """
+    unit = granularity or getattr(settings, "RECEIVED_AT_GRANULARITY", "day")
+    if unit not in GRANULARITIES:
+        raise ValueError(
+            f"RECEIVED_AT_GRANULARITY is {unit!r}; allowed: {', '.join(GRANULARITIES)}"
+        )
+    utc = moment.astimezone(UTC)
+    utc = utc.replace(minute=0, second=0, microsecond=0)
+    return utc.replace(hour=0) if unit == "day" else utc
+
+
+def received_now() -> datetime:
+    """Now, truncated to ``RECEIVED_AT_GRANULARITY`` (how ``received_at`` is stored)."""
+    return coarse_time(timezone.now())
+
+
+def unknown_receipt_hash() -> str:
+    """The hash of a receipt code nobody was shown (rows stored without a receipt)."""
+    return receipt_code_hash(new_receipt_code())
 
 
 class Invitation(models.Model):
-    """A one-response invitation; only a hash of its token is stored."""
+    """A one-response invitation; only a keyed hash of its token is stored."""
+
+    class HashScheme(models.TextChoices):
+        HMAC = HASH_HMAC, "HMAC-SHA256 under a key derived from SECRET_KEY"
+        LEGACY_SHA256 = HASH_LEGACY_SHA256, "plain SHA-256 (made before 0.2)"
 
     survey = models.ForeignKey(
         Survey, on_delete=models.CASCADE, related_name="invitations"
     )
     token_hash = models.CharField(max_length=64, unique=True)
+    hash_scheme = models.CharField(
+        max_length=16, choices=HashScheme.choices, default=HashScheme.HMAC
+    )
     created_at = models.DateTimeField(auto_now_add=True)
-    used_at = models.DateTimeField(null=True, blank=True)
+    # Whether it was used, and nothing more: no time, no key to the submission.
+    used = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["created_at", "id"]
 
     def __str__(self) -> str:
-        return f"invitation {self.pk} ({'used' if self.used_at else 'unused'})"
+        return f"invitation {self.pk} ({'used' if self.used else 'unused'})"
 
 
 class Submission(models.Model):
@@ -34,19 +87,18 @@ class Submission(models.Model):
     survey = models.ForeignKey(
         Survey, on_delete=models.PROTECT, related_name="submissions"
     )
-    # OneToOne = a database unique constraint: an invitation is used at most once.
-    invitation = models.OneToOneField(
-        Invitation,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="submission",
+    # The only identifier that leaves the server (exports, the API).
+    public_id = models.CharField(max_length=26, unique=True, default=new_public_id)
+    # SHA-256 of the random code in the receipt link (the code itself is not kept).
+    receipt_hash = models.CharField(
+        max_length=64, unique=True, default=unknown_receipt_hash
     )
     # The browser makes one key per response and resends it on retry, so a retry
     # after a network error finds the stored submission instead of adding one.
     idempotency_key = models.UUIDField()
     survey_revision = models.PositiveIntegerField()
-    received_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    # Stored already truncated to RECEIVED_AT_GRANULARITY (a day by default).
+    received_at = models.DateTimeField(default=received_now, db_index=True)
 
     class Meta:
         ordering = ["id"]
@@ -71,6 +123,8 @@ class Report(models.Model):
     )
     spec_revision = models.PositiveIntegerField()
     payload = models.JSONField()
+    # The only identifier of a report that leaves the server.
+    public_id = models.CharField(max_length=26, unique=True, default=new_public_id)
 
     class Meta:
         ordering = ["id"]

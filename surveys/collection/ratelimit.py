@@ -15,9 +15,11 @@ web process shares them.  Each limit is ``"COUNT/SECONDS"`` from settings.
   client address: each costs the server a page with the survey's compiled
   specs, so one address cannot keep the web processes busy.
 
-Keys hold an HMAC of the address or token (never the address, the token or any
-part of the request body).  If the cache cannot be reached the limits fail open
-with a warning: a survey must keep accepting answers.
+Keys hold an HMAC-SHA256 of the window and the address or token (never the
+address, the token or any part of the request body), and expire one second after
+their window: nothing in the cache outlives a minute (by default) or relates one
+window's key for an address to the next one's.  If the cache cannot be
+reached the limits fail open with a warning: a survey must keep accepting answers.
 """
 
 from __future__ import annotations
@@ -154,7 +156,11 @@ def hit(scope: str, identity: str, *, now: float | None = None) -> Exceeded | No
     rate = _rate(scope)
     now = time.time() if now is None else now
     window = int(now // rate.period)
-    digest = salted_hmac(KEY_SALT, f"{scope}:{identity}").hexdigest()[:32]
+    # The window is part of the HMAC's message: the same address gets an
+    # unrelated key in each window, so keys cannot be followed across windows.
+    digest = salted_hmac(
+        KEY_SALT, f"{scope}:{rate.period}:{window}:{identity}", algorithm="sha256"
+    ).hexdigest()[:32]
     key = f"ratelimit:{scope}:{rate.period}:{window}:{digest}"
     try:
         # add() creates the window's counter only if it is missing; incr() is

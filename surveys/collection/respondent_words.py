@@ -45,9 +45,15 @@ def _labels(question: Question, indices: list[int]) -> str:
     return ", ".join(labels.get(i, str(i)) for i in indices) or "none"
 
 
-def describe_report(question: Question, payload: Any) -> str:
-    """What a stored report says, in the question's own labels."""
-    spec = question.spec or {}
+def describe_report(
+    question: Question, payload: Any, spec: dict[str, Any] | None = None
+) -> str:
+    """What a stored report says, in the question's own labels.
+
+    ``spec`` is the compiled spec the report was randomized under (its
+    ``SpecRevision``); the question's current spec when not given.
+    """
+    spec = (question.spec if spec is None else spec) or {}
     mechanism = spec.get("mechanism")
     is_int = isinstance(payload, int) and not isinstance(payload, bool)
     if mechanism in {"forced_response", "warner", "grr", "ordinal"} and is_int:

@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
 
 from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
 
-from surveys.authoring.models import Question, Survey
+from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection.models import Invitation, Submission
 from surveys.collection.questions import value_label
 from surveys.collection.respondent_words import (
     describe_report,
     receipt_why,
 )
-from surveys.collection.tokens import invitation_token_hash
+from surveys.collection.tokens import (
+    HASH_HMAC,
+    HASH_LEGACY_SHA256,
+    RECEIPT_MAX_AGE,
+    invitation_token_hashes,
+    legacy_invitation_token_hash,
+    receipt_code_hash,
+)
 
 
 def surveys_answerable() -> QuerySet[Survey]:
@@ -23,19 +33,37 @@ def surveys_answerable() -> QuerySet[Survey]:
     ).prefetch_related("questions")
 
 
-def invitation_by_token(token: str) -> Invitation | None:
-    """The invitation a raw token names, looked up by its hash."""
-    return (
-        Invitation.objects.select_related("survey")
-        .filter(token_hash=invitation_token_hash(token))
-        .first()
+def invitation_by_token(
+    token: str, *, survey: Survey | None = None
+) -> Invitation | None:
+    """The invitation a raw token names, found by its keyed hash (or None).
+
+    Also finds rows hashed under one of ``SECRET_KEY_FALLBACKS`` and rows made
+    before hashes were keyed (``hash_scheme = "sha256"``); using the invitation
+    re-keys them (``services.submission_ingest``).
+    """
+    keyed = invitation_token_hashes(token)
+    legacy = legacy_invitation_token_hash(token)
+    rows = Invitation.objects.select_related("survey").filter(
+        token_hash__in=[*keyed, legacy]
     )
+    if survey is not None:
+        rows = rows.filter(survey=survey)
+    for invitation in rows:
+        if invitation.hash_scheme == HASH_HMAC and invitation.token_hash in keyed:
+            return invitation
+        if (
+            invitation.hash_scheme == HASH_LEGACY_SHA256
+            and invitation.token_hash == legacy
+        ):
+            return invitation
+    return None
 
 
 def invitation_counts(*, survey: Survey) -> dict[str, int]:
     """How many invitations a survey has, and how many were used."""
     return survey.invitations.aggregate(
-        total=Count("id"), used=Count("id", filter=Q(used_at__isnull=False))
+        total=Count("id"), used=Count("id", filter=Q(used=True))
     )
 
 
@@ -44,13 +72,16 @@ class ReceiptLine:
     question: Question
     protected: bool
     sent: str
+    # The spec the report was randomized under (its SpecRevision's).
+    spec: dict[str, Any] | None = None
 
     @property
     def why(self) -> str:
         """Why this line protects the respondent, for the kinds that need it."""
         if not self.protected:
             return ""
-        return receipt_why((self.question.spec or {}).get("mechanism", ""))
+        spec = self.question.spec if self.spec is None else self.spec
+        return receipt_why((spec or {}).get("mechanism", ""))
 
 
 def submission_receipt(*, submission: Submission) -> list[ReceiptLine]:
@@ -59,13 +90,27 @@ def submission_receipt(*, submission: Submission) -> list[ReceiptLine]:
     Built only from stored rows, so a receipt cannot reveal more than the
     server already holds.
     """
-    reports = {r.question_id: r.payload for r in submission.reports.all()}
+    reports = {r.question_id: r for r in submission.reports.all()}
     plain = {a.question_id: a.value for a in submission.plain_answers.all()}
+    # Each report is described under the spec it was made with, which may not
+    # be the question's current one (a later revision changes the mechanism).
+    specs = {
+        (r.question_id, r.revision): r.spec
+        for r in SpecRevision.objects.filter(
+            question_id__in=list(reports),
+            revision__in={report.spec_revision for report in reports.values()},
+        )
+    }
     lines = []
     for question in submission.survey.questions.all():
         if question.pk in reports:
-            sent = describe_report(question, reports[question.pk])
-            lines.append(ReceiptLine(question, protected=True, sent=sent))
+            report = reports[question.pk]
+            spec = specs.get((question.pk, report.spec_revision))
+            if spec is None:  # no record of that revision: say only the code
+                same = report.spec_revision == question.spec_revision
+                spec = (question.spec or {}) if same else {}
+            sent = describe_report(question, report.payload, spec)
+            lines.append(ReceiptLine(question, protected=True, sent=sent, spec=spec))
         elif question.pk in plain:
             value = plain[question.pk]
             if isinstance(value, list):
@@ -78,10 +123,16 @@ def submission_receipt(*, submission: Submission) -> list[ReceiptLine]:
     return lines
 
 
-def submission_by_id(submission_id: int) -> Submission | None:
+def submission_by_receipt(code: str) -> Submission | None:
+    """The submission a receipt code names (by the code's hash), or None.
+
+    None also once ``RECEIPT_MAX_AGE`` has passed since the (coarse) arrival
+    time, so a link works for that long and at most one granularity unit less.
+    """
+    oldest = timezone.now() - timedelta(seconds=RECEIPT_MAX_AGE)
     return (
         Submission.objects.select_related("survey")
         .prefetch_related("reports", "plain_answers", "survey__questions")
-        .filter(pk=submission_id)
+        .filter(receipt_hash=receipt_code_hash(code), received_at__gte=oldest)
         .first()
     )

@@ -10,6 +10,7 @@ tallies).
 
 from __future__ import annotations
 
+import random
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -17,13 +18,19 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import Invitation, PlainAnswer, Report, Submission
 from surveys.collection.questions import CHOICE_KINDS, answer_choices, most_selections
+from surveys.collection.selectors import invitation_by_token
 from surveys.collection.signals import announce_reports_on_commit
-from surveys.collection.tokens import invitation_token_hash, new_invitation_token
+from surveys.collection.tokens import (
+    HASH_HMAC,
+    invitation_token_hash,
+    new_invitation_token,
+    new_receipt_code,
+    receipt_code_hash,
+)
 
 MAX_INVITATIONS_PER_BATCH = 10_000
 
@@ -58,8 +65,11 @@ class ResponseIn:
 
 @dataclass(frozen=True)
 class IngestOutcome:
+    """A stored submission and the receipt code for its link (shown once)."""
+
     submission: Submission
     created: bool
+    receipt_code: str
 
 
 # --- invitations -----------------------------------------------------------------
@@ -68,7 +78,8 @@ def invitations_create(*, survey: Survey, count: int) -> list[str]:
     """Create ``count`` one-response invitations and return their tokens.
 
     The tokens are returned once and never stored: the database keeps only
-    their SHA-256 hashes.
+    their keyed hashes (``tokens.invitation_token_hash``).  They come back in
+    random order, unrelated to the order of the rows.
     """
     if not 1 <= count <= MAX_INVITATIONS_PER_BATCH:
         raise ValueError(
@@ -78,6 +89,8 @@ def invitations_create(*, survey: Survey, count: int) -> list[str]:
     Invitation.objects.bulk_create(
         Invitation(survey=survey, token_hash=invitation_token_hash(t)) for t in tokens
     )
+    # Rows are numbered in creation order; the list handed out is not.
+    random.SystemRandom().shuffle(tokens)
     return tokens
 
 
@@ -252,43 +265,66 @@ def submission_ingest(
     """Store one response whole, or raise SubmissionRejected with nothing stored.
 
     A repeated idempotency key returns the submission stored under it (a retry
-    after a network error) instead of storing a duplicate.  An invitation is
-    consumed by the database's unique constraint on Submission.invitation.
+    after a network error) instead of storing a duplicate, with a new receipt
+    code (the one sent before may never have arrived; only the newest works).
+
+    An invitation is consumed in the same transaction, by a conditional update
+    (``used`` from false to true) that a concurrent use of the same invitation
+    waits for and then finds nothing to update.  Nothing relates the two rows
+    afterwards: the submission keeps no key to the invitation, the invitation
+    no time.
     """
-    existing = _existing(survey, response, invitation_token)
+    existing = _existing(survey, response)
     if existing is not None:
-        return IngestOutcome(existing, created=False)
+        return _replayed(existing)
     _check_open(survey)
     invitation = _invitation(survey, invitation_token)
     checker = _Checker(survey)
     plain = checker.check(response)
+    receipt_code = new_receipt_code()
     try:
         with transaction.atomic():
             _lock_and_recheck(checker, response)
+            if invitation is not None and invitation_token is not None:
+                _consume(invitation, invitation_token)
             submission = Submission.objects.create(
                 survey=survey,
-                invitation=invitation,
                 idempotency_key=response.idempotency_key,
                 survey_revision=response.survey_revision,
+                receipt_hash=receipt_code_hash(receipt_code),
             )
-            if invitation is not None:
-                consumed = Invitation.objects.filter(
-                    pk=invitation.pk, used_at__isnull=True
-                ).update(used_at=timezone.now())
-                if not consumed:
-                    raise IntegrityError("invitation already used")
             _store_rows([(submission, response, plain)])
     except IntegrityError:
         # Another request won the race: either the same response (a retry)
         # or a different one for the same invitation.
-        existing = _existing(survey, response, invitation_token)
+        existing = _existing(survey, response)
         if existing is not None:
-            return IngestOutcome(existing, created=False)
+            return _replayed(existing)
         if invitation is not None:
             raise _used_invitation() from None
         raise
     announce_reports_on_commit(survey_id=survey.pk)  # never fails the submission
-    return IngestOutcome(submission, created=True)
+    return IngestOutcome(submission, created=True, receipt_code=receipt_code)
+
+
+def _consume(invitation: Invitation, token: str) -> None:
+    """Mark the invitation used (re-keying an old hash), or IntegrityError."""
+    consumed = Invitation.objects.filter(pk=invitation.pk, used=False).update(
+        used=True,
+        token_hash=invitation_token_hash(token),
+        hash_scheme=HASH_HMAC,
+    )
+    if not consumed:
+        raise IntegrityError("invitation already used")
+
+
+def _replayed(submission: Submission) -> IngestOutcome:
+    """A retry of a stored submission: a fresh receipt code replaces the old one."""
+    code = new_receipt_code()
+    Submission.objects.filter(pk=submission.pk).update(
+        receipt_hash=receipt_code_hash(code)
+    )
+    return IngestOutcome(submission, created=False, receipt_code=code)
 
 
 @transaction.atomic
@@ -340,9 +376,7 @@ def _store_rows(rows: list[tuple[Submission, ResponseIn, dict[int, Any]]]) -> No
 def _invitation(survey: Survey, token: str | None) -> Invitation | None:
     if token is None:
         return None
-    invitation = Invitation.objects.filter(
-        survey=survey, token_hash=invitation_token_hash(token)
-    ).first()
+    invitation = invitation_by_token(token, survey=survey)
     if invitation is None:
         raise SubmissionRejected(
             "This invitation link is not valid for this survey; nothing was "
@@ -350,7 +384,7 @@ def _invitation(survey: Survey, token: str | None) -> Invitation | None:
             status=404,
             code="unknown_invitation",
         )
-    if invitation.used_at is not None:
+    if invitation.used:
         raise _used_invitation()
     return invitation
 
@@ -365,30 +399,22 @@ def _used_invitation() -> SubmissionRejected:
     )
 
 
-def _existing(
-    survey: Survey, response: ResponseIn, invitation_token: str | None
-) -> Submission | None:
-    """The submission stored under this response's key, if it is the same one."""
-    submission = (
-        Submission.objects.filter(
-            survey=survey, idempotency_key=response.idempotency_key
-        )
-        .select_related("invitation")
-        .first()
-    )
+def _existing(survey: Survey, response: ResponseIn) -> Submission | None:
+    """The submission stored under this response's key, if it is the same one.
+
+    The key is random (made by the device, 122 bits) and the reports must be
+    identical; which link it came through is not recorded, so not compared.
+    """
+    submission = Submission.objects.filter(
+        survey=survey, idempotency_key=response.idempotency_key
+    ).first()
     if submission is None:
         return None
-    same_invitation = (
-        submission.invitation is None
-        if invitation_token is None
-        else submission.invitation is not None
-        and submission.invitation.token_hash == invitation_token_hash(invitation_token)
-    )
     stored_reports = {
         r.question_id: SentReport(r.spec_revision, r.payload)
         for r in submission.reports.all()
     }
-    if not same_invitation or stored_reports != dict(response.reports):
+    if stored_reports != dict(response.reports):
         raise SubmissionRejected(
             "This submission key was already used for different answers, so "
             "nothing was stored. Reload the page and answer again.",

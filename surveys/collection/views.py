@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import (
     Http404,
@@ -29,7 +30,6 @@ from surveys.authoring.models import Survey
 from surveys.collection import assets, ratelimit, selectors, services
 from surveys.collection.forms import InvitationsForm, ResponseForm
 from surveys.collection.models import Invitation
-from surveys.collection.tokens import receipt_token, submission_id_from_receipt
 
 
 # --- finding the survey -----------------------------------------------------------
@@ -46,7 +46,7 @@ def _invitation(request: HttpRequest, token: str) -> Invitation | HttpResponse:
             "link, or ask the researcher for a new one.",
             status=404,
         )
-    if invitation.used_at is not None:
+    if invitation.used:
         return _problem(
             request,
             "This invitation link has already been used to answer the survey, "
@@ -134,7 +134,9 @@ def _unanswerable(request: HttpRequest, survey: Survey) -> HttpResponse:
 
 
 # --- consent ----------------------------------------------------------------------
-def _consent(request: HttpRequest, survey: Survey, start_url: str) -> HttpResponse:
+def _consent(
+    request: HttpRequest, survey: Survey, start_url: str, *, invitation: bool = False
+) -> HttpResponse:
     if survey.status != Survey.Status.OPEN:
         return _closed(request, survey)
     try:
@@ -148,6 +150,12 @@ def _consent(request: HttpRequest, survey: Survey, start_url: str) -> HttpRespon
             "survey": survey,
             "questions": form.blocks(),
             "start_url": start_url,
+            # What is stored, said by the server that stores it (protection
+            # itself is worded by the device).
+            "invitation": invitation,
+            "has_plain": any(not q.is_private for q in survey.questions.all()),
+            "received_unit": settings.RECEIVED_AT_GRANULARITY,
+            "logs_clients": settings.ACCESS_LOG_CLIENTS == "all",
             **_device_context(survey, form, "consent"),
         },
     )
@@ -177,7 +185,7 @@ def consent_invitation(request: HttpRequest, token: str) -> HttpResponse:
     if isinstance(invitation, HttpResponse):
         return invitation
     start = reverse("collection:respond_invitation", args=[token])
-    return _consent(request, invitation.survey, start)
+    return _consent(request, invitation.survey, start, invitation=True)
 
 
 # --- the form ---------------------------------------------------------------------
@@ -215,9 +223,7 @@ def _respond(
             )
         except services.SubmissionRejected as error:
             return _rejected(request, survey, error, form=form)
-        receipt_url = reverse(
-            "collection:receipt", args=[receipt_token(outcome.submission.pk)]
-        )
+        receipt_url = reverse("collection:receipt", args=[outcome.receipt_code])
         if _wants_json(request):
             return JsonResponse(
                 {"receipt_url": receipt_url, "created": outcome.created},
@@ -328,10 +334,7 @@ def respond_invitation(request: HttpRequest, token: str) -> HttpResponse:
 @require_safe
 @never_cache
 def receipt(request: HttpRequest, receipt: str) -> HttpResponse:
-    submission_id = submission_id_from_receipt(receipt)
-    submission = (
-        selectors.submission_by_id(submission_id) if submission_id is not None else None
-    )
+    submission = selectors.submission_by_receipt(receipt)
     if submission is None:
         raise Http404("No such receipt.")
     return render(
@@ -404,7 +407,7 @@ def invitations(request: HttpRequest, survey_id: int) -> HttpResponse:
 def _invitations_csv(
     request: HttpRequest, survey: Survey, tokens: list[str]
 ) -> HttpResponse:
-    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")  # when the file was made
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = (
         f'attachment; filename="invitations-survey-{survey.pk}-{stamp}.csv"'

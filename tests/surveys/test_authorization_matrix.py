@@ -273,6 +273,4 @@ def test_respondent_of_another_survey_cannot_open_or_answer_survey_a_invitations
     )
     assert 400 <= reused.status_code < 500
     assert not Submission.objects.filter(survey=survey_a).exists()
-    assert not Invitation.objects.filter(
-        survey=survey_a, used_at__isnull=False
-    ).exists()
+    assert not Invitation.objects.filter(survey=survey_a, used=True).exists()

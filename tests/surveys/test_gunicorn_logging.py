@@ -56,5 +56,59 @@ def test_access_log_through_gunicorns_logger_holds_no_token(tmp_path):
     line = log_file.read_text()
     assert TOKEN not in line
     assert RECEIPT not in line
-    assert line.count("/s/i/[redacted]/") == 4
+    # The request line and the path; the Referer and the environment value are
+    # a respondent's, so they are not logged at all.
+    assert line.count("/s/i/[redacted]/") == 2
+    assert '"-"' in line and "surveys.example.org" not in line
     assert "/s/receipt/[redacted]/" in line
+
+
+def access_line(tmp_path, path: str, raw_uri: str | None = None) -> str:
+    """One access-log line for a GET of ``path`` from 192.0.2.1, as gunicorn
+    writes it with its default format (address, time, request, Referer, agent)."""
+    logger_class = gunicorn_config()["logger_class"]
+    cfg = Config()
+    log_file = tmp_path / "access.log"
+    cfg.set("accesslog", str(log_file))
+    logger = logger_class(cfg)
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "RAW_URI": raw_uri or path,
+        "PATH_INFO": path,
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "HTTP_REFERER": "https://surveys.example.org/s/some-survey/",
+        "HTTP_USER_AGENT": "Mozilla/5.0 (Canary Browser 7.1)",
+        "REMOTE_ADDR": "192.0.2.1",
+    }
+    response = SimpleNamespace(status="200 OK", headers=[], sent=0)
+    request = SimpleNamespace(
+        headers=[
+            ("REFERER", environ["HTTP_REFERER"]),
+            ("USER-AGENT", environ["HTTP_USER_AGENT"]),
+        ]
+    )
+    logger.access(response, request, environ, timedelta(milliseconds=5))
+    for handler in logger.access_log.handlers:
+        handler.close()
+    return log_file.read_text()
+
+
+def test_respondent_requests_are_logged_without_address_agent_or_referer(tmp_path):
+    for path in ("/s/abc/answer/", "/static/js/respond.js", "/s/verify/", "/"):
+        line = access_line(tmp_path, path)
+        assert "192.0.2.1" not in line, line
+        assert "Canary Browser" not in line, line
+        assert "surveys.example.org" not in line, line
+        assert path in line
+
+
+def test_researcher_requests_keep_address_and_agent(tmp_path):
+    line = access_line(tmp_path, "/surveys/")
+    assert line.startswith("192.0.2.1 ")
+    assert "Canary Browser" in line
+
+
+def test_a_percent_encoded_invitation_path_is_redacted_in_the_access_log(tmp_path):
+    line = access_line(tmp_path, f"/s/i/{TOKEN}/", raw_uri=f"/s/%69/{TOKEN}/")
+    assert TOKEN not in line
+    assert "/s/i/[redacted]/" in line

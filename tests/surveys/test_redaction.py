@@ -76,3 +76,56 @@ def test_error_email_for_a_failed_invitation_request_has_no_token(settings):
     parts = [email.subject, email.body] + [alt[0] for alt in email.alternatives]
     assert all(TOKEN not in part and RECEIPT not in part for part in parts)
     assert "/s/i/[redacted]/answer/" in email.subject
+
+
+@pytest.mark.parametrize(
+    "disguised",
+    [
+        f"/s/%69/{TOKEN}/",
+        f"/s/%2569/{TOKEN}/",
+        f"/s%2Fi%2F{TOKEN}/answer/",
+        f"/s//i/{TOKEN}/",
+        f"/s/./receipt/{RECEIPT}/",
+        f"/s/%72eceipt/{RECEIPT}/",
+    ],
+)
+def test_redact_sees_through_percent_encoding_and_empty_segments(disguised):
+    line = redact(f'GET {disguised} HTTP/1.1 "-"')
+    assert TOKEN not in line and RECEIPT not in line
+    assert "[redacted]" in line
+    assert "\n" not in line
+
+
+@pytest.mark.django_db
+def test_the_percent_encoded_invitation_path_is_routed_and_redacted(client, caplog):
+    with caplog.at_level(logging.WARNING, logger="django.request"):
+        response = client.get(f"/s/%69/{TOKEN}/")
+    assert response.status_code == 404  # routed as an invitation (unknown token)
+    assert TOKEN not in caplog.text
+
+
+def test_error_email_about_a_respondent_request_names_no_client(settings):
+    settings.ADMINS = [("Ops", "ops@example.org")]
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    settings.DEBUG = False
+    request = RequestFactory().post(
+        "/s/public-link/answer/",
+        REMOTE_ADDR="203.0.113.77",
+        HTTP_USER_AGENT="Canary Browser 9.9",
+        HTTP_X_FORWARDED_FOR="198.51.100.77",
+        HTTP_COOKIE="csrftoken=canary-cookie-value-1234",
+    )
+    try:
+        raise RuntimeError("failed while storing an answer")
+    except RuntimeError:
+        logging.getLogger("django.request").error(
+            "Internal Server Error: %s",
+            request.path,
+            exc_info=True,
+            extra={"status_code": 500, "request": request},
+        )
+    email = mail.outbox[-1]
+    parts = [email.subject, email.body] + [alt[0] for alt in email.alternatives]
+    for canary in ("203.0.113.77", "Canary Browser", "198.51.100.77", "canary-cookie"):
+        assert all(canary not in part for part in parts), canary
+    assert "failed while storing an answer" in email.body

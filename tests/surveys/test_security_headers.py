@@ -24,7 +24,7 @@ from surveys.authoring import services as authoring
 from surveys.authoring.models import Survey
 from surveys.collection import demo, services
 from surveys.collection.models import Submission
-from surveys.collection.tokens import receipt_token
+from surveys.collection.tokens import new_receipt_code, receipt_code_hash
 from tests.surveys.collection.conftest import CONFIGS, JSON, PLAIN_MULTI, body
 from tests.surveys.test_authorization_matrix import ALL, policy
 from tests.surveys.test_csrf import url_for
@@ -190,10 +190,11 @@ def respondent_pages(world, settings) -> dict[str, object]:
         reverse("collection:respond", args=[survey.public_token]),
         body(survey, survey_revision="x"),
     )
-    submission = Submission.objects.first()
-    pages["receipt"] = client.get(
-        reverse("collection:receipt", args=[receipt_token(submission.pk)])
+    code = new_receipt_code()
+    Submission.objects.filter(pk=Submission.objects.first().pk).update(
+        receipt_hash=receipt_code_hash(code)
     )
+    pages["receipt"] = client.get(reverse("collection:receipt", args=[code]))
     pages["unknown invitation"] = client.get(
         reverse("collection:consent_invitation", args=["no-such-token"])
     )

@@ -130,7 +130,7 @@ def assert_nothing_stored() -> None:
     assert not Submission.objects.exists()
     assert not Report.objects.exists()
     assert not PlainAnswer.objects.exists()
-    assert not Invitation.objects.filter(used_at__isnull=False).exists()
+    assert not Invitation.objects.filter(used=True).exists()
 
 
 def assert_rejected_and_nothing_stored(response) -> None:

@@ -87,16 +87,31 @@ def test_collection_models_hold_no_field_for_a_true_answer():
         for model in (Invitation, Submission, Report, PlainAnswer)
     }
     assert fields == {
-        "Invitation": ["created_at", "id", "survey", "token_hash", "used_at"],
+        "Invitation": [
+            "created_at",
+            "hash_scheme",
+            "id",
+            "survey",
+            "token_hash",
+            "used",
+        ],
         "Submission": [
             "id",
             "idempotency_key",
-            "invitation",
+            "public_id",
+            "receipt_hash",
             "received_at",
             "survey",
             "survey_revision",
         ],
-        "Report": ["id", "payload", "question", "spec_revision", "submission"],
+        "Report": [
+            "id",
+            "payload",
+            "public_id",
+            "question",
+            "spec_revision",
+            "submission",
+        ],
         "PlainAnswer": ["id", "question", "submission", "value"],
     }
 

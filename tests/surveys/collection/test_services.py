@@ -8,9 +8,10 @@ import uuid
 import pytest
 
 from surveys.authoring.models import Survey
-from surveys.collection import services
+from surveys.collection import selectors, services
 from surveys.collection.models import Invitation, PlainAnswer, Report, Submission
 from surveys.collection.services import ResponseIn, SentReport, SubmissionRejected
+from surveys.collection.tokens import invitation_token_hash
 from tests.surveys.collection.conftest import questions, valid_reports
 
 pytestmark = pytest.mark.django_db
@@ -40,12 +41,67 @@ def nothing_stored() -> bool:
     )
 
 
-def test_invitations_are_stored_only_as_sha256_hashes(survey):
+def test_invitations_are_stored_only_as_keyed_hashes(survey):
     tokens = services.invitations_create(survey=survey, count=5)
     assert len(set(tokens)) == 5
     stored = set(Invitation.objects.values_list("token_hash", flat=True))
-    assert stored == {hashlib.sha256(t.encode()).hexdigest() for t in tokens}
+    assert stored == {invitation_token_hash(t) for t in tokens}
     assert not any(t in h for t in tokens for h in stored)
+    # The CSV alone finds nothing: neither plain SHA-256 nor the HMAC under
+    # another key matches a stored hash.
+    assert stored.isdisjoint(hashlib.sha256(t.encode()).hexdigest() for t in tokens)
+    assert stored.isdisjoint(
+        invitation_token_hash(t, secret="not-the-server-key") for t in tokens
+    )
+    assert set(Invitation.objects.values_list("hash_scheme", flat=True)) == {
+        "hmac-sha256"
+    }
+
+
+def test_an_invitation_hashed_before_keyed_hashes_works_and_is_rekeyed_on_use(
+    survey,
+):
+    token = "made-by-release-0.1.0-" + "x" * 10
+    Invitation.objects.create(
+        survey=survey,
+        token_hash=hashlib.sha256(token.encode()).hexdigest(),
+        hash_scheme="sha256",
+    )
+    assert selectors.invitation_by_token(token) == Invitation.objects.get()
+    services.submission_ingest(
+        survey=survey, response=response(survey), invitation_token=token
+    )
+    invitation = Invitation.objects.get()
+    assert invitation.used is True
+    assert (invitation.hash_scheme, invitation.token_hash) == (
+        "hmac-sha256",
+        invitation_token_hash(token),
+    )
+    assert selectors.invitation_by_token(token) == invitation
+
+
+def test_an_invitation_made_before_a_key_rotation_works_while_the_old_key_is_listed(
+    survey, settings
+):
+    (token,) = services.invitations_create(survey=survey, count=1)
+    old_key = settings.SECRET_KEY
+    settings.SECRET_KEY = "a-new-key-" + "k" * 50
+    assert selectors.invitation_by_token(token) is None
+    settings.SECRET_KEY_FALLBACKS = [old_key]
+    assert selectors.invitation_by_token(token) == Invitation.objects.get()
+    services.submission_ingest(
+        survey=survey, response=response(survey), invitation_token=token
+    )
+    assert Invitation.objects.get().token_hash == invitation_token_hash(token)
+
+
+def test_invitation_links_come_out_in_an_order_unrelated_to_the_rows(survey):
+    tokens = services.invitations_create(survey=survey, count=200)
+    by_row = list(
+        Invitation.objects.order_by("id").values_list("token_hash", flat=True)
+    )
+    assert [invitation_token_hash(t) for t in tokens] != by_row
+    assert sorted(invitation_token_hash(t) for t in tokens) == sorted(by_row)
 
 
 @pytest.mark.parametrize("count", [0, -1, 10_001])
@@ -62,14 +118,17 @@ def test_ingest_stores_the_whole_submission(survey):
     assert PlainAnswer.objects.get().value == 2
 
 
-def test_ingest_consumes_the_invitation(survey):
+def test_ingest_marks_the_invitation_used_and_keeps_no_link_to_it(survey):
     (token,) = services.invitations_create(survey=survey, count=1)
     outcome = services.submission_ingest(
         survey=survey, response=response(survey), invitation_token=token
     )
     invitation = Invitation.objects.get()
-    assert outcome.submission.invitation == invitation
-    assert invitation.used_at is not None
+    assert invitation.used is True
+    assert not any(
+        field.related_model is Invitation
+        for field in outcome.submission._meta.get_fields()
+    )
 
 
 def test_a_used_invitation_is_refused_with_a_clear_message(survey):
@@ -224,3 +283,13 @@ def test_bulk_ingest_stores_every_response(survey):
     )
     assert stored == 3
     assert Report.objects.count() == 18
+
+
+@pytest.mark.parametrize("unit", ["day", "hour"])
+def test_received_at_is_stored_already_truncated_to_the_setting(survey, settings, unit):
+    settings.RECEIVED_AT_GRANULARITY = unit
+    outcome = services.submission_ingest(survey=survey, response=response(survey))
+    stored = Submission.objects.get(pk=outcome.submission.pk).received_at
+    assert (stored.minute, stored.second, stored.microsecond) == (0, 0, 0)
+    if unit == "day":
+        assert stored.hour == 0

@@ -8,13 +8,14 @@ import hashlib
 import io
 import json
 import re
+import uuid
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
-from surveys.authoring.models import Survey
-from surveys.collection import assets, services
+from surveys.authoring.models import Question, SpecRevision, Survey
+from surveys.collection import assets, selectors, services
 from surveys.collection.models import Invitation, Report, Submission
 from tests.surveys.collection.conftest import JSON, body, questions, valid_reports
 
@@ -176,15 +177,19 @@ def test_submission_without_reports_is_refused_whole(client, survey):
     assert not Submission.objects.exists() and not Report.objects.exists()
 
 
-def test_retry_with_the_same_body_returns_the_same_receipt(client, survey):
+def test_retry_with_the_same_body_returns_the_receipt_under_a_new_code(client, survey):
     data = body(survey)
     first = client.post(respond_url(survey), data, **JSON)
+    first_receipt = client.get(first.json()["receipt_url"])
     second = client.post(respond_url(survey), data, **JSON)
     assert (first.status_code, second.status_code) == (201, 200)
     assert Submission.objects.count() == 1
-    first_receipt = client.get(first.json()["receipt_url"]).content
-    second_receipt = client.get(second.json()["receipt_url"]).content
-    assert first_receipt == second_receipt
+    assert first.json()["receipt_url"] != second.json()["receipt_url"]
+    second_receipt = client.get(second.json()["receipt_url"])
+    assert second_receipt.status_code == 200
+    assert first_receipt.content == second_receipt.content
+    # Only the newest code works: the stored hash was replaced.
+    assert client.get(first.json()["receipt_url"]).status_code == 404
 
 
 def test_receipt_shows_what_the_device_sent_and_nothing_else(client, survey):
@@ -241,9 +246,7 @@ def test_owner_downloads_invitation_links_as_csv(client, survey, researcher):
     for (url,) in rows[1:]:
         assert url.startswith("http://testserver/s/i/")
         token = url.rstrip("/").rsplit("/", 1)[1]
-        assert Invitation.objects.filter(
-            token_hash=hashlib.sha256(token.encode()).hexdigest()
-        ).exists()
+        assert selectors.invitation_by_token(token) is not None
 
 
 def test_invitation_form_rejects_a_bad_count(client, survey, researcher):
@@ -332,3 +335,74 @@ def test_submission_without_csrf_token_is_refused(survey):
     response = strict.post(respond_url(survey), body(survey), **JSON)
     assert response.status_code == 403
     assert not Submission.objects.exists()
+
+
+def test_receipt_describes_a_report_under_the_spec_revision_it_was_made_with(
+    client, survey
+):
+    warner = questions(survey)["warner"]
+    reports = valid_reports(survey) | {warner.pk: 0}
+    response = client.post(respond_url(survey), body(survey, reports=reports), **JSON)
+    # Later the question is published under another mechanism (revision 2), in
+    # which a report of 0 would mean a "low" signal.
+    later = {"mechanism": "duchi", "epsilon": 1.0, "low": 0, "high": 1}
+    SpecRevision.objects.create(question=warner, revision=2, spec=later)
+    Question.objects.filter(pk=warner.pk).update(spec=later, spec_revision=2)
+    text = client.get(response.json()["receipt_url"]).content.decode()
+    assert "Your device sent: <strong>No</strong>." in text
+    assert "“low” signal" not in text
+
+
+def test_receipt_links_are_random_codes_not_the_submission_number(client, survey):
+    first = client.post(respond_url(survey), body(survey), **JSON).json()
+    second = client.post(respond_url(survey), body(survey), **JSON).json()
+    codes = [
+        answer["receipt_url"].rstrip("/").rsplit("/", 1)[1]
+        for answer in (first, second)
+    ]
+    for code in codes:
+        assert len(code) >= 22 and ":" not in code  # 128 random bits, unsigned
+    assert codes[0] != codes[1]
+    assert not Submission.objects.filter(receipt_hash__in=codes).exists()
+
+
+def test_consent_page_says_what_the_server_keeps(client, survey):
+    text = client.get(reverse("collection:consent", args=[survey.public_token])).content
+    page = text.decode()
+    assert "What the server keeps: your randomized answers" in page
+    assert "and the day they arrived" in page
+    assert "no network address, no exact time, no lasting cookie" in page
+    (token,) = services.invitations_create(survey=survey, count=1)
+    invited = client.get(reverse("collection:consent_invitation", args=[token]))
+    assert (
+        "no link between your invitation and your answers" in invited.content.decode()
+    )
+    assert "That your invitation link has been used, and nothing else" in (
+        invited.content.decode()
+    )
+
+
+def test_respondents_get_a_csrf_cookie_that_ends_with_the_browser_session(
+    client, survey
+):
+    response = client.get(respond_url(survey))
+    cookie = response.cookies["csrftoken"]
+    assert cookie.value
+    assert (cookie["max-age"], cookie["expires"]) == ("", "")
+    assert "sessionid" not in response.cookies
+
+
+def test_an_idempotency_key_that_carries_a_time_is_refused(client, survey):
+    timed_key = uuid.uuid1()  # a time and a node address inside
+    response = client.post(respond_url(survey), body(survey, key=timed_key), **JSON)
+    assert response.status_code == 400
+    assert "version 4" in response.json()["error"]
+    assert not Submission.objects.exists()
+
+
+def test_consent_page_says_so_when_the_log_keeps_addresses(client, survey, settings):
+    settings.ACCESS_LOG_CLIENTS = "all"
+    page = client.get(reverse("collection:consent", args=[survey.public_token]))
+    text = page.content.decode()
+    assert "The server's log does note your network address" in text
+    assert "without your network address" not in text

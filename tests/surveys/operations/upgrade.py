@@ -60,10 +60,41 @@ def insert_rows(apps, objects: list[dict[str, Any]]) -> dict[str, int]:
     return inserted
 
 
+def _parse_time(value: str):
+    from django.utils.dateparse import parse_datetime
+
+    return parse_datetime(value)
+
+
+def _received_at_coarsened(recorded: Any, now: Any, fields_now: dict) -> bool:
+    from surveys.collection.models import coarse_time
+
+    return _parse_time(now) == coarse_time(_parse_time(recorded))
+
+
+def _used_kept(recorded: Any, fields_now: dict) -> bool:
+    return fields_now.get("used") is (recorded is not None)
+
+
+# Changes a migration makes on purpose, each with the check that it made exactly
+# that change.  collection 0002 (unlinkable respondents, docs/privacy.md): the
+# arrival time is truncated to RECEIVED_AT_GRANULARITY, an invitation keeps only
+# whether it was used, and a submission no longer names its invitation.
+INTENDED_CHANGES = {
+    ("collection.submission", "received_at"): _received_at_coarsened,
+}
+INTENDED_DROPS = {
+    ("collection.invitation", "used_at"): _used_kept,
+    ("collection.submission", "invitation"): lambda recorded, fields_now: True,
+}
+
+
 def compare_rows(objects: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """Compare the recorded rows with the database, through the current models.
 
-    Returns (differences, fields the current models no longer have).
+    Returns (differences, fields the current models no longer have).  A change
+    listed in ``INTENDED_CHANGES`` or ``INTENDED_DROPS`` is no difference if its
+    check passes (and a difference if it does not).
     """
     from django.apps import apps
     from django.core import serializers
@@ -77,14 +108,37 @@ def compare_rows(objects: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
             continue
         (now,) = json.loads(serializers.serialize("json", [row]))
         for name, value in obj["fields"].items():
-            if name not in now["fields"]:
+            intended = (obj["model"], name)
+            if intended in INTENDED_DROPS and name not in now["fields"]:
+                if not INTENDED_DROPS[intended](value, now["fields"]):
+                    differences.append(
+                        f"{obj['model']} {obj['pk']} {name}: recorded {value!r}, "
+                        f"not carried over as intended ({now['fields']!r})"
+                    )
+            elif name not in now["fields"]:
                 dropped.add(f"{obj['model']}.{name}")
+            elif intended in INTENDED_CHANGES and now["fields"][name] != value:
+                if not INTENDED_CHANGES[intended](value, now["fields"][name], now):
+                    differences.append(
+                        f"{obj['model']} {obj['pk']} {name}: recorded {value!r}, "
+                        f"now {now['fields'][name]!r} (not the intended change)"
+                    )
             elif now["fields"][name] != value:
                 differences.append(
                     f"{obj['model']} {obj['pk']} {name}: recorded {value!r}, "
                     f"now {now['fields'][name]!r}"
                 )
     return differences, sorted(dropped)
+
+
+def invitation_hash_schemes() -> dict[str, int]:
+    """Invitations per hash scheme: rows made before keyed hashes stay "sha256"."""
+    from django.db.models import Count
+
+    from surveys.collection.models import Invitation
+
+    rows = Invitation.objects.values("hash_scheme").annotate(n=Count("id"))
+    return {row["hash_scheme"]: row["n"] for row in rows}
 
 
 def row_counts(labels: set[str]) -> dict[str, int]:
@@ -172,6 +226,7 @@ def upgrade(release_file: Path) -> dict[str, Any]:
         "differences": differences,
         "dropped_fields": dropped,
         "verify_tallies": verify_tallies(),
+        "invitation_hash_schemes": invitation_hash_schemes(),
     }
     for survey_id in Survey.objects.values_list("pk", flat=True):
         services.tallies_refresh(survey_id=survey_id)  # what the workers do
