@@ -12,7 +12,12 @@ import numpy as np
 from ldp.arrays import AnyArray, FloatArray, IntArray
 from ldp.counts import SupportCounts
 from ldp.estimators.base import Estimate
-from ldp.exact import display_epsilon, round_up_float
+from ldp.exact import (
+    EPSILON_TOLERANCE,
+    UndeliverableEpsilon,
+    display_epsilon,
+    round_up_float,
+)
 from ldp.mechanisms.reports import ReportHandling
 from ldp.sampling import Draw
 
@@ -79,6 +84,37 @@ class Mechanism(ReportHandling, ABC):
                 "weights (or omit them)"
             )
         self.epsilon_exact: Decimal = self._exact_epsilon()
+        self._check_delivered()
+
+    def _check_delivered(self) -> None:
+        """Refuse weights whose delivered ε' is 0, above ε or too far below it.
+
+        Every family is checked here, after its weights are derived: the
+        delivered ``ε'`` must satisfy ``0 < ε' <= ε`` and
+        ``ε − ε' <= EPSILON_TOLERANCE`` (a spec with no requested ε, forced
+        response, only needs ``ε' > 0``).  ``ε' = 0`` means every answer is
+        reported with the same probabilities: nothing can be estimated.
+        """
+        delivered = self.epsilon_exact
+        requested = self._params.get("epsilon")
+        if delivered <= 0:
+            raise UndeliverableEpsilon(
+                f"its integer weights {self._weights_summary()} deliver ε' = 0 "
+                "(every answer is reported alike, nothing can be estimated)"
+            )
+        if requested is None:
+            return
+        gap = Decimal(requested) - delivered
+        if gap < 0 or gap > EPSILON_TOLERANCE:
+            raise UndeliverableEpsilon(
+                f"its integer weights deliver ε' = {round_up_float(delivered)!r}, "
+                f"not within {EPSILON_TOLERANCE} below the requested {requested!r}"
+            )
+
+    def _weights_summary(self) -> str:
+        """The weights for an error message, cut to 120 characters."""
+        text = repr(self.weights)
+        return text if len(text) <= 120 else text[:117] + "..."
 
     # --- derived quantities -------------------------------------------------
     def _input_size(self) -> int:
