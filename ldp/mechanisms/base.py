@@ -116,6 +116,33 @@ class Mechanism(ReportHandling, ABC):
         text = repr(self.weights)
         return text if len(text) <= 120 else text[:117] + "..."
 
+    @classmethod
+    def smallest_epsilon_hint(cls, params: dict[str, Any]) -> float | None:
+        """A family's shortcut to the smallest ε it can deliver, or None.
+
+        Parameters
+        ----------
+        params : dict
+            A validated spec of this family.
+
+        Returns
+        -------
+        float or None
+            None by default: :func:`ldp.mechanisms.smallest.smallest_epsilon`
+            then bisects over compiles; a family whose compile is costly
+            returns its exact minimum instead (verified by one compile).
+
+        Notes
+        -----
+        The minimum is the least float ε with ``0 < ε' <= ε`` within the
+        tolerance.
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 1.3.
+        """
+        return None
+
     # --- derived quantities -------------------------------------------------
     def _input_size(self) -> int:
         """Number of answers; the spec's ``k`` unless the family derives it."""

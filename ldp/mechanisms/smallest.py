@@ -82,6 +82,11 @@ def smallest_epsilon(
     ----------
     .. [1] docs/maths.md, section 1.3 (integer weights) and 1.4.
     """
+    hint = family.smallest_epsilon_hint(params)
+    if hint is not None:
+        hinted = _compiled(family, params, hint)
+        if hinted is not None:
+            return hint, hinted.epsilon_exact
     low = float(params["epsilon"])
     high = low
     compiled = None
