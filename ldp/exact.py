@@ -17,7 +17,35 @@ ROW_SUM_MAX = 2**32
 """Largest allowed row sum of integer weights (one rejection-sampled word)."""
 
 EPSILON_TOLERANCE = Decimal("1e-6")
-"""Largest allowed gap ``ε − ε'`` between the requested and the delivered ε."""
+"""Largest allowed gap ``ε − ε'`` between the requested and the delivered ε,
+relative to ``max(1, ε)``: ``0 <= ε − ε' <= 10^-6 · max(1, ε)``.  Six
+significant digits of ε survive compilation; a coarse grid at a large ε
+(geometric on 1001 levels at ε = 9 falls 3.3e-6 short) keeps six digits."""
+
+
+def epsilon_gap_allowed(requested: float) -> Decimal:
+    """Largest allowed ``ε − ε'`` for a requested ε.
+
+    Parameters
+    ----------
+    requested : float
+        The requested ε.
+
+    Returns
+    -------
+    Decimal
+        ``10^-6 · max(1, ε)``, with ε taken at its exact binary value.
+
+    Notes
+    -----
+    An absolute 10^-6 below ε = 1 and a relative 10^-6 above.
+
+    References
+    ----------
+    .. [1] docs/maths.md, section 1.3 (integer weights).
+    """
+    return EPSILON_TOLERANCE * max(Decimal(1), Decimal(requested))
+
 
 _GUARD_DIGITS = 20
 """Extra digits carried before the final rounding up of a logarithm."""
@@ -28,7 +56,7 @@ class UndeliverableEpsilon(ValueError):
 
     Raised while compiling when the delivered ``ε'`` would be 0 (every
     answer reported alike), above the request, or further below it than
-    :data:`EPSILON_TOLERANCE`; ``ldp.build`` turns it into a ``ValueError``
+    :func:`epsilon_gap_allowed`; ``ldp.build`` turns it into a ``ValueError``
     naming the smallest ε the spec's integer weights can express.
     """
 

@@ -71,14 +71,15 @@ def build(spec: Any) -> Mechanism:
         For an invalid spec (naming the field, the value and what is allowed),
         for compiled weights that differ from the derived ones (drift), or
         for an ε the integer weights cannot deliver: ``ε' = 0``, or not within
-        ``EPSILON_TOLERANCE`` below the request.  That message names the
+        ``10^-6 · max(1, ε)`` below the request.  That message names the
         smallest ε the same spec compiles and the ε' it delivers.
 
     Notes
     -----
     Weights are chosen by floor/ceiling so the delivered ε, computed exactly
     from the integers, is never above the requested ε.  Every family is
-    checked alike after compiling (``0 < ε' <= ε``, ``ε − ε' <= 10^-6``);
+    checked alike after compiling (``0 < ε' <= ε`` and
+    ``ε − ε' <= 10^-6 · max(1, ε)``);
     with at most ``2^32`` per row, a ratio of integers cannot come closer to 1
     than ``1 + 1/2^32``, so a small enough ε always rounds to ``ε' = 0``.
 

@@ -10,12 +10,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ldp.arrays import AnyArray, FloatArray, IntArray
-from ldp.counts import SupportCounts
+from ldp.counts import SupportCounts, check_counts
 from ldp.estimators.base import Estimate
 from ldp.exact import (
-    EPSILON_TOLERANCE,
     UndeliverableEpsilon,
     display_epsilon,
+    epsilon_gap_allowed,
     round_up_float,
 )
 from ldp.mechanisms.reports import ReportHandling
@@ -91,7 +91,7 @@ class Mechanism(ReportHandling, ABC):
 
         Every family is checked here, after its weights are derived: the
         delivered ``ε'`` must satisfy ``0 < ε' <= ε`` and
-        ``ε − ε' <= EPSILON_TOLERANCE`` (a spec with no requested ε, forced
+        ``ε − ε' <= 10^-6 · max(1, ε)`` (a spec with no requested ε, forced
         response, only needs ``ε' > 0``).  ``ε' = 0`` means every answer is
         reported with the same probabilities: nothing can be estimated.
         """
@@ -105,10 +105,11 @@ class Mechanism(ReportHandling, ABC):
         if requested is None:
             return
         gap = Decimal(requested) - delivered
-        if gap < 0 or gap > EPSILON_TOLERANCE:
+        allowed = epsilon_gap_allowed(requested)
+        if gap < 0 or gap > allowed:
             raise UndeliverableEpsilon(
                 f"its integer weights deliver ε' = {round_up_float(delivered)!r}, "
-                f"not within {EPSILON_TOLERANCE} below the requested {requested!r}"
+                f"not within {allowed:.3g} below the requested {requested!r}"
             )
 
     def _weights_summary(self) -> str:
@@ -285,6 +286,7 @@ class Mechanism(ReportHandling, ABC):
                 f"need at least {self.minimum_reports} reports to estimate, "
                 f"got {stat.n}"
             )
+        check_counts(stat.n, stat.counts, self.spec)
 
     @abstractmethod
     def estimate(self, stat: SupportCounts) -> Estimate:

@@ -59,7 +59,7 @@ def smallest_epsilon(
     epsilon : float
         The least float ``ε`` (between the refused request and
         ``EPSILON_MAX``) for which the integer weights deliver
-        ``0 < ε' <= ε`` with ``ε − ε' <= EPSILON_TOLERANCE``.
+        ``0 < ε' <= ε`` with ``ε − ε' <= 10^-6 · max(1, ε)``.
     delivered : Decimal
         The exact ``ε'`` of the weights compiled at that ``ε``.
 
