@@ -114,6 +114,11 @@ def check_counts(n: Any, counts: Any, spec: Any) -> IntArray:
     n = int(n)
     if n < 0:
         raise ValueError(f"support counts: 'n' is {n}; allowed: n >= 0")
+    listed = isinstance(counts, (list, tuple))
+    if listed and not all(is_int(count) for count in counts):
+        raise ValueError(
+            f"support counts: 'counts' must be a flat list of integers, got {counts!r}"
+        )
     array = np.asarray(counts)
     if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
         raise ValueError(
