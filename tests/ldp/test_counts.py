@@ -18,7 +18,7 @@ def _grr_data(**changes):
 
 
 def test_from_dict_refuses_counts_of_the_wrong_length_for_the_spec():
-    mechanism, data = _grr_data(counts=[1, 1, 3])
+    _, data = _grr_data(counts=[1, 1, 3])
     with pytest.raises(
         ValueError, match="3 counts for a grr spec that aggregates to 5"
     ):
