@@ -75,7 +75,7 @@ def counts_layout(spec: Any) -> tuple[int, bool]:
     return int(params["k"]), True  # grr, ordinal
 
 
-def check_counts(n: Any, counts: Any, spec: Any) -> IntArray:
+def check_counts(n: Any, counts: Any, spec: Any, *, totals: bool = True) -> IntArray:
     """Check counts against their spec and return them as int64.
 
     Parameters
@@ -86,6 +86,10 @@ def check_counts(n: Any, counts: Any, spec: Any) -> IntArray:
         ``C_v`` (or ``c_y``).
     spec : mapping
         The compiled spec the reports were made under.
+    totals : bool, optional
+        Also require a report histogram to sum to ``n`` (default).  Loading
+        stored counts skips this one check, so a tally damaged that way can
+        still be read and reported; every estimate makes it.
 
     Returns
     -------
@@ -98,7 +102,7 @@ def check_counts(n: Any, counts: Any, spec: Any) -> IntArray:
         Naming what is wrong: ``n`` not an integer ``>= 0``; counts not a
         flat list of integers (floats, booleans, strings refused); a length
         other than :func:`counts_layout`'s; a count below 0 or above ``n``;
-        or a histogram that does not sum to ``n``.
+        or (``totals``) a histogram that does not sum to ``n``.
 
     Notes
     -----
@@ -133,7 +137,7 @@ def check_counts(n: Any, counts: Any, spec: Any) -> IntArray:
     array = array.astype(np.int64)
     if np.any(array < 0) or np.any(array > n):
         raise ValueError(f"support counts: counts must lie in [0, n={n}]")
-    if histogram and int(array.sum()) != n:
+    if totals and histogram and int(array.sum()) != n:
         raise ValueError(
             f"support counts: the {length} counts of a report histogram sum to "
             f"{int(array.sum())}, not to n={n}"
@@ -229,12 +233,14 @@ class SupportCounts:
         ValueError
             For anything :func:`check_counts` refuses: ``n`` not an integer
             ``>= 0``, counts that are not integers, of the wrong length for
-            the spec, negative, above ``n``, or (report histograms) not
-            summing to ``n``.
+            the spec, negative or above ``n``.
 
         Notes
         -----
-        Each ``C_v`` must satisfy ``0 <= C_v <= n``; histograms sum to ``n``.
+        Each ``C_v`` must satisfy ``0 <= C_v <= n``.  That a report
+        histogram sums to ``n`` is checked by every estimate, not here, so
+        a stored tally damaged that way can still be loaded and compared
+        with a recount.
 
         References
         ----------
@@ -254,5 +260,5 @@ class SupportCounts:
             )
         if not isinstance(data["spec"], Mapping):
             raise ValueError(f"support counts: 'spec' must be an object, got {data!r}")
-        counts = check_counts(data["n"], data["counts"], data["spec"])
+        counts = check_counts(data["n"], data["counts"], data["spec"], totals=False)
         return cls(int(data["n"]), counts, dict(data["spec"]))
