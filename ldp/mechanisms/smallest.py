@@ -9,6 +9,7 @@ than a formula's estimate.
 
 from __future__ import annotations
 
+import json
 import struct
 from decimal import Decimal
 from typing import Any
@@ -16,6 +17,11 @@ from typing import Any
 from ldp.exact import UndeliverableEpsilon
 from ldp.mechanisms.base import Mechanism
 from ldp.spec.validation import EPSILON_MAX
+
+CACHE_SIZE = 256
+"""Minima remembered per process: a refused spec is answered at once after."""
+
+_CACHE: dict[str, tuple[float, Decimal]] = {}
 
 
 def _float_bits(value: float) -> int:
@@ -76,12 +82,32 @@ def smallest_epsilon(
     It relies on ``ε' > 0`` being monotone in the request, which holds for
     every family: each weight ratio ``P/Q`` (or the channel's largest
     column ratio) is a non-decreasing function of ``e^ε`` up to the floor
-    and ceiling steps, and the result is verified by compiling it.
+    and ceiling steps, and the result is verified by compiling it.  The
+    answer depends on the spec without its ε, so it is remembered per spec
+    (up to :data:`CACHE_SIZE`): a refused spec costs the bisection once.
 
     References
     ----------
     .. [1] docs/maths.md, section 1.3 (integer weights) and 1.4.
     """
+    key = json.dumps(
+        {
+            name: value
+            for name, value in params.items()
+            if name not in ("epsilon", "epsilon_per_option")
+        },
+        sort_keys=True,
+        default=str,
+    )
+    if key not in _CACHE:
+        if len(_CACHE) >= CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = _search(family, params)
+    return _CACHE[key]
+
+
+def _search(family: type[Mechanism], params: dict[str, Any]) -> tuple[float, Decimal]:
+    """The bisection of :func:`smallest_epsilon` (uncached)."""
     hint = family.smallest_epsilon_hint(params)
     if hint is not None:
         hinted = _compiled(family, params, hint)

@@ -106,3 +106,14 @@ def test_compiled_spec_of_a_refused_epsilon_is_refused_too():
     }
     with pytest.raises(ValueError, match="too small"):
         ldp.build(spec)
+
+
+def test_the_minimum_is_remembered_per_spec_whatever_the_refused_epsilon():
+    from ldp.mechanisms import smallest
+
+    first, _ = validate_spec({"mechanism": "grr", "k": 7, "epsilon": 1e-9})
+    second, _ = validate_spec({"mechanism": "grr", "k": 7, "epsilon": 1e-11})
+    answer = smallest_epsilon(REGISTRY["grr"], first)
+    cached = len(smallest._CACHE)
+    assert smallest_epsilon(REGISTRY["grr"], second) == answer
+    assert len(smallest._CACHE) == cached
