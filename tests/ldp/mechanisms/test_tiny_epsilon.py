@@ -26,6 +26,7 @@ REPORTED = [
     {"mechanism": "grr", "k": 4096, "epsilon": 1e-7},
     {"mechanism": "oue", "k": 4, "epsilon": 1e-10},
     {"mechanism": "multi_rr", "k": 64, "epsilon": 1e-8},
+    {"mechanism": "padding_sampling", "k": 4096, "ell": 1, "epsilon": 1e-7},
     {"mechanism": "piecewise", **GRID, "epsilon": 1e-9},
 ]
 
