@@ -2,12 +2,147 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
 
 from ldp.arrays import IntArray
+from ldp.spec.validation import BINARY_MECHANISMS, is_int, validate_spec
+
+_PER_ANSWER_SUPPORT = ("sue", "oue", "olh", "hadamard", "multi_rr")
+"""Mechanisms whose ``C_v`` count the reports supporting each answer (each
+``<= n``); every other mechanism's counts are a histogram of reports (sum n)."""
+
+
+def counts_layout(spec: Any) -> tuple[int, bool]:
+    """How many counts a spec's aggregate has, and whether they sum to n.
+
+    Parameters
+    ----------
+    spec : mapping
+        A compiled spec (``Mechanism.spec``).
+
+    Returns
+    -------
+    length : int
+        ``k`` for answers counted by support (unary, OLH, Hadamard, multi_rr)
+        and for histograms of one answer (binary, GRR, ordinal); ``k + ℓ``
+        for padding-and-sampling's items; the grid's ``m`` levels for
+        geometric and Gaussian, 2 for Duchi and the ``outputs`` weight ``M``
+        for piecewise.
+    histogram : bool
+        True when the counts are a histogram of the ``n`` reports (so they
+        sum to ``n``); False when each is a support count ``0 <= C_v <= n``.
+
+    Raises
+    ------
+    ValueError
+        For an invalid spec, or a piecewise spec without its weights.
+
+    Notes
+    -----
+    Read from the spec alone (validated, never compiled), so checking stored
+    counts costs no calibration.
+
+    References
+    ----------
+    .. [1] docs/maths.md, section 3 (support counts); ldp/spec/README.md.
+    """
+    params, weights = validate_spec(spec)
+    mechanism = params["mechanism"]
+    if mechanism in _PER_ANSWER_SUPPORT:
+        return int(params["k"]), False
+    if mechanism in BINARY_MECHANISMS:
+        return 2, True
+    if mechanism == "padding_sampling":
+        return int(params["k"]) + int(params["ell"]), True
+    if mechanism in ("geometric", "gaussian"):
+        low, high, step = (Decimal(params[name]) for name in ("low", "high", "step"))
+        return int((high - low) / step) + 1, True
+    if mechanism == "duchi":
+        return 2, True
+    if mechanism == "piecewise":
+        outputs = weights.get("outputs") if isinstance(weights, Mapping) else None
+        if not is_int(outputs) or outputs < 1:
+            raise ValueError(
+                "a piecewise spec's counts need its compiled weights "
+                f"('outputs'), got weights {weights!r}"
+            )
+        return outputs, True
+    return int(params["k"]), True  # grr, ordinal
+
+
+def check_counts(n: Any, counts: Any, spec: Any, *, totals: bool = True) -> IntArray:
+    """Check counts against their spec and return them as int64.
+
+    Parameters
+    ----------
+    n : int
+        Number of reports.
+    counts : array_like of int
+        ``C_v`` (or ``c_y``).
+    spec : mapping
+        The compiled spec the reports were made under.
+    totals : bool, optional
+        Also require a report histogram to sum to ``n`` (default).  Loading
+        stored counts skips this one check, so a tally damaged that way can
+        still be read and reported; every estimate makes it.
+
+    Returns
+    -------
+    ndarray of int64
+        The counts.
+
+    Raises
+    ------
+    ValueError
+        Naming what is wrong: ``n`` not an integer ``>= 0``; counts not a
+        flat list of integers (floats, booleans, strings refused); a length
+        other than :func:`counts_layout`'s; a count below 0 or above ``n``;
+        or (``totals``) a histogram that does not sum to ``n``.
+
+    Notes
+    -----
+    Support counts satisfy ``0 <= C_v <= n``; a histogram of ``n`` reports
+    also satisfies ``Σ_y c_y = n``.
+
+    References
+    ----------
+    .. [1] docs/maths.md, section 3.
+    """
+    if not is_int(n) and not (isinstance(n, np.integer)):
+        raise ValueError(f"support counts: 'n' must be an integer, got {n!r}")
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"support counts: 'n' is {n}; allowed: n >= 0")
+    listed = isinstance(counts, (list, tuple))
+    if listed and not all(is_int(count) for count in counts):
+        raise ValueError(
+            f"support counts: 'counts' must be a flat list of integers, got {counts!r}"
+        )
+    array = np.asarray(counts)
+    if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
+        raise ValueError(
+            f"support counts: 'counts' must be a flat list of integers, got {counts!r}"
+        )
+    length, histogram = counts_layout(spec)
+    if array.size != length:
+        raise ValueError(
+            f"support counts: {array.size} counts for a {spec.get('mechanism')} "
+            f"spec that aggregates to {length}"
+        )
+    array = array.astype(np.int64)
+    if np.any(array < 0) or np.any(array > n):
+        raise ValueError(f"support counts: counts must lie in [0, n={n}]")
+    if totals and histogram and int(array.sum()) != n:
+        raise ValueError(
+            f"support counts: the {length} counts of a report histogram sum to "
+            f"{int(array.sum())}, not to n={n}"
+        )
+    return array
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,11 +231,16 @@ class SupportCounts:
         Raises
         ------
         ValueError
-            If a count is negative or above ``n``.
+            For anything :func:`check_counts` refuses: ``n`` not an integer
+            ``>= 0``, counts that are not integers, of the wrong length for
+            the spec, negative or above ``n``.
 
         Notes
         -----
-        Each ``C_v`` must satisfy ``0 <= C_v <= n``.
+        Each ``C_v`` must satisfy ``0 <= C_v <= n``.  That a report
+        histogram sums to ``n`` is checked by every estimate, not here, so
+        a stored tally damaged that way can still be loaded and compared
+        with a recount.
 
         References
         ----------
@@ -108,12 +248,17 @@ class SupportCounts:
 
         Examples
         --------
-        >>> data = {"n": 3, "counts": [1, 2], "spec": {"mechanism": "warner"}}
+        >>> spec = {"mechanism": "warner", "epsilon": 1.0}
+        >>> data = {"n": 3, "counts": [1, 2], "spec": spec}
         >>> SupportCounts.from_dict(data).counts
         array([1, 2])
         """
-        counts = np.asarray(data["counts"], dtype=np.int64)
-        n = int(data["n"])
-        if counts.ndim != 1 or np.any(counts < 0) or np.any(counts > n):
-            raise ValueError(f"counts must be integers in [0, n={n}], got {data!r}")
-        return cls(n, counts, dict(data["spec"]))
+        if not isinstance(data, Mapping) or set(data) != {"n", "counts", "spec"}:
+            raise ValueError(
+                "support counts must be an object with exactly 'n', 'counts' and "
+                f"'spec', got {data!r}"
+            )
+        if not isinstance(data["spec"], Mapping):
+            raise ValueError(f"support counts: 'spec' must be an object, got {data!r}")
+        counts = check_counts(data["n"], data["counts"], data["spec"], totals=False)
+        return cls(int(data["n"]), counts, dict(data["spec"]))

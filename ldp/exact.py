@@ -16,6 +16,50 @@ PRECISION = 60
 ROW_SUM_MAX = 2**32
 """Largest allowed row sum of integer weights (one rejection-sampled word)."""
 
+EPSILON_TOLERANCE = Decimal("1e-6")
+"""Largest allowed gap ``ε − ε'`` between the requested and the delivered ε,
+relative to ``max(1, ε)``: ``0 <= ε − ε' <= 10^-6 · max(1, ε)``.  Six
+significant digits of ε survive compilation; a coarse grid at a large ε
+(geometric on 1001 levels at ε = 9 falls 3.3e-6 short) keeps six digits."""
+
+
+def epsilon_gap_allowed(requested: float) -> Decimal:
+    """Largest allowed ``ε − ε'`` for a requested ε.
+
+    Parameters
+    ----------
+    requested : float
+        The requested ε.
+
+    Returns
+    -------
+    Decimal
+        ``10^-6 · max(1, ε)``, with ε taken at its exact binary value.
+
+    Notes
+    -----
+    An absolute 10^-6 below ε = 1 and a relative 10^-6 above.
+
+    References
+    ----------
+    .. [1] docs/maths.md, section 1.3 (integer weights).
+    """
+    return EPSILON_TOLERANCE * max(Decimal(1), Decimal(requested))
+
+
+_GUARD_DIGITS = 20
+"""Extra digits carried before the final rounding up of a logarithm."""
+
+
+class UndeliverableEpsilon(ValueError):
+    """The integer weights of a spec cannot deliver the requested ε.
+
+    Raised while compiling when the delivered ``ε'`` would be 0 (every
+    answer reported alike), above the request, or further below it than
+    :func:`epsilon_gap_allowed`; ``ldp.build`` turns it into a ``ValueError``
+    naming the smallest ε the spec's integer weights can express.
+    """
+
 
 def _context() -> Context:
     return Context(prec=PRECISION)
@@ -95,7 +139,7 @@ def ceil_decimal(value: Decimal) -> int:
 
 
 def log_ratio(numerator: int, denominator: int) -> Decimal:
-    """Return ``ln(numerator / denominator)`` to 60 significant digits.
+    """Return ``ln(numerator / denominator)`` rounded up to 60 significant digits.
 
     Parameters
     ----------
@@ -105,12 +149,21 @@ def log_ratio(numerator: int, denominator: int) -> Decimal:
     Returns
     -------
     Decimal
-        The natural logarithm of the exact rational ratio.
+        The smallest 60-digit decimal not below the natural logarithm of the
+        exact rational ratio.
 
     Notes
     -----
     ε of a finite channel is ``max_y ln(max_x Q[x,y] / min_x Q[x,y])``; with
-    integer weights every ratio is rational, so only the logarithm is rounded.
+    integer weights every ratio is rational, so only the logarithm is rounded,
+    and it is rounded *up*: ``Decimal.ln`` rounds to nearest whatever the
+    context says, so the ratio is rounded up and its logarithm taken with
+    ``w = 80 + (digits of numerator and denominator)`` digits (error at most
+    half a unit of the w-th digit, far below the 60th even for a ratio as
+    close to 1 as ``1 + 1/denominator``), one unit of the w-th digit is added
+    and the sum is rounded toward +∞ to 60 digits.  The result is therefore
+    never below the true value, so every later rounding up (to a float, to
+    2 or 3 decimals) is an upper bound too.  ``ln 1 = 0`` is exact.
 
     References
     ----------
@@ -119,8 +172,18 @@ def log_ratio(numerator: int, denominator: int) -> Decimal:
     """
     if numerator <= 0 or denominator <= 0:
         raise ValueError("log_ratio needs positive integers")
-    with localcontext(_context()):
-        return (Decimal(numerator) / Decimal(denominator)).ln()
+    if numerator == denominator:
+        return Decimal(0)
+    # Enough digits that the ratio's rounding is far below the logarithm's
+    # 60th digit even when the ratio is as close to 1 as 1 + 1/denominator.
+    wide = PRECISION + _GUARD_DIGITS + len(str(numerator)) + len(str(denominator))
+    with localcontext(Context(prec=wide, rounding=ROUND_CEILING)):
+        ratio = Decimal(numerator) / Decimal(denominator)  # >= the exact ratio
+    with localcontext(Context(prec=wide)):
+        logarithm = ratio.ln()  # to nearest: at most half a unit off
+    with localcontext(Context(prec=wide, rounding=ROUND_CEILING)):
+        upper = logarithm + Decimal(1).scaleb(logarithm.adjusted() - wide + 1)
+    return Context(prec=PRECISION, rounding=ROUND_CEILING).plus(upper)
 
 
 def channel_epsilon(channel: list[list[int]]) -> Decimal:

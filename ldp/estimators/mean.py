@@ -63,7 +63,7 @@ class MeanEstimate:
     def confidence_interval(
         self, level: float = 0.95, method: str | None = None
     ) -> ConfidenceInterval[float]:
-        """Two-sided interval ``μ̂ ± q·SE``.
+        """Two-sided interval ``μ̂ ± (q·SE + b)``, ``b`` the bias bound.
 
         Parameters
         ----------
@@ -86,7 +86,11 @@ class MeanEstimate:
         Notes
         -----
         The mean of n independent bounded scores is asymptotically normal;
-        ``q = t_{n−1, 1−α/2}`` or ``z_{1−α/2}``.
+        ``q = t_{n−1, 1−α/2}`` or ``z_{1−α/2}``.  When the channel cannot be
+        inverted exactly the score mean has ``|E μ̂ − μ| <= b``
+        (:attr:`bias_bound`), so the interval is widened by ``b`` on both
+        sides and still covers: a channel that carries no information gives
+        an interval as wide as the range, never a false point.
 
         References
         ----------
@@ -102,7 +106,7 @@ class MeanEstimate:
         check_level(level)
         method = check_method(method or self.interval_methods[0], self.interval_methods)
         q = critical_value(level, method, self.n - 1)
-        half = q * self.standard_error
+        half = q * self.standard_error + self.bias_bound
         return ConfidenceInterval(self.estimate - half, self.estimate + half)
 
     def to_dict(self) -> dict[str, Any]:

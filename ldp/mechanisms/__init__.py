@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ldp.exact import UndeliverableEpsilon, round_up_float
 from ldp.mechanisms.base import Mechanism
 from ldp.mechanisms.binary import ForcedResponse, Warner
 from ldp.mechanisms.grr import GeneralizedRandomizedResponse
@@ -24,6 +25,7 @@ from ldp.mechanisms.numeric import (
 from ldp.mechanisms.olh import OptimizedLocalHashing
 from ldp.mechanisms.oracle import FrequencyOracle, SupportMechanism
 from ldp.mechanisms.ordinal import OrdinalExponential
+from ldp.mechanisms.smallest import smallest_epsilon
 from ldp.mechanisms.unary import OptimizedUnaryEncoding, SymmetricUnaryEncoding
 from ldp.spec.validation import validate_spec
 
@@ -66,13 +68,20 @@ def build(spec: Any) -> Mechanism:
     Raises
     ------
     ValueError
-        For an invalid spec (naming the field, the value and what is allowed)
-        or for compiled weights that differ from the derived ones (drift).
+        For an invalid spec (naming the field, the value and what is allowed),
+        for compiled weights that differ from the derived ones (drift), or
+        for an ε the integer weights cannot deliver: ``ε' = 0``, or not within
+        ``10^-6 · max(1, ε)`` below the request.  That message names the
+        smallest ε the same spec compiles and the ε' it delivers.
 
     Notes
     -----
     Weights are chosen by floor/ceiling so the delivered ε, computed exactly
-    from the integers, is never above the requested ε.
+    from the integers, is never above the requested ε.  Every family is
+    checked alike after compiling (``0 < ε' <= ε`` and
+    ``ε − ε' <= 10^-6 · max(1, ε)``);
+    with at most ``2^32`` per row, a ratio of integers cannot come closer to 1
+    than ``1 + 1/2^32``, so a small enough ε always rounds to ``ε' = 0``.
 
     References
     ----------
@@ -84,7 +93,17 @@ def build(spec: Any) -> Mechanism:
     GeneralizedRandomizedResponse(k=3, epsilon=1.000)
     """
     params, weights = validate_spec(spec)
-    return REGISTRY[params["mechanism"]](params, weights)
+    family = REGISTRY[params["mechanism"]]
+    try:
+        return family(params, weights)
+    except UndeliverableEpsilon as error:
+        smallest, delivered = smallest_epsilon(family, params)
+        raise ValueError(
+            f"spec field 'epsilon' is {params['epsilon']!r}, too small for "
+            f"{params['mechanism']} with these answers: {error}; allowed: "
+            f"epsilon >= {smallest!r}, the smallest ε its integer weights can "
+            f"express (delivering ε' = {round_up_float(delivered)!r})"
+        ) from None
 
 
 __all__ = [

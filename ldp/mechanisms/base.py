@@ -10,9 +10,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ldp.arrays import AnyArray, FloatArray, IntArray
-from ldp.counts import SupportCounts
+from ldp.counts import SupportCounts, check_counts
 from ldp.estimators.base import Estimate
-from ldp.exact import display_epsilon, round_up_float
+from ldp.exact import (
+    UndeliverableEpsilon,
+    display_epsilon,
+    epsilon_gap_allowed,
+    round_up_float,
+)
 from ldp.mechanisms.reports import ReportHandling
 from ldp.sampling import Draw
 
@@ -79,6 +84,65 @@ class Mechanism(ReportHandling, ABC):
                 "weights (or omit them)"
             )
         self.epsilon_exact: Decimal = self._exact_epsilon()
+        self._check_delivered()
+
+    def _check_delivered(self) -> None:
+        """Refuse weights whose delivered ε' is 0, above ε or too far below it.
+
+        Every family is checked here, after its weights are derived: the
+        delivered ``ε'`` must satisfy ``0 < ε' <= ε`` and
+        ``ε − ε' <= 10^-6 · max(1, ε)`` (a spec with no requested ε, forced
+        response, only needs ``ε' > 0``).  ``ε' = 0`` means every answer is
+        reported with the same probabilities: nothing can be estimated.
+        """
+        delivered = self.epsilon_exact
+        requested = self._params.get("epsilon")
+        if delivered <= 0:
+            raise UndeliverableEpsilon(
+                f"its integer weights {self._weights_summary()} deliver ε' = 0 "
+                "(every answer is reported alike, nothing can be estimated)"
+            )
+        if requested is None:
+            return
+        gap = Decimal(requested) - delivered
+        allowed = epsilon_gap_allowed(requested)
+        if gap < 0 or gap > allowed:
+            raise UndeliverableEpsilon(
+                f"its integer weights deliver ε' = {round_up_float(delivered)!r}, "
+                f"not within {allowed:.3g} below the requested {requested!r}"
+            )
+
+    def _weights_summary(self) -> str:
+        """The weights for an error message, cut to 120 characters."""
+        text = repr(self.weights)
+        return text if len(text) <= 120 else text[:117] + "..."
+
+    @classmethod
+    def smallest_epsilon_hint(cls, params: dict[str, Any]) -> float | None:
+        """A family's shortcut to the smallest ε it can deliver, or None.
+
+        Parameters
+        ----------
+        params : dict
+            A validated spec of this family.
+
+        Returns
+        -------
+        float or None
+            None by default: :func:`ldp.mechanisms.smallest.smallest_epsilon`
+            then bisects over compiles; a family whose compile is costly
+            returns its exact minimum instead (verified by one compile).
+
+        Notes
+        -----
+        The minimum is the least float ε with ``0 < ε' <= ε`` within the
+        tolerance.
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 1.3.
+        """
+        return None
 
     # --- derived quantities -------------------------------------------------
     def _input_size(self) -> int:
@@ -222,6 +286,7 @@ class Mechanism(ReportHandling, ABC):
                 f"need at least {self.minimum_reports} reports to estimate, "
                 f"got {stat.n}"
             )
+        check_counts(stat.n, stat.counts, self.spec)
 
     @abstractmethod
     def estimate(self, stat: SupportCounts) -> Estimate:

@@ -52,8 +52,16 @@ def walsh_hadamard(values: AnyArray) -> AnyArray:
 
 
 def _parity_bit(j: Any, x: Any) -> Any:
-    """1 if ``popcount(j AND x)`` is even, else 0."""
-    return 1 - (np.bitwise_count(np.bitwise_and(j, x)) & 1)
+    """1 if ``popcount(j AND x)`` is even, else 0.
+
+    The parity is folded by XOR-shifts (``v ^= v >> 32, 16, …, 1`` leaves the
+    parity of the 64 bits in bit 0), which every supported numpy has
+    (``np.bitwise_count`` needs numpy 2).
+    """
+    v = np.bitwise_and(j, x)
+    for shift in (32, 16, 8, 4, 2, 1):
+        v = v ^ (v >> shift)
+    return 1 - (v & 1)
 
 
 class HadamardResponse(FrequencyOracle):

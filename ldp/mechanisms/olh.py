@@ -152,7 +152,7 @@ class OptimizedLocalHashing(FrequencyOracle):
         return np.where(v < keep, h, np.where(i < h, i, i + 1))
 
     def randomize_one(self, value: int, draw: Draw | None = None) -> list[int]:
-        """Randomize one answer to ``[a, b, y]`` (four ``uniform_below`` calls).
+        """Randomize one answer to ``[a, b, y]`` (three ``uniform_below`` calls).
 
         Parameters
         ----------

@@ -10,6 +10,7 @@ import json
 import shutil
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,19 @@ def test_vectors_match_the_python_reference() -> None:
                 vector,
             )
             mechanism.validate_report(report)
+
+
+def test_every_served_spec_delivers_a_positive_epsilon_on_both_sides() -> None:
+    # The device accepts any ratio R >= 1 (ε' = 0 hides everything), so the
+    # server is what keeps ε' = 0 from being served: ldp.build refuses it,
+    # and every vector's spec went through ldp.build.  Both sides agree on R.
+    for group in load_vectors()["groups"]:
+        mechanism = ldp.build(group["spec"])
+        numerator, denominator = map(int, group["check"]["likelihood_ratio"].split("/"))
+        assert numerator > denominator, group["name"]
+        assert mechanism.epsilon_exact > 0
+        device = ldp.exact.log_ratio(numerator, denominator)
+        assert abs(device - mechanism.epsilon_exact) < Decimal("1e-50"), group["name"]
 
 
 def test_vectors_file_has_not_drifted() -> None:

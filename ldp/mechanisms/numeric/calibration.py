@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ldp.arrays import AnyArray, FloatArray, IntArray
-from ldp.exact import log_ratio
+from ldp.exact import UndeliverableEpsilon, log_ratio
 
 CALIBRATION_STEPS = 80
 """Bisection steps used to calibrate a kernel parameter to the requested ε."""
@@ -156,8 +156,8 @@ def calibrate(
 
     Raises
     ------
-    ValueError
-        If no feasible parameter exists in the bracket.
+    UndeliverableEpsilon
+        A ``ValueError``: no feasible parameter exists in the bracket.
 
     Notes
     -----
@@ -171,7 +171,9 @@ def calibrate(
     target = Decimal(epsilon)
     best = weights_at(high)
     if exact_channel_epsilon(best) > target:
-        raise ValueError(f"epsilon={epsilon!r} cannot be met by integer weights")
+        raise UndeliverableEpsilon(
+            f"epsilon={epsilon!r} cannot be met by integer weights"
+        )
     for _ in range(CALIBRATION_STEPS):
         mid = (low + high) / 2
         if not low < mid < high:

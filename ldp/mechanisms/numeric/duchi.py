@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ldp.arrays import AnyArray
-from ldp.exact import ROW_SUM_MAX, exp_decimal, floor_decimal
+from ldp.exact import ROW_SUM_MAX, UndeliverableEpsilon, exp_decimal, floor_decimal
 from ldp.mechanisms.numeric.grid import GridMechanism
 
 SEARCH_WIDTH = 20_000
@@ -55,7 +55,7 @@ def duchi_weights(epsilon: float, m: int) -> tuple[int, int]:
         if best is None or value > best[0]:
             best = (value, base, slope)
     if best is None:
-        raise ValueError(
+        raise UndeliverableEpsilon(
             f"spec field 'epsilon' is {epsilon!r}: too small for {m} levels "
             "with integer weights"
         )

@@ -10,11 +10,73 @@ from numpy.typing import ArrayLike
 
 from ldp.accounting import gaussian_dp_mu, privacy_profile
 from ldp.arrays import AnyArray
-from ldp.mechanisms.numeric.calibration import float_epsilon
+from ldp.exact import UndeliverableEpsilon, round_up_float
+from ldp.mechanisms.numeric.calibration import exact_channel_epsilon, float_epsilon
 from ldp.mechanisms.numeric.geometric import KernelMechanism
 
 CALIBRATION_WIDENINGS = 60
 """How many times the σ bracket may be doubled to reach a small ε."""
+
+TAIL_TERMS_MAX = 2**22
+"""Most terms of the folded tail one kernel may allocate (32 MiB of floats).
+
+The tail ``Σ_{j >= m−1} exp(−j²/(2σ²))`` is summed over
+``tail_terms(m, σ) = m + 40σ + 10`` offsets, so σ is capped at
+:func:`sigma_max` and a spec needing more noise is refused before anything
+is allocated.  With ``m`` levels the clamped channel's ε is about
+``(m − 1)/(1.25 σ)`` for large σ, so the cap is reached near
+``ε ≈ 32 (m − 1)/2^22`` (``7.6e-5`` for 11 levels, ``0.0076`` for 1001)."""
+
+
+def tail_terms(m: int, sigma: float) -> int:
+    """Number of terms summed for the folded tails of the kernel.
+
+    Parameters
+    ----------
+    m : int
+        Number of grid levels.
+    sigma : float
+        Standard deviation in level units.
+
+    Returns
+    -------
+    int
+        ``m + 40σ + 10`` rounded down (the offsets ``m − 1 … reach − 1``).
+
+    Notes
+    -----
+    Terms beyond ``40σ`` are below ``e^{−800}``, zero in double precision.
+
+    References
+    ----------
+    .. [1] C. L. Canonne, G. Kamath, T. Steinke, "The discrete Gaussian for
+       differential privacy", NeurIPS 2020 (tail bounds).
+    """
+    return int(m + 40 * sigma + 10)
+
+
+def sigma_max(m: int) -> float:
+    """Largest σ whose kernel stays within :data:`TAIL_TERMS_MAX` terms.
+
+    Parameters
+    ----------
+    m : int
+        Number of grid levels.
+
+    Returns
+    -------
+    float
+        ``(TAIL_TERMS_MAX − m − 10)/40``, so ``tail_terms(m, σ) <= cap``.
+
+    Notes
+    -----
+    Inverts :func:`tail_terms`.
+
+    References
+    ----------
+    .. [1] docs/maths.md, section 5 (bounded cost of a compile).
+    """
+    return (TAIL_TERMS_MAX - m - 10) / 40
 
 
 class DiscreteGaussian(KernelMechanism):
@@ -49,9 +111,14 @@ class DiscreteGaussian(KernelMechanism):
 
     def _real_kernel(self, parameter: float) -> AnyArray:
         m, sigma = self.k, math.exp(parameter)
+        reach = tail_terms(m, sigma)
+        if reach > TAIL_TERMS_MAX:  # checked before allocating anything
+            raise UndeliverableEpsilon(
+                f"σ = {sigma:.4g} would sum {reach} tail terms, more than the "
+                f"cap of {TAIL_TERMS_MAX}"
+            )
         offsets = np.arange(-(m - 1), m).astype(float)
         kernel = np.exp(-(offsets**2) / (2 * sigma**2))
-        reach = int(m + 40 * sigma + 10)
         tail = np.exp(-(np.arange(m - 1, reach, dtype=float) ** 2) / (2 * sigma**2))
         kernel[[0, -1]] = tail.sum()
         return kernel
@@ -59,12 +126,43 @@ class DiscreteGaussian(KernelMechanism):
     def _derive_weights(self) -> dict[str, Any]:
         epsilon = float(self._params["epsilon"])
         guess = math.log((self.k - 1) / math.sqrt(2 * epsilon))
-        low, high = guess - 4.0, guess + 3.0
+        cap = math.log(sigma_max(self.k))
+        high = min(guess + 3.0, cap)
+        low = min(guess - 4.0, high - 7.0)
         for _ in range(CALIBRATION_WIDENINGS):
-            if self._fits(high, epsilon):
+            if high >= cap or self._fits(high, epsilon):
                 break
-            low, high = high, high + 1.0
+            low, high = high, min(high + 1.0, cap)
         return self._calibrated(low, high)
+
+    @classmethod
+    def smallest_epsilon_hint(cls, params: dict[str, Any]) -> float | None:
+        """The exact ε of the integer channel at the largest allowed σ.
+
+        Parameters
+        ----------
+        params : dict
+            A validated ``gaussian`` spec.
+
+        Returns
+        -------
+        float
+            ``ε'(W(σ_max))`` rounded up to a float: calibration meets any
+            request from there up, and none below (more noise is refused).
+
+        Notes
+        -----
+        One kernel at :func:`sigma_max` instead of a bisection of compiles.
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 5 (bounded cost of a compile).
+        """
+        probe = cls.__new__(cls)
+        probe._params = params
+        probe.k = probe._input_size()
+        weights = probe._kernel_weights(math.log(sigma_max(probe.k)))
+        return round_up_float(exact_channel_epsilon(weights))
 
     def _fits(self, parameter: float, epsilon: float) -> bool:
         return float_epsilon(self._kernel_weights(parameter)) < epsilon

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.counts import SupportCounts
+from ldp.counts import SupportCounts, counts_layout
 from tests.ldp.conftest import SPECS
 from tests.ldp.mechanisms.numeric_specs import FINITE_SPECS
 
@@ -194,3 +194,16 @@ def test_manipulation_bound_is_proportional_to_the_fake_share(family):
     one = family.manipulation_bound(0.01)
     assert one > 0
     assert family.manipulation_bound(0.02) == pytest.approx(2 * one)
+
+
+def test_counts_layout_read_from_the_spec_matches_the_aggregate(family, stat):
+    length, histogram = counts_layout(family.spec)
+    assert length == stat.counts.size
+    assert (int(stat.counts.sum()) == stat.n) or not histogram
+    assert SupportCounts.from_dict(stat.to_dict()) == stat
+
+
+def test_estimate_refuses_counts_one_longer_than_the_spec_allows(family, stat):
+    longer = SupportCounts(stat.n, np.append(stat.counts, 0), stat.spec)
+    with pytest.raises(ValueError, match="counts for a"):
+        family.estimate(longer)

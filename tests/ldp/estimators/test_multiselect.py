@@ -183,7 +183,8 @@ def test_result_object_matches_the_vectorised_functions() -> None:
     counts, _ = simulate(m, 500, true_shares(5), np.random.default_rng(4))
     p, q = m.option_support
     for row in counts[:5]:
-        padded = np.concatenate([row, [100, 100]])
+        rest = 500 - int(row.sum())  # reports of a padding item: a histogram
+        padded = np.concatenate([row, [rest // 2, rest - rest // 2]])
         result = m.estimate(SupportCounts(500, padded, m.spec))
         for method in ("exact", "wilson", "wald"):
             for simultaneous in (False, True):

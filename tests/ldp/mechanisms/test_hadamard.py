@@ -10,8 +10,13 @@ from ldp.sampling import injected_words
 
 
 def hadamard_matrix(size):
-    j, v = np.meshgrid(np.arange(size), np.arange(size), indexing="ij")
-    return np.where(np.bitwise_count(j & v) % 2 == 0, 1, -1)
+    # Naive popcount through bin(), independent of the code under test.
+    return np.array(
+        [
+            [1 if bin(j & v).count("1") % 2 == 0 else -1 for v in range(size)]
+            for j in range(size)
+        ]
+    )
 
 
 def test_fast_transform_equals_the_explicit_matrix_product(rng):
@@ -43,3 +48,12 @@ def test_randomize_one_reports_row_and_kept_or_flipped_parity():
     assert mechanism.randomize_one(1, injected_words([3, keep])) == [3, 1]
     # j = 3, x = 4: popcount(0) = 0 is even, so s = 1.
     assert mechanism.randomize_one(4, injected_words([3, 0])) == [3, 1]
+
+
+def test_parity_bit_matches_a_naive_popcount_for_every_pair_below_2_to_13():
+    from ldp.mechanisms.hadamard import _parity_bit
+
+    j, x = np.meshgrid(np.arange(2**13), np.arange(0, 2**13, 37), indexing="ij")
+    naive = np.vectorize(lambda a: 1 - bin(int(a)).count("1") % 2)(j & x)
+    assert np.array_equal(_parity_bit(j, x), naive)
+    assert _parity_bit(7, 5) == 1 and _parity_bit(7, 4) == 0

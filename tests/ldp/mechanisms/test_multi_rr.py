@@ -124,7 +124,7 @@ def test_randomize_and_randomize_one_have_the_exact_channel() -> None:
     expected = np.zeros(8)
     for y in outputs:
         expected[pattern_index(np.array(y))] = channel_weight(m.weights, {0, 2}, y)
-    expected /= S**3
+    expected /= float(S) ** 3  # S^3 overflows int64
     n = 20_000
     rng = np.random.default_rng(20261122)
     vector = m.randomize([selected] * n, rng)

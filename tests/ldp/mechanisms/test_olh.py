@@ -66,3 +66,20 @@ def test_aggregates_a_million_reports_over_1024_answers_in_seconds(rng):
     assert time.perf_counter() - start < 30
     assert stat.n == 10**6
     assert abs(mechanism.estimate(stat).estimate.sum() - 1) < 0.2
+
+
+def test_one_report_takes_exactly_three_uniform_below_draws():
+    # Words far below every rejection limit are each accepted at once, so the
+    # number of words read is the number of uniform_below calls.
+    mechanism = ldp.build({"mechanism": "olh", "k": 5, "epsilon": 1.0})
+    words = iter(range(1, 100))
+    read = []
+
+    def draw() -> int:
+        read.append(next(words))
+        return read[-1]
+
+    report = mechanism.randomize_one(3, draw=draw)
+    assert len(report) == 3
+    assert read == [1, 2, 3]
+    assert "three ``uniform_below`` calls" in (mechanism.randomize_one.__doc__ or "")
