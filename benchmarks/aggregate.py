@@ -279,11 +279,11 @@ def main() -> None:
                 flush=True,
             )
     print(f"\n× bincount over {args.runs} runs: min / median / max")
-    print(f"{'mechanism':<20}{'before':>24}{'after':>24}")
+    print(f"{'mechanism':<20}{'before':>28}{'after':>28}")
     for label, pairs in ratios.items():
         print(
-            f"{label:<20}{spread([p[0] for p in pairs]):>24}"
-            f"{spread([p[1] for p in pairs]):>24}"
+            f"{label:<20}{spread([p[0] for p in pairs]):>28}"
+            f"{spread([p[1] for p in pairs]):>28}"
         )
 
 
