@@ -15,7 +15,7 @@ _LANE_ROWS = 255
 """Rows summed per byte lane: 255 bits of 0/1 never carry out of a byte."""
 _HIGH_BITS = np.uint64(0xFEFE_FEFE_FEFE_FEFE)
 """Every bit of a 64-bit word except the lowest bit of each byte."""
-_BLOCK_BYTES = 1 << 20
+_BLOCK_BYTES = 1 << 18
 """Bytes of reports handled per step: the step's second pass reads from cache."""
 
 
@@ -40,7 +40,7 @@ def bit_column_counts(bits: AnyArray) -> IntArray | None:
     64-bit addition adds eight columns at once (SWAR, "broadword" arithmetic);
     every 255 rows the lanes are added to the int64 counts.  The 0/1 check is
     folded into the same step: the OR of a block's words has a bit of
-    ``0xFEFE…FE`` set iff some byte is above 1.  Blocks of about 1 MiB keep the
+    ``0xFEFE…FE`` set iff some byte is above 1.  Blocks of about 256 KiB keep the
     check's read in cache, so the reports are read from memory once and no
     temporary larger than a block is made.  Integer dtypes wider than a byte
     are range-checked block by block before they are narrowed; a width that is
@@ -120,7 +120,7 @@ def packed_bit_column_counts(packed: AnyArray, k: int) -> IntArray | None:
 
     Notes
     -----
-    A block of about 1 MiB of unpacked rows is unpacked at a time
+    A block of about 256 KiB of unpacked rows is unpacked at a time
     (``np.unpackbits``), so memory stays near the packed input (k/8 bytes per
     report), and summed eight columns per 64-bit word as in
     :func:`bit_column_counts`.
