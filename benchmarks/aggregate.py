@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/aggregate.py [--n 1000000] [--k 1024] [--repeat 3] [--runs 3]
+    python benchmarks/aggregate.py [--n 1000000] [--k 1024] [--repeat 5] [--runs 3]
 
 For n reports over k answers it randomizes once (not timed), then times
 ``aggregate`` followed by ``estimate`` (best of ``--repeat`` runs) and prints the
@@ -222,7 +222,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--k", type=int, default=1024)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument(

@@ -38,7 +38,7 @@ def bit_column_counts(bits: AnyArray) -> IntArray | None:
     Rows are read as 64-bit words of eight byte lanes.  Summing at most 255
     rows of bytes that are each 0 or 1 never carries out of a lane, so one
     64-bit addition adds eight columns at once (SWAR, "broadword" arithmetic);
-    every 255 rows the lanes are added to the int64 counts.  The 0/1 check is
+    the lane sums of 255 rows are widened to int64 counts 64 at a time.  The 0/1 check is
     folded into the same step: the OR of a block's words has a bit of
     ``0xFEFE…FE`` set iff some byte is above 1.  Blocks of about 256 KiB keep the
     check's read in cache, so the reports are read from memory once and no
@@ -65,40 +65,60 @@ def bit_column_counts(bits: AnyArray) -> IntArray | None:
     if n == 0 or k == 0:
         return counts
     width = -(-k // 8) * 8
-    byte_rows = bits.dtype in (np.uint8, np.bool_) and width == k
-    blocks = max(1, _BLOCK_BYTES // (_LANE_ROWS * width))
-    rows = blocks * _LANE_ROWS
-    padded = None if byte_rows else np.zeros((min(rows, n), width), dtype=np.uint8)
+    direct = (
+        bits.dtype in (np.uint8, np.bool_) and width == k and bits.flags.c_contiguous
+    )
+    rows = max(1, _BLOCK_BYTES // (_LANE_ROWS * width)) * _LANE_ROWS
+    all_words = bits.view(np.uint64) if direct else None
+    padded = np.zeros((0 if direct else min(rows, n), width), dtype=np.uint8)
+    sums = _LaneSums(width)
     for start in range(0, n, rows):
-        chunk = bits[start : start + rows]
-        m = chunk.shape[0]
-        if padded is None:
-            words = np.ascontiguousarray(chunk).view(np.uint64)
+        if all_words is not None:
+            words = all_words[start : start + rows]
         else:
+            chunk = bits[start : start + rows]
             if chunk.dtype not in (np.uint8, np.bool_) and (
                 chunk.min() < 0 or chunk.max() > 1
             ):
                 return None
-            padded[:m, :k] = chunk
-            words = padded[:m].view(np.uint64)
+            padded[: chunk.shape[0], :k] = chunk
+            words = padded[: chunk.shape[0]].view(np.uint64)
         if np.bitwise_or.reduce(words, axis=None) & _HIGH_BITS:
             return None
-        counts += _lane_sums(words, width)[:k]
-    return counts
+        sums.add(words)
+    return sums.total()[:k]
 
 
-def _lane_sums(words: AnyArray, width: int) -> IntArray:
-    """Column sums of 0/1 bytes held as ``(m, width/8)`` words (see above)."""
-    m, lanes = words.shape
-    full = m - m % _LANE_ROWS
-    sums = np.add.reduce(words[:full].reshape(-1, _LANE_ROWS, lanes), axis=1)
-    if full < m:
-        tail = np.add.reduce(words[full:], axis=0, keepdims=True)
-        sums = np.concatenate([sums, tail])
-    counts: IntArray = np.add.reduce(
-        sums.view(np.uint8).reshape(-1, width), axis=0, dtype=np.int64
-    )
-    return counts
+class _LaneSums:
+    """Byte-lane sums of 255 rows at a time, widened to int64 in batches."""
+
+    BATCH = 64
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.lanes = np.empty((self.BATCH, width // 8), dtype=np.uint64)
+        self.filled = 0
+        self.counts = np.zeros(width, dtype=np.int64)
+
+    def add(self, words: AnyArray) -> None:
+        """Add rows of 0/1 bytes held as ``(m, width/8)`` words."""
+        for start in range(0, words.shape[0], _LANE_ROWS):
+            np.add.reduce(
+                words[start : start + _LANE_ROWS], axis=0, out=self.lanes[self.filled]
+            )
+            self.filled += 1
+            if self.filled == self.BATCH:
+                self._widen()
+
+    def _widen(self) -> None:
+        filled = self.lanes[: self.filled].view(np.uint8)
+        self.counts += np.add.reduce(filled, axis=0, dtype=np.int64)
+        self.filled = 0
+
+    def total(self) -> IntArray:
+        """The int64 column sums of every row added."""
+        self._widen()
+        return self.counts
 
 
 def packed_bit_column_counts(packed: AnyArray, k: int) -> IntArray | None:
@@ -145,10 +165,10 @@ def packed_bit_column_counts(packed: AnyArray, k: int) -> IntArray | None:
         return None
     width = -(-k // 8) * 8
     rows = max(1, _BLOCK_BYTES // (_LANE_ROWS * width)) * _LANE_ROWS
+    sums = _LaneSums(width)
     for start in range(0, n, rows):
-        bits = np.unpackbits(packed[start : start + rows], axis=1)
-        counts += _lane_sums(bits.view(np.uint64), width)[:k]
-    return counts
+        sums.add(np.unpackbits(packed[start : start + rows], axis=1).view(np.uint64))
+    return sums.total()[:k]
 
 
 def bounded_bincount(indices: AnyArray, high: int) -> IntArray | None:
