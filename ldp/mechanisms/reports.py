@@ -38,10 +38,10 @@ def bit_column_counts(bits: AnyArray) -> IntArray | None:
     Rows are read as 64-bit words of eight byte lanes.  Summing at most 255
     rows of bytes that are each 0 or 1 never carries out of a lane, so one
     64-bit addition adds eight columns at once (SWAR, "broadword" arithmetic);
-    the lane sums of 255 rows are widened to int64 counts 64 at a time.  The 0/1 check is
-    folded into the same step: the OR of a block's words has a bit of
-    ``0xFEFE…FE`` set iff some byte is above 1.  Blocks of about 256 KiB keep the
-    check's read in cache, so the reports are read from memory once and no
+    the lane sums of 255 rows are widened to int64 counts 64 at a time.  The
+    0/1 check is folded into the same step: the OR of a block's words has a bit
+    of ``0xFEFE…FE`` set iff some byte is above 1.  Blocks of about 256 KiB keep
+    the second read in cache, so the reports are read from memory once and no
     temporary larger than a block is made.  Integer dtypes wider than a byte
     are range-checked block by block before they are narrowed; a width that is
     not a multiple of 8 is padded with zero columns block by block.
