@@ -3,12 +3,14 @@
 Usage::
 
     python benchmarks/run_all.py [--full] [--aggregate-n 1000000]
+        [--aggregate-clock wall|cpu]
         [--load-concurrency 32] [--load-duration 30] [--refresh-max 1e6]
 
 Sections, in order (see benchmarks/README.md for what each column means):
 
 1. aggregation (``aggregate.py``): aggregate + estimate time of every mechanism
-   as a multiple of ``numpy.bincount`` over the same n;
+   as a multiple of ``numpy.bincount`` over the same n, before and after the
+   counting kernels of issue 17, with peak memory, three runs;
 2. ingestion (``load.py``): submissions through gunicorn + two Celery workers
    as ratios to the trivial ``/ping`` view under the same concurrency;
 3. refresh (``refresh.py``): incremental tally refresh against a full recount,
@@ -119,6 +121,12 @@ def main() -> int:
         "--full", action="store_true", help="refresh up to 10^7 stored reports"
     )
     parser.add_argument("--aggregate-n", type=int, default=1_000_000)
+    parser.add_argument(
+        "--aggregate-clock",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="aggregation timed by elapsed or by CPU time (a shared machine)",
+    )
     parser.add_argument("--load-concurrency", type=int, default=32)
     parser.add_argument("--load-duration", type=float, default=30, help="seconds")
     parser.add_argument("--refresh-max", type=float, default=1e6)
@@ -136,7 +144,14 @@ def main() -> int:
             Section(
                 "aggregation",
                 "numpy.bincount over the same n",
-                [python, "benchmarks/aggregate.py", "--n", str(args.aggregate_n)],
+                [
+                    python,
+                    "benchmarks/aggregate.py",
+                    "--n",
+                    str(args.aggregate_n),
+                    "--clock",
+                    args.aggregate_clock,
+                ],
                 env,
             )
         )

@@ -9,6 +9,7 @@ import numpy as np
 
 from ldp.arrays import AnyArray, IntArray
 from ldp.mechanisms.oracle import FrequencyOracle
+from ldp.mechanisms.reports import bounded_bincount
 from ldp.sampling import Draw, secure_words, uniform_below
 
 CHANNEL_K_MAX = 1024
@@ -174,9 +175,10 @@ class CategoricalMechanism(FrequencyOracle):
     def _check_array(self, array: AnyArray) -> AnyArray:
         if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
             raise ValueError(f"{self.name} reports must be a 1-d integer array")
-        if array.size and (array.min() < 0 or array.max() >= self.k):
-            raise ValueError(f"{self.name} reports must lie in [0, {self.k})")
-        return array.astype(np.int64)
+        return array.astype(np.int64, copy=False)
 
     def _support_counts(self, array: AnyArray) -> IntArray:
-        return np.bincount(array, minlength=self.k)
+        counts = bounded_bincount(array, self.k)  # range check in the same pass
+        if counts is None:
+            raise ValueError(f"{self.name} reports must lie in [0, {self.k})")
+        return counts

@@ -12,6 +12,9 @@ from ldp.exact import keep_other_weights, log_ratio
 from ldp.mechanisms.oracle import FrequencyOracle
 from ldp.sampling import Draw, secure_words, uniform_below
 
+_BLOCK_ROWS = 1 << 16
+"""Reports range-checked and counted per step (1 MiB of int64 pairs)."""
+
 
 def walsh_hadamard(values: AnyArray) -> AnyArray:
     """Fast Walsh–Hadamard transform in natural (Sylvester) order.
@@ -44,9 +47,10 @@ def walsh_hadamard(values: AnyArray) -> AnyArray:
     h = 1
     while h < size:
         blocks = result.reshape(-1, 2, h)
-        upper, lower = blocks[:, 0, :].copy(), blocks[:, 1, :]
-        blocks[:, 0, :] += lower
-        blocks[:, 1, :] = upper - lower
+        upper, lower = blocks[:, 0, :], blocks[:, 1, :]
+        upper += lower  # u + w
+        lower *= -2
+        lower += upper  # (u + w) − 2w = u − w, in place
         h *= 2
     return result
 
@@ -210,20 +214,27 @@ class HadamardResponse(FrequencyOracle):
             raise ValueError("hadamard reports must have shape (n, 2)")
         if array.size and array.dtype.kind not in "iu":
             raise ValueError("hadamard reports must be integers")
-        if array.size and (
-            array.min() < 0 or array[:, 0].max() >= self.order or array[:, 1].max() > 1
-        ):
-            raise ValueError(
-                f"hadamard reports need j in [0, {self.order}) and bit 0/1"
-            )
-        return array.astype(np.int64)
+        return array.astype(np.int64, copy=False)
 
     def _support_counts(self, array: AnyArray) -> IntArray:
-        """``C_v = (n + (H T)_v)/2`` by one fast Walsh–Hadamard transform."""
-        ones = array[:, 1] == 1
-        totals = np.bincount(array[ones, 0], minlength=self.order) - np.bincount(
-            array[~ones, 0], minlength=self.order
-        )
-        transformed = walsh_hadamard(totals)[: self.k]
+        """``C_v = (n + (H T)_v)/2`` by one fast Walsh–Hadamard transform.
+
+        One ``np.bincount`` of ``2 j + bit`` gives, per row j, the reports with
+        bit 0 and with bit 1 (``T_j`` is their difference); the range check
+        (``j`` in ``[0, K)``, bit 0 or 1, as unsigned words so negatives fail)
+        runs block by block right before the block is counted.
+        """
+        order = self.order
+        pairs = np.zeros(2 * order, dtype=np.int64)
+        unsigned = array.view(np.uint64)
+        for start in range(0, array.shape[0], _BLOCK_ROWS):
+            block = unsigned[start : start + _BLOCK_ROWS]
+            if block[:, 0].max() >= order or block[:, 1].max() > 1:
+                raise ValueError(f"hadamard reports need j in [0, {order}) and bit 0/1")
+            index = np.left_shift(array[start : start + _BLOCK_ROWS, 0], 1)
+            np.add(index, array[start : start + _BLOCK_ROWS, 1], out=index)
+            pairs += np.bincount(index, minlength=2 * order)
+        by_row = pairs.reshape(order, 2)
+        transformed = walsh_hadamard(by_row[:, 1] - by_row[:, 0])[: self.k]
         counts: IntArray = (array.shape[0] + transformed) // 2
         return counts

@@ -256,12 +256,20 @@ class OptimizedLocalHashing(FrequencyOracle):
             raise ValueError(
                 f"olh reports need a, b in [0, {PRIME}) and y in [0, {self.g})"
             )
-        return array.astype(np.int64)
+        return array.astype(np.int64, copy=False)
 
     def _support_counts(self, array: AnyArray) -> IntArray:
-        """Count supports in chunks: ``O(n k)`` vectorised 32-bit operations."""
+        """Count supports in chunks: ``O(n k)`` vectorised 32-bit operations.
+
+        ``r = (a v + b) mod P`` is updated by adding ``a`` and reducing with
+        ``min(r, r − P)`` (unsigned wrap-around makes ``r − P`` the larger one
+        when ``r < P``); ``r mod g`` is ``r & (g − 1)`` when g is a power of two
+        and ``r − g ⌊r/g⌋`` otherwise (exact integer division, never
+        ``np.remainder``, which numpy does not vectorise for a scalar divisor).
+        """
         counts = np.zeros(self.k, dtype=np.int64)
         g = np.uint32(self.g)
+        mask = np.uint32(self.g - 1) if self.g & (self.g - 1) == 0 else None
         prime = np.uint32(PRIME)
         for start in range(0, array.shape[0], _CHUNK):
             chunk = array[start : start + _CHUNK]
@@ -269,9 +277,20 @@ class OptimizedLocalHashing(FrequencyOracle):
             y = chunk[:, 2].astype(np.uint32)
             r = chunk[:, 1].astype(np.uint32)  # (a*0 + b) mod P
             hashed = np.empty_like(r)
-            for v in range(self.k):
-                np.remainder(r, g, out=hashed)
-                counts[v] += np.count_nonzero(hashed == y)
-                r += a  # both < 2^31: no uint32 overflow
-                r -= prime * (r >= prime)
+            spare = np.empty_like(r)
+            same = np.empty(r.shape, dtype=np.bool_)
+            hits = []
+            for _ in range(self.k):
+                if mask is not None:
+                    np.bitwise_and(r, mask, out=hashed)
+                else:
+                    np.floor_divide(r, g, out=hashed)
+                    np.multiply(hashed, g, out=hashed)
+                    np.subtract(r, hashed, out=hashed)
+                np.equal(hashed, y, out=same)
+                hits.append(np.count_nonzero(same))
+                np.add(r, a, out=r)  # both < 2^31: no uint32 overflow
+                np.subtract(r, prime, out=spare)
+                np.minimum(r, spare, out=r)
+            counts += np.array(hits, dtype=np.int64)
         return counts

@@ -11,6 +11,208 @@ from ldp.arrays import AnyArray, IntArray
 from ldp.counts import SupportCounts
 from ldp.spec.validation import is_int
 
+_LANE_ROWS = 255
+"""Rows summed per byte lane: 255 bits of 0/1 never carry out of a byte."""
+_HIGH_BITS = np.uint64(0xFEFE_FEFE_FEFE_FEFE)
+"""Every bit of a 64-bit word except the lowest bit of each byte."""
+_BLOCK_BYTES = 1 << 18
+"""Bytes of reports handled per step: the step's second pass reads from cache."""
+
+
+def bit_column_counts(bits: AnyArray) -> IntArray | None:
+    """Column sums of an ``(n, k)`` 0/1 matrix, or None if an entry is not 0 or 1.
+
+    Parameters
+    ----------
+    bits : ndarray, shape (n, k)
+        Integer or boolean reports, one row per report.
+
+    Returns
+    -------
+    ndarray of int64, shape (k,), or None
+        ``C_v = Σ_i bits[i, v]``; None (and nothing counted) as soon as an entry
+        outside ``{0, 1}`` is met.
+
+    Notes
+    -----
+    Rows are read as 64-bit words of eight byte lanes.  Summing at most 255
+    rows of bytes that are each 0 or 1 never carries out of a lane, so one
+    64-bit addition adds eight columns at once (SWAR, "broadword" arithmetic);
+    the lane sums of 255 rows are widened to int64 counts 64 at a time.  The
+    0/1 check is folded into the same step: the OR of a block's words has a bit
+    of ``0xFEFE…FE`` set iff some byte is above 1.  Blocks of about 256 KiB keep
+    the second read in cache, so the reports are read from memory once and no
+    temporary larger than a block is made.  Integer dtypes wider than a byte
+    are range-checked block by block before they are narrowed; a width that is
+    not a multiple of 8 is padded with zero columns block by block.
+
+    References
+    ----------
+    .. [1] D. E. Knuth, The Art of Computer Programming, vol. 4A, section
+       7.1.3 (broadword computing).
+    .. [2] Wang et al., USENIX Security 2017, section 4.3 (unary support counts).
+    .. [3] docs/maths.md, section 3.8.
+
+    Examples
+    --------
+    >>> bit_column_counts(np.array([[1, 0, 1], [1, 1, 0]], dtype=np.uint8))
+    array([2, 1, 1])
+    >>> bit_column_counts(np.array([[2, 0, 1]], dtype=np.uint8)) is None
+    True
+    """
+    n, k = bits.shape
+    counts = np.zeros(k, dtype=np.int64)
+    if n == 0 or k == 0:
+        return counts
+    width = -(-k // 8) * 8
+    direct = (
+        bits.dtype in (np.uint8, np.bool_) and width == k and bits.flags.c_contiguous
+    )
+    rows = max(1, _BLOCK_BYTES // (_LANE_ROWS * width)) * _LANE_ROWS
+    all_words = bits.view(np.uint64) if direct else None
+    padded = np.zeros((0 if direct else min(rows, n), width), dtype=np.uint8)
+    sums = _LaneSums(width)
+    for start in range(0, n, rows):
+        if all_words is not None:
+            words = all_words[start : start + rows]
+        else:
+            chunk = bits[start : start + rows]
+            if chunk.dtype not in (np.uint8, np.bool_) and (
+                chunk.min() < 0 or chunk.max() > 1
+            ):
+                return None
+            padded[: chunk.shape[0], :k] = chunk
+            words = padded[: chunk.shape[0]].view(np.uint64)
+        if np.bitwise_or.reduce(words, axis=None) & _HIGH_BITS:
+            return None
+        sums.add(words)
+    return sums.total()[:k]
+
+
+class _LaneSums:
+    """Byte-lane sums of 255 rows at a time, widened to int64 in batches."""
+
+    BATCH = 64
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.lanes = np.empty((self.BATCH, width // 8), dtype=np.uint64)
+        self.filled = 0
+        self.counts = np.zeros(width, dtype=np.int64)
+
+    def add(self, words: AnyArray) -> None:
+        """Add rows of 0/1 bytes held as ``(m, width/8)`` words."""
+        for start in range(0, words.shape[0], _LANE_ROWS):
+            np.add.reduce(
+                words[start : start + _LANE_ROWS], axis=0, out=self.lanes[self.filled]
+            )
+            self.filled += 1
+            if self.filled == self.BATCH:
+                self._widen()
+
+    def _widen(self) -> None:
+        filled = self.lanes[: self.filled].view(np.uint8)
+        self.counts += np.add.reduce(filled, axis=0, dtype=np.int64)
+        self.filled = 0
+
+    def total(self) -> IntArray:
+        """The int64 column sums of every row added."""
+        self._widen()
+        return self.counts
+
+
+def packed_bit_column_counts(packed: AnyArray, k: int) -> IntArray | None:
+    """Column sums of ``np.packbits(bits, axis=1)`` rows; None if padding is set.
+
+    Parameters
+    ----------
+    packed : ndarray of uint8, shape (n, ceil(k / 8))
+        Each row the k bits of one report packed big-endian, eight to a byte,
+        the last byte padded with zero bits (``np.packbits`` layout).
+    k : int
+        Number of bits per report.
+
+    Returns
+    -------
+    ndarray of int64, shape (k,), or None
+        ``C_v = Σ_i bit v of row i``, equal to :func:`bit_column_counts` of the
+        unpacked rows; None if a padding bit is 1.
+
+    Notes
+    -----
+    A block of about 256 KiB of unpacked rows is unpacked at a time
+    (``np.unpackbits``), so memory stays near the packed input (k/8 bytes per
+    report), and summed eight columns per 64-bit word as in
+    :func:`bit_column_counts`.
+
+    References
+    ----------
+    .. [1] D. E. Knuth, The Art of Computer Programming, vol. 4A, section 7.1.3.
+    .. [2] docs/maths.md, section 3.8.
+
+    Examples
+    --------
+    >>> packed = np.packbits(np.array([[1, 0, 1], [1, 1, 0]], dtype=np.uint8), axis=1)
+    >>> packed_bit_column_counts(packed, 3)
+    array([2, 1, 1])
+    """
+    n = packed.shape[0]
+    counts = np.zeros(k, dtype=np.int64)
+    if n == 0 or k == 0:
+        return counts
+    spare = packed.shape[1] * 8 - k
+    if spare and np.bitwise_or.reduce(packed[:, -1]) & ((1 << spare) - 1):
+        return None
+    width = -(-k // 8) * 8
+    rows = max(1, _BLOCK_BYTES // (_LANE_ROWS * width)) * _LANE_ROWS
+    sums = _LaneSums(width)
+    for start in range(0, n, rows):
+        sums.add(np.unpackbits(packed[start : start + rows], axis=1).view(np.uint64))
+    return sums.total()[:k]
+
+
+def bounded_bincount(indices: AnyArray, high: int) -> IntArray | None:
+    """``np.bincount(indices, minlength=high)``, or None if an index is out of range.
+
+    Parameters
+    ----------
+    indices : ndarray of int64, shape (n,)
+        Report indices.
+    high : int
+        Number of bins.
+
+    Returns
+    -------
+    ndarray of int64, shape (high,), or None
+        ``c_y = #{i : indices[i] = y}``; None if some index is negative or
+        ``>= high`` (checked before counting, so a huge index allocates nothing).
+
+    Notes
+    -----
+    Read as unsigned 64-bit words, a negative int64 is at least ``2^63``, so
+    ``0 <= x < high`` for every x iff the unsigned maximum is below ``high``:
+    one pass, done per cache-sized block right before that block is counted.
+
+    References
+    ----------
+    .. [1] docs/maths.md, sections 3.1 and 3.8 (report histogram).
+
+    Examples
+    --------
+    >>> bounded_bincount(np.array([0, 2, 2]), 3)
+    array([1, 0, 2])
+    >>> bounded_bincount(np.array([0, -1]), 3) is None
+    True
+    """
+    counts = np.zeros(high, dtype=np.int64)
+    unsigned = indices.view(np.uint64)
+    step = _BLOCK_BYTES // 8
+    for start in range(0, indices.shape[0], step):
+        if unsigned[start : start + step].max() >= high:
+            return None
+        counts += np.bincount(indices[start : start + step], minlength=high)
+    return counts
+
 
 class ReportHandling:
     """Turn validated reports into support counts.
@@ -161,3 +363,82 @@ class ReportHandling:
             array = self._check_array(np.asarray(reports))
         counts = self._support_counts(array).astype(np.int64)
         return SupportCounts(int(array.shape[0]), counts, self.spec)
+
+
+class BitReportHandling(ReportHandling):
+    """Reports of k bits (unary encodings, multi-select RR): count while validating.
+
+    Mixed in before the mechanism's base class; provides the array checks, the
+    fused count-and-validate step and :meth:`aggregate_packed`.
+    """
+
+    k: int
+
+    def _array_from_reports(self, reports: list[Any]) -> AnyArray:
+        return np.asarray(reports, dtype=np.uint8).reshape(-1, self.k)
+
+    def _check_array(self, array: AnyArray) -> AnyArray:
+        if array.ndim != 2 or array.shape[1] != self.k:
+            raise ValueError(f"{self.name} reports must have shape (n, {self.k})")
+        if array.size and array.dtype.kind not in "iub":
+            raise ValueError(f"{self.name} reports must be bits")
+        return array
+
+    def _support_counts(self, array: AnyArray) -> IntArray:
+        counts = bit_column_counts(array)
+        if counts is None and array.dtype == np.bool_:
+            counts = array.sum(axis=0, dtype=np.int64)  # bytes other than 0/1
+        if counts is None:
+            raise ValueError(f"{self.name} reports must be bits")
+        return counts
+
+    def aggregate_packed(self, packed: Any) -> SupportCounts:
+        """Support counts of reports stored as ``np.packbits(bits, axis=1)`` rows.
+
+        Parameters
+        ----------
+        packed : ndarray of uint8, shape (n, ceil(k / 8))
+            One row per report: its k bits packed big-endian eight to a byte,
+            the last byte's unused low bits zero.
+
+        Returns
+        -------
+        SupportCounts
+            Identical to ``aggregate`` of the unpacked ``(n, k)`` bits.
+
+        Raises
+        ------
+        ValueError
+            If the array is not uint8 of that shape or a padding bit is set.
+
+        Notes
+        -----
+        ``C_v = Σ_i bit v of report i``, counted a block at a time without
+        unpacking the whole batch (see :func:`packed_bit_column_counts`).
+
+        References
+        ----------
+        .. [1] Wang et al., USENIX Security 2017, section 4.3.
+        .. [2] docs/maths.md, section 3.8.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> oue = ldp.build({"mechanism": "oue", "k": 3, "epsilon": 1.0})
+        >>> bits = np.array([[1, 0, 1], [1, 1, 0]], dtype=np.uint8)
+        >>> oue.aggregate_packed(np.packbits(bits, axis=1)).counts
+        array([2, 1, 1])
+        """
+        packed = np.asarray(packed)
+        width = -(-self.k // 8)
+        if packed.ndim != 2 or packed.shape[1] != width or packed.dtype != np.uint8:
+            raise ValueError(
+                f"{self.name} packed reports must be uint8 of shape (n, {width})"
+            )
+        counts = packed_bit_column_counts(packed, self.k)
+        if counts is None:
+            raise ValueError(
+                f"{self.name} packed reports must have the {width * 8 - self.k} "
+                "padding bits of each row zero"
+            )
+        return SupportCounts(int(packed.shape[0]), counts, self.spec)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.arrays import AnyArray, IntArray
+from ldp.arrays import AnyArray
 from ldp.exact import (
     PRECISION,
     ROW_SUM_MAX,
@@ -17,13 +17,14 @@ from ldp.exact import (
     log_ratio,
 )
 from ldp.mechanisms.oracle import FrequencyOracle
+from ldp.mechanisms.reports import BitReportHandling
 from ldp.sampling import Draw, secure_words, uniform_below
 from ldp.spec.validation import is_int
 
 _CHUNK_CELLS = 2**22
 
 
-class UnaryEncoding(FrequencyOracle):
+class UnaryEncoding(BitReportHandling, FrequencyOracle):
     """Encode answer x as a one-hot vector of k bits and flip each bit.
 
     Notes
@@ -147,22 +148,6 @@ class UnaryEncoding(FrequencyOracle):
                 raise ValueError(
                     f"{self.name} report bit is {bit!r}; allowed: the integers 0 or 1"
                 )
-
-    def _array_from_reports(self, reports: list[Any]) -> AnyArray:
-        return np.asarray(reports, dtype=np.uint8).reshape(-1, self.k)
-
-    def _check_array(self, array: AnyArray) -> AnyArray:
-        if array.ndim != 2 or array.shape[1] != self.k:
-            raise ValueError(f"{self.name} reports must have shape (n, {self.k})")
-        if array.size and (array.dtype.kind not in "iub" or array.max() > 1):
-            raise ValueError(f"{self.name} reports must be bits")
-        if array.size and array.min() < 0:
-            raise ValueError(f"{self.name} reports must be bits")
-        return array
-
-    def _support_counts(self, array: AnyArray) -> IntArray:
-        counts: IntArray = array.sum(axis=0, dtype=np.int64)
-        return counts
 
 
 class SymmetricUnaryEncoding(UnaryEncoding):

@@ -7,14 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from ldp.arrays import AnyArray, IntArray
+from ldp.arrays import AnyArray
 from ldp.exact import PRECISION, ROW_SUM_MAX, ceil_ratio, exp_decimal, log_ratio
 from ldp.mechanisms.multiselect.base import CHUNK_CELLS, MultiSelectMechanism
+from ldp.mechanisms.reports import BitReportHandling
 from ldp.sampling import Draw, secure_words, uniform_below
 from ldp.spec.validation import is_int
 
 
-class MultiRandomizedResponse(MultiSelectMechanism):
+class MultiRandomizedResponse(BitReportHandling, MultiSelectMechanism):
     """Randomize every option's selection bit independently (basic RAPPOR).
 
     The question's requested ``epsilon`` is its total: each of the k bits gets
@@ -159,19 +160,3 @@ class MultiRandomizedResponse(MultiSelectMechanism):
                 raise ValueError(
                     f"{self.name} report bit is {bit!r}; allowed: the integers 0 or 1"
                 )
-
-    def _array_from_reports(self, reports: list[Any]) -> AnyArray:
-        return np.asarray(reports, dtype=np.uint8).reshape(-1, self.k)
-
-    def _check_array(self, array: AnyArray) -> AnyArray:
-        if array.ndim != 2 or array.shape[1] != self.k:
-            raise ValueError(f"{self.name} reports must have shape (n, {self.k})")
-        if array.size and (
-            array.dtype.kind not in "iub" or array.min() < 0 or array.max() > 1
-        ):
-            raise ValueError(f"{self.name} reports must be bits")
-        return array
-
-    def _support_counts(self, array: AnyArray) -> IntArray:
-        counts: IntArray = array.sum(axis=0, dtype=np.int64)
-        return counts
