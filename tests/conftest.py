@@ -43,7 +43,12 @@ DEPLOYMENT_SERVICES = ("CACHE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Refuse to run with a deployment's Redis configured (nothing is touched)."""
+    """Refuse to run with a deployment's Redis configured (nothing is touched).
+
+    Results snapshots advance with every new submission in tests (and in the
+    servers they start), unless a test sets its own batch size.
+    """
+    os.environ.setdefault("SNAPSHOT_MIN_NEW_SUBMISSIONS", "1")
     configured = [name for name in DEPLOYMENT_SERVICES if os.environ.get(name)]
     if configured:
         raise pytest.UsageError(

@@ -48,3 +48,34 @@ class Tally(models.Model):
 
     def __str__(self) -> str:
         return f"tally of question {self.question_id} r{self.spec_revision}: n={self.n}"
+
+
+class ResultSnapshot(models.Model):
+    """A survey's computed results, as of one tally watermark: only the latest.
+
+    The row is never edited: a newer snapshot replaces it (delete and insert
+    in one short transaction, ``services.snapshot_refresh``), so a reader sees
+    either the previous snapshot or the next one, never a half-computed state.
+    ``document`` is ``results.results_to_document`` of the SurveyResults the
+    worker computed from the tallies; ``definition`` fingerprints the question
+    texts and spec revisions it was computed under (a change makes it stale).
+    """
+
+    survey = models.OneToOneField(
+        Survey, on_delete=models.CASCADE, related_name="result_snapshot"
+    )
+    version = models.PositiveIntegerField()
+    # Every report of the survey with id <= watermark is in these results.
+    watermark = models.BigIntegerField()
+    # Submissions whose reports are in these results.
+    responses = models.BigIntegerField()
+    spec_revisions = models.JSONField()  # {question id: spec revision}
+    definition = models.CharField(max_length=64)
+    document = models.JSONField()
+    computed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return (
+            f"snapshot v{self.version} of survey {self.survey_id} "
+            f"at report {self.watermark}"
+        )

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET
 from surveys.accounts.sessions import passive
 from surveys.analysis import charts, crosstabs, dashboard, exports
 from surveys.analysis.privacy import survey_privacy_view
-from surveys.analysis.selectors import survey_results
+from surveys.analysis.reading import latest_results
 from surveys.authoring.selectors import survey_get_for_owner
 
 POLL_SECONDS = 15
@@ -28,14 +28,30 @@ def _survey(request, pk: int):
     return survey_get_for_owner(user=request.user, pk=pk)
 
 
+# While no snapshot exists yet (a worker is computing the first), exports
+# answer 503 with this Retry-After and the dashboard says so.
+COMPUTING_RETRY_SECONDS = 5
+
+
 def _results_context(survey) -> dict:
-    results = survey_results(survey=survey)
+    results = latest_results(survey)
     return {
         "survey": survey,
         "results": results,
-        "cards": dashboard.cards(results),
+        "cards": dashboard.cards(results) if results is not None else [],
         "freshness": dashboard.freshness(results),
+        "batch_size": dashboard.batch_size(),
     }
+
+
+def _computing() -> HttpResponse:
+    response = HttpResponse(
+        "The results are being computed; try again in a few seconds.\n",
+        status=503,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["Retry-After"] = str(COMPUTING_RETRY_SECONDS)
+    return response
 
 
 @login_required
@@ -62,9 +78,21 @@ def survey_dashboard_live(request, pk: int):
         {
             "html": html,
             "freshness": context["freshness"],
-            "pending_reports": results.pending_reports,
+            "computed": results is not None,
+            "computed_at": (
+                results.computed_at.isoformat()
+                if results is not None and results.computed_at
+                else None
+            ),
+            "responses": results.responses if results is not None else 0,
+            "pending_responses": (
+                results.pending_responses if results is not None else None
+            ),
+            "pending_reports": results.pending_reports if results is not None else None,
             "refreshed_at": (
-                results.refreshed_at.isoformat() if results.refreshed_at else None
+                results.refreshed_at.isoformat()
+                if results is not None and results.refreshed_at
+                else None
             ),
         }
     )
@@ -222,7 +250,10 @@ def _attachment(response, name: str):
 @require_GET
 def export_estimates_csv(request, pk: int):
     survey = _survey(request, pk)
-    body = "".join(exports.estimates_csv(survey_results(survey=survey)))
+    results = latest_results(survey)
+    if results is None:
+        return _computing()
+    body = "".join(exports.estimates_csv(results))
     response = HttpResponse(body, content_type="text/csv; charset=utf-8")
     return _attachment(response, _filename(survey, "estimates.csv"))
 
@@ -231,7 +262,10 @@ def export_estimates_csv(request, pk: int):
 @require_GET
 def export_estimates_json(request, pk: int):
     survey = _survey(request, pk)
-    document = exports.estimates_document(survey_results(survey=survey))
+    results = latest_results(survey)
+    if results is None:
+        return _computing()
+    document = exports.estimates_document(results)
     response = JsonResponse(document, json_dumps_params={"ensure_ascii": False})
     return _attachment(response, _filename(survey, "estimates.json"))
 
