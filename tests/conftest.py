@@ -49,6 +49,13 @@ def pytest_configure(config: pytest.Config) -> None:
     servers they start), unless a test sets its own batch size.
     """
     os.environ.setdefault("SNAPSHOT_MIN_NEW_SUBMISSIONS", "1")
+    with contextlib.suppress(ImportError):
+        from django.conf import settings
+
+        if settings.configured:  # pytest-django loaded them before this hook
+            settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = int(
+                os.environ["SNAPSHOT_MIN_NEW_SUBMISSIONS"]
+            )
     configured = [name for name in DEPLOYMENT_SERVICES if os.environ.get(name)]
     if configured:
         raise pytest.UsageError(

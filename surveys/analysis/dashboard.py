@@ -14,8 +14,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from surveys.analysis import charts
-from surveys.analysis.selectors import PENDING_COUNT_CAP
 from surveys.analysis.results import QuestionResult, SurveyResults
+from surveys.analysis.selectors import PENDING_COUNT_CAP
 
 SHARE_KINDS = {"yes_no", "single_choice", "multi_select"}
 MEAN_KINDS = {"ordinal", "numeric"}
@@ -170,7 +170,8 @@ def freshness(results: SurveyResults | None, now: datetime | None = None) -> str
         return f"computed just now; {_count(results.pending_reports, 'report')} pending"
     now = now or timezone.now()
     seconds = max(int((now - results.computed_at).total_seconds()), 0)
-    text = f"computed {_ago(seconds)} ago from {_count(results.responses or 0, 'response')}"
+    responses = _count(results.responses or 0, "response")
+    text = f"computed {_ago(seconds)} ago from {responses}"
     pending = results.pending_responses or 0
     if pending:
         text += f"; {_count(pending, 'newer response')} being added"

@@ -298,7 +298,9 @@ def snapshot_batch_ready(
     if new_responses >= settings.SNAPSHOT_MIN_NEW_SUBMISSIONS:
         return True
     period = settings.SNAPSHOT_MAX_WAIT_SECONDS
-    return bool(period) and since is not None and (now - since).total_seconds() >= period
+    if not period or since is None:
+        return False
+    return (now - since).total_seconds() >= period
 
 
 def _snapshot_delay() -> None:
@@ -359,7 +361,12 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
     definition = selectors.survey_definition(questions)
     watermark, refreshed_at, tallies = _tally_inputs(survey_id)
     same_questions = current is not None and current.definition == definition
-    if current is not None and same_questions and current.watermark >= watermark:
+    if (
+        not force
+        and current is not None
+        and same_questions
+        and current.watermark >= watermark
+    ):
         return SnapshotOutcome(survey_id, False, current.watermark, current.version)
     start = current.watermark if current is not None and not force else 0
     new = selectors.responses_between(survey_id=survey_id, after=start, up_to=watermark)
@@ -389,7 +396,11 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
         latest = selectors.latest_snapshot(survey_id=survey_id)
         if latest is not None and (
             latest.watermark > watermark
-            or (latest.watermark == watermark and latest.definition == definition)
+            or (
+                not force
+                and latest.watermark == watermark
+                and latest.definition == definition
+            )
         ):
             # A concurrent or earlier run stored this snapshot or a newer one.
             return SnapshotOutcome(survey_id, False, latest.watermark, latest.version)

@@ -112,9 +112,8 @@ def _debounce_key(survey_id: int) -> str:
 
 def send_refresh(survey_id: int) -> bool:
     """Enqueue a (debounced) refresh now; log and return False on any error."""
-    return _send(
-        refresh_survey_tallies.name, survey_id, _debounce_key(survey_id), "a tally refresh"
-    )
+    key = _debounce_key(survey_id)
+    return _send(refresh_survey_tallies.name, survey_id, key, "a tally refresh")
 
 
 def send_snapshot(survey_id: int) -> bool:

@@ -151,7 +151,9 @@ def _results(computed_at, responses, pending) -> SurveyResults:
 def test_freshness_reads_seconds_ago_responses_and_newer_ones():
     now = timezone.now()
     text = dashboard.freshness(_results(now - timedelta(seconds=12), 4812, 3), now=now)
-    assert text == "computed 12 s ago from 4,812 responses; 3 newer responses being added"
+    assert text == (
+        "computed 12 s ago from 4,812 responses; 3 newer responses being added"
+    )
 
 
 def test_freshness_names_no_newer_responses_when_there_are_none():
