@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from io import StringIO
 
 import pytest
 from django.core.cache import cache
@@ -15,7 +16,7 @@ from django.utils import timezone
 from surveys.analysis import selectors, services, tasks
 from surveys.analysis.models import ResultSnapshot, TallyWatermark
 from surveys.analysis.results import results_from_document, results_to_document
-from surveys.authoring.models import Question
+from surveys.authoring.models import Question, Survey
 from surveys.views import LAG_CACHE_KEY
 from tests.surveys.analysis.conftest import submit_bulk
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
@@ -255,3 +256,31 @@ def test_a_late_snapshot_never_replaces_a_newer_one(family_survey):
     outcome = services.snapshot_refresh(survey_id=family_survey.pk)
     assert not outcome.advanced
     assert ResultSnapshot.objects.get(survey=family_survey).pk == newer.pk
+
+
+def test_seeded_demo_shows_tallied_results_at_once(
+    client, settings, django_capture_on_commit_callbacks
+):
+    settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 10  # the production default
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("seed_demo", "--respondents", "30", stdout=StringIO())
+    survey = Survey.objects.get()
+    snapshot = ResultSnapshot.objects.get(survey=survey)
+    assert snapshot.responses == 30
+    assert selectors.pending_report_count(survey_id=survey.pk) == 0
+    client.force_login(survey.owner)
+    html = client.get(reverse("analysis:dashboard", args=[survey.pk])).content.decode()
+    assert "from 30 responses" in html
+    assert "Not tallied" not in html and "pending" not in html
+
+
+def test_empty_cards_show_a_dash_and_a_sentence_instead_of_a_margin(ada_client, ada):
+    survey = make_survey(ada)
+    html = ada_client.get(reverse("analysis:dashboard", args=[survey.pk]))
+    html = html.content.decode()
+    assert "±196" not in html
+    assert (
+        html.count('<dd data-field="margin">—</dd>')
+        == survey.questions.filter(is_private=True).count()
+    )
+    assert "No margin of error yet: it needs at least one response." in html
