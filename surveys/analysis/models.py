@@ -79,3 +79,49 @@ class ResultSnapshot(models.Model):
             f"snapshot v{self.version} of survey {self.survey_id} "
             f"at report {self.watermark}"
         )
+
+
+class AnalysisJob(models.Model):
+    """A researcher-chosen analysis (a cross-tab, a breakdown) run by a worker.
+
+    Computed on the reports up to the survey's results snapshot (``watermark``),
+    so it advances in the same batches as the results; an identical request
+    finds the stored job until the snapshot moves on.
+    """
+
+    class Kind(models.TextChoices):
+        CROSSTAB = "crosstab", "cross-tab"
+        BREAKDOWN = "breakdown", "breakdown"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"  # the analysis is not possible; ``error`` says why
+
+    survey = models.ForeignKey(
+        Survey, on_delete=models.CASCADE, related_name="analysis_jobs"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    params = models.JSONField()  # {"a": id, "b": id} or {"q": id, "by": id}
+    watermark = models.BigIntegerField()
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.QUEUED
+    )
+    progress = models.FloatField(default=0.0)  # 0 to 1
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["survey", "kind", "params", "watermark"],
+                name="one_job_per_request_and_data",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} job {self.pk} of survey {self.survey_id}: {self.status}"

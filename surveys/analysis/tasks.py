@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 
-from surveys.analysis import selectors, services
+from surveys.analysis import jobs, selectors, services
 from surveys.celery import app
 
 logger = logging.getLogger(__name__)
@@ -153,5 +153,23 @@ def _send(name: str, survey_id: int, key: str, what: str) -> bool:
         )
         with contextlib.suppress(Exception):  # the cache may be down too
             cache.delete(key)
+        return False
+    return True
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def run_analysis_job(job_id: int) -> str | None:
+    """Run a researcher's analysis job (``jobs.job_run``); safe to run twice."""
+    job = jobs.job_run(job_id=job_id)
+    return job.status if job is not None else None
+
+
+def send_analysis_job(job_id: int) -> bool:
+    """Enqueue a job (in-process with no broker); log and return False on error."""
+    task = app.tasks[run_analysis_job.name]
+    try:
+        task.delay(job_id)
+    except Exception:
+        logger.warning("could not enqueue analysis job %s", job_id, exc_info=True)
         return False
     return True

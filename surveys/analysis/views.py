@@ -7,16 +7,19 @@ else's survey) behind ``login_required``; views only read and format.
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from surveys.accounts.sessions import passive
-from surveys.analysis import charts, crosstabs, dashboard, exports
+from surveys.analysis import charts, crosstabs, dashboard, exports, jobs, tasks
+from surveys.analysis.models import AnalysisJob
 from surveys.analysis.privacy import survey_privacy_view
 from surveys.analysis.reading import latest_results
 from surveys.authoring.selectors import survey_get_for_owner
@@ -108,6 +111,36 @@ def _question_from(request, survey, name: str):
         return None
 
 
+# A queued job older than this is sent again (its first sending may have been
+# lost while the broker was down).
+JOB_RESEND_SECONDS = 30
+
+
+def _job(survey, kind: str, params: dict[str, int]) -> AnalysisJob:
+    latest_results(survey)  # brings the snapshot (the job's data) up to date
+    job, created = jobs.job_request(survey=survey, kind=kind, params=params)
+    lost = job.status == AnalysisJob.Status.QUEUED and (
+        job.created_at < timezone.now() - timedelta(seconds=JOB_RESEND_SECONDS)
+    )
+    if created or lost:
+        tasks.send_analysis_job(job.pk)
+        job.refresh_from_db()  # with no broker it has run by now
+    return job
+
+
+def _job_context(context: dict, job: AnalysisJob, prefix: str) -> None:
+    if job.status == AnalysisJob.Status.DONE:
+        if prefix == "crosstab":
+            context["crosstab"] = job.result["crosstab"]
+            context["crosstab_rows"] = job.result["rows"]
+        else:
+            context["breakdown"] = job.result
+    elif job.status == AnalysisJob.Status.FAILED:
+        context[f"{prefix}_error"] = job.error
+    else:
+        context[f"{prefix}_job"] = job
+
+
 @login_required
 @require_GET
 def survey_crosstab(request, pk: int):
@@ -126,76 +159,36 @@ def survey_crosstab(request, pk: int):
     if request.GET.get("a") or request.GET.get("b"):
         if a is None or b is None:
             context["crosstab_error"] = "Pick two randomized questions."
+        elif a.pk == b.pk:
+            context["crosstab_error"] = "Pick two different questions."
         else:
-            try:
-                table = crosstabs.crosstab(a, b)
-            except crosstabs.CrossTabUnavailable as error:
-                context["crosstab_error"] = str(error)
-            else:
-                context["crosstab"] = table
-                context["crosstab_rows"] = _crosstab_rows(table)
+            job = _job(survey, AnalysisJob.Kind.CROSSTAB, {"a": a.pk, "b": b.pk})
+            _job_context(context, job, "crosstab")
     q, by = _question_from(request, survey, "q"), _question_from(request, survey, "by")
     if request.GET.get("q") or request.GET.get("by"):
         if q is None or by is None:
             context["breakdown_error"] = "Pick a randomized question and a grouping."
         else:
-            try:
-                context["breakdown"] = _breakdown_context(crosstabs.breakdown(q, by))
-            except crosstabs.CrossTabUnavailable as error:
-                context["breakdown_error"] = str(error)
+            job = _job(survey, AnalysisJob.Kind.BREAKDOWN, {"q": q.pk, "by": by.pk})
+            _job_context(context, job, "breakdown")
     return render(request, "analysis/crosstab.html", context)
 
 
-def _crosstab_rows(table: crosstabs.CrossTab) -> list[dict]:
-    pct = dashboard.percent
-    result = table.result
-    rows = []
-    for i, label in enumerate(table.labels_a):
-        cells = [
-            {
-                "column": table.labels_b[j],
-                "estimate": pct(result.estimate[i, j]),
-                "low": pct(table.low[i, j]),
-                "high": pct(table.high[i, j]),
-                "consistent": pct(table.consistent[i, j]),
-            }
-            for j in range(len(table.labels_b))
-        ]
-        rows.append({"label": label, "cells": cells})
-    return rows
-
-
-def _breakdown_context(result: crosstabs.Breakdown) -> dict:
-    pct, num = dashboard.percent, dashboard.number
-    strata = []
-    for stratum in result.strata:
-        rows = [
-            {
-                "label": label,
-                "estimate": pct(est),
-                "low": pct(low),
-                "high": pct(high),
-                "consistent": pct(fixed),
-            }
-            for label, est, low, high, fixed in zip(
-                result.labels,
-                stratum.estimate,
-                stratum.low,
-                stratum.high,
-                stratum.consistent,
-                strict=False,
-            )
-        ]
-        strata.append(
-            {
-                "stratum": stratum,
-                "rows": rows,
-                "mean": num(stratum.mean),
-                "mean_low": num(stratum.mean_low),
-                "mean_high": num(stratum.mean_high),
-            }
-        )
-    return {"result": result, "strata": strata}
+@passive  # the page's progress polling: not a sign of anyone at the keyboard
+@login_required
+@require_GET
+@never_cache
+def analysis_job_status(request, pk: int, job_pk: int):
+    """A job's progress as JSON, for jobs.js to move its progress bar."""
+    survey = _survey(request, pk)
+    job = get_object_or_404(AnalysisJob, pk=job_pk, survey=survey)
+    return JsonResponse(
+        {
+            "status": job.status,
+            "progress": round(job.progress, 3),
+            "finished": job.status in jobs.FINISHED,
+        }
+    )
 
 
 @login_required
