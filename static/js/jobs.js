@@ -18,6 +18,8 @@
       })
       .then(function (data) {
         bar.value = data.progress;
+        var status = box.querySelector("[data-job-status]");
+        if (status) status.textContent = data.status;
         bar.textContent = Math.round(data.progress * 100) + "%";
         if (data.finished) {
           window.location.reload(); // the same address now shows the result
