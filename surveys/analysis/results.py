@@ -70,6 +70,9 @@ class SurveyResults:
     version: int | None = None  # the snapshot's version
 
 
+# Bumped whenever the stored form of the results changes: a snapshot stored by
+# an earlier release is then recomputed instead of misread.
+DOCUMENT_FORMAT = 1
 READER_FIELDS = (
     "pending_reports",
     "computed_at",
@@ -115,12 +118,18 @@ def results_to_document(results: SurveyResults) -> dict[str, Any]:
     for name in READER_FIELDS:
         document.pop(name)
     encoded: dict[str, Any] = _encode(document)
+    encoded["format"] = DOCUMENT_FORMAT
     return encoded
+
+
+def document_readable(document: dict[str, Any]) -> bool:
+    """Whether this code reads ``document`` (else it is recomputed)."""
+    return isinstance(document, dict) and document.get("format") == DOCUMENT_FORMAT
 
 
 def results_from_document(document: dict[str, Any], **fields: Any) -> SurveyResults:
     """Rebuild SurveyResults from :func:`results_to_document`, plus ``fields``."""
-    data = _decode(document)
+    data = _decode({k: v for k, v in document.items() if k != "format"})
     questions = []
     for q in data["questions"]:
         q["intervals"] = [Interval(i["low"], i["high"]) for i in q["intervals"]]

@@ -13,7 +13,11 @@ import ldp
 from ldp.accounting import sequential_composition
 from surveys.analysis.estimates import question_result
 from surveys.analysis.models import ResultSnapshot, Tally, TallyWatermark
-from surveys.analysis.results import SurveyResults, results_from_document
+from surveys.analysis.results import (
+    SurveyResults,
+    document_readable,
+    results_from_document,
+)
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import Report
 
@@ -203,7 +207,7 @@ def latest_results(*, survey: Survey) -> SnapshotState:
     """
     snapshot = latest_snapshot(survey_id=survey.pk)
     watermark = survey_watermark(survey_id=survey.pk)
-    if snapshot is None:
+    if snapshot is None or not document_readable(snapshot.document):
         return SnapshotState(None, stale=True)
     definition = survey_definition(survey_questions(survey))
     reports, submissions = pending_after(

@@ -44,7 +44,7 @@ from django.utils import timezone
 import ldp
 from surveys.analysis import selectors
 from surveys.analysis.models import ResultSnapshot, Tally, TallyWatermark
-from surveys.analysis.results import results_to_document
+from surveys.analysis.results import document_readable, results_to_document
 from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection.models import Report
@@ -360,7 +360,11 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
     questions = selectors.survey_questions(survey)
     definition = selectors.survey_definition(questions)
     watermark, refreshed_at, tallies = _tally_inputs(survey_id)
-    same_questions = current is not None and current.definition == definition
+    same_questions = (
+        current is not None
+        and current.definition == definition
+        and document_readable(current.document)
+    )
     if (
         not force
         and current is not None
@@ -400,6 +404,7 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
                 not force
                 and latest.watermark == watermark
                 and latest.definition == definition
+                and document_readable(latest.document)
             )
         ):
             # A concurrent or earlier run stored this snapshot or a newer one.

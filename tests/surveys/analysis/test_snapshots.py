@@ -284,3 +284,19 @@ def test_empty_cards_show_a_dash_and_a_sentence_instead_of_a_margin(ada_client, 
         == survey.questions.filter(is_private=True).count()
     )
     assert "No margin of error yet: it needs at least one response." in html
+
+
+def test_a_snapshot_stored_in_another_format_is_recomputed_not_misread(
+    ada_client, ada
+):
+    survey = make_survey(ada)
+    simulate(survey, 20)
+    url = reverse("analysis:dashboard", args=[survey.pk])
+    ada_client.get(url)
+    ResultSnapshot.objects.filter(survey=survey).update(
+        document={"format": 0, "questions": "an older release's layout"}
+    )
+    assert ada_client.get(url).status_code == 200
+    snapshot = ResultSnapshot.objects.get(survey=survey)
+    assert snapshot.version == 2
+    assert snapshot.document == _from_scratch(survey)
