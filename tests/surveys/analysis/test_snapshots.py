@@ -286,9 +286,7 @@ def test_empty_cards_show_a_dash_and_a_sentence_instead_of_a_margin(ada_client, 
     assert "No margin of error yet: it needs at least one response." in html
 
 
-def test_a_snapshot_stored_in_another_format_is_recomputed_not_misread(
-    ada_client, ada
-):
+def test_a_snapshot_stored_in_another_format_is_recomputed_not_misread(ada_client, ada):
     survey = make_survey(ada)
     simulate(survey, 20)
     url = reverse("analysis:dashboard", args=[survey.pk])
