@@ -1,6 +1,9 @@
 """Site-wide pages that belong to no single app: the home page, a health probe
 and a trivial baseline view for benchmarks."""
 
+import contextlib
+
+from django.core.cache import cache
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
@@ -9,6 +12,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.generic import TemplateView
 
+from surveys.analysis import selectors as analysis_selectors
 from surveys.middleware import retry_after_seconds
 from surveys.version import deniable_version
 
@@ -22,7 +26,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
     """Liveness and database reachability, for load balancers and compose.
 
     A healthy answer also names the installed version, so an upgrade can be
-    checked from outside.
+    checked from outside, and how far tallies and results lag behind the
+    stored reports (``lag``, in reports).
     """
     try:
         with connection.cursor() as cursor:
@@ -36,7 +41,29 @@ def healthz(request: HttpRequest) -> JsonResponse:
         )
         response["Retry-After"] = str(retry_after)
         return response
-    return JsonResponse({"database": "ok", "version": deniable_version()})
+    return JsonResponse(
+        {"database": "ok", "version": deniable_version(), "lag": _lag()}
+    )
+
+
+LAG_CACHE_KEY = "healthz:lag"
+LAG_CACHE_SECONDS = 15
+
+
+def _lag() -> dict[str, int]:
+    """How many reports are not tallied yet, and not in the results yet.
+
+    Cached briefly: probes call this often and it costs a query per survey.
+    """
+    try:
+        lag = cache.get(LAG_CACHE_KEY)
+    except Exception:  # a cache outage must not fail the probe
+        return analysis_selectors.lag()
+    if lag is None:
+        lag = analysis_selectors.lag()
+        with contextlib.suppress(Exception):
+            cache.set(LAG_CACHE_KEY, lag, LAG_CACHE_SECONDS)
+    return lag
 
 
 @require_safe

@@ -43,7 +43,19 @@ DEPLOYMENT_SERVICES = ("CACHE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Refuse to run with a deployment's Redis configured (nothing is touched)."""
+    """Refuse to run with a deployment's Redis configured (nothing is touched).
+
+    Results snapshots advance with every new submission in tests (and in the
+    servers they start), unless a test sets its own batch size.
+    """
+    os.environ.setdefault("SNAPSHOT_MIN_NEW_SUBMISSIONS", "1")
+    with contextlib.suppress(ImportError):
+        from django.conf import settings
+
+        if settings.configured:  # pytest-django loaded them before this hook
+            settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = int(
+                os.environ["SNAPSHOT_MIN_NEW_SUBMISSIONS"]
+            )
     configured = [name for name in DEPLOYMENT_SERVICES if os.environ.get(name)]
     if configured:
         raise pytest.UsageError(

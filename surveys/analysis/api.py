@@ -17,12 +17,13 @@ from django.views.decorators.http import require_GET
 
 from surveys.analysis import exports
 from surveys.analysis.openapi import PUBLIC_ID_PATTERN, openapi_document
-from surveys.analysis.selectors import survey_results
+from surveys.analysis.reading import latest_results
 from surveys.api_tokens.services import ApiTokenRefused, api_token_authenticate
 from surveys.authoring.models import Survey
 from surveys.authoring.selectors import surveys_for_owner
 
 PAGE_DEFAULT = 1000
+COMPUTING_RETRY_SECONDS = 5  # no snapshot yet: a worker is computing the first
 PAGE_MAX = 10_000
 
 
@@ -106,7 +107,14 @@ def surveys(request):
 @token_required
 def survey_estimates(request, pk: int):
     survey = _owned(request, pk)
-    return JsonResponse(exports.estimates_document(survey_results(survey=survey)))
+    results = latest_results(survey)
+    if results is None:
+        response = _error(
+            503, "The results are being computed; try again in a few seconds."
+        )
+        response["Retry-After"] = str(COMPUTING_RETRY_SECONDS)
+        return response
+    return JsonResponse(exports.estimates_document(results))
 
 
 def _int_param(request, name: str, default: int, low: int, high: int) -> int | None:

@@ -9,6 +9,7 @@ question is what makes the joint channel a Kronecker product.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -79,13 +80,15 @@ def crosstab_candidates(survey: Survey) -> list[Question]:
     return found
 
 
-def _current_reports(question: Question) -> dict[int, object]:
-    """submission id → report, for reports under the current spec revision."""
-    rows = (
-        Report.objects.filter(question=question, spec_revision=question.spec_revision)
-        .order_by("id")
-        .values_list("submission_id", "payload")
+def _current_reports(question: Question, upto: int | None = None) -> dict[int, object]:
+    """submission id → report, for reports under the current spec revision
+    (with ``upto``: only reports with ``id <= upto``)."""
+    reports = Report.objects.filter(
+        question=question, spec_revision=question.spec_revision
     )
+    if upto is not None:
+        reports = reports.filter(id__lte=upto)
+    rows = reports.order_by("id").values_list("submission_id", "payload")
     return dict(rows.iterator(chunk_size=CHUNK))
 
 
@@ -102,8 +105,19 @@ class CrossTab:
     excluded: int  # submissions with a report for only one of the two (or old spec)
 
 
-def crosstab(question_a: Question, question_b: Question) -> CrossTab:
-    """Joint debiasing of two randomized questions of one survey."""
+def crosstab(
+    question_a: Question,
+    question_b: Question,
+    *,
+    upto: int | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> CrossTab:
+    """Joint debiasing of two randomized questions of one survey.
+
+    ``upto``: only reports with ``id <= upto`` (a snapshot's watermark);
+    ``progress`` is called with the share of the work done.
+    """
+    report = progress or (lambda share: None)
     if question_a.pk == question_b.pk:
         raise CrossTabUnavailable("Pick two different questions.")
     if question_a.survey_id != question_b.survey_id:
@@ -115,7 +129,10 @@ def crosstab(question_a: Question, question_b: Question) -> CrossTab:
             f"That cross-tab would have {cells} cells; at most {CELLS_MAX} are "
             "estimated."
         )
-    reports_a, reports_b = _current_reports(question_a), _current_reports(question_b)
+    reports_a = _current_reports(question_a, upto)
+    report(0.4)
+    reports_b = _current_reports(question_b, upto)
+    report(0.8)
     both = sorted(set(reports_a) & set(reports_b))
     excluded = len(set(reports_a) ^ set(reports_b))
     if len(both) < 2:
@@ -200,8 +217,18 @@ def _stratum(
     return Stratum(label, estimate.n, **fields)
 
 
-def breakdown(question: Question, by: Question) -> Breakdown:
-    """Debias ``question`` within each answer of the plain question ``by``."""
+def breakdown(
+    question: Question,
+    by: Question,
+    *,
+    upto: int | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> Breakdown:
+    """Debias ``question`` within each answer of the plain question ``by``.
+
+    ``upto`` and ``progress`` as for :func:`crosstab`.
+    """
+    report = progress or (lambda share: None)
     if not question.is_private or not question.spec:
         raise CrossTabUnavailable(f"“{question.text}” is not randomized.")
     if by.is_private or by.kind not in CROSSTAB_KINDS:
@@ -212,7 +239,8 @@ def breakdown(question: Question, by: Question) -> Breakdown:
     if question.survey_id != by.survey_id:
         raise CrossTabUnavailable("Both questions must belong to the same survey.")
     mechanism = compiled_mechanism(question.spec)
-    reports = _current_reports(question)
+    reports = _current_reports(question, upto)
+    report(0.4)
     groups: dict[int, list] = defaultdict(list)
     answers = (
         PlainAnswer.objects.filter(question=by)
@@ -222,6 +250,7 @@ def breakdown(question: Question, by: Question) -> Breakdown:
     for submission_id, value in answers.iterator(chunk_size=CHUNK):
         if submission_id in reports:
             groups[value].append(reports[submission_id])
+    report(0.8)
     item_labels = (
         labels(question)
         if question.kind in CROSSTAB_KINDS or question.kind == "multi_select"

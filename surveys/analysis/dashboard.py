@@ -10,10 +10,12 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
 from django.utils import timezone
 
 from surveys.analysis import charts
 from surveys.analysis.results import QuestionResult, SurveyResults
+from surveys.analysis.selectors import PENDING_COUNT_CAP
 
 SHARE_KINDS = {"yes_no", "single_choice", "multi_select"}
 MEAN_KINDS = {"ordinal", "numeric"}
@@ -120,7 +122,9 @@ def question_card(result: QuestionResult) -> QuestionCard:
         rows_hidden=max(len(result.labels) - TABLE_ROWS_MAX, 0),
         chart=_chart(result),
         shares_in_units=in_units,
-        margin=fmt(result.margin_of_error),
+        # No reports: no margin to speak of (the worst case at n = 1 would read
+        # like ±196%); the card says so in words instead.
+        margin=fmt(result.margin_of_error) if result.n else "—",
         target=fmt(result.target_margin),
         mean=number(result.mean),
         mean_low=number(mean_interval.low if mean_interval else None),
@@ -141,25 +145,42 @@ def question_card(result: QuestionResult) -> QuestionCard:
     )
 
 
-def freshness(results: SurveyResults, now: datetime | None = None) -> str:
-    """For example "updated 12 s ago, 40 reports pending"."""
+def _ago(seconds: int) -> str:
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 7200:
+        return f"{seconds // 60} min"
+    if seconds < 172800:
+        return f"{seconds // 3600} h"
+    return f"{seconds // 86400} days"
+
+
+def _count(value: int, noun: str) -> str:
+    if value > PENDING_COUNT_CAP:
+        return f"more than {PENDING_COUNT_CAP:,} {noun}s"
+    return f"{value:,} {noun}{'' if value == 1 else 's'}"
+
+
+def freshness(results: SurveyResults | None, now: datetime | None = None) -> str:
+    """For example "computed 12 s ago from 4,812 responses; 3 newer responses
+    being added" (results read from a snapshot), or what is happening instead."""
+    if results is None:
+        return "results not computed yet: a worker is computing them now"
+    if results.computed_at is None:  # computed in this request, not stored
+        return f"computed just now; {_count(results.pending_reports, 'report')} pending"
     now = now or timezone.now()
-    if results.refreshed_at is None:
-        updated = "not tallied yet"
-    else:
-        seconds = max(int((now - results.refreshed_at).total_seconds()), 0)
-        if seconds < 120:
-            ago = f"{seconds} s"
-        elif seconds < 7200:
-            ago = f"{seconds // 60} min"
-        elif seconds < 172800:
-            ago = f"{seconds // 3600} h"
-        else:
-            ago = f"{seconds // 86400} days"
-        updated = f"updated {ago} ago"
-    pending = results.pending_reports
-    noun = "report" if pending == 1 else "reports"
-    return f"{updated}, {pending} {noun} pending"
+    seconds = max(int((now - results.computed_at).total_seconds()), 0)
+    responses = _count(results.responses or 0, "response")
+    text = f"computed {_ago(seconds)} ago from {responses}"
+    pending = results.pending_responses or 0
+    if pending:
+        text += f"; {_count(pending, 'newer response')} being added"
+    return text
+
+
+def batch_size() -> int:
+    """How many new submissions advance the results (settings)."""
+    return int(settings.SNAPSHOT_MIN_NEW_SUBMISSIONS)
 
 
 def cards(results: SurveyResults) -> list[QuestionCard]:

@@ -156,6 +156,12 @@ def estimates_document(results: SurveyResults) -> dict[str, Any]:
             results.refreshed_at.isoformat() if results.refreshed_at else None
         ),
         "pending_reports": results.pending_reports,
+        "computed_at": (
+            results.computed_at.isoformat() if results.computed_at else None
+        ),
+        "responses": results.responses,
+        "pending_responses": results.pending_responses,
+        "snapshot_version": results.version,
         "confidence_level": 0.95,
         "method": METHOD,
         "questions": [dataclasses.asdict(q) for q in results.questions],

@@ -48,3 +48,80 @@ class Tally(models.Model):
 
     def __str__(self) -> str:
         return f"tally of question {self.question_id} r{self.spec_revision}: n={self.n}"
+
+
+class ResultSnapshot(models.Model):
+    """A survey's computed results, as of one tally watermark: only the latest.
+
+    The row is never edited: a newer snapshot replaces it (delete and insert
+    in one short transaction, ``services.snapshot_refresh``), so a reader sees
+    either the previous snapshot or the next one, never a half-computed state.
+    ``document`` is ``results.results_to_document`` of the SurveyResults the
+    worker computed from the tallies; ``definition`` fingerprints the question
+    texts and spec revisions it was computed under (a change makes it stale).
+    """
+
+    survey = models.OneToOneField(
+        Survey, on_delete=models.CASCADE, related_name="result_snapshot"
+    )
+    version = models.PositiveIntegerField()
+    # Every report of the survey with id <= watermark is in these results.
+    watermark = models.BigIntegerField()
+    # Submissions whose reports are in these results.
+    responses = models.BigIntegerField()
+    spec_revisions = models.JSONField()  # {question id: spec revision}
+    definition = models.CharField(max_length=64)
+    document = models.JSONField()
+    computed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return (
+            f"snapshot v{self.version} of survey {self.survey_id} "
+            f"at report {self.watermark}"
+        )
+
+
+class AnalysisJob(models.Model):
+    """A researcher-chosen analysis (a cross-tab, a breakdown) run by a worker.
+
+    Computed on the reports up to the survey's results snapshot (``watermark``),
+    so it advances in the same batches as the results; an identical request
+    finds the stored job until the snapshot moves on.
+    """
+
+    class Kind(models.TextChoices):
+        CROSSTAB = "crosstab", "cross-tab"
+        BREAKDOWN = "breakdown", "breakdown"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"  # the analysis is not possible; ``error`` says why
+
+    survey = models.ForeignKey(
+        Survey, on_delete=models.CASCADE, related_name="analysis_jobs"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    params = models.JSONField()  # {"a": id, "b": id} or {"q": id, "by": id}
+    watermark = models.BigIntegerField()
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.QUEUED
+    )
+    progress = models.FloatField(default=0.0)  # 0 to 1
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["survey", "kind", "params", "watermark"],
+                name="one_job_per_request_and_data",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} job {self.pk} of survey {self.survey_id}: {self.status}"

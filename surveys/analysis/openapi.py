@@ -100,7 +100,27 @@ SCHEMAS: dict[str, Any] = {
             "title": {"type": "string"},
             "total_epsilon": {"type": "number"},
             "refreshed_at": {"type": ["string", "null"], "format": "date-time"},
-            "pending_reports": {"type": "integer"},
+            "pending_reports": {
+                "type": "integer",
+                "description": "Reports stored after these results were computed "
+                "(counted up to 10,001).",
+            },
+            "computed_at": {
+                "type": ["string", "null"],
+                "format": "date-time",
+                "description": "When a worker computed these results (the "
+                "snapshot); they advance in batches of submissions.",
+            },
+            "responses": {
+                "type": ["integer", "null"],
+                "description": "Submissions whose reports these results include.",
+            },
+            "pending_responses": {
+                "type": ["integer", "null"],
+                "description": "Submissions stored after these results were "
+                "computed (counted up to 10,001).",
+            },
+            "snapshot_version": {"type": ["integer", "null"]},
             "confidence_level": {"type": "number"},
             "method": {"type": "string"},
             "questions": {

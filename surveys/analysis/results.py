@@ -6,8 +6,11 @@ tallies themselves.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -59,4 +62,86 @@ class SurveyResults:
     questions: list[QuestionResult]  # private questions only, in position order
     not_protected: list[tuple[int, str]]  # (question_id, text) of plain questions
     refreshed_at: datetime | None  # when the tallies last advanced
-    pending_reports: int  # reports stored past the watermark, not yet tallied
+    pending_reports: int  # reports stored but not yet in these results
+    # From the snapshot these results were read from (None: computed just now).
+    computed_at: datetime | None = None
+    responses: int | None = None  # submissions whose reports are included
+    pending_responses: int | None = None  # newer submissions being added
+    version: int | None = None  # the snapshot's version
+
+
+# Bumped whenever the stored form of the results changes: a snapshot stored by
+# an earlier release is then recomputed instead of misread.
+DOCUMENT_FORMAT = 1
+READER_FIELDS = (
+    "pending_reports",
+    "computed_at",
+    "responses",
+    "pending_responses",
+    "version",
+)
+
+
+# --- the stored form: a JSON document ------------------------------------------
+# PostgreSQL's jsonb has no NaN or infinity, which a margin can be (an infinite
+# worst-case variance): such floats are stored as {"float": "inf"}.
+def _encode(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"float": repr(value)}
+    if isinstance(value, dict):
+        return {k: _encode(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_encode(v) for v in value]
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"float"}:
+            return float(value["float"])
+        return {k: _decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    return value
+
+
+def _interval(value: dict[str, float] | None) -> Interval | None:
+    return None if value is None else Interval(value["low"], value["high"])
+
+
+def results_to_document(results: SurveyResults) -> dict[str, Any]:
+    """The results as a JSON document (what a snapshot stores)."""
+    document = dataclasses.asdict(results)
+    # What the reader adds: freshness, and what arrived after the computation.
+    for name in READER_FIELDS:
+        document.pop(name)
+    encoded: dict[str, Any] = _encode(document)
+    encoded["format"] = DOCUMENT_FORMAT
+    return encoded
+
+
+def document_readable(document: dict[str, Any]) -> bool:
+    """Whether this code reads ``document`` (else it is recomputed)."""
+    return isinstance(document, dict) and document.get("format") == DOCUMENT_FORMAT
+
+
+def results_from_document(document: dict[str, Any], **fields: Any) -> SurveyResults:
+    """Rebuild SurveyResults from :func:`results_to_document`, plus ``fields``."""
+    data = _decode({k: v for k, v in document.items() if k != "format"})
+    questions = []
+    for q in data["questions"]:
+        q["intervals"] = [Interval(i["low"], i["high"]) for i in q["intervals"]]
+        q["mean_interval"] = _interval(q["mean_interval"])
+        questions.append(QuestionResult(**q))
+    refreshed = data["refreshed_at"]
+    return SurveyResults(
+        survey_id=data["survey_id"],
+        title=data["title"],
+        total_epsilon=data["total_epsilon"],
+        questions=questions,
+        not_protected=[(pk, text) for pk, text in data["not_protected"]],
+        refreshed_at=datetime.fromisoformat(refreshed) if refreshed else None,
+        **fields,
+    )

@@ -1,13 +1,24 @@
-"""Reads for analysis: survey results from tallies, and what is still pending."""
+"""Reads for analysis: results from tallies or from the latest snapshot, and lag."""
 
 from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import QuerySet
 
 import ldp
 from ldp.accounting import sequential_composition
 from surveys.analysis.estimates import question_result
-from surveys.analysis.models import Tally, TallyWatermark
-from surveys.analysis.results import SurveyResults
-from surveys.authoring.models import Survey
+from surveys.analysis.models import ResultSnapshot, Tally, TallyWatermark
+from surveys.analysis.results import (
+    SurveyResults,
+    document_readable,
+    results_from_document,
+)
+from surveys.authoring.models import Question, Survey
 from surveys.collection.models import Report
 
 
@@ -24,17 +35,20 @@ def pending_report_count(*, survey_id: int) -> int:
     ).count()
 
 
-def surveys_with_pending_reports() -> list[int]:
-    """Ids of surveys with reports past their watermark, for reconciliation."""
-    marks = dict(TallyWatermark.objects.values_list("survey_id", "last_report_id"))
-    survey_ids = (
+def _surveys_with_private_questions() -> list[int]:
+    return list(
         Survey.objects.filter(questions__is_private=True, questions__spec__isnull=False)
         .values_list("pk", flat=True)
         .distinct()
     )
+
+
+def surveys_with_pending_reports() -> list[int]:
+    """Ids of surveys with reports past their watermark, for reconciliation."""
+    marks = dict(TallyWatermark.objects.values_list("survey_id", "last_report_id"))
     return sorted(
         survey_id
-        for survey_id in survey_ids
+        for survey_id in _surveys_with_private_questions()
         if Report.objects.filter(
             question__survey_id=survey_id, id__gt=marks.get(survey_id, 0)
         ).exists()
@@ -49,14 +63,37 @@ def survey_tallies(*, survey_id: int) -> dict[tuple[int, int], ldp.SupportCounts
     }
 
 
-def survey_results(*, survey: Survey, target_margin: float = 0.05) -> SurveyResults:
-    """Debiased estimates of every private question, from the tallies only."""
+def survey_definition(questions: list[Question]) -> str:
+    """A fingerprint of what results are computed under: texts, order, specs.
+
+    A snapshot computed under another definition is stale (a question was
+    edited, added or removed), whatever its watermark.
+    """
+    digest = hashlib.sha256()
+    for q in questions:
+        digest.update(
+            json.dumps(
+                [q.pk, q.position, q.text, q.is_private, q.spec_revision],
+                ensure_ascii=False,
+            ).encode()
+        )
+    return digest.hexdigest()
+
+
+def results_from_tallies(
+    *,
+    survey: Survey,
+    questions: list[Question],
+    tallies: dict[tuple[int, int], ldp.SupportCounts],
+    refreshed_at: datetime | None,
+    pending_reports: int = 0,
+    target_margin: float = 0.05,
+) -> SurveyResults:
+    """Debiased estimates of every private question from the given tallies."""
     if not 0 < target_margin < 1:
         raise ValueError(f"target_margin is {target_margin!r}; allowed: 0 < m < 1")
-    tallies = survey_tallies(survey_id=survey.pk)
-    mark = TallyWatermark.objects.filter(survey_id=survey.pk).first()
     results, plain, epsilons = [], [], []
-    for question in survey.questions.order_by("position", "id"):
+    for question in questions:
         if not question.is_private:
             plain.append((question.pk, question.text))
             continue
@@ -84,6 +121,135 @@ def survey_results(*, survey: Survey, target_margin: float = 0.05) -> SurveyResu
         total_epsilon=sequential_composition(epsilons),
         questions=results,
         not_protected=plain,
+        refreshed_at=refreshed_at,
+        pending_reports=pending_reports,
+    )
+
+
+def survey_questions(survey: Survey) -> list[Question]:
+    """The survey's questions in the order results list them."""
+    return list(survey.questions.order_by("position", "id"))
+
+
+def survey_results(*, survey: Survey, target_margin: float = 0.05) -> SurveyResults:
+    """Debiased estimates of every private question, computed from the tallies now.
+
+    The from-scratch computation (what a snapshot stores); pages, exports and
+    the API read :func:`latest_results` instead.
+    """
+    mark = TallyWatermark.objects.filter(survey_id=survey.pk).first()
+    return results_from_tallies(
+        survey=survey,
+        questions=survey_questions(survey),
+        tallies=survey_tallies(survey_id=survey.pk),
         refreshed_at=mark.refreshed_at if mark else None,
         pending_reports=pending_report_count(survey_id=survey.pk),
+        target_margin=target_margin,
     )
+
+
+# --- snapshots ----------------------------------------------------------------------
+# Readers count what arrived after a snapshot up to this many, so a page costs
+# the same however far behind the workers are ("more than 10,000").
+PENDING_COUNT_CAP = 10_000
+
+
+def _reports_after(survey_id: int, watermark: int) -> QuerySet[Report]:
+    return Report.objects.filter(question__survey_id=survey_id, id__gt=watermark)
+
+
+def responses_between(*, survey_id: int, after: int, up_to: int | None) -> int:
+    """Submissions with a report of the survey in ``after < id <= up_to``."""
+    reports = _reports_after(survey_id, after)
+    if up_to is not None:
+        reports = reports.filter(id__lte=up_to)
+    return reports.values("submission_id").distinct().count()
+
+
+def pending_after(*, survey_id: int, watermark: int) -> tuple[int, int]:
+    """(reports, submissions) stored past ``watermark``, each capped.
+
+    Capped at PENDING_COUNT_CAP + 1, so the cost does not grow with a backlog.
+    """
+    cap = PENDING_COUNT_CAP + 1
+    reports = _reports_after(survey_id, watermark).order_by("id")[:cap].count()
+    if not reports:
+        return 0, 0
+    submissions = (
+        _reports_after(survey_id, watermark)
+        .order_by()
+        .values("submission_id")
+        .distinct()[:cap]
+        .count()
+    )
+    return reports, submissions
+
+
+@dataclass(frozen=True)
+class SnapshotState:
+    """What a reader needs to know about a survey's latest snapshot."""
+
+    results: SurveyResults | None  # None: no snapshot yet
+    stale: bool  # the tallies or the questions moved past it: a newer one is due
+
+
+def latest_snapshot(*, survey_id: int) -> ResultSnapshot | None:
+    """The survey's stored snapshot, if any (only the latest is kept)."""
+    return ResultSnapshot.objects.filter(survey_id=survey_id).first()
+
+
+def latest_results(*, survey: Survey) -> SnapshotState:
+    """The survey's results as its latest snapshot holds them.
+
+    A fixed number of queries whatever the number of reports or the cost of
+    the analysis: the snapshot, the questions (to see if it is stale), the
+    watermark, and two capped counts of what arrived since.
+    """
+    snapshot = latest_snapshot(survey_id=survey.pk)
+    watermark = survey_watermark(survey_id=survey.pk)
+    if snapshot is None or not document_readable(snapshot.document):
+        return SnapshotState(None, stale=True)
+    definition = survey_definition(survey_questions(survey))
+    reports, submissions = pending_after(
+        survey_id=survey.pk, watermark=snapshot.watermark
+    )
+    results = results_from_document(
+        snapshot.document,
+        pending_reports=reports,
+        computed_at=snapshot.computed_at,
+        responses=snapshot.responses,
+        pending_responses=submissions,
+        version=snapshot.version,
+    )
+    stale = snapshot.definition != definition or snapshot.watermark < watermark
+    return SnapshotState(results, stale=stale)
+
+
+def snapshots_behind() -> list[int]:
+    """Ids of surveys whose snapshot is missing or older than their tallies."""
+    snapshots = dict(ResultSnapshot.objects.values_list("survey_id", "watermark"))
+    return sorted(
+        survey_id
+        for survey_id, mark in TallyWatermark.objects.values_list(
+            "survey_id", "last_report_id"
+        )
+        if snapshots.get(survey_id, -1) < mark
+    )
+
+
+def lag() -> dict[str, int]:
+    """How far tallies and snapshots are behind the stored reports, in reports.
+
+    ``reports_untallied``: reports past their survey's tally watermark;
+    ``reports_not_in_results``: reports past their survey's snapshot.
+    """
+    marks = dict(TallyWatermark.objects.values_list("survey_id", "last_report_id"))
+    snapshots = dict(ResultSnapshot.objects.values_list("survey_id", "watermark"))
+    untallied = not_in_results = 0
+    for survey_id in _surveys_with_private_questions():
+        untallied += _reports_after(survey_id, marks.get(survey_id, 0)).count()
+        not_in_results += _reports_after(survey_id, snapshots.get(survey_id, 0)).count()
+    return {
+        "reports_untallied": untallied,
+        "reports_not_in_results": not_in_results,
+    }

@@ -1,4 +1,4 @@
-"""Writes for analysis: advance tallies incrementally, or recount them.
+"""Writes for analysis: advance tallies incrementally, or recount them; snapshots.
 
 Consistency model
 -----------------
@@ -34,13 +34,17 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
 import ldp
-from surveys.analysis.models import Tally, TallyWatermark
+from surveys.analysis import selectors
+from surveys.analysis.models import ResultSnapshot, Tally, TallyWatermark
+from surveys.analysis.results import document_readable, results_to_document
 from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection.models import Report
@@ -259,3 +263,163 @@ def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
             mark.refreshed_at = timezone.now()
             mark.save(update_fields=["last_report_id", "refreshed_at"])
     return counted
+
+
+# --- snapshots: the results, computed once per change ------------------------------
+SNAPSHOT_DELAY_ENV = "DENIABLE_SNAPSHOT_DELAY"  # test-only, like BATCH_DELAY_ENV
+# Two snapshot computations of one survey swap in turn (PostgreSQL advisory
+# lock; the first key names the lock space, the second is the survey id).
+SNAPSHOT_LOCK_SPACE = 0x5A4E
+
+
+@dataclass(frozen=True)
+class SnapshotOutcome:
+    """What one snapshot computation did."""
+
+    survey_id: int
+    advanced: bool  # a new snapshot replaced the previous one
+    watermark: int  # of the snapshot now stored (0: none)
+    version: int  # of the snapshot now stored (0: none)
+    waiting: int = 0  # new submissions held back by batching
+
+
+def snapshot_batch_ready(
+    *, new_responses: int, since: datetime | None, now: datetime
+) -> bool:
+    """Whether a snapshot may advance by ``new_responses`` submissions.
+
+    It advances once at least ``SNAPSHOT_MIN_NEW_SUBMISSIONS`` submissions are
+    new, or once ``SNAPSHOT_MAX_WAIT_SECONDS`` have passed since the previous
+    snapshot (``since``) with any new submission (so that nothing accepted is
+    left out of the results for ever; 0 turns the period off).
+    """
+    if new_responses <= 0:
+        return False
+    if new_responses >= settings.SNAPSHOT_MIN_NEW_SUBMISSIONS:
+        return True
+    period = settings.SNAPSHOT_MAX_WAIT_SECONDS
+    if not period or since is None:
+        return False
+    return (now - since).total_seconds() >= period
+
+
+def _snapshot_delay() -> None:
+    delay = float(os.environ.get(SNAPSHOT_DELAY_ENV) or 0)
+    if delay > 0:
+        time.sleep(delay)
+
+
+def _tally_inputs(
+    survey_id: int,
+) -> tuple[int, datetime | None, dict[tuple[int, int], ldp.SupportCounts]]:
+    """(watermark, refreshed_at, tallies), read together.
+
+    The watermark row is locked while the tallies are read, so a refresh's
+    batch cannot commit in between: the tallies are exactly those of the
+    reports up to the watermark.
+    """
+    with transaction.atomic():
+        mark = (
+            TallyWatermark.objects.select_for_update()
+            .filter(survey_id=survey_id)
+            .first()
+        )
+        tallies = {
+            (t.question_id, t.spec_revision): ldp.SupportCounts.from_dict(t.stat)
+            for t in Tally.objects.filter(question__survey_id=survey_id)
+        }
+    if mark is None:
+        return 0, None, tallies
+    return mark.last_report_id, mark.refreshed_at, tallies
+
+
+def _lock_snapshot(survey_id: int) -> None:
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(%s, %s)", [SNAPSHOT_LOCK_SPACE, survey_id]
+            )
+
+
+def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
+    """Compute the survey's results from its tallies and store them as its snapshot.
+
+    Idempotent: a snapshot already at the tallies' watermark under the same
+    questions is kept as it is.  Unless ``force`` (an operator's recount),
+    batching holds the snapshot back until enough submissions are new
+    (:func:`snapshot_batch_ready`); a change to the questions always advances it.
+    The results are computed outside any transaction and swapped in one
+    short transaction that compares watermarks, so a computation killed half
+    way leaves the previous snapshot in place and a late or concurrent one
+    never replaces a newer snapshot.
+    """
+    survey = Survey.objects.filter(pk=survey_id).first()
+    if survey is None:
+        return SnapshotOutcome(survey_id, False, 0, 0)  # deleted since enqueued
+    current = selectors.latest_snapshot(survey_id=survey_id)
+    questions = selectors.survey_questions(survey)
+    definition = selectors.survey_definition(questions)
+    watermark, refreshed_at, tallies = _tally_inputs(survey_id)
+    same_questions = (
+        current is not None
+        and current.definition == definition
+        and document_readable(current.document)
+    )
+    if (
+        not force
+        and current is not None
+        and same_questions
+        and current.watermark >= watermark
+    ):
+        return SnapshotOutcome(survey_id, False, current.watermark, current.version)
+    start = current.watermark if current is not None and not force else 0
+    new = selectors.responses_between(survey_id=survey_id, after=start, up_to=watermark)
+    now = timezone.now()
+    first_and_empty = current is None and new == 0
+    if not (force or first_and_empty or (current is not None and not same_questions)):
+        since = current.computed_at if current is not None else survey.published_at
+        if not snapshot_batch_ready(new_responses=new, since=since, now=now):
+            if current is not None:
+                return SnapshotOutcome(
+                    survey_id, False, current.watermark, current.version, new
+                )
+            # The first snapshot waits for a batch too: until then it holds
+            # the results of no reports (every question at n = 0).
+            watermark, refreshed_at, tallies, new = 0, None, {}, 0
+    responses = new if force or current is None else current.responses + new
+    results = selectors.results_from_tallies(
+        survey=survey,
+        questions=questions,
+        tallies=tallies,
+        refreshed_at=refreshed_at,
+    )
+    document = results_to_document(results)
+    _snapshot_delay()
+    with transaction.atomic():
+        _lock_snapshot(survey_id)
+        latest = selectors.latest_snapshot(survey_id=survey_id)
+        if latest is not None and (
+            latest.watermark > watermark
+            or (
+                not force
+                and latest.watermark == watermark
+                and latest.definition == definition
+                and document_readable(latest.document)
+            )
+        ):
+            # A concurrent or earlier run stored this snapshot or a newer one.
+            return SnapshotOutcome(survey_id, False, latest.watermark, latest.version)
+        version = latest.version + 1 if latest is not None else 1
+        if latest is not None:
+            latest.delete()
+        ResultSnapshot.objects.create(
+            survey=survey,
+            version=version,
+            watermark=watermark,
+            responses=responses,
+            spec_revisions={str(q.pk): q.spec_revision for q in questions},
+            definition=definition,
+            document=document,
+            computed_at=now,
+        )
+    return SnapshotOutcome(survey_id, True, watermark, version)

@@ -14,10 +14,11 @@ import socket
 from typing import Any
 
 from celery import shared_task
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 
-from surveys.analysis import selectors, services
+from surveys.analysis import jobs, selectors, services
 from surveys.celery import app
 
 logger = logging.getLogger(__name__)
@@ -50,8 +51,10 @@ def health_check() -> dict[str, str]:
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def refresh_survey_tallies(survey_id: int) -> dict[str, Any]:
-    """Fold a survey's new reports into its tallies."""
+    """Fold a survey's new reports into its tallies, then queue its snapshot."""
     outcome = services.tallies_refresh(survey_id=survey_id)
+    if outcome.folded:
+        send_snapshot(survey_id)
     return {
         "survey_id": outcome.survey_id,
         "folded": outcome.folded,
@@ -61,13 +64,46 @@ def refresh_survey_tallies(survey_id: int) -> dict[str, Any]:
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def compute_survey_snapshot(survey_id: int, force: bool = False) -> dict[str, Any]:
+    """Compute a survey's results from its tallies and store the snapshot.
+
+    Safe to run twice or after a killed run (``services.snapshot_refresh``).
+    """
+    outcome = services.snapshot_refresh(survey_id=survey_id, force=force)
+    return {
+        "survey_id": outcome.survey_id,
+        "advanced": outcome.advanced,
+        "watermark": outcome.watermark,
+        "version": outcome.version,
+        "waiting": outcome.waiting,
+    }
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def reconcile_tallies() -> list[int]:
-    """Refresh every survey with reports past its watermark (periodic)."""
+    """Refresh every survey with reports past its watermark, then the snapshots
+    behind their tallies, and warn when results lag far behind (periodic)."""
     refreshed = []
     for survey_id in selectors.surveys_with_pending_reports():
         services.tallies_refresh(survey_id=survey_id)
         refreshed.append(survey_id)
+    for survey_id in selectors.snapshots_behind():
+        services.snapshot_refresh(survey_id=survey_id)
+    log_lag()
     return refreshed
+
+
+def log_lag() -> dict[str, int]:
+    """Log a warning when stored reports are far from the results; return the lag."""
+    lag = selectors.lag()
+    if lag["reports_not_in_results"] > settings.SNAPSHOT_LAG_WARNING_REPORTS:
+        logger.warning(
+            "results lag behind stored reports: %s reports not tallied, "
+            "%s reports not in the results",
+            lag["reports_untallied"],
+            lag["reports_not_in_results"],
+        )
+    return lag
 
 
 def _debounce_key(survey_id: int) -> str:
@@ -77,14 +113,27 @@ def _debounce_key(survey_id: int) -> str:
 def send_refresh(survey_id: int) -> bool:
     """Enqueue a (debounced) refresh now; log and return False on any error."""
     key = _debounce_key(survey_id)
+    return _send(refresh_survey_tallies.name, survey_id, key, "a tally refresh")
+
+
+def send_snapshot(survey_id: int) -> bool:
+    """Enqueue a (debounced) snapshot computation; log and return False on error.
+
+    With no broker (``CELERY_TASK_ALWAYS_EAGER``) it runs here and now.
+    """
+    key = f"analysis:snapshot-queued:{survey_id}"
+    return _send(compute_survey_snapshot.name, survey_id, key, "a results snapshot")
+
+
+def _send(name: str, survey_id: int, key: str, what: str) -> bool:
     # The project's app, not whichever Celery app was created last.
-    task = app.tasks[refresh_survey_tallies.name]
+    task = app.tasks[name]
     try:
         if app.conf.task_always_eager:
             task.delay(survey_id)
             return True
         if not cache.add(key, 1, timeout=DEBOUNCE_SECONDS):
-            return True  # a refresh is already queued for after this commit
+            return True  # one is already queued for after this commit
         with app.connection_for_write(
             transport_options={
                 "socket_timeout": PUBLISH_TIMEOUT_SECONDS,
@@ -98,11 +147,29 @@ def send_refresh(survey_id: int) -> bool:
                 connection=connection,
             )
     except Exception:
-        # The submission is stored; reconciliation will fold it in.
+        # What is stored stays stored; reconciliation catches up.
         logger.warning(
-            "could not enqueue a tally refresh for survey %s", survey_id, exc_info=True
+            "could not enqueue %s for survey %s", what, survey_id, exc_info=True
         )
         with contextlib.suppress(Exception):  # the cache may be down too
             cache.delete(key)
+        return False
+    return True
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def run_analysis_job(job_id: int) -> str | None:
+    """Run a researcher's analysis job (``jobs.job_run``); safe to run twice."""
+    job = jobs.job_run(job_id=job_id)
+    return job.status if job is not None else None
+
+
+def send_analysis_job(job_id: int) -> bool:
+    """Enqueue a job (in-process with no broker); log and return False on error."""
+    task = app.tasks[run_analysis_job.name]
+    try:
+        task.delay(job_id)
+    except Exception:
+        logger.warning("could not enqueue analysis job %s", job_id, exc_info=True)
         return False
     return True

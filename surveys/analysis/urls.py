@@ -12,6 +12,11 @@ page_patterns = [
     path("<int:pk>/", views.survey_dashboard, name="dashboard"),
     path("<int:pk>/live/", views.survey_dashboard_live, name="dashboard_live"),
     path("<int:pk>/crosstab/", views.survey_crosstab, name="crosstab"),
+    path(
+        "<int:pk>/jobs/<int:job_pk>/",
+        views.analysis_job_status,
+        name="job_status",
+    ),
     path("<int:pk>/privacy/", views.survey_privacy, name="privacy"),
     path(
         "<int:pk>/export/estimates.csv",

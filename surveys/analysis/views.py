@@ -7,18 +7,21 @@ else's survey) behind ``login_required``; views only read and format.
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from surveys.accounts.sessions import passive
-from surveys.analysis import charts, crosstabs, dashboard, exports
+from surveys.analysis import charts, crosstabs, dashboard, exports, jobs, tasks
+from surveys.analysis.models import AnalysisJob
 from surveys.analysis.privacy import survey_privacy_view
-from surveys.analysis.selectors import survey_results
+from surveys.analysis.reading import latest_results
 from surveys.authoring.selectors import survey_get_for_owner
 
 POLL_SECONDS = 15
@@ -28,14 +31,30 @@ def _survey(request, pk: int):
     return survey_get_for_owner(user=request.user, pk=pk)
 
 
+# While no snapshot exists yet (a worker is computing the first), exports
+# answer 503 with this Retry-After and the dashboard says so.
+COMPUTING_RETRY_SECONDS = 5
+
+
 def _results_context(survey) -> dict:
-    results = survey_results(survey=survey)
+    results = latest_results(survey)
     return {
         "survey": survey,
         "results": results,
-        "cards": dashboard.cards(results),
+        "cards": dashboard.cards(results) if results is not None else [],
         "freshness": dashboard.freshness(results),
+        "batch_size": dashboard.batch_size(),
     }
+
+
+def _computing() -> HttpResponse:
+    response = HttpResponse(
+        "The results are being computed; try again in a few seconds.\n",
+        status=503,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["Retry-After"] = str(COMPUTING_RETRY_SECONDS)
+    return response
 
 
 @login_required
@@ -62,9 +81,21 @@ def survey_dashboard_live(request, pk: int):
         {
             "html": html,
             "freshness": context["freshness"],
-            "pending_reports": results.pending_reports,
+            "computed": results is not None,
+            "computed_at": (
+                results.computed_at.isoformat()
+                if results is not None and results.computed_at
+                else None
+            ),
+            "responses": results.responses if results is not None else 0,
+            "pending_responses": (
+                results.pending_responses if results is not None else None
+            ),
+            "pending_reports": results.pending_reports if results is not None else None,
             "refreshed_at": (
-                results.refreshed_at.isoformat() if results.refreshed_at else None
+                results.refreshed_at.isoformat()
+                if results is not None and results.refreshed_at
+                else None
             ),
         }
     )
@@ -78,6 +109,36 @@ def _question_from(request, survey, name: str):
         return survey.questions.get(pk=int(value))
     except (ValueError, survey.questions.model.DoesNotExist):
         return None
+
+
+# A queued job older than this is sent again (its first sending may have been
+# lost while the broker was down).
+JOB_RESEND_SECONDS = 30
+
+
+def _job(survey, kind: str, params: dict[str, int]) -> AnalysisJob:
+    latest_results(survey)  # brings the snapshot (the job's data) up to date
+    job, created = jobs.job_request(survey=survey, kind=kind, params=params)
+    lost = job.status == AnalysisJob.Status.QUEUED and (
+        job.created_at < timezone.now() - timedelta(seconds=JOB_RESEND_SECONDS)
+    )
+    if created or lost:
+        tasks.send_analysis_job(job.pk)
+        job.refresh_from_db()  # with no broker it has run by now
+    return job
+
+
+def _job_context(context: dict, job: AnalysisJob, prefix: str) -> None:
+    if job.status == AnalysisJob.Status.DONE:
+        if prefix == "crosstab":
+            context["crosstab"] = job.result["crosstab"]
+            context["crosstab_rows"] = job.result["rows"]
+        else:
+            context["breakdown"] = job.result
+    elif job.status == AnalysisJob.Status.FAILED:
+        context[f"{prefix}_error"] = job.error
+    else:
+        context[f"{prefix}_job"] = job
 
 
 @login_required
@@ -98,76 +159,36 @@ def survey_crosstab(request, pk: int):
     if request.GET.get("a") or request.GET.get("b"):
         if a is None or b is None:
             context["crosstab_error"] = "Pick two randomized questions."
+        elif a.pk == b.pk:
+            context["crosstab_error"] = "Pick two different questions."
         else:
-            try:
-                table = crosstabs.crosstab(a, b)
-            except crosstabs.CrossTabUnavailable as error:
-                context["crosstab_error"] = str(error)
-            else:
-                context["crosstab"] = table
-                context["crosstab_rows"] = _crosstab_rows(table)
+            job = _job(survey, AnalysisJob.Kind.CROSSTAB, {"a": a.pk, "b": b.pk})
+            _job_context(context, job, "crosstab")
     q, by = _question_from(request, survey, "q"), _question_from(request, survey, "by")
     if request.GET.get("q") or request.GET.get("by"):
         if q is None or by is None:
             context["breakdown_error"] = "Pick a randomized question and a grouping."
         else:
-            try:
-                context["breakdown"] = _breakdown_context(crosstabs.breakdown(q, by))
-            except crosstabs.CrossTabUnavailable as error:
-                context["breakdown_error"] = str(error)
+            job = _job(survey, AnalysisJob.Kind.BREAKDOWN, {"q": q.pk, "by": by.pk})
+            _job_context(context, job, "breakdown")
     return render(request, "analysis/crosstab.html", context)
 
 
-def _crosstab_rows(table: crosstabs.CrossTab) -> list[dict]:
-    pct = dashboard.percent
-    result = table.result
-    rows = []
-    for i, label in enumerate(table.labels_a):
-        cells = [
-            {
-                "column": table.labels_b[j],
-                "estimate": pct(result.estimate[i, j]),
-                "low": pct(table.low[i, j]),
-                "high": pct(table.high[i, j]),
-                "consistent": pct(table.consistent[i, j]),
-            }
-            for j in range(len(table.labels_b))
-        ]
-        rows.append({"label": label, "cells": cells})
-    return rows
-
-
-def _breakdown_context(result: crosstabs.Breakdown) -> dict:
-    pct, num = dashboard.percent, dashboard.number
-    strata = []
-    for stratum in result.strata:
-        rows = [
-            {
-                "label": label,
-                "estimate": pct(est),
-                "low": pct(low),
-                "high": pct(high),
-                "consistent": pct(fixed),
-            }
-            for label, est, low, high, fixed in zip(
-                result.labels,
-                stratum.estimate,
-                stratum.low,
-                stratum.high,
-                stratum.consistent,
-                strict=False,
-            )
-        ]
-        strata.append(
-            {
-                "stratum": stratum,
-                "rows": rows,
-                "mean": num(stratum.mean),
-                "mean_low": num(stratum.mean_low),
-                "mean_high": num(stratum.mean_high),
-            }
-        )
-    return {"result": result, "strata": strata}
+@passive  # the page's progress polling: not a sign of anyone at the keyboard
+@login_required
+@require_GET
+@never_cache
+def analysis_job_status(request, pk: int, job_pk: int):
+    """A job's progress as JSON, for jobs.js to move its progress bar."""
+    survey = _survey(request, pk)
+    job = get_object_or_404(AnalysisJob, pk=job_pk, survey=survey)
+    return JsonResponse(
+        {
+            "status": job.status,
+            "progress": round(job.progress, 3),
+            "finished": job.status in jobs.FINISHED,
+        }
+    )
 
 
 @login_required
@@ -222,7 +243,10 @@ def _attachment(response, name: str):
 @require_GET
 def export_estimates_csv(request, pk: int):
     survey = _survey(request, pk)
-    body = "".join(exports.estimates_csv(survey_results(survey=survey)))
+    results = latest_results(survey)
+    if results is None:
+        return _computing()
+    body = "".join(exports.estimates_csv(results))
     response = HttpResponse(body, content_type="text/csv; charset=utf-8")
     return _attachment(response, _filename(survey, "estimates.csv"))
 
@@ -231,7 +255,10 @@ def export_estimates_csv(request, pk: int):
 @require_GET
 def export_estimates_json(request, pk: int):
     survey = _survey(request, pk)
-    document = exports.estimates_document(survey_results(survey=survey))
+    results = latest_results(survey)
+    if results is None:
+        return _computing()
+    document = exports.estimates_document(results)
     response = JsonResponse(document, json_dumps_params={"ensure_ascii": False})
     return _attachment(response, _filename(survey, "estimates.json"))
 

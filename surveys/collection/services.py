@@ -352,6 +352,8 @@ def submissions_ingest_bulk(*, survey: Survey, responses: Iterable[ResponseIn]) 
             for submission, (response, plain) in zip(submissions, checked, strict=True)
         ]
     )
+    if submissions:
+        announce_reports_on_commit(survey_id=survey.pk)  # results follow at once
     return len(submissions)
 
 

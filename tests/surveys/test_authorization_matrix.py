@@ -125,9 +125,21 @@ def url_for(name: str, pattern: URLPattern, survey, question, token_pk=None) -> 
         "token_pk": token_pk,
     }
     names = list(pattern.pattern.converters)
+    if "job_pk" in names:
+        values["job_pk"] = _job_pk(survey)
     missing = [arg for arg in names if values.get(arg) is None]
     assert not missing, f"{name}: give the matrix a value for {missing}"
     return reverse(name, kwargs={arg: values[arg] for arg in names})
+
+
+def _job_pk(survey) -> int:
+    """A background analysis job of the survey's, for URLs that name one."""
+    from surveys.analysis.models import AnalysisJob
+
+    job, _ = AnalysisJob.objects.get_or_create(
+        survey=survey, kind="crosstab", params={"a": 1, "b": 2}, watermark=0
+    )
+    return job.pk
 
 
 def _token_pk(owner):

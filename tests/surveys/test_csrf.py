@@ -70,6 +70,7 @@ READ_ONLY = {
     "analysis:dashboard",
     "analysis:dashboard_live",
     "analysis:crosstab",
+    "analysis:job_status",
     "analysis:privacy",
     "analysis:export_estimates_csv",
     "analysis:export_estimates_json",
@@ -140,6 +141,12 @@ def url_for(name: str, pattern, world) -> str:
         "content_type_id": 1,
         "app_label": "authoring",
     }
+    if "job_pk" in pattern.pattern.converters:
+        from surveys.analysis.models import AnalysisJob
+
+        values["job_pk"] = AnalysisJob.objects.get_or_create(
+            survey=survey, kind="crosstab", params={"a": 1, "b": 2}, watermark=0
+        )[0].pk
     names = list(pattern.pattern.converters) or list(pattern.pattern.regex.groupindex)
     missing = [arg for arg in names if arg not in values]
     assert not missing, f"{name}: give the CSRF test a value for {missing}"

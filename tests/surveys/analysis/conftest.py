@@ -118,6 +118,20 @@ def responses(survey: Survey, count: int, seed: int = 1) -> list[ResponseIn]:
     ]
 
 
+@contextmanager
+def untallied() -> Iterator[None]:
+    """Store reports without the refresh their commit would enqueue (or run)."""
+    from surveys.analysis.receivers import refresh_when_reports_commit
+    from surveys.collection.signals import reports_committed
+
+    uid = "analysis-refresh-tallies"
+    reports_committed.disconnect(dispatch_uid=uid)
+    try:
+        yield
+    finally:
+        reports_committed.connect(refresh_when_reports_commit, dispatch_uid=uid)
+
+
 def submit_bulk(survey: Survey, count: int, seed: int = 1) -> int:
     return submissions_ingest_bulk(
         survey=survey, responses=responses(survey, count, seed)

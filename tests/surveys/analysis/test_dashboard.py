@@ -100,7 +100,9 @@ def test_live_endpoint_returns_the_fragment_and_freshness(ada_client, answered):
     assert response.status_code == 200
     data = response.json()
     assert data["pending_reports"] == 0
-    assert "updated" in data["freshness"] and "0 reports pending" in data["freshness"]
+    assert data["computed"] is True and data["responses"] == 400
+    assert data["freshness"].startswith("computed ")
+    assert data["freshness"].endswith(" ago from 400 responses")
     assert 'class="result-card"' in data["html"]
     assert "<html" not in data["html"]
 
@@ -130,18 +132,44 @@ def test_dashboard_renders_a_survey_without_responses(ada_client, ada):
     assert "No reports yet" in response.content.decode()
 
 
-def _results(refreshed_at, pending) -> SurveyResults:
-    return SurveyResults(1, "t", 1.0, [], [], refreshed_at, pending)
+def _results(computed_at, responses, pending) -> SurveyResults:
+    return SurveyResults(
+        1,
+        "t",
+        1.0,
+        [],
+        [],
+        None,
+        pending * 7,
+        computed_at=computed_at,
+        responses=responses,
+        pending_responses=pending,
+        version=1,
+    )
 
 
-def test_freshness_reads_seconds_ago_and_pending_reports():
+def test_freshness_reads_seconds_ago_responses_and_newer_ones():
     now = timezone.now()
-    text = dashboard.freshness(_results(now - timedelta(seconds=12), 40), now=now)
-    assert text == "updated 12 s ago, 40 reports pending"
+    text = dashboard.freshness(_results(now - timedelta(seconds=12), 4812, 3), now=now)
+    assert text == (
+        "computed 12 s ago from 4,812 responses; 3 newer responses being added"
+    )
 
 
-def test_freshness_says_when_nothing_was_tallied_yet():
-    assert dashboard.freshness(_results(None, 1)) == "not tallied yet, 1 report pending"
+def test_freshness_names_no_newer_responses_when_there_are_none():
+    now = timezone.now()
+    text = dashboard.freshness(_results(now - timedelta(minutes=5), 1, 0), now=now)
+    assert text == "computed 5 min ago from 1 response"
+
+
+def test_freshness_caps_a_backlog_of_newer_responses():
+    now = timezone.now()
+    text = dashboard.freshness(_results(now, 10, 10_001), now=now)
+    assert text.endswith("; more than 10,000 newer responses being added")
+
+
+def test_freshness_says_when_no_results_were_computed_yet():
+    assert dashboard.freshness(None).startswith("results not computed yet")
 
 
 def test_card_formats_shares_as_percent_and_keeps_estimates_outside_zero_one():

@@ -15,6 +15,7 @@ from django.shortcuts import resolve_url
 from django.urls import URLPattern, reverse
 
 from surveys.analysis import urls as analysis_urls
+from surveys.analysis.models import AnalysisJob
 from surveys.api_tokens.services import api_token_create
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
 
@@ -47,6 +48,10 @@ def _url(name: str, survey, token) -> str:
     pattern = next(p for p in analysis_urls.urlpatterns if p.name == name)
     values = {"pk": survey.pk, "token_pk": token.pk}
     names = list(pattern.pattern.converters)
+    if "job_pk" in names:  # a background analysis job of the survey's
+        values["job_pk"] = AnalysisJob.objects.get_or_create(
+            survey=survey, kind="crosstab", params={"a": 1, "b": 2}, watermark=0
+        )[0].pk
     missing = [n for n in names if n not in values]
     assert not missing, f"{name}: add a test value for {missing}"
     return reverse(f"analysis:{name}", kwargs={n: values[n] for n in names})

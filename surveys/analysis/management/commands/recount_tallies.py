@@ -1,4 +1,5 @@
-"""Recompute tallies from scratch: ``manage.py recount_tallies [--survey ID]``."""
+"""Recompute tallies from scratch, then the results snapshots:
+``manage.py recount_tallies [--survey ID]``."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -7,7 +8,10 @@ from surveys.authoring.models import Survey
 
 
 class Command(BaseCommand):
-    help = "Recount every survey's tallies (or one survey's) from its reports."
+    help = (
+        "Recount every survey's tallies (or one survey's) from its reports, "
+        "then recompute its results snapshot."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--survey", type=int, help="only this survey id")
@@ -22,4 +26,10 @@ class Command(BaseCommand):
         )
         for survey_id in ids:
             counted = services.tallies_recount(survey_id=survey_id)
-            self.stdout.write(f"survey {survey_id}: {counted} reports counted")
+            # An operator's recount: the snapshot is recomputed from scratch,
+            # batching aside (its watermark cannot have moved back).
+            snapshot = services.snapshot_refresh(survey_id=survey_id, force=True)
+            self.stdout.write(
+                f"survey {survey_id}: {counted} reports counted; results "
+                f"snapshot v{snapshot.version} at report {snapshot.watermark}"
+            )

@@ -1,0 +1,217 @@
+"""Read latency of the researcher's pages against stored reports, as ratios.
+
+Usage::
+
+    python benchmarks/reads.py [--sizes 10000,1000000] [--repeat 7]
+
+Starts a throwaway PostgreSQL cluster of its own (removed at the end) unless
+``DATABASE_URL`` names a scratch database.  For each size it bulk-loads that
+many stored reports (COPY, randomized by the Python reference) to a survey
+with one 8-option question (generalized randomized response, ε = 1), and once
+10^4 reports to a survey with one 1,001-level numeric question at ε = 0.01;
+the tallies are brought up to date (not timed).  Then, through Django's test
+client in this process (tasks in-process, as with no broker), it times the
+median of ``--repeat`` requests after one warm-up request each of:
+
+* the trivial view (``/ping``: the same middleware, no database work), the
+  baseline every other figure is divided by;
+* the dashboard, the live endpoint, the estimate exports (CSV, JSON), the API's
+  survey resource, and the start of a raw-report export (the time to its first
+  streamed chunk; the whole export grows with n by nature).
+
+Run it on two checkouts to compare code before and after a change: the script
+uses only URLs and the authoring and collection services.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import uuid
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "surveys.settings")
+for name in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHE_URL"):
+    os.environ.pop(name, None)  # in-process tasks, a per-process cache
+os.environ["RATE_LIMITS_ENABLED"] = "false"
+
+
+def make_survey(owner, title: str, privacy) -> object:
+    from surveys.authoring import services as authoring
+
+    survey = authoring.survey_create(owner=owner, title=title)
+    authoring.question_create(survey=survey, text=title, privacy=privacy)
+    return authoring.survey_publish(survey=survey, user=owner)
+
+
+def store_reports(survey, count: int, rng: np.random.Generator) -> None:
+    """COPY ``count`` one-report submissions of ``survey`` into the database."""
+    from django.db import connection
+    from django.utils import timezone
+
+    import ldp
+    from surveys.collection.models import Report, Submission
+
+    question = survey.questions.get()
+    mechanism = ldp.build(question.spec)
+    now = timezone.now().isoformat()
+    chunk = 250_000
+    for start in range(0, count, chunk):
+        size = min(chunk, count - start)
+        payloads = mechanism.randomize(rng.integers(0, mechanism.k, size), rng)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT COALESCE(MAX(id), 0) FROM {Submission._meta.db_table}"  # noqa: S608
+            )
+            (before,) = cursor.fetchone()
+            columns = "survey_id, idempotency_key, survey_revision, received_at"
+            with cursor.copy(
+                f"COPY {Submission._meta.db_table} ({columns}) FROM STDIN"
+            ) as copy:
+                for _ in range(size):
+                    copy.write_row((survey.pk, uuid.uuid4(), survey.revision, now))
+            cursor.execute(
+                f"SELECT id FROM {Submission._meta.db_table} "  # noqa: S608
+                "WHERE id > %s AND survey_id = %s ORDER BY id",
+                [before, survey.pk],
+            )
+            ids = [row[0] for row in cursor.fetchall()]
+            columns = "submission_id, question_id, spec_revision, payload"
+            with cursor.copy(
+                f"COPY {Report._meta.db_table} ({columns}) FROM STDIN"
+            ) as copy:
+                for submission_id, payload in zip(ids, payloads.tolist(), strict=True):
+                    copy.write_row(
+                        (submission_id, question.pk, question.spec_revision, payload)
+                    )
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {Report._meta.db_table}")
+
+
+def median_seconds(get, repeat: int) -> float:
+    get()  # warm-up (the first reader may compute what later ones read)
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        get()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def endpoints(client, survey, api_secret: str) -> dict:
+    from django.urls import reverse
+
+    def page(name: str):
+        url = reverse(name, args=[survey.pk])
+        return lambda: _ok(client.get(url))
+
+    def first_chunk():
+        response = client.get(reverse("analysis:export_reports_csv", args=[survey.pk]))
+        next(iter(response.streaming_content))
+        response.close()
+
+    api_url = reverse("analysis:api_survey", kwargs={"pk": survey.pk})
+    return {
+        "dashboard": page("analysis:dashboard"),
+        "live": page("analysis:dashboard_live"),
+        "estimates.csv": page("analysis:export_estimates_csv"),
+        "estimates.json": page("analysis:export_estimates_json"),
+        "API survey": lambda: _ok(
+            client.get(api_url, HTTP_AUTHORIZATION=f"Bearer {api_secret}")
+        ),
+        "reports.csv start": first_chunk,
+    }
+
+
+def _ok(response) -> None:
+    if response.status_code != 200:
+        raise SystemExit(f"{response.status_code} from {response.request['PATH_INFO']}")
+
+
+def run(sizes: list[int], repeat: int) -> None:
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+    from django.test import Client
+
+    from surveys.accounts.models import User
+    from surveys.analysis import services
+    from surveys.api_tokens.services import api_token_create
+    from surveys.authoring.mechanisms import PrivacyConfig
+
+    owner = User.objects.create_user(f"bench-{uuid.uuid4().hex[:8]}")
+    secret = api_token_create(user=owner, name="bench").secret
+    client = Client()
+    client.force_login(owner)
+    rng = np.random.default_rng(20261123)
+    cases = []
+    grr = PrivacyConfig(
+        kind="single_choice",
+        options=tuple("ABCDEFGH"),
+        epsilon=1.0,
+        mechanism="grr",
+    )
+    for size in sizes:
+        survey = make_survey(owner, f"8 options, {size:,} reports", grr)
+        cases.append((f"8 options, n = {size:,}", survey, size))
+    numeric = PrivacyConfig(
+        kind="numeric",
+        low=Decimal(0),
+        high=Decimal(1000),
+        step=Decimal(1),
+        epsilon=0.01,
+        mechanism="geometric",
+    )
+    survey = make_survey(owner, "1,001 levels at ε = 0.01", numeric)
+    cases.append(("1,001 levels, ε = 0.01, n = 10,000", survey, 10_000))
+    for _, survey, size in cases:
+        store_reports(survey, size, rng)
+        services.tallies_refresh(survey_id=survey.pk)  # up to date, not timed
+
+    ping = lambda: _ok(client.get("/ping"))  # noqa: E731
+    names = list(endpoints(client, cases[0][1], secret))
+    print(f"{'case':>36} | {'ping ms':>8} | " + " | ".join(f"{n:>17}" for n in names))
+    print("-" * (50 + 20 * len(names)))
+    for label, survey, _ in cases:
+        base = median_seconds(ping, repeat)
+        cells = []
+        for get in endpoints(client, survey, secret).values():
+            seconds = median_seconds(get, repeat)
+            cells.append(f"{seconds * 1000:8.1f} ms {seconds / base:5.1f}×")
+        print(f"{label:>36} | {base * 1000:8.2f} | " + " | ".join(cells))
+    print(
+        "\nEach cell: median latency, and its ratio to /ping measured in the same run."
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,1000000")
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    sizes = [int(float(s)) for s in args.sizes.split(",")]
+    if os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        run(sizes, args.repeat)
+        return
+    from tests.own_servers import OwnPostgres
+
+    cluster = OwnPostgres.on_a_free_port()
+    try:
+        os.environ["DATABASE_URL"] = cluster.create_database("deniable_reads")
+        run(sizes, args.repeat)
+    finally:
+        cluster.destroy()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+"""What pages, exports and the API read: the latest snapshot, nudged when stale.
+
+Reading costs a fixed number of queries (``selectors.latest_results``).  A
+reader that finds no snapshot, or one behind the tallies or the questions,
+queues a computation (``tasks.send_snapshot``, debounced); with no broker the
+computation runs in this process before the page is answered, the same code
+a worker runs.
+"""
+
+from __future__ import annotations
+
+from surveys.analysis import selectors, tasks
+from surveys.analysis.results import SurveyResults
+from surveys.authoring.models import Survey
+from surveys.celery import app
+
+
+def latest_results(survey: Survey) -> SurveyResults | None:
+    """The survey's latest stored results (None: none computed yet, one queued)."""
+    state = selectors.latest_results(survey=survey)
+    if state.stale:
+        tasks.send_snapshot(survey.pk)
+        if app.conf.task_always_eager:
+            state = selectors.latest_results(survey=survey)
+    return state.results
