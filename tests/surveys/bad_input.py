@@ -81,15 +81,24 @@ def body(fields: tuple[str, ...]) -> st.SearchStrategy[dict]:
 def one_replaced(
     bases: list[dict], values: dict[str, st.SearchStrategy]
 ) -> st.SearchStrategy[dict]:
-    """A valid base with one field (from ``values``) replaced, plus extras."""
-    names = sorted(values)
-    return st.tuples(st.sampled_from(bases), st.sampled_from(names)).flatmap(
-        lambda chosen: st.builds(
-            lambda value, more: {**more, **chosen[0], chosen[1]: value},
-            values[chosen[1]],
-            extras(),
+    """A valid base with one of its own fields (from ``values``) replaced, plus
+    extras.
+
+    Only fields the base fills are spoiled: a field that does not apply to it
+    (a number question's bounds on a multiple-choice base) is ignored by the
+    form, so spoiling it would leave a valid request."""
+
+    def spoil(base: dict) -> st.SearchStrategy[dict]:
+        names = sorted(name for name in values if name in base) or sorted(values)
+        return st.sampled_from(names).flatmap(
+            lambda name: st.builds(
+                lambda value, more: {**more, **base, name: value},
+                values[name],
+                extras(),
+            )
         )
-    )
+
+    return st.sampled_from(bases).flatmap(spoil)
 
 
 def with_bad(
