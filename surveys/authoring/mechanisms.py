@@ -159,7 +159,15 @@ def numeric_cost_problem(config: PrivacyConfig) -> tuple[str, str] | None:
 
 
 def _recommended_categorical(config: PrivacyConfig) -> str:
-    return ldp.recommend(k=config.k, epsilon=config.epsilon).mechanism
+    """ldp's recommendation, among the mechanisms a choice question offers.
+
+    For two options ``ldp.recommend`` names Warner's design, which a choice
+    question does not offer; generalized randomized response with k = 2 is the
+    same channel (the true option with probability e^ε / (e^ε + 1); Wang et
+    al., USENIX Security 2017, section 4.1), so that is the one chosen.
+    """
+    name = ldp.recommend(k=config.k, epsilon=config.epsilon).mechanism
+    return name if name in CATEGORICAL else "grr"
 
 
 def _first_available(*names: str) -> Callable[[PrivacyConfig], str]:

@@ -20,6 +20,14 @@ def test_yes_no_defaults_to_warner_at_the_requested_epsilon():
     assert mechanism.spec == ldp.build({"mechanism": "warner", "epsilon": 1.0}).spec
 
 
+def test_single_choice_of_two_options_recommends_randomized_response_it_offers():
+    config = PrivacyConfig(kind="single_choice", options=("Yes", "No"), epsilon=1.0)
+    mechanism = mechanisms.build(config)
+    assert mechanism.name == "grr"
+    warner = ldp.build({"mechanism": "warner", "epsilon": 1.0})
+    assert mechanism.epsilon_exact == warner.epsilon_exact
+
+
 def test_forced_response_design_never_delivers_more_than_the_requested_epsilon():
     for epsilon in (0.1, 0.5, 1.0, 1.0986, 2.0, 5.0):
         config = PrivacyConfig(
