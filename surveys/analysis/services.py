@@ -221,6 +221,32 @@ def tallies_refresh(
         _batch_delay()
 
 
+def _count_reports(
+    survey_id: int, *, end: int, batch_size: int
+) -> tuple[dict[tuple[int, int], ldp.SupportCounts], int]:
+    """Aggregate every report of the survey with an id up to ``end``, read in
+    batches of ``batch_size``; return the aggregates and the reports counted."""
+    specs = _Specs(survey_id)
+    question_ids = _question_ids(survey_id)
+    totals: dict[tuple[int, int], ldp.SupportCounts] = {}
+    start, counted = 0, 0
+    while True:
+        rows = list(
+            Report.objects.filter(
+                question_id__in=question_ids, id__gt=start, id__lte=end
+            )
+            .order_by("id")
+            .values_list("id", "question_id", "spec_revision", "payload")[:batch_size]
+        )
+        for key, stat in _aggregate((r[1:] for r in rows), specs).items():
+            totals[key] = totals[key] + stat if key in totals else stat
+        counted += len(rows)
+        if len(rows) < batch_size:
+            break
+        start = rows[-1][0]
+    return totals, counted
+
+
 def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
     """Recompute the survey's tallies from scratch; return the reports counted.
 
@@ -232,27 +258,10 @@ def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
     horizon = report_horizon()
     if horizon is None:
         raise OperationalError("submissions stayed in flight; recount again later")
-    specs = _Specs(survey_id)
-    question_ids = _question_ids(survey_id)
     with transaction.atomic():
         mark = _locked_watermark(survey_id)
         end = max(horizon, mark.last_report_id)
-        totals: dict[tuple[int, int], ldp.SupportCounts] = {}
-        start, counted = 0, 0
-        while True:
-            rows = list(
-                Report.objects.filter(
-                    question_id__in=question_ids, id__gt=start, id__lte=end
-                )
-                .order_by("id")
-                .values_list("id", "question_id", "spec_revision", "payload")[:size]
-            )
-            for key, stat in _aggregate((r[1:] for r in rows), specs).items():
-                totals[key] = totals[key] + stat if key in totals else stat
-            counted += len(rows)
-            if len(rows) < size:
-                break
-            start = rows[-1][0]
+        totals, counted = _count_reports(survey_id, end=end, batch_size=size)
         Tally.objects.filter(question__survey_id=survey_id).delete()
         Tally.objects.bulk_create(
             Tally(question_id=q, spec_revision=r, n=stat.n, stat=stat.to_dict())
@@ -333,6 +342,11 @@ def _tally_inputs(
     return mark.last_report_id, mark.refreshed_at, tallies
 
 
+def _document_time(value: Any) -> datetime | None:
+    """A time a snapshot document stored as ISO 8601 text (None if absent)."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else None
+
+
 def _lock_snapshot(survey_id: int) -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
@@ -376,16 +390,29 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
     new = selectors.responses_between(survey_id=survey_id, after=start, up_to=watermark)
     now = timezone.now()
     first_and_empty = current is None and new == 0
-    if not (force or first_and_empty or (current is not None and not same_questions)):
+    if not (force or first_and_empty):
         since = current.computed_at if current is not None else survey.published_at
         if not snapshot_batch_ready(new_responses=new, since=since, now=now):
-            if current is not None:
+            if current is not None and same_questions:
                 return SnapshotOutcome(
                     survey_id, False, current.watermark, current.version, new
                 )
-            # The first snapshot waits for a batch too: until then it holds
-            # the results of no reports (every question at n = 0).
-            watermark, refreshed_at, tallies, new = 0, None, {}, 0
+            if current is not None:
+                # The questions changed inside a batch: the results follow the
+                # new questions, but from the reports the current snapshot
+                # already covers, so an edit never moves them past a batch
+                # (editing after each response must not isolate it).
+                if current.watermark != watermark:
+                    watermark = current.watermark
+                    tallies, _ = _count_reports(
+                        survey_id, end=watermark, batch_size=_batch_size(None)
+                    )
+                    refreshed_at = _document_time(current.document.get("refreshed_at"))
+                new = 0
+            else:
+                # The first snapshot waits for a batch too: until then it holds
+                # the results of no reports (every question at n = 0).
+                watermark, refreshed_at, tallies, new = 0, None, {}, 0
     responses = new if force or current is None else current.responses + new
     results = selectors.results_from_tallies(
         survey=survey,

@@ -121,6 +121,34 @@ def test_batching_holds_the_snapshot_until_enough_submissions_are_new(
     assert ResultSnapshot.objects.get(survey=family_survey).responses == 22
 
 
+def test_editing_a_question_inside_a_batch_never_moves_results_past_the_batch(
+    family_survey, settings
+):
+    settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 10
+    submit_bulk(family_survey, 12)
+    services.tallies_refresh(survey_id=family_survey.pk)
+    assert services.snapshot_refresh(survey_id=family_survey.pk).advanced
+    before = ResultSnapshot.objects.get(survey=family_survey)
+    submit_bulk(family_survey, 1, seed=2)  # one new respondent, then an edit
+    services.tallies_refresh(survey_id=family_survey.pk)
+    question = family_survey.questions.filter(is_private=True).first()
+    Question.objects.filter(pk=question.pk).update(text="Reworded question")
+    recomputed = services.snapshot_refresh(survey_id=family_survey.pk)
+    after = ResultSnapshot.objects.get(survey=family_survey)
+    assert recomputed.advanced and after.version == before.version + 1
+    assert after.watermark == before.watermark and after.responses == 12
+    assert "Reworded question" in [q["text"] for q in after.document["questions"]]
+
+    # The same estimates as before the edit: the new respondent is not in them.
+    def estimates(snapshot):
+        return [
+            {key: value for key, value in q.items() if key != "text"}
+            for q in snapshot.document["questions"]
+        ]
+
+    assert estimates(after) == estimates(before)
+
+
 def test_batching_lets_a_small_batch_through_after_the_waiting_period(
     family_survey, settings
 ):
