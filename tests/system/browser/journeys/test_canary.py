@@ -60,7 +60,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 # (question, config, true answer as the respondent gives it, as ldp encodes it)
 NUMBER = "7351.25"
-GRID = {"low": Decimal(7300), "high": Decimal(7400), "step": Decimal("0.25")}
+GRID = {
+    "low": Decimal(7325),
+    "high": Decimal(7375),
+    "step": Decimal("0.25"),
+}  # 201 values
 CANARY = [
     (
         "Have you ever shoplifted?",
@@ -92,7 +96,7 @@ CANARY = [
         "How much did you earn off the books?",
         PrivacyConfig(kind="numeric", mechanism="geometric", **GRID),
         NUMBER,
-        205,  # (7351.25 - 7300) / 0.25
+        105,  # (7351.25 - 7325) / 0.25
     ),
     (
         "Which of these did you take?",
@@ -124,7 +128,7 @@ SECRETS = LABELS + NUMBER_FORMS
 # The positive control: a not protected answer, sent and stored as given.
 PLAIN_TEXT = "How many kilometres did you commute last year?"
 PLAIN = "4242.75"
-PLAIN_GRID = {"low": Decimal(4200), "high": Decimal(4300), "step": Decimal("0.25")}
+PLAIN_GRID = {"low": Decimal(4225), "high": Decimal(4275), "step": Decimal("0.25")}
 FAILURE = "forced failure for the canary"
 
 
@@ -203,8 +207,29 @@ def database_cells() -> dict[tuple[str, str], list[str]]:
             columns = [column[0] for column in cursor.description]
             for row in cursor.fetchall():
                 for column, value in zip(columns, row, strict=True):
+                    if (table, column) == SNAPSHOT_DOCUMENT:
+                        value = without_labels(value)
                     cells.setdefault((table, column), []).append(_cell(value))
     return cells
+
+
+# The results snapshot lists the label of every option and grid value whatever
+# was answered (the survey's definition, like the question's options); the
+# canary looks at everything else in it.
+SNAPSHOT_DOCUMENT = ("analysis_resultsnapshot", "document")
+
+
+def without_labels(document):
+    """A snapshot document (JSON text or parsed) with every "labels" list removed."""
+
+    def strip(value):
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k != "labels"}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return strip(json.loads(document) if isinstance(document, str) else document)
 
 
 def found_in(cells: dict[tuple[str, str], list[str]], secret: str) -> set:

@@ -209,6 +209,7 @@ def test_redis_outage_loses_no_submission_and_reconciliation_catches_up(
         # while Redis is down) but high enough for three busy clients.
         RATE_LIMIT_PER_ADDRESS="100000/60",
         RATE_LIMIT_PER_SURVEY="100000/60",
+        RATE_LIMIT_PAGES_PER_ADDRESS="100000/60",
         TALLY_RECONCILE_SECONDS=str(RECONCILE_SECONDS),
         GUNICORN_BIND=f"127.0.0.1:{port}",
         WEB_CONCURRENCY="2",
