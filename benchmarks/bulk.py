@@ -1,0 +1,81 @@
+"""Bulk-load randomized reports into a benchmark's scratch database with COPY.
+
+Shared by the benchmarks that need many stored reports (``refresh.py``,
+``reads.py``). Rows are written the way the app writes them: random public
+identifiers, an unknown receipt code and ``received_at`` at the configured
+granularity. Needs Django set up against a PostgreSQL database.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+
+
+def store_reports(
+    survey, count: int, rng: np.random.Generator, *, chunk: int = 500_000
+) -> None:
+    """COPY ``count`` one-report submissions of ``survey`` (one question) into
+    the database, randomized by the Python reference mechanism."""
+    from django.db import connection
+
+    import ldp
+    from surveys.collection.models import (
+        Report,
+        Submission,
+        received_now,
+        unknown_receipt_hash,
+    )
+    from surveys.collection.tokens import new_public_id
+
+    question = survey.questions.get()
+    mechanism = ldp.build(question.spec)
+    now = received_now().isoformat()
+    for start in range(0, count, chunk):
+        size = min(chunk, count - start)
+        payloads = mechanism.randomize(rng.integers(0, mechanism.k, size), rng)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT COALESCE(MAX(id), 0) FROM {Submission._meta.db_table}"  # noqa: S608
+            )
+            (before,) = cursor.fetchone()
+            columns = (
+                "survey_id, idempotency_key, survey_revision, received_at, "
+                "public_id, receipt_hash"
+            )
+            with cursor.copy(
+                f"COPY {Submission._meta.db_table} ({columns}) FROM STDIN"
+            ) as copy:
+                for _ in range(size):
+                    copy.write_row(
+                        (
+                            survey.pk,
+                            uuid.uuid4(),
+                            survey.revision,
+                            now,
+                            new_public_id(),
+                            unknown_receipt_hash(),
+                        )
+                    )
+            cursor.execute(
+                f"SELECT id FROM {Submission._meta.db_table} "  # noqa: S608
+                "WHERE id > %s AND survey_id = %s ORDER BY id",
+                [before, survey.pk],
+            )
+            ids = [row[0] for row in cursor.fetchall()]
+            columns = "submission_id, question_id, spec_revision, payload, public_id"
+            with cursor.copy(
+                f"COPY {Report._meta.db_table} ({columns}) FROM STDIN"
+            ) as copy:
+                for submission_id, payload in zip(ids, payloads.tolist(), strict=True):
+                    copy.write_row(
+                        (
+                            submission_id,
+                            question.pk,
+                            question.spec_revision,
+                            payload,
+                            new_public_id(),
+                        )
+                    )
+            cursor.execute(f"ANALYZE {Report._meta.db_table}")
