@@ -171,7 +171,9 @@ def test_rank_deficient_design_names_the_redundant_column():
 def test_group_whose_debiased_share_is_below_zero_is_not_identifiable():
     # Group b says yes 1 time in 8 < q = 1/4: its share is negative, β → −∞.
     design = ldp.design_matrix({"g": ["a"] * 8 + ["b"] * 8}, categorical={"g": "a"})
-    reports = [1, 0, 1, 1, 0, 1, 0, 1] + [1, 0, 0, 0, 0, 0, 0, 0]
+    group_a = [1, 0, 1, 1, 0, 1, 0, 1]
+    group_b = [1, 0, 0, 0, 0, 0, 0, 0]
+    reports = [*group_a, *group_b]
     with pytest.raises(ldp.NotIdentifiable, match="exactly 0 or 1"):
         ldp.logistic_regression(reports, design, p=0.75, q=0.25)
 
