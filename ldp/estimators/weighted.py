@@ -22,7 +22,9 @@ _CELLS_PER_CHUNK = 1 << 22
 """Support-matrix cells built at a time (32 MiB of float64)."""
 
 ONE_ANSWER = ("forced_response", "warner", "grr")
-BIT_VECTORS = ("sue", "oue")
+BIT_VECTORS = ("sue", "oue", "multi_rr")
+SUPPORTED = (*ONE_ANSWER, *BIT_VECTORS, "olh", "hadamard", "padding_sampling")
+"""Mechanisms :func:`weighted_estimate` serves."""
 
 
 def support_rows(mechanism: Any, reports: AnyArray) -> AnyArray:
@@ -30,15 +32,16 @@ def support_rows(mechanism: Any, reports: AnyArray) -> AnyArray:
 
     Parameters
     ----------
-    mechanism : FrequencyOracle
-        Binary, GRR, SUE, OUE, OLH or Hadamard mechanism.
+    mechanism : SupportMechanism
+        Binary, GRR, SUE, OUE, OLH, Hadamard, multi-select randomized
+        response or padding-and-sampling mechanism.
     reports : ndarray
         Reports in the layout ``mechanism.randomize`` returns.
 
     Returns
     -------
     ndarray of bool, shape (n, k)
-        ``S[i, v]``: report i supports answer v.
+        ``S[i, v]``: report i supports answer (or option) v.
 
     Raises
     ------
@@ -47,7 +50,8 @@ def support_rows(mechanism: Any, reports: AnyArray) -> AnyArray:
 
     Notes
     -----
-    One answer: ``y_i = v``; unary: bit v; OLH:
+    One answer (and padding-and-sampling's item): ``y_i = v``; unary and
+    multi-select randomized response: bit v; OLH:
     ``((a_i v + b_i) mod P) mod g = y_i``; Hadamard:
     ``bit_i = 1 − parity(j_i AND v)``.  Column sums equal ``aggregate``'s
     counts.
@@ -74,6 +78,9 @@ def support_rows(mechanism: Any, reports: AnyArray) -> AnyArray:
         return result
     if name in BIT_VECTORS:
         return np.asarray(reports, dtype=bool)
+    if name == "padding_sampling":
+        padded: AnyArray = reports[:, None] == values[None, :]
+        return padded
     if name == "olh":
         prime, g = int(mechanism.weights["prime"]), int(mechanism.weights["g"])
         a, b, y = (reports[:, column].astype(np.int64) for column in range(3))
@@ -90,8 +97,8 @@ def support_rows(mechanism: Any, reports: AnyArray) -> AnyArray:
         hadamard: AnyArray = bit[:, None] == 1 - parity
         return hadamard
     raise ValueError(
-        f"weighted shares are for single-answer frequency oracles "
-        f"({list(ONE_ANSWER + BIT_VECTORS + ('olh', 'hadamard'))}), not {name!r}"
+        "weighted shares are for frequency oracles and multi-select mechanisms "
+        f"({list(SUPPORTED)}), not {name!r}"
     )
 
 
@@ -117,6 +124,8 @@ class WeightedEstimate:
         Weighted support proportions ``λ̂_v = Σ w_i S_iv / Σ w_i``.
     design_effect : float
         Kish's ``n Σw²/(Σw)²``.
+    sums_to_one : bool
+        True for single-answer questions; False for multi-select shares.
 
     Examples
     --------
@@ -136,6 +145,7 @@ class WeightedEstimate:
     covariance: FloatArray
     support: FloatArray
     design_effect: float
+    sums_to_one: bool = True
 
     @property
     def effective_sample_size(self) -> float:
@@ -205,12 +215,13 @@ class WeightedEstimate:
         )
 
     def consistent(self) -> FloatArray:
-        """Project the shares onto the simplex (Norm-Sub).
+        """Make the shares consistent: simplex projection, or clipping.
 
         Returns
         -------
         ndarray
-            Non-negative shares summing to 1.
+            Single-answer questions: non-negative shares summing to 1
+            (Norm-Sub).  Multi-select: each share clipped to [0, 1].
 
         Notes
         -----
@@ -227,6 +238,8 @@ class WeightedEstimate:
         >>> weighted_estimate(warner, [1, 1, 1, 1], [1, 1, 1, 3]).consistent()
         array([0., 1.])
         """
+        if not self.sums_to_one:
+            return np.clip(self.estimate, 0.0, 1.0)
         return consistency.project_simplex(self.estimate)
 
     def to_dict(self) -> dict[str, Any]:
@@ -271,9 +284,10 @@ def weighted_estimate(mechanism: Any, reports: Any, weights: Any) -> WeightedEst
 
     Parameters
     ----------
-    mechanism : FrequencyOracle
-        The question's compiled mechanism (binary, GRR, SUE, OUE, OLH or
-        Hadamard).
+    mechanism : SupportMechanism
+        The question's compiled mechanism: binary, GRR, SUE, OUE, OLH,
+        Hadamard, or multi-select (per-option randomized response,
+        padding-and-sampling).
     reports : ndarray or list
         The reports, as ``randomize`` returns them or as JSON reports.
     weights : array_like, shape (n,)
@@ -289,16 +303,18 @@ def weighted_estimate(mechanism: Any, reports: Any, weights: Any) -> WeightedEst
     ------
     ValueError
         For invalid reports, weights of the wrong length, negative or
-        non-finite weights, fewer than 2 reports, or a mechanism that is not
-        a single-answer frequency oracle.
+        non-finite weights, fewer than 2 reports, or a mechanism of another
+        family (numeric and ordinal questions).
 
     Notes
     -----
-    ``λ̂_v = Σ_i w_i S_iv / Σ_i w_i`` and ``f̂_v = (λ̂_v − q_v)/(p_v − q_v)``.
+    ``λ̂_v = Σ_i w_i S_iv / Σ_i w_i`` and
+    ``f̂_v = L (λ̂_v − q_v)/(p_v − q_v)`` (``L = ℓ`` for padding-and-sampling,
+    1 otherwise).
     With the weights fixed, the ratio's linearized (Taylor) variable is
     ``z_iv = w_i (S_iv − λ̂_v) / Σ_j w_j`` and
     ``Cov(λ̂) = n/(n − 1) Σ_i z_i z_iᵀ`` (with-replacement estimator), so
-    ``Cov(f̂)_uv = Cov(λ̂)_uv / ((p_u − q_u)(p_v − q_v))``.  With equal
+    ``Cov(f̂)_uv = L² Cov(λ̂)_uv / ((p_u − q_u)(p_v − q_v))``.  With equal
     weights it is the unweighted plug-in variance times ``n/(n − 1)``.
 
     References
@@ -347,11 +363,9 @@ def weighted_estimate(mechanism: Any, reports: Any, weights: Any) -> WeightedEst
     spread = cross - np.outer(lam, squared) - np.outer(squared, lam)
     spread += np.outer(lam, lam) * w2.sum()
     cov_lam = spread / total**2 * n / (n - 1)
-    p, q = (
-        np.asarray(mechanism.p_star, dtype=float),
-        np.asarray(mechanism.q_star, dtype=float),
-    )
-    scale = 1.0 / (p - q)
+    p = np.asarray(mechanism.p_star, dtype=float)[:k]
+    q = np.asarray(mechanism.q_star, dtype=float)[:k]
+    scale = float(getattr(mechanism, "scale", 1)) / (p - q)
     covariance = cov_lam * np.outer(scale, scale)
     covariance = (covariance + covariance.T) / 2
     return WeightedEstimate(
@@ -363,4 +377,5 @@ def weighted_estimate(mechanism: Any, reports: Any, weights: Any) -> WeightedEst
         covariance=covariance,
         support=lam,
         design_effect=kish_design_effect(w),
+        sums_to_one=not hasattr(mechanism, "max_selections"),
     )

@@ -106,7 +106,7 @@ def test_weighted_shares_refuse_a_numeric_mechanism():
     duchi = ldp.build(
         {"mechanism": "duchi", "low": "0", "high": "1", "step": "1", "epsilon": 1.0}
     )
-    with pytest.raises(ValueError, match="single-answer frequency oracles"):
+    with pytest.raises(ValueError, match="frequency oracles and multi-select"):
         ldp.weighted_estimate(duchi, np.array([0, 1]), [1, 1])
 
 
@@ -169,3 +169,28 @@ def test_weighted_estimate_to_dict_is_json_able():
     assert record["mechanism"] == "warner"
     assert record["design_effect"] == pytest.approx(3 * 6 / 16)
     assert all(isinstance(x, float) for x in record["estimate"])
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"mechanism": "multi_rr", "k": 4, "epsilon": 2.0},
+        {"mechanism": "padding_sampling", "k": 4, "ell": 2, "epsilon": 1.0},
+    ],
+    ids=["multi_rr", "padding_sampling"],
+)
+def test_equal_weights_give_the_unweighted_multiselect_shares(spec, rng):
+    mechanism = ldp.build(spec)
+    selections = [
+        sorted(rng.choice(4, size=rng.integers(0, 3), replace=False).tolist())
+        for _ in range(300)
+    ]
+    reports = mechanism.randomize(selections, rng)
+    plain = mechanism.estimate(mechanism.aggregate(reports))
+    weighted = ldp.weighted_estimate(mechanism, reports, np.full(300, 0.5))
+    np.testing.assert_allclose(weighted.estimate, plain.estimate, atol=1e-12)
+    np.testing.assert_allclose(
+        weighted.standard_error, plain.standard_error * np.sqrt(300 / 299)
+    )
+    assert not weighted.sums_to_one
+    assert np.all((weighted.consistent() >= 0) & (weighted.consistent() <= 1))
