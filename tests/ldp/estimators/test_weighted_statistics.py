@@ -32,11 +32,11 @@ def _population_shares() -> np.ndarray:
     return sum(share * np.array(f) for share, _, f in CELLS.values())
 
 
-def _sample(rng: np.random.Generator) -> tuple[list, np.ndarray]:
+def _sample(rng: np.random.Generator, n: int = N) -> tuple[list, np.ndarray]:
     keys = list(CELLS)
     selection = np.array([CELLS[k][0] * CELLS[k][1] for k in keys])
-    cell = rng.choice(len(keys), N, p=selection / selection.sum())
-    answers = np.empty(N, dtype=np.int64)
+    cell = rng.choice(len(keys), n, p=selection / selection.sum())
+    answers = np.empty(n, dtype=np.int64)
     for index, key in enumerate(keys):
         mask = cell == index
         answers[mask] = rng.choice(3, mask.sum(), p=CELLS[key][2])
@@ -102,3 +102,27 @@ def test_unweighted_shares_of_the_same_sample_are_biased():
     bias = estimates.mean(axis=0) - truth
     monte_carlo_se = estimates.std(axis=0) / np.sqrt(200)
     assert np.max(np.abs(bias) / monte_carlo_se) > 10
+
+
+@pytest.mark.statistical
+def test_weighted_shares_converge_to_the_weighted_shares_of_the_true_answers():
+    mechanism = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+    rng = np.random.default_rng(11)
+    gaps = []
+    for n in (2_000, 20_000, 200_000):
+        cells, answers = _sample(rng, n)
+        w = ldp.rake(
+            {"sex": [s for s, _ in cells], "age": [a for _, a in cells]},
+            {"sex": {"f": 0.5, "m": 0.5}, "age": {"young": 0.45, "old": 0.55}},
+        ).weights
+        est = ldp.weighted_estimate(mechanism, mechanism.randomize(answers, rng), w)
+        # The same weighted ratio and linearized SE on the true answers.
+        onehot = answers[:, None] == np.arange(3)
+        true_share = w @ onehot / w.sum()
+        z = w[:, None] * (onehot - true_share) / w.sum()
+        true_se = np.sqrt(n / (n - 1) * np.sum(z**2, axis=0))
+        gap = np.abs(est.estimate - true_share)
+        allowed = 4 * np.sqrt(est.standard_error**2 - true_se**2)
+        assert np.all(gap <= allowed), (n, gap, allowed)
+        gaps.append(gap.max())
+    assert gaps[2] < gaps[0] / 3, gaps
