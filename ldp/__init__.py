@@ -24,7 +24,7 @@ from ldp.estimators.frequency import FrequencyEstimate
 from ldp.estimators.intervals import ConfidenceInterval, critical_value
 from ldp.estimators.mean import MeanEstimate
 from ldp.estimators.multiselect import MultiSelectEstimate
-from ldp.estimators.weighted import WeightedEstimate, weighted_estimate
+from ldp.estimators.weighted import WeightedEstimate, weighted_estimate, weighted_mean
 from ldp.mechanisms import Mechanism, build
 from ldp.mechanisms.binary import unrelated_question_design, unrelated_question_spec
 from ldp.planning import (
@@ -115,5 +115,6 @@ __all__ = [
     "unrelated_question_spec",
     "variance_at_zero",
     "weighted_estimate",
+    "weighted_mean",
     "worst_case_variance",
 ]

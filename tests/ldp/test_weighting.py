@@ -194,3 +194,36 @@ def test_equal_weights_give_the_unweighted_multiselect_shares(spec, rng):
     )
     assert not weighted.sums_to_one
     assert np.all((weighted.consistent() >= 0) & (weighted.consistent() <= 1))
+
+
+NUMERIC = {
+    "mechanism": "geometric",
+    "low": "0",
+    "high": "20",
+    "step": "2",
+    "epsilon": 2,
+}
+
+
+def test_equal_weights_give_the_unweighted_score_mean(rng):
+    mechanism = ldp.build(NUMERIC)
+    reports = mechanism.randomize(rng.integers(0, 11, 400), rng)
+    plain = mechanism.estimate_mean(mechanism.aggregate(reports))
+    weighted = ldp.weighted_mean(mechanism, reports, np.full(400, 3.0))
+    assert weighted.estimate == pytest.approx(plain.estimate)
+    assert weighted.standard_error == pytest.approx(plain.standard_error)
+
+
+def test_integer_weights_in_the_mean_equal_repeating_each_report():
+    mechanism = ldp.build(NUMERIC)
+    reports = np.array([0, 3, 10, 4, 4, 7])
+    weights = np.array([2, 1, 3, 1, 1, 2])
+    weighted = ldp.weighted_mean(mechanism, reports, weights)
+    repeated = mechanism.estimate_mean(mechanism.aggregate(np.repeat(reports, weights)))
+    assert weighted.estimate == pytest.approx(repeated.estimate)
+
+
+def test_weighted_mean_refuses_a_mechanism_without_scores():
+    warner = ldp.build({"mechanism": "warner", "epsilon": 1.0})
+    with pytest.raises(ValueError, match="numeric and ordinal mechanisms"):
+        ldp.weighted_mean(warner, [0, 1], [1, 1])

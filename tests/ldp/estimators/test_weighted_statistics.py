@@ -126,3 +126,33 @@ def test_weighted_shares_converge_to_the_weighted_shares_of_the_true_answers():
         assert np.all(gap <= allowed), (n, gap, allowed)
         gaps.append(gap.max())
     assert gaps[2] < gaps[0] / 3, gaps
+
+
+CELL_HOURS = {("f", "young"): 12, ("f", "old"): 20, ("m", "young"): 8, ("m", "old"): 28}
+"""Mean of Binomial(40, h/40) hours in each cell."""
+
+
+@pytest.mark.statistical
+def test_weighted_score_mean_is_unbiased_and_covers_the_population_mean():
+    mechanism = ldp.build(
+        {"mechanism": "duchi", "low": "0", "high": "40", "step": "1", "epsilon": 2}
+    )
+    truth = sum(CELLS[key][0] * hours for key, hours in CELL_HOURS.items())
+    rng = np.random.default_rng(20261127)
+    estimates = np.empty(REPLICATIONS)
+    covered = np.zeros(REPLICATIONS, dtype=bool)
+    for r in range(REPLICATIONS):
+        cells, _ = _sample(rng)
+        hours = rng.binomial(40, np.array([CELL_HOURS[c] for c in cells]) / 40)
+        weights = ldp.rake(
+            {"sex": [s for s, _ in cells], "age": [a for _, a in cells]},
+            {"sex": {"f": 0.5, "m": 0.5}, "age": {"young": 0.45, "old": 0.55}},
+        )
+        est = ldp.weighted_mean(
+            mechanism, mechanism.randomize(hours, rng), weights.weights
+        )
+        ci = est.confidence_interval(0.95)
+        estimates[r] = est.estimate
+        covered[r] = ci.low <= truth <= ci.high
+    assert 0.93 <= covered.mean() <= 0.97, covered.mean()
+    assert abs(estimates.mean() - truth) <= 4 * estimates.std() / np.sqrt(REPLICATIONS)
