@@ -24,7 +24,9 @@ from ldp.estimators.frequency import FrequencyEstimate
 from ldp.estimators.intervals import ConfidenceInterval, critical_value
 from ldp.estimators.mean import MeanEstimate
 from ldp.estimators.multiselect import MultiSelectEstimate
+from ldp.estimators.weighted import WeightedEstimate, weighted_estimate, weighted_mean
 from ldp.mechanisms import Mechanism, build
+from ldp.mechanisms.binary import unrelated_question_design, unrelated_question_spec
 from ldp.planning import (
     margin_of_error,
     mean_margin_of_error,
@@ -43,8 +45,27 @@ from ldp.recommendation import (
     recommend_multiselect,
     recommend_numeric,
 )
+from ldp.regression import (
+    ConvergenceError,
+    DesignMatrix,
+    LikelihoodRatioTest,
+    LinearRegressionResult,
+    LogisticRegressionResult,
+    NotIdentifiable,
+    RegressionTable,
+    design_matrix,
+    logistic_regression,
+    score_regression,
+)
 from ldp.sampling import uniform_below
 from ldp.spec.validation import EPSILON_MAX, K_MAX, MECHANISMS, SPEC_VERSION
+from ldp.weighting import (
+    CalibrationError,
+    CalibrationWeights,
+    kish_design_effect,
+    post_stratify,
+    rake,
+)
 
 __all__ = [
     "EPSILON_MAX",
@@ -52,28 +73,48 @@ __all__ = [
     "MECHANISMS",
     "SPEC_VERSION",
     "Alternative",
+    "CalibrationError",
+    "CalibrationWeights",
     "ChannelEstimate",
     "ConfidenceInterval",
+    "ConvergenceError",
+    "DesignMatrix",
     "Estimate",
     "FrequencyEstimate",
+    "LikelihoodRatioTest",
+    "LinearRegressionResult",
+    "LogisticRegressionResult",
     "MeanEstimate",
     "Mechanism",
     "MultiSelectEstimate",
+    "NotIdentifiable",
     "Recommendation",
+    "RegressionTable",
     "SupportCounts",
+    "WeightedEstimate",
     "build",
     "critical_value",
+    "design_matrix",
+    "kish_design_effect",
+    "logistic_regression",
     "margin_of_error",
     "mean_margin_of_error",
     "mean_sample_size",
     "mean_worst_case_variance",
+    "post_stratify",
     "power",
+    "rake",
     "recommend",
     "recommend_multiselect",
     "recommend_numeric",
     "sample_size",
     "sample_size_for_power",
+    "score_regression",
     "uniform_below",
+    "unrelated_question_design",
+    "unrelated_question_spec",
     "variance_at_zero",
+    "weighted_estimate",
+    "weighted_mean",
     "worst_case_variance",
 ]

@@ -150,3 +150,128 @@ class Warner(CategoricalMechanism):
     def channel_weights(self) -> AnyArray:  # documented in CategoricalMechanism
         keep, flip = self.weights["keep"], self.weights["flip"]
         return np.array([[keep, flip], [flip, keep]], dtype=np.int64)
+
+
+def _exact_probability(name: str, value: Any) -> Fraction:
+    """``value`` as an exact Fraction strictly between 0 and 1."""
+    if isinstance(value, bool):
+        raise ValueError(f"{name} is {value!r}; allowed: a number in (0, 1)")
+    try:
+        if isinstance(value, Fraction | int):
+            exact = Fraction(value)
+        elif isinstance(value, str | float | Decimal):
+            exact = Fraction(str(value))
+        else:
+            raise TypeError
+    except (TypeError, ValueError, ZeroDivisionError):
+        raise ValueError(
+            f"{name} is {value!r}; allowed: a number or a 'p/q' string in (0, 1)"
+        ) from None
+    if not 0 < exact < 1:
+        raise ValueError(f"{name} is {value!r}; allowed: strictly between 0 and 1")
+    return exact
+
+
+def unrelated_question_design(truthful: Any, prevalence: Any) -> dict[str, Fraction]:
+    """The ε-LDP unrelated-question design as an exact forced-response design.
+
+    Parameters
+    ----------
+    truthful : Fraction, int, float or str
+        ``t``, the probability that the device reports the true answer.
+    prevalence : Fraction, int, float or str
+        ``π``, the known probability of "yes" of the simulated innocuous
+        answer the device reports otherwise.  Floats are read as the decimal
+        they print as (0.1 is 1/10), ``"p/q"`` strings exactly.
+
+    Returns
+    -------
+    dict
+        ``{"truthful": t, "forced_yes": (1 − t) π, "forced_no": (1 − t)(1 − π)}``
+        as Fractions summing to exactly 1.
+
+    Raises
+    ------
+    ValueError
+        Unless ``0 < t < 1`` and ``0 < π < 1`` (``π`` of 0 or 1 makes one
+        report prove the answer: ε = ∞).
+
+    Notes
+    -----
+    The device answers truthfully with probability ``t`` and otherwise reports
+    a draw from Bernoulli(π) that it makes itself.  Then
+    ``P(yes | yes) = t + (1 − t)π`` and ``P(yes | no) = (1 − t)π``: exactly
+    the forced-response design ``(t, (1 − t)π, (1 − t)(1 − π))``, so
+    ``ε = max(ln((t + a)/a), ln((t + b)/b))`` with ``a = (1 − t)π``,
+    ``b = (1 − t)(1 − π)``.  Answering a *real* innocuous question instead
+    is not ε-LDP: for a respondent whose innocuous answer is "no",
+    ``P(yes | sensitive no) = 0 < P(yes | sensitive yes) = t``, so a "yes"
+    proves the sensitive answer (ε = ∞).
+
+    References
+    ----------
+    .. [1] B. G. Greenberg, A.-L. A. Abul-Ela, W. R. Simmons, D. G. Horvitz,
+       "The unrelated question randomized response model: theoretical
+       framework", JASA 64(326), 1969.
+    .. [2] docs/maths.md, section 2.7.
+
+    Examples
+    --------
+    >>> design = unrelated_question_design("3/5", "1/4")
+    >>> {name: str(value) for name, value in design.items()}
+    {'truthful': '3/5', 'forced_yes': '1/10', 'forced_no': '3/10'}
+    """
+    t = _exact_probability("truthful", truthful)
+    pi = _exact_probability("prevalence", prevalence)
+    return {
+        "truthful": t,
+        "forced_yes": (1 - t) * pi,
+        "forced_no": (1 - t) * (1 - pi),
+    }
+
+
+def unrelated_question_spec(truthful: Any, prevalence: Any) -> dict[str, Any]:
+    """A forced-response spec for the ε-LDP unrelated-question design.
+
+    Parameters
+    ----------
+    truthful : Fraction, int, float or str
+        ``t``, the probability of reporting the true answer.
+    prevalence : Fraction, int, float or str
+        ``π``, the probability of "yes" of the device's simulated answer.
+
+    Returns
+    -------
+    dict
+        ``{"mechanism": "forced_response", "design": {...}}`` with the exact
+        ``"p/q"`` strings of :func:`unrelated_question_design`; the browser
+        randomizer samples it like any forced-response spec.
+
+    Raises
+    ------
+    ValueError
+        Unless ``0 < t < 1`` and ``0 < π < 1``.
+
+    Notes
+    -----
+    ``ε = max(ln((t + a)/a), ln((t + b)/b))``, ``a = (1 − t)π``,
+    ``b = (1 − t)(1 − π)``, computed exactly from the compiled weights.
+
+    References
+    ----------
+    .. [1] Greenberg et al., JASA 64(326), 1969.
+    .. [2] docs/maths.md, section 2.7.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> spec = unrelated_question_spec("3/5", "1/4")
+    >>> mechanism = ldp.build(spec)
+    >>> mechanism.weights, mechanism.epsilon_display
+    ({'truthful': 6, 'forced_yes': 1, 'forced_no': 3}, '1.946')
+    """
+    design = unrelated_question_design(truthful, prevalence)
+    return {
+        "mechanism": "forced_response",
+        "design": {name: str(value) for name, value in design.items()},
+    }

@@ -41,6 +41,11 @@ RESULT_CLASSES = (
     ldp.SupportCounts,
     ldp.Recommendation,
     CrossTabEstimate,
+    ldp.LogisticRegressionResult,
+    ldp.LinearRegressionResult,
+    ldp.RegressionTable,
+    ldp.WeightedEstimate,
+    ldp.CalibrationWeights,
 )
 
 

@@ -1,0 +1,455 @@
+"""Weighted debiased shares for every frequency oracle, with linearized variances.
+
+A frequency oracle's estimate is affine in the support proportions:
+``f̂_v = (λ̂_v − q_v)/(p_v − q_v)``.  With survey weights the proportion
+becomes the weighted ratio ``λ̂_v = Σ w_i S_iv / Σ w_i`` (``S_iv = 1`` when
+report i supports answer v), and its variance follows by linearization.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ldp.arrays import AnyArray, FloatArray
+from ldp.estimators import consistency
+from ldp.estimators.intervals import ConfidenceInterval, critical_value
+from ldp.estimators.mean import MeanEstimate
+from ldp.weighting import check_weights, kish_design_effect
+
+_CELLS_PER_CHUNK = 1 << 22
+"""Support-matrix cells built at a time (32 MiB of float64)."""
+
+ONE_ANSWER = ("forced_response", "warner", "grr")
+BIT_VECTORS = ("sue", "oue", "multi_rr")
+SUPPORTED = (*ONE_ANSWER, *BIT_VECTORS, "olh", "hadamard", "padding_sampling")
+"""Mechanisms :func:`weighted_estimate` serves."""
+
+
+def support_rows(mechanism: Any, reports: AnyArray) -> AnyArray:
+    """The 0/1 support matrix ``S[i, v]`` of validated reports.
+
+    Parameters
+    ----------
+    mechanism : SupportMechanism
+        Binary, GRR, SUE, OUE, OLH, Hadamard, multi-select randomized
+        response or padding-and-sampling mechanism.
+    reports : ndarray
+        Reports in the layout ``mechanism.randomize`` returns.
+
+    Returns
+    -------
+    ndarray of bool, shape (n, k)
+        ``S[i, v]``: report i supports answer (or option) v.
+
+    Raises
+    ------
+    ValueError
+        For a mechanism that is not a single-answer frequency oracle.
+
+    Notes
+    -----
+    One answer (and padding-and-sampling's item): ``y_i = v``; unary and
+    multi-select randomized response: bit v; OLH:
+    ``((a_i v + b_i) mod P) mod g = y_i``; Hadamard:
+    ``bit_i = 1 − parity(j_i AND v)``.  Column sums equal ``aggregate``'s
+    counts.
+
+    References
+    ----------
+    .. [1] T. Wang, J. Blocki, N. Li, S. Jha, USENIX Security 2017,
+       section 3 (support).
+    .. [2] docs/maths.md, section 3.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+    >>> support_rows(grr, np.array([2, 0])).astype(int)
+    array([[0, 0, 1],
+           [1, 0, 0]])
+    """
+    name = getattr(mechanism, "name", None)
+    k = int(mechanism.k)
+    values = np.arange(k, dtype=np.int64)
+    if name in ONE_ANSWER:
+        result: AnyArray = reports[:, None] == values[None, :]
+        return result
+    if name in BIT_VECTORS:
+        return np.asarray(reports, dtype=bool)
+    if name == "padding_sampling":
+        padded: AnyArray = reports[:, None] == values[None, :]
+        return padded
+    if name == "olh":
+        prime, g = int(mechanism.weights["prime"]), int(mechanism.weights["g"])
+        a, b, y = (reports[:, column].astype(np.int64) for column in range(3))
+        hashed = (a[:, None] * values[None, :] + b[:, None]) % prime % g
+        olh: AnyArray = hashed == y[:, None]
+        return olh
+    if name == "hadamard":
+        j, bit = reports[:, 0].astype(np.int64), reports[:, 1].astype(np.int64)
+        both = j[:, None] & values[None, :]
+        parity = np.zeros_like(both)
+        while both.any():
+            parity ^= both & 1
+            both >>= 1
+        hadamard: AnyArray = bit[:, None] == 1 - parity
+        return hadamard
+    raise ValueError(
+        "weighted shares are for frequency oracles and multi-select mechanisms "
+        f"({list(SUPPORTED)}), not {name!r}"
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class WeightedEstimate:
+    """Weighted debiased shares with linearized standard errors.
+
+    Attributes
+    ----------
+    n : int
+        Number of reports.
+    mechanism : str
+        Mechanism name.
+    epsilon : float
+        Delivered ε (rounded up).
+    estimate : ndarray
+        ``f̂_v = (λ̂_v − q_v)/(p_v − q_v)``; may lie outside [0, 1].
+    standard_error : ndarray
+        Square roots of the diagonal of :attr:`covariance`.
+    covariance : ndarray
+        Linearized covariance of the shares (weights treated as fixed).
+    support : ndarray
+        Weighted support proportions ``λ̂_v = Σ w_i S_iv / Σ w_i``.
+    design_effect : float
+        Kish's ``n Σw²/(Σw)²``.
+    sums_to_one : bool
+        True for single-answer questions; False for multi-select shares.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> coin = ldp.build({"mechanism": "forced_response", "design": {
+    ...     "truthful": "1/2", "forced_yes": "1/4", "forced_no": "1/4"}})
+    >>> est = weighted_estimate(coin, [1, 1, 0, 1], [1, 1, 2, 2])
+    >>> est.estimate
+    array([0.16666667, 0.83333333])
+    """
+
+    n: int
+    mechanism: str
+    epsilon: float
+    estimate: FloatArray
+    standard_error: FloatArray
+    covariance: FloatArray
+    support: FloatArray
+    design_effect: float
+    sums_to_one: bool = True
+
+    @property
+    def effective_sample_size(self) -> float:
+        """Kish's effective sample size ``n / deff``.
+
+        Returns
+        -------
+        float
+            ``(Σw)²/Σw²``.
+
+        See Also
+        --------
+        WeightedEstimate.design_effect : The inflation factor.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> warner = ldp.build({"mechanism": "warner", "epsilon": 1.0})
+        >>> est = weighted_estimate(warner, [1, 0, 1, 1], [1, 1, 1, 3])
+        >>> est.effective_sample_size
+        3.0
+        """
+        return self.n / self.design_effect
+
+    def confidence_interval(
+        self, level: float = 0.95, simultaneous: bool = False
+    ) -> ConfidenceInterval[FloatArray]:
+        """Wald intervals ``f̂_v ± z SE_v`` (not clipped).
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level ``1 − α``.
+        simultaneous : bool, optional
+            Bonferroni over the k answers.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``low`` and ``high`` arrays.
+
+        Raises
+        ------
+        ValueError
+            For a level outside (0, 1).
+
+        Notes
+        -----
+        Linearization gives an asymptotically normal ratio estimator.
+
+        References
+        ----------
+        .. [1] T. Lumley, "Complex Surveys", Wiley 2010, section 2.2.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> warner = ldp.build({"mechanism": "warner", "epsilon": 1.0})
+        >>> est = weighted_estimate(warner, [1, 0, 1, 1], [1, 1, 1, 3])
+        >>> est.confidence_interval().low.round(2)
+        array([-1.04,  0.41])
+        """
+        z = critical_value(level, tests=self.estimate.size if simultaneous else 1)
+        return ConfidenceInterval(
+            self.estimate - z * self.standard_error,
+            self.estimate + z * self.standard_error,
+        )
+
+    def consistent(self) -> FloatArray:
+        """Make the shares consistent: simplex projection, or clipping.
+
+        Returns
+        -------
+        ndarray
+            Single-answer questions: non-negative shares summing to 1
+            (Norm-Sub).  Multi-select: each share clipped to [0, 1].
+
+        Notes
+        -----
+        ``f̃_v = max(f̂_v + δ, 0)``, δ such that ``Σ f̃_v = 1``.
+
+        References
+        ----------
+        .. [1] Wang et al., NDSS 2020, section 4.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> warner = ldp.build({"mechanism": "warner", "epsilon": 1.0})
+        >>> weighted_estimate(warner, [1, 1, 1, 1], [1, 1, 1, 3]).consistent()
+        array([0., 1.])
+        """
+        if not self.sums_to_one:
+            return np.clip(self.estimate, 0.0, 1.0)
+        return consistency.project_simplex(self.estimate)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-able dict of the estimate.
+
+        Returns
+        -------
+        dict
+            ``n``, ``mechanism``, ``epsilon``, ``estimate``,
+            ``standard_error``, ``support``, ``design_effect``,
+            ``effective_sample_size``.
+
+        Notes
+        -----
+        Plain Python numbers only.
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 6.6.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> warner = ldp.build({"mechanism": "warner", "epsilon": 1.0})
+        >>> weighted_estimate(warner, [1, 0], [1, 1]).to_dict()["design_effect"]
+        1.0
+        """
+        return {
+            "n": self.n,
+            "mechanism": self.mechanism,
+            "epsilon": self.epsilon,
+            "estimate": [float(x) for x in self.estimate],
+            "standard_error": [float(x) for x in self.standard_error],
+            "support": [float(x) for x in self.support],
+            "design_effect": self.design_effect,
+            "effective_sample_size": self.effective_sample_size,
+        }
+
+
+def weighted_estimate(mechanism: Any, reports: Any, weights: Any) -> WeightedEstimate:
+    """Weighted debiased shares of a frequency oracle's answers.
+
+    Parameters
+    ----------
+    mechanism : SupportMechanism
+        The question's compiled mechanism: binary, GRR, SUE, OUE, OLH,
+        Hadamard, or multi-select (per-option randomized response,
+        padding-and-sampling).
+    reports : ndarray or list
+        The reports, as ``randomize`` returns them or as JSON reports.
+    weights : array_like, shape (n,)
+        One weight per report, from :func:`ldp.post_stratify`,
+        :func:`ldp.rake` or a design; only their ratios matter.
+
+    Returns
+    -------
+    WeightedEstimate
+        Shares, linearized covariance, Wald intervals and Kish's deff.
+
+    Raises
+    ------
+    ValueError
+        For invalid reports, weights of the wrong length, negative or
+        non-finite weights, fewer than 2 reports, or a mechanism of another
+        family (numeric and ordinal questions).
+
+    Notes
+    -----
+    ``λ̂_v = Σ_i w_i S_iv / Σ_i w_i`` and
+    ``f̂_v = L (λ̂_v − q_v)/(p_v − q_v)`` (``L = ℓ`` for padding-and-sampling,
+    1 otherwise).
+    With the weights fixed, the ratio's linearized (Taylor) variable is
+    ``z_iv = w_i (S_iv − λ̂_v) / Σ_j w_j`` and
+    ``Cov(λ̂) = n/(n − 1) Σ_i z_i z_iᵀ`` (with-replacement estimator), so
+    ``Cov(f̂)_uv = L² Cov(λ̂)_uv / ((p_u − q_u)(p_v − q_v))``.  With equal
+    weights it is the unweighted plug-in variance times ``n/(n − 1)``.
+
+    References
+    ----------
+    .. [1] C.-E. Särndal, B. Swensson, J. Wretman, "Model Assisted Survey
+       Sampling", Springer 1992, section 5.5 (variance of a ratio by Taylor
+       linearization).
+    .. [2] T. Lumley, "Complex Surveys: A Guide to Analysis Using R", Wiley
+       2010, sections 2.2 and 7.
+    .. [3] Wang et al., USENIX Security 2017, section 4.
+    .. [4] docs/maths.md, section 6.6.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 2.0})
+    >>> est = weighted_estimate(grr, [0, 0, 1, 2, 0], [1, 1, 2, 2, 1])
+    >>> est.estimate.round(3)
+    array([0.473, 0.263, 0.263])
+    """
+    stat = mechanism.aggregate(reports)
+    if isinstance(reports, list | tuple):
+        array = mechanism.reports_to_array(list(reports))
+    else:
+        array = np.asarray(reports)
+    n = int(stat.n)
+    if n < 2:
+        raise ValueError(f"weighted shares need at least 2 reports, got {n}")
+    w = check_weights(weights, n)
+    k = int(mechanism.k)
+    total = float(w.sum())
+    weighted = np.zeros(k)
+    squared = np.zeros(k)
+    cross = np.zeros((k, k))
+    w2 = w * w
+    rows = max(1, _CELLS_PER_CHUNK // max(k, 1))
+    for start in range(0, n, rows):
+        support = support_rows(mechanism, array[start : start + rows]).astype(float)
+        chunk = w[start : start + rows]
+        chunk2 = w2[start : start + rows]
+        weighted += chunk @ support
+        squared += chunk2 @ support
+        cross += support.T @ (chunk2[:, None] * support)
+    lam = weighted / total
+    # Σ w²(S − λ)(S − λ)ᵀ = Σ w² S Sᵀ − λ (Σ w² S)ᵀ − (Σ w² S) λᵀ + λλᵀ Σ w²
+    spread = cross - np.outer(lam, squared) - np.outer(squared, lam)
+    spread += np.outer(lam, lam) * w2.sum()
+    cov_lam = spread / total**2 * n / (n - 1)
+    p = np.asarray(mechanism.p_star, dtype=float)[:k]
+    q = np.asarray(mechanism.q_star, dtype=float)[:k]
+    scale = float(getattr(mechanism, "scale", 1)) / (p - q)
+    covariance = cov_lam * np.outer(scale, scale)
+    covariance = (covariance + covariance.T) / 2
+    return WeightedEstimate(
+        n=n,
+        mechanism=str(mechanism.name),
+        epsilon=float(mechanism.epsilon),
+        estimate=(lam - q) * scale,
+        standard_error=np.sqrt(np.maximum(np.diag(covariance), 0.0)),
+        covariance=covariance,
+        support=lam,
+        design_effect=kish_design_effect(w),
+        sums_to_one=not hasattr(mechanism, "max_selections"),
+    )
+
+
+def weighted_mean(mechanism: Any, reports: Any, weights: Any) -> MeanEstimate:
+    """Weighted unbiased mean of a numeric or ordinal answer, via its scores.
+
+    Parameters
+    ----------
+    mechanism : ChannelEstimation
+        The question's compiled numeric or ordinal mechanism.
+    reports : ndarray or list
+        Its reports (integers in ``[0, outputs)``).
+    weights : array_like, shape (n,)
+        One weight per report; only their ratios matter.
+
+    Returns
+    -------
+    MeanEstimate
+        ``μ̂_w`` with its linearized standard error and the score bias bound.
+
+    Raises
+    ------
+    ValueError
+        For invalid reports, bad weights, fewer than 2 reports, or a
+        mechanism without scores.
+
+    Notes
+    -----
+    With the scores ``s_i = s(y_i)`` of 5.6, ``E[s_i | x_i] = v_{x_i}``, so the
+    ratio ``μ̂_w = Σ_i w_i s_i / Σ_i w_i`` estimates the weighted mean of the
+    true values.  Linearization with fixed weights:
+    ``z_i = w_i (s_i − μ̂_w)/Σ_j w_j``, ``Var(μ̂_w) = n/(n − 1) Σ_i z_i²``;
+    with equal weights this is ``S²/n``, the unweighted score mean's.
+
+    References
+    ----------
+    .. [1] C.-E. Särndal, B. Swensson, J. Wretman, "Model Assisted Survey
+       Sampling", Springer 1992, section 5.5.
+    .. [2] docs/maths.md, sections 5.6 and 6.6.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> duchi = ldp.build({"mechanism": "duchi", "low": "0", "high": "10",
+    ...                    "step": "1", "epsilon": 1.0})
+    >>> round(weighted_mean(duchi, [0, 1, 1, 0], [1, 1, 3, 1]).estimate, 3)
+    8.607
+    """
+    if not hasattr(mechanism, "scores"):
+        raise ValueError(
+            f"weighted means are for numeric and ordinal mechanisms (with "
+            f"per-report scores), not {getattr(mechanism, 'name', mechanism)!r}"
+        )
+    stat = mechanism.aggregate(reports)
+    if isinstance(reports, list | tuple):
+        array = mechanism.reports_to_array(list(reports))
+    else:
+        array = np.asarray(reports)
+    n = int(stat.n)
+    if n < 2:
+        raise ValueError(f"a weighted mean needs at least 2 reports, got {n}")
+    w = check_weights(weights, n)
+    scores = mechanism.scores()[array.astype(np.int64)]
+    total = float(w.sum())
+    mean = float(w @ scores) / total
+    z = w * (scores - mean) / total
+    return MeanEstimate(
+        n=n,
+        estimate=mean,
+        standard_error=float(np.sqrt(n / (n - 1) * np.sum(z * z))),
+        mechanism=str(mechanism.name),
+        epsilon=float(mechanism.epsilon),
+        bias_bound=float(mechanism.score_bias),
+    )
