@@ -6,13 +6,13 @@ else's survey) behind ``login_required``; views only read and format.
 
 from __future__ import annotations
 
+import io
 import json
 import tempfile
 from datetime import timedelta
 
 from django.contrib.auth.decorators import login_required
 from django.http import (
-    FileResponse,
     HttpResponse,
     JsonResponse,
     StreamingHttpResponse,
@@ -309,8 +309,16 @@ def export_design(request, pk: int):
 
 
 # --- per-respondent datasets (surveys/analysis/datasets.py) -------------------------
-# CSV is streamed; .sav and .dta are written to a temporary file first
-# (pyreadstat writes to a path), as are the small codebook and R files.
+FILE_CHUNK = 1 << 16
+
+
+def _spooled(writer, survey):
+    """Write to a temporary file (pyreadstat writes whole files), then stream it."""
+    with tempfile.TemporaryFile() as spooled:
+        writer(survey, spooled)
+        spooled.seek(0)
+        while chunk := spooled.read(FILE_CHUNK):
+            yield chunk
 
 
 @login_required
@@ -320,13 +328,14 @@ def export_dataset(request, pk: int, fmt: str):
     writer, suffix, content_type = datasets.DATASET_FILES[fmt]
     if fmt in {"wide_csv", "wide_csv_bom"}:
         lines = datasets.wide_csv_lines(survey, bom=fmt == "wide_csv_bom")
+        body = (line.encode("utf-8") for line in lines)
+        response = StreamingHttpResponse(body, content_type=content_type)
+    elif fmt in {"sav", "dta"}:
         response = StreamingHttpResponse(
-            (line.encode("utf-8") for line in lines), content_type=content_type
+            _spooled(writer, survey), content_type=content_type
         )
-        return _attachment(response, _filename(survey, suffix))
-    # Closed by the response once sent (FileResponse closes its file).
-    spooled = tempfile.TemporaryFile()  # noqa: SIM115
-    writer(survey, spooled)
-    spooled.seek(0)
-    response = FileResponse(spooled, content_type=content_type)
+    else:  # the codebook and the R script: small, one per question
+        buffer = io.BytesIO()
+        writer(survey, buffer)
+        response = HttpResponse(buffer.getvalue(), content_type=content_type)
     return _attachment(response, _filename(survey, suffix))
