@@ -27,6 +27,7 @@ from surveys.analysis.reading import latest_results
 from surveys.analysis.services import tallies_refresh
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
+from surveys.authoring.selectors import question_privacy_config
 from surveys.collection.models import PlainAnswer, Report, Submission
 from surveys.collection.services import ResponseIn, submissions_ingest_bulk
 from tests.surveys.analysis import dashboard_support
@@ -446,3 +447,68 @@ def test_dashboard_links_every_dataset_format(ada_client, student_life):
     ).content.decode()
     for fmt in datasets.DATASET_WRITERS:
         assert reverse(f"analysis:export_{fmt}", args=[student_life.pk]) in page
+
+
+# --- spec revisions ---------------------------------------------------------------
+def _revise(survey, **changes):
+    question = survey.questions.get()
+    config = question_privacy_config(question)
+    authoring.question_update(
+        question=question,
+        text=question.text,
+        privacy=PrivacyConfig(**{**config.__dict__, **changes}),
+    )
+    survey.refresh_from_db()
+
+
+def test_spec_revisions_get_a_revision_column_and_other_layouts_columns_apart(
+    researcher,
+):
+    survey = make_survey(researcher, FAMILIES[2:3], plain=False)  # GRR, 4 options
+    submit_bulk(survey, 12)
+    _revise(survey, epsilon=0.5)  # same layout: same column, revision 2
+    submit_bulk(survey, 7, seed=2)
+    _revise(survey, mechanism="oue")  # bits: columns of their own, revision 3
+    submit_bulk(survey, 5, seed=3)
+    tallies_refresh(survey_id=survey.pk)
+    question = survey.questions.get()
+    base = f"q{question.position}"
+
+    rows = _csv_rows(survey)
+    book = _codebook(survey)
+    payloads = _payloads(survey)
+    revisions = dict(
+        Report.objects.filter(question=question).values_list(
+            "submission__public_id", "spec_revision"
+        )
+    )
+    assert len(rows) == 24
+    assert f"{base}_rev" in rows[0] and f"{base}_r1_rev" in rows[0]
+    for row in rows:
+        revision = revisions[row["respondent"]]
+        stored = payloads[(row["respondent"], question.position)]
+        if revision == 3:
+            assert row[f"{base}_rev"] == "3" and row[f"{base}_r1"] == ""
+            assert _decode("oue", row, base, book, question.spec) == stored
+        else:
+            assert row[f"{base}_r1_rev"] == str(revision)
+            assert row[f"{base}_opt1"] == ""
+            assert _decode("grr", row, f"{base}_r1", book, question.spec) == stored
+
+    # The R script estimates the current revision, as the dashboard does.
+    script = datasets.r_script(survey)
+    ((function, columns, args),) = _calls(script)
+    assert args["revision_column"] == f"{base}_rev" and args["revision"] == 3
+    current = [r for r in rows if r[f"{base}_rev"] == "3"]
+    expected = latest_results(survey).questions[0]
+    np.testing.assert_allclose(
+        _evaluate(function, columns, args, current), expected.estimate, rtol=1e-9
+    )
+
+
+@pytest.mark.parametrize("fmt", sorted(datasets.DATASET_WRITERS))
+def test_writer_reports_progress_up_to_the_whole(student_life, fmt):
+    shares: list[float] = []
+    datasets.DATASET_WRITERS[fmt](student_life, io.BytesIO(), shares.append)
+    assert shares[-1] == 1.0
+    assert shares == sorted(shares)
