@@ -253,11 +253,10 @@ def _protected_block(question: Question, spec: dict, base: str, revision: int) -
         )
         return Block(question, [variable], value, spec=spec)
     if name == "duchi":
-        low, high = spec["low"], spec["high"]
         variable = var(
             base,
             f"{warning}: {question.text}",
-            value_labels={0: f"low end (below {low})", 1: f"high end (above {high})"},
+            value_labels={0: "−B (the low report)", 1: "+B (the high report)"},
         )
         return Block(question, [variable], lambda payload: [payload], spec=spec)
     # piecewise: an output index on the mechanism's own output grid.
@@ -373,9 +372,9 @@ def variables(survey: Survey, found: list[Block] | None = None) -> list[Variable
 
 
 # --- rows ---------------------------------------------------------------------------
-def _submissions(survey: Survey) -> Iterator[str]:
+def _submissions(survey: Survey, upto: int) -> Iterator[str]:
     return (
-        Submission.objects.filter(survey=survey)
+        Submission.objects.filter(survey=survey, pk__lte=upto)
         .order_by("public_id")
         .values_list("public_id", flat=True)
         .iterator(chunk_size=CHUNK_SIZE)
@@ -396,22 +395,34 @@ def _by_submission(rows: Iterable[tuple]) -> Iterator[tuple[str, list[tuple]]]:
 
 
 def _merged(survey: Survey) -> Iterator[tuple[str, list[tuple], list[tuple]]]:
-    """(public id, its reports, its plain answers), by public id; one pass each."""
+    """(public id, its reports, its plain answers), by public id; one pass each.
+
+    Only submissions stored when the export began (their internal key at most
+    the largest one then; the key is used here and never written), so one
+    that arrives while the file is written is not half in it.
+    """
+    upto = (
+        Submission.objects.filter(survey=survey)
+        .order_by("-pk")
+        .values_list("pk", flat=True)
+        .first()
+        or 0
+    )
     reports = _by_submission(
-        Report.objects.filter(question__survey=survey)
+        Report.objects.filter(question__survey=survey, submission_id__lte=upto)
         .order_by("submission__public_id", "question_id")
         .values_list("submission__public_id", "question_id", "spec_revision", "payload")
         .iterator(chunk_size=CHUNK_SIZE)
     )
     answers = _by_submission(
-        PlainAnswer.objects.filter(question__survey=survey)
+        PlainAnswer.objects.filter(question__survey=survey, submission_id__lte=upto)
         .order_by("submission__public_id", "question_id")
         .values_list("submission__public_id", "question_id", "value")
         .iterator(chunk_size=CHUNK_SIZE)
     )
     next_report = next(reports, None)
     next_answer = next(answers, None)
-    for public_id in _submissions(survey):
+    for public_id in _submissions(survey, upto):
         mine_reports: list[tuple] = []
         mine_answers: list[tuple] = []
         if next_report is not None and next_report[0] == public_id:
@@ -447,8 +458,10 @@ def coded_rows(
             width = len(block.variables) + (1 if block.revision_column else 0)
             row.extend(cells.get(id(block), [None] * width))
         yield row
-        if progress and total and (done % CHUNK_SIZE == 0 or done == total):
-            progress(done / total)
+        if progress and total and done % CHUNK_SIZE == 0:
+            progress(min(done / total, 1.0))
+    if progress:
+        progress(1.0)
 
 
 def _labelled(variables_: list[Variable], row: list[Any]) -> list[Any]:
