@@ -653,8 +653,11 @@ R_HELPERS = r"""share <- function(count, n, p, q, scale = 1) {
 }
 show <- function(title, labels, count, n, p, q, scale = 1) {
   cat("\n", title, " (n = ", n, ")\n", sep = "")
-  print(data.frame(answer = labels, estimate = share(count, n, p, q, scale)))
+  shares <- data.frame(answer = labels, estimate = share(count, n, p, q, scale))
+  print(shares)
+  invisible(shares)
 }
+estimates <- list()  # each frequency question's shares, by variable name
 keep_rows <- function(d, column, revision_column, revision) {
   keep <- !is.na(d[[column]])
   if (!is.na(revision_column)) keep <- keep & d[[revision_column]] == revision
@@ -800,7 +803,7 @@ def _r_estimate(block: Block) -> list[str]:
         )
     else:
         call = f"estimate_hadamard(d, {_r_vector(names)}, {common}, {heading})"
-    return ["", call]
+    return ["", f"estimates[[{_r_string(first.name)}]] <- {call}"]
 
 
 def _option_labels(question: Question, k: int) -> list[str]:

@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import re
+import subprocess
 import uuid
 from decimal import Decimal
 
@@ -286,7 +287,9 @@ def test_dta_round_trip_keeps_values_and_labels_within_stata_limits(
 
 
 # --- the R script ------------------------------------------------------------------
-CALL = re.compile(r"^(estimate_\w+)\(d, (.*)\)$", re.MULTILINE)
+CALL = re.compile(
+    r'^estimates\[\["\w+"\]\] <- (estimate_\w+)\(d, (.*)\)$', re.MULTILINE
+)
 
 
 def _r_value(text: str):
@@ -512,3 +515,36 @@ def test_writer_reports_progress_up_to_the_whole(student_life, fmt):
     datasets.DATASET_WRITERS[fmt](student_life, io.BytesIO(), shares.append)
     assert shares[-1] == 1.0
     assert shares == sorted(shares)
+
+
+@pytest.mark.slow
+def test_r_script_run_by_rscript_prints_the_dashboard_estimates(families, tmp_path):
+    """Base R (installed by scripts/ensure-services) runs the exported script on
+    the exported CSV; its estimates must be the dashboard's."""
+    name = f"survey-{families.pk}-wide.csv"
+    (tmp_path / name).write_bytes(_bytes(datasets.write_wide_csv_bom, families))
+    script = datasets.r_script(families)
+    script += (
+        "for (name in names(estimates)) "
+        'cat("RESULT", name, sprintf("%.17g", estimates[[name]]$estimate), "\\n")\n'
+    )
+    (tmp_path / "wide.R").write_text(script, encoding="utf-8")
+    run = subprocess.run(
+        ["Rscript", "--vanilla", "wide.R"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    printed = {
+        parts[1]: [float(v) for v in parts[2:]]
+        for parts in (line.split() for line in run.stdout.splitlines())
+        if parts and parts[0] == "RESULT"
+    }
+    results = {f"q{q.position}": q for q in latest_results(families).questions}
+    assert len(printed) == 9  # every frequency family of FAMILIES
+    for name, values in printed.items():
+        expected = results[name.split("_")[0]].estimate
+        np.testing.assert_allclose(values, expected, rtol=1e-9, atol=1e-12)
