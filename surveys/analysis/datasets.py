@@ -34,7 +34,7 @@ from typing import Any, BinaryIO
 import ldp
 from ldp.mechanisms.multiselect.base import MultiSelectMechanism
 from ldp.mechanisms.oracle import FrequencyOracle
-from surveys.analysis.exports import CHUNK_SIZE, csv_lines, spec_revisions
+from surveys.analysis.exports import CHUNK_SIZE, csv_lines, neutralise, spec_revisions
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import PlainAnswer, Report, Submission
@@ -746,12 +746,18 @@ def r_script(survey: Survey, csv_name: str | None = None) -> str:
         )
     )
     lines.append("  )\n)")
+    lines.append(
+        "# levels: the cells as the CSV writes them (a label a spreadsheet would "
+        "run as a\n# formula starts with '); labels: the codebook's value labels."
+    )
     for variable in columns:
         if variable.factor:
-            levels = list(variable.value_labels.values())
+            labels = list(variable.value_labels.values())
+            cells = [neutralise(label) for label in labels]
+            name = _r_string(variable.name)
             lines.append(
-                f"d[[{_r_string(variable.name)}]] <- factor("
-                f"d[[{_r_string(variable.name)}]], levels = {_r_vector(levels)})"
+                f"d[[{name}]] <- factor(d[[{name}]], levels = {_r_vector(cells)}, "
+                f"labels = {_r_vector(labels)})"
             )
     for block in found:
         lines.extend(_r_estimate(block))

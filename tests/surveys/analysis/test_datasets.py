@@ -336,6 +336,30 @@ def _calls(script: str) -> list[tuple[str, object, dict]]:
     return calls
 
 
+FACTOR = re.compile(
+    r'^d\[\["(\w+)"\]\] <- factor\(d\[\["\1"\]\], levels = (c\(.*\)), '
+    r"labels = (c\(.*\))\)$",
+    re.MULTILINE,
+)
+
+
+def _factors(script: str) -> dict[str, dict[str, str]]:
+    """Each factor of the script: CSV cell (level) -> its label."""
+    return {
+        name: dict(zip(_r_value(levels), _r_value(labels), strict=True))
+        for name, levels, labels in FACTOR.findall(script)
+    }
+
+
+def _as_read(script: str, rows: list[dict]) -> list[dict]:
+    """The CSV rows as the script sees them once its factors are made."""
+    factors = _factors(script)
+    return [
+        {k: factors[k].get(v, v) if k in factors else v for k, v in row.items()}
+        for row in rows
+    ]
+
+
 def _parity(x: np.ndarray) -> np.ndarray:
     out = np.zeros_like(x)
     while np.any(x > 0):
@@ -371,35 +395,41 @@ def _evaluate(function: str, columns, args: dict, rows: list[dict]) -> list[floa
     return list(scale * (counts / n - q) / (p - q))
 
 
+@pytest.mark.parametrize("fixture", ["families", "student_life"])
 def test_r_script_names_only_columns_of_the_csv_and_levels_of_the_codebook(
-    families,
+    request, fixture
 ):
-    script = datasets.r_script(families)
-    header = list(_csv_rows(families)[0])
+    survey = request.getfixturevalue(fixture)
+    script = datasets.r_script(survey)
+    rows = _csv_rows(survey)
+    header = list(rows[0])
     classes = re.search(r"colClasses = c\((.*?)\n  \)", script, re.DOTALL).group(1)
     named = re.findall(r'"([^"]+)" = "(\w+)"', classes)
     assert [name for name, _ in named] == header
-    book = _codebook(families)
-    factors = re.findall(
-        r'd\[\["(\w+)"\]\] <- factor\(d\[\["\1"\]\], levels = (c\(.*\))\)', script
-    )
-    assert {name for name, _ in factors} == {n for n, v in book.items() if v["factor"]}
-    for name, levels in factors:
-        assert _r_value(levels) == list(book[name]["value_labels"].values())
+    book = _codebook(survey)
+    factors = _factors(script)
+    assert set(factors) == {n for n, v in book.items() if v["factor"]}
+    for name, levels in factors.items():
+        assert list(levels.values()) == list(book[name]["value_labels"].values())
+        assert {r[name] for r in rows} - {""} <= set(levels)
     for _, columns, _ in _calls(script):
         for column in [columns] if isinstance(columns, str) else columns:
             assert column in header
 
 
-def test_r_script_formulas_reproduce_the_dashboard_estimates(families):
-    script = datasets.r_script(families)
-    rows = _csv_rows(families)
-    results = latest_results(families)
+FREQUENCY = {"warner", "forced_response", "grr", "oue", "sue", "olh", "hadamard"}
+FREQUENCY |= {"multi_rr", "padding_sampling"}
+
+
+@pytest.mark.parametrize("fixture", ["families", "student_life"])
+def test_r_script_formulas_reproduce_the_dashboard_estimates(request, fixture):
+    survey = request.getfixturevalue(fixture)
+    script = datasets.r_script(survey)
+    rows = _as_read(script, _csv_rows(survey))
+    results = latest_results(survey)
     by_name = {f"q{q.position}": q for q in results.questions}
     calls = _calls(script)
-    frequency = {"warner", "forced_response", "grr", "oue", "sue", "olh"}
-    frequency |= {"hadamard", "multi_rr", "padding_sampling"}
-    assert len(calls) == len(frequency)
+    assert len(calls) == sum(q.mechanism in FREQUENCY for q in results.questions)
     for function, columns, args in calls:
         first = columns if isinstance(columns, str) else columns[0]
         expected = by_name[first.split("_")[0]]
@@ -502,7 +532,7 @@ def test_spec_revisions_get_a_revision_column_and_other_layouts_columns_apart(
     script = datasets.r_script(survey)
     ((function, columns, args),) = _calls(script)
     assert args["revision_column"] == f"{base}_rev" and args["revision"] == 3
-    current = [r for r in rows if r[f"{base}_rev"] == "3"]
+    current = [r for r in _as_read(script, rows) if r[f"{base}_rev"] == "3"]
     expected = latest_results(survey).questions[0]
     np.testing.assert_allclose(
         _evaluate(function, columns, args, current), expected.estimate, rtol=1e-9
@@ -518,9 +548,13 @@ def test_writer_reports_progress_up_to_the_whole(student_life, fmt):
 
 
 @pytest.mark.slow
-def test_r_script_run_by_rscript_prints_the_dashboard_estimates(families, tmp_path):
+@pytest.mark.parametrize("fixture", ["families", "student_life"])
+def test_r_script_run_by_rscript_prints_the_dashboard_estimates(
+    request, fixture, tmp_path
+):
     """Base R (installed by scripts/ensure-services) runs the exported script on
     the exported CSV; its estimates must be the dashboard's."""
+    families = request.getfixturevalue(fixture)
     name = f"survey-{families.pk}-wide.csv"
     (tmp_path / name).write_bytes(_bytes(datasets.write_wide_csv_bom, families))
     script = datasets.r_script(families)
@@ -543,8 +577,9 @@ def test_r_script_run_by_rscript_prints_the_dashboard_estimates(families, tmp_pa
         for parts in (line.split() for line in run.stdout.splitlines())
         if parts and parts[0] == "RESULT"
     }
-    results = {f"q{q.position}": q for q in latest_results(families).questions}
-    assert len(printed) == 9  # every frequency family of FAMILIES
+    questions = latest_results(families).questions
+    results = {f"q{q.position}": q for q in questions}
+    assert len(printed) == sum(q.mechanism in FREQUENCY for q in questions)
     for name, values in printed.items():
         expected = results[name.split("_")[0]].estimate
         np.testing.assert_allclose(values, expected, rtol=1e-9, atol=1e-12)
