@@ -7,8 +7,9 @@ Usage::
 Starts a throwaway PostgreSQL cluster of its own (removed at the end) unless
 ``DATABASE_URL`` names a scratch database.  For each size it bulk-loads that
 many one-report submissions (COPY, randomized by the Python reference) to a
-survey with one 8-option question under generalized randomized response
-(one column) and to one under optimized unary encoding (8 bit columns).  Then
+survey with one 8-option question under generalized randomized response (the
+bulk loader writes one-number reports; a question with bit columns costs
+about as much per cell).  Then
 it times the median of ``--repeat`` whole writes, after one warm-up each, of:
 
 * ``reports.csv`` (the long raw-report export, streamed), the baseline every
@@ -81,7 +82,7 @@ def run(sizes: list[int], repeat: int) -> None:
     owner = User.objects.create_user(f"bench-{uuid.uuid4().hex[:8]}")
     rng = np.random.default_rng(20261123)
     cases = []
-    for mechanism in ("grr", "oue"):
+    for mechanism in ("grr",):
         privacy = PrivacyConfig(
             kind="single_choice",
             options=tuple("ABCDEFGH"),

@@ -126,15 +126,28 @@ def _layout(spec: dict) -> tuple:
     return tuple(spec.get(key) for key in keys)
 
 
+def support_probabilities(
+    mechanism: ldp.Mechanism,
+) -> tuple[float | list[float], float | list[float]]:
+    """(p*, q*) of a frequency question: one number each when every answer has
+    the same, else one per answer (forced response with unequal forced parts)."""
+    k = mechanism.k
+    p = [float(v) for v in mechanism.p_star[:k]]
+    q = [float(v) for v in mechanism.q_star[:k]]
+    if len(set(p)) == 1 and len(set(q)) == 1:
+        return p[0], q[0]
+    return p, q
+
+
 def _debias(mechanism: ldp.Mechanism, name: str) -> str:
     if isinstance(mechanism, FrequencyOracle | MultiSelectMechanism):
-        p, q = float(mechanism.p_star[0]), float(mechanism.q_star[0])
+        p, q = support_probabilities(mechanism)
         scale = getattr(mechanism, "scale", 1)
         factor = f"{scale}·" if scale != 1 else ""
         support = {
             "olh": "reports whose hash ((a·v + b) mod 2147483647) mod g equals y",
             "hadamard": (
-                "reports whose bit is 1 when popcount(j AND v) is even, else 0"
+                "reports whose bit equals 1 if popcount(j AND v) is even, else 0"
             ),
             "sue": "reports with bit v set",
             "oue": "reports with bit v set",
@@ -142,7 +155,8 @@ def _debias(mechanism: ldp.Mechanism, name: str) -> str:
         }.get(name, "reports equal to v")
         return (
             f"Share of answer v = {factor}(share of {support} − q)/(p − q), "
-            f"p = {p!r}, q = {q!r} (Wang et al., USENIX Security 2017, section 4)."
+            f"p = {p!r}, q = {q!r}{' (per answer)' if isinstance(p, list) else ''} "
+            "(Wang et al., USENIX Security 2017, section 4)."
         )
     return (
         "Invert the randomization channel of the compiled spec in design.json "
@@ -783,7 +797,7 @@ def _r_estimate(block: Block) -> list[str]:
             f"# {title}: not a frequency question; estimate it with ldp "
             "(codebook: debias).",
         ]
-    p, q = float(mechanism.p_star[0]), float(mechanism.q_star[0])
+    p, q = support_probabilities(mechanism)
     labels = _option_labels(block.question, mechanism.k)
     names = [v.name for v in block.variables]
     revision = (
@@ -792,7 +806,9 @@ def _r_estimate(block: Block) -> list[str]:
         if block.revision_column
         else ""
     )
-    common = f"labels = {_r_vector(labels)}, p = {p!r}, q = {q!r}"
+    p_text = _r_vector(p) if isinstance(p, list) else repr(p)
+    q_text = _r_vector(q) if isinstance(q, list) else repr(q)
+    common = f"labels = {_r_vector(labels)}, p = {p_text}, q = {q_text}"
     heading = f"title = {_r_string(title)}{revision}"
     if name in INDEX_MECHANISMS:
         scale = getattr(mechanism, "scale", 1)

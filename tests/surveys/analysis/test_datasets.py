@@ -22,12 +22,14 @@ import pytest
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 
+import ldp
 from surveys.analysis import datasets
 from surveys.analysis.exports import neutralise
 from surveys.analysis.reading import latest_results
 from surveys.analysis.services import tallies_refresh
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
+from surveys.authoring.models import Question
 from surveys.authoring.selectors import question_privacy_config
 from surveys.collection.models import PlainAnswer, Report, Submission
 from surveys.collection.services import ResponseIn, submissions_ingest_bulk
@@ -391,7 +393,8 @@ def _evaluate(function: str, columns, args: dict, rows: list[dict]) -> list[floa
         counts = np.array(
             [np.sum(bit == 1 - _parity(j & v)) for v in range(len(labels))]
         )
-    p, q, scale = args["p"], args["q"], args.get("scale", 1.0)
+    p, q = np.asarray(args["p"]), np.asarray(args["q"])
+    scale = args.get("scale", 1.0)
     return list(scale * (counts / n - q) / (p - q))
 
 
@@ -440,6 +443,36 @@ def test_r_script_formulas_reproduce_the_dashboard_estimates(request, fixture):
             rtol=1e-9,
             atol=1e-12,
         )
+
+
+def test_r_script_uses_each_answers_p_and_q_when_they_differ(researcher):
+    """A forced-response design with unequal forced parts: p* and q* differ for
+    "yes" and "no", and the script carries both."""
+    survey = make_survey(researcher, FAMILIES[1:2], plain=False)
+    question = survey.questions.get()
+    spec = ldp.build(
+        {
+            "mechanism": "forced_response",
+            "design": {"truthful": "1/2", "forced_yes": "1/3", "forced_no": "1/6"},
+        }
+    ).spec
+    Question.objects.filter(pk=question.pk).update(spec=spec)
+    question.spec_revisions.update(spec=spec)
+    submit_bulk(survey, 60)
+    tallies_refresh(survey_id=survey.pk)
+
+    script = datasets.r_script(survey)
+    ((function, columns, args),) = _calls(script)
+    mechanism = ldp.build(spec)
+    assert args["p"] == list(mechanism.p_star) and args["q"] == list(mechanism.q_star)
+    assert args["q"][0] != args["q"][1]
+    expected = latest_results(survey).questions[0].estimate
+    rows = _as_read(script, _csv_rows(survey))
+    np.testing.assert_allclose(
+        _evaluate(function, columns, args, rows), expected, rtol=1e-9
+    )
+    book = _codebook(survey)
+    assert "(per answer)" in book[f"q{question.position}"]["debias"]
 
 
 # --- views -------------------------------------------------------------------------
