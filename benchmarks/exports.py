@@ -8,8 +8,7 @@ Starts a throwaway PostgreSQL cluster of its own (removed at the end) unless
 ``DATABASE_URL`` names a scratch database.  For each size it bulk-loads that
 many one-report submissions (COPY, randomized by the Python reference) to a
 survey with one 8-option question under generalized randomized response (the
-bulk loader writes one-number reports; a question with bit columns costs
-about as much per cell).  Then
+bulk loader writes one-number reports).  Then
 it times the median of ``--repeat`` whole writes, after one warm-up each, of:
 
 * ``reports.csv`` (the long raw-report export, streamed), the baseline every
