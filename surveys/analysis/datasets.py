@@ -44,6 +44,9 @@ Progress = Callable[[float], None] | None
 ID_COLUMN = "respondent"
 # Stata: names of at most 32 characters, variable labels of at most 80.
 STATA_LABEL_LIMIT = 80
+# SPSS: variable labels of at most 256 bytes, value labels of at most 120.
+SPSS_VARIABLE_LABEL_BYTES = 256
+SPSS_VALUE_LABEL_BYTES = 120
 # The mechanisms whose report is one answer index (a factor in R).
 INDEX_MECHANISMS = {"grr", "forced_response", "warner", "ordinal", "padding_sampling"}
 BIT_MECHANISMS = {"sue", "oue", "multi_rr"}
@@ -598,12 +601,34 @@ def _frame(survey: Survey, progress: Progress) -> tuple[Any, list[Variable]]:
     return frame, columns
 
 
-def _labels(columns: list[Variable]) -> dict[str, dict[float, str]]:
+def _labels(
+    columns: list[Variable], fit: Callable[[str], str] = str
+) -> dict[str, dict[float, str]]:
     return {
-        v.name: {float(code): label for code, label in v.value_labels.items()}
+        v.name: {float(code): fit(label) for code, label in v.value_labels.items()}
         for v in columns
         if v.value_labels
     }
+
+
+def fit_bytes(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` bytes of UTF-8 (ends with … when cut),
+    never inside a character."""
+    if len(text.encode("utf-8")) <= limit:
+        return text
+    room = limit - len("…".encode())
+    cut = text.encode("utf-8")[:room].decode("utf-8", errors="ignore")
+    return cut + "…"
+
+
+def spss_variable_label(text: str) -> str:
+    """A variable label within SPSS's 256 bytes (the codebook keeps it whole)."""
+    return fit_bytes(text, SPSS_VARIABLE_LABEL_BYTES)
+
+
+def spss_value_label(text: str) -> str:
+    """A value label within SPSS's 120 bytes (the codebook keeps it whole)."""
+    return fit_bytes(text, SPSS_VALUE_LABEL_BYTES)
 
 
 def _copy_from_temporary(writer: Callable[[str], None], fileobj: BinaryIO) -> None:
@@ -619,7 +644,8 @@ def _copy_from_temporary(writer: Callable[[str], None], fileobj: BinaryIO) -> No
 
 
 def write_sav(survey: Survey, fileobj: BinaryIO, progress: Progress = None) -> None:
-    """SPSS ``.sav``: variable labels, value labels and measure levels."""
+    """SPSS ``.sav``: variable labels, value labels and measure levels (labels
+    cut to SPSS's limits; the codebook keeps them whole)."""
     import pyreadstat
 
     frame, columns = _frame(survey, progress)
@@ -628,8 +654,8 @@ def write_sav(survey: Survey, fileobj: BinaryIO, progress: Progress = None) -> N
             frame,
             path,
             file_label=f"Deniable survey {survey.pk}: randomized reports"[:64],
-            column_labels=[v.label for v in columns],
-            variable_value_labels=_labels(columns),
+            column_labels=[spss_variable_label(v.label) for v in columns],
+            variable_value_labels=_labels(columns, spss_value_label),
             variable_measure={v.name: v.measure for v in columns},
         ),
         fileobj,

@@ -243,19 +243,52 @@ def test_sav_round_trip_keeps_values_variable_and_value_labels(families, tmp_pat
     frame, meta = pyreadstat.read_sav(path)
     columns = datasets.variables(families)
     assert meta.column_names == [v.name for v in columns]
-    assert meta.column_labels == [v.label for v in columns]
+    assert meta.column_labels == [
+        datasets.spss_variable_label(v.label) for v in columns
+    ]
     rows = _csv_rows(families)
     assert frame["respondent"].tolist() == [r["respondent"] for r in rows]
     for variable in columns[1:]:
         assert meta.variable_measure[variable.name] == variable.measure
         if variable.value_labels:
             labels = meta.variable_value_labels[variable.name]
-            assert labels == {float(k): v for k, v in variable.value_labels.items()}
+            assert labels == {
+                float(k): datasets.spss_value_label(v)
+                for k, v in variable.value_labels.items()
+            }
         for value, row in zip(frame[variable.name], rows, strict=True):
             cell = row[variable.name]
             if variable.factor:
                 cell = str(_code(variable, cell))
             assert value == float(cell)
+
+
+def test_sav_cuts_long_labels_to_spss_limits_within_a_character(ada, tmp_path):
+    text = "Wie oft ärgern Sie sich über " + "sehr lange Fragen, " * 25
+    options = ("Ö" * 200, "ß" * 199 + "x")
+    survey = authoring.survey_create(owner=ada, title="Long", epsilon_budget=2.0)
+    authoring.question_create(
+        survey=survey,
+        text=text[:500],
+        privacy=PrivacyConfig(
+            kind="single_choice", options=options, epsilon=1.0, mechanism="grr"
+        ),
+    )
+    survey = authoring.survey_publish(survey=survey, user=ada)
+    submit_bulk(survey, 3)
+    frame, meta = pyreadstat.read_sav(
+        _to_path(tmp_path, _bytes(datasets.write_sav, survey), ".sav")
+    )
+    (question,) = survey.questions.all()
+    name = f"q{question.position}"
+    label = meta.column_labels[1]
+    assert len(label.encode()) <= 256 and label.endswith("…")
+    assert _codebook(survey)[name]["label"].startswith(label[:-1])
+    values = meta.variable_value_labels[name]
+    assert values[0.0] == "Ö" * 58 + "…"  # 116 bytes of Ö, then the ellipsis
+    assert all(len(v.encode()) <= 120 for v in values.values())
+    assert _codebook(survey)[name]["value_labels"]["0"] == options[0]
+    assert len(frame) == 3
 
 
 def _code(variable, label: str) -> int:
