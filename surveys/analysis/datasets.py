@@ -768,7 +768,8 @@ def r_script(survey: Survey, csv_name: str | None = None) -> str:
     columns = variables(survey, found)
     csv_name = csv_name or f"survey-{survey.pk}-wide.csv"
     lines = [
-        f"# Deniable survey {survey.pk}: {survey.title}",
+        # One line whatever the title holds: a comment never ends early.
+        f"# Deniable survey {survey.pk}: {' '.join(survey.title.split())}",
         "# Reads the wide CSV export (one row per respondent) with factors whose",
         "# levels are the codebook's value labels, then prints the debiased shares",
         "# of every frequency question, as the dashboard shows them.",

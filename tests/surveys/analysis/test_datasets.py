@@ -29,7 +29,7 @@ from surveys.analysis.reading import latest_results
 from surveys.analysis.services import tallies_refresh
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
-from surveys.authoring.models import Question
+from surveys.authoring.models import Question, Survey
 from surveys.authoring.selectors import question_privacy_config
 from surveys.collection.models import PlainAnswer, Report, Submission
 from surveys.collection.services import ResponseIn, submissions_ingest_bulk
@@ -476,6 +476,16 @@ def test_r_script_formulas_reproduce_the_dashboard_estimates(request, fixture):
             rtol=1e-9,
             atol=1e-12,
         )
+
+
+def test_r_script_keeps_a_title_with_line_breaks_inside_its_comment(families):
+    Survey.objects.filter(pk=families.pk).update(title="Two\nlines\r\nstop()")
+    families.refresh_from_db()
+    script = datasets.r_script(families)
+    assert (
+        script.splitlines()[0] == f"# Deniable survey {families.pk}: Two lines stop()"
+    )
+    assert not any(line.startswith("stop()") for line in script.splitlines())
 
 
 def test_r_script_uses_each_answers_p_and_q_when_they_differ(researcher):
