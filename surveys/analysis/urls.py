@@ -39,6 +39,23 @@ page_patterns = [
         name="export_reports_json",
     ),
     path("<int:pk>/export/design.json", views.export_design, name="export_design"),
+    *[
+        path(
+            f"<int:pk>/export/{route}",
+            views.export_dataset,
+            {"fmt": fmt},
+            name=f"export_{fmt}",
+        )
+        for route, fmt in [
+            ("wide.csv", "wide_csv"),
+            ("wide-bom.csv", "wide_csv_bom"),
+            ("wide.sav", "sav"),
+            ("wide.dta", "dta"),
+            ("codebook.csv", "codebook_csv"),
+            ("codebook.json", "codebook_json"),
+            ("wide.R", "r"),
+        ]
+    ],
     path("tokens/", token_views.api_tokens, name="api_tokens"),
     path(
         "tokens/<int:token_pk>/revoke/",

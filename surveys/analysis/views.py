@@ -6,11 +6,17 @@ else's survey) behind ``login_required``; views only read and format.
 
 from __future__ import annotations
 
+import io
 import json
+import tempfile
 from datetime import timedelta
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import (
+    HttpResponse,
+    JsonResponse,
+    StreamingHttpResponse,
+)
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -18,7 +24,15 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from surveys.accounts.sessions import passive
-from surveys.analysis import charts, crosstabs, dashboard, exports, jobs, tasks
+from surveys.analysis import (
+    charts,
+    crosstabs,
+    dashboard,
+    datasets,
+    exports,
+    jobs,
+    tasks,
+)
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.privacy import survey_privacy_view
 from surveys.analysis.reading import latest_results
@@ -292,3 +306,36 @@ def export_design(request, pk: int):
         content_type="application/json",
     )
     return _attachment(response, _filename(survey, "design.json"))
+
+
+# --- per-respondent datasets (surveys/analysis/datasets.py) -------------------------
+FILE_CHUNK = 1 << 16
+
+
+def _spooled(writer, survey):
+    """Write to a temporary file (pyreadstat writes whole files), then stream it."""
+    with tempfile.TemporaryFile() as spooled:
+        writer(survey, spooled)
+        spooled.seek(0)
+        while chunk := spooled.read(FILE_CHUNK):
+            yield chunk
+
+
+@login_required
+@require_GET
+def export_dataset(request, pk: int, fmt: str):
+    survey = _survey(request, pk)
+    writer, suffix, content_type = datasets.DATASET_FILES[fmt]
+    if fmt in {"wide_csv", "wide_csv_bom"}:
+        lines = datasets.wide_csv_lines(survey, bom=fmt == "wide_csv_bom")
+        body = (line.encode("utf-8") for line in lines)
+        response = StreamingHttpResponse(body, content_type=content_type)
+    elif fmt in {"sav", "dta"}:
+        response = StreamingHttpResponse(
+            _spooled(writer, survey), content_type=content_type
+        )
+    else:  # the codebook and the R script: small, one per question
+        buffer = io.BytesIO()
+        writer(survey, buffer)
+        response = HttpResponse(buffer.getvalue(), content_type=content_type)
+    return _attachment(response, _filename(survey, suffix))

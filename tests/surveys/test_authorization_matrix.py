@@ -91,6 +91,30 @@ def policy(name: str) -> str:
 
 
 OWNER_PATTERNS = [(name, p) for name, p in ALL if policy(name) == "owner"]
+# Downloads that carry a survey's reports or answers: owner only, each named
+# here so that one moved out of the owner's prefix fails loudly.
+OWNER_EXPORTS = {
+    "analysis:export_estimates_csv",
+    "analysis:export_estimates_json",
+    "analysis:export_reports_csv",
+    "analysis:export_reports_json",
+    "analysis:export_design",
+    "analysis:export_wide_csv",
+    "analysis:export_wide_csv_bom",
+    "analysis:export_sav",
+    "analysis:export_dta",
+    "analysis:export_codebook_csv",
+    "analysis:export_codebook_json",
+    "analysis:export_r",
+}
+
+
+def test_every_export_is_owner_scoped():
+    names = {name for name, _ in ALL}
+    assert names >= OWNER_EXPORTS
+    assert {name for name in OWNER_EXPORTS if policy(name) != "owner"} == set()
+    exports = {name for name in names if name and name.startswith("analysis:export_")}
+    assert exports == OWNER_EXPORTS
 
 
 def test_every_url_pattern_has_an_access_policy():

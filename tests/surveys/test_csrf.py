@@ -77,6 +77,13 @@ READ_ONLY = {
     "analysis:export_reports_csv",
     "analysis:export_reports_json",
     "analysis:export_design",
+    "analysis:export_wide_csv",
+    "analysis:export_wide_csv_bom",
+    "analysis:export_sav",
+    "analysis:export_dta",
+    "analysis:export_codebook_csv",
+    "analysis:export_codebook_json",
+    "analysis:export_r",
     "analysis:api_openapi",
 }
 # Answer any method with the same read (a health probe must never be refused).

@@ -9,7 +9,8 @@ application could read is collected:
 
 - every row of every model (``apps.get_models()``, read straight from the
   database: a column added later is covered without touching this test),
-- every export (reports CSV and JSON, estimates CSV and JSON, design card),
+- every export (reports CSV and JSON, estimates CSV and JSON, design card, the
+  per-respondent table as CSV, SPSS and Stata, its codebook and R script),
 - every API response (surveys, estimates, every page of reports, OpenAPI),
 - the invitation CSV, the rate-limit keys in the cache and the access log,
 
@@ -37,6 +38,7 @@ from http.cookiejar import CookieJar
 from typing import Any
 
 import psycopg
+import pyreadstat
 import pytest
 from django.apps import apps
 from django.utils.crypto import salted_hmac
@@ -245,7 +247,7 @@ def own_postgres() -> Iterator[OwnPostgres]:
 
 
 def test_no_invitation_or_request_can_be_joined_to_a_submission(
-    own_postgres, own_redis, start_process
+    own_postgres, own_redis, start_process, tmp_path
 ):
     import redis
 
@@ -342,10 +344,28 @@ def test_no_invitation_or_request_can_be_joined_to_a_submission(
         "estimates.csv",
         "estimates.json",
         "design.json",
+        "wide.csv",
+        "wide-bom.csv",
+        "codebook.csv",
+        "codebook.json",
+        "wide.R",
     ):
         status, body, _ = researcher.open(f"/results/{survey_id}/export/{name}")
         assert status == 200, name
-        exports[name] = body.decode()
+        exports[name] = body.decode("utf-8-sig")
+    # SPSS and Stata files, read back as the researcher's software would.
+    labelled_rows: list[dict[str, Any]] = []
+    for name, reader in (
+        ("wide.sav", pyreadstat.read_sav),
+        ("wide.dta", pyreadstat.read_dta),
+    ):
+        status, body, _ = researcher.open(f"/results/{survey_id}/export/{name}")
+        assert status == 200, name
+        path = tmp_path / name
+        path.write_bytes(body)
+        frame, _ = reader(str(path))
+        labelled_rows += frame.astype(str).to_dict("records")
+        exports[name] = frame.to_csv(index=False)
     api = Browser(base, "198.51.100.201", "API client 1.0")
     auth = {"Authorization": f"Bearer {api_token}"}
     responses = {}
@@ -417,6 +437,12 @@ def test_no_invitation_or_request_can_be_joined_to_a_submission(
     reports_json = json.loads(exports["reports.json"])
     records += reports_json["reports"] + reports_json["plain_answers"] + api_reports
     records += list(csv.DictReader(io.StringIO(exports["reports.csv"])))
+    # The per-respondent table names its submission in the "respondent" column.
+    for row in [
+        *csv.DictReader(io.StringIO(exports["wide.csv"])),
+        *labelled_rows,
+    ]:
+        records.append({**row, "submission_id": row["respondent"]})
     names = {str(public): sid for sid, public in public_id_of.items()}
     for record in records:
         named = str(record.get("submission_id", ""))
