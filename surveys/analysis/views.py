@@ -7,18 +7,35 @@ else's survey) behind ``login_required``; views only read and format.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import (
+    Http404,
+    HttpResponse,
+    HttpResponseBadRequest,
+    JsonResponse,
+    StreamingHttpResponse,
+)
+from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from surveys.accounts.sessions import passive
-from surveys.analysis import charts, crosstabs, dashboard, exports, jobs, tasks
+from surveys.analysis import (
+    charts,
+    crosstabs,
+    dashboard,
+    export_kinds,
+    exports,
+    jobs,
+    tasks,
+)
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.privacy import survey_privacy_view
 from surveys.analysis.reading import latest_results
@@ -64,7 +81,18 @@ def survey_dashboard(request, pk: int):
     survey = _survey(request, pk)
     context = _results_context(survey)
     context["poll_seconds"] = POLL_SECONDS
+    context["exports"] = _export_rows(survey)
+    context["export_retention_hours"] = settings.EXPORT_RETENTION_HOURS
     return render(request, "analysis/dashboard.html", context)
+
+
+def _export_rows(survey) -> list[dict]:
+    """Each export kind with its newest job (None: never asked for)."""
+    latest = jobs.latest_exports(survey)
+    return [
+        {"kind": kind, "job": latest.get(kind.name)}
+        for kind in export_kinds.all_kinds()
+    ]
 
 
 @passive  # the page's automatic refresh: not a sign of anyone at the keyboard
@@ -228,6 +256,9 @@ def survey_privacy(request, pk: int):
     )
 
 
+FILE_CHUNK_BYTES = 256 * 1024
+
+
 # --- exports ------------------------------------------------------------------------
 def _filename(survey, suffix: str) -> str:
     return f"survey-{survey.pk}-{suffix}"
@@ -281,6 +312,60 @@ def export_reports_json(request, pk: int):
         exports.reports_json(survey), content_type="application/json"
     )
     return _attachment(response, _filename(survey, "reports.json"))
+
+
+@login_required
+@require_POST
+def export_job_request(request, pk: int):
+    """Ask for an export file (POST ``export=<kind>``): a worker writes it.
+
+    An identical request on unchanged data reuses the job; the dashboard then
+    shows its progress and, once written, the download link.
+    """
+    survey = _survey(request, pk)
+    try:
+        job, created = jobs.export_request(
+            survey=survey, name=request.POST.get("export", "")
+        )
+    except jobs.JobRefused as refused:
+        return HttpResponseBadRequest(
+            str(refused) + "\n", content_type="text/plain; charset=utf-8"
+        )
+    lost = job.status == AnalysisJob.Status.QUEUED and (
+        job.created_at < timezone.now() - timedelta(seconds=JOB_RESEND_SECONDS)
+    )
+    if created or lost:
+        tasks.send_analysis_job(job.pk)
+    return redirect(f"{reverse('analysis:dashboard', args=[survey.pk])}#exports")
+
+
+@login_required
+@require_GET
+def export_job_download(request, pk: int, job_pk: int):
+    """The file an export job wrote, for the survey's owner only."""
+    survey = _survey(request, pk)
+    job = get_object_or_404(
+        AnalysisJob,
+        pk=job_pk,
+        survey=survey,
+        kind=AnalysisJob.Kind.EXPORT,
+        status=AnalysisJob.Status.DONE,
+    )
+    kind = export_kinds.get(job.params.get("export", ""))
+    if kind is None or not job.file or not job.file.storage.exists(job.file.name):
+        raise Http404("This export has been removed; ask for it again.")
+    response = StreamingHttpResponse(
+        _file_chunks(job.file.path), content_type=kind.content_type
+    )
+    response["Content-Length"] = str(job.file.size)
+    return _attachment(response, kind.filename(survey))
+
+
+def _file_chunks(path: str) -> Iterator[bytes]:
+    """The file's bytes, opened only once the server starts sending them."""
+    with open(path, "rb") as handle:
+        while chunk := handle.read(FILE_CHUNK_BYTES):
+            yield chunk
 
 
 @login_required
