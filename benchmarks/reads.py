@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/reads.py [--sizes 10000,1000000] [--repeat 7]
+    python benchmarks/reads.py [--sizes 10000,1000000] [--repeat 7] [--runs 3]
 
 Starts a throwaway PostgreSQL cluster of its own (removed at the end) unless
 ``DATABASE_URL`` names a scratch database.  For each size it bulk-loads that
@@ -95,7 +95,7 @@ def _ok(response) -> None:
         raise SystemExit(f"{response.status_code} from {response.request['PATH_INFO']}")
 
 
-def run(sizes: list[int], repeat: int) -> None:
+def run(sizes: list[int], repeat: int, runs: int = 1) -> None:
     import django
     from django.core.management import call_command
 
@@ -139,15 +139,19 @@ def run(sizes: list[int], repeat: int) -> None:
 
     ping = lambda: _ok(client.get("/ping"))  # noqa: E731
     names = list(endpoints(client, cases[0][1], secret))
-    print(f"{'case':>36} | {'ping ms':>8} | " + " | ".join(f"{n:>17}" for n in names))
-    print("-" * (50 + 20 * len(names)))
-    for label, survey, _ in cases:
-        base = median_seconds(ping, repeat)
-        cells = []
-        for get in endpoints(client, survey, secret).values():
-            seconds = median_seconds(get, repeat)
-            cells.append(f"{seconds * 1000:8.1f} ms {seconds / base:5.1f}×")
-        print(f"{label:>36} | {base * 1000:8.2f} | " + " | ".join(cells))
+    for number in range(1, runs + 1):
+        print(f"\nrun {number} of {runs}")
+        print(
+            f"{'case':>36} | {'ping ms':>8} | " + " | ".join(f"{n:>17}" for n in names)
+        )
+        print("-" * (50 + 20 * len(names)))
+        for label, survey, _ in cases:
+            base = median_seconds(ping, repeat)
+            cells = []
+            for get in endpoints(client, survey, secret).values():
+                seconds = median_seconds(get, repeat)
+                cells.append(f"{seconds * 1000:8.1f} ms {seconds / base:5.1f}×")
+            print(f"{label:>36} | {base * 1000:8.2f} | " + " | ".join(cells))
     print(
         "\nEach cell: median latency, and its ratio to /ping measured in the same run."
     )
@@ -157,17 +161,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,1000000")
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument(
+        "--runs", type=int, default=1, help="measure this many times on the same data"
+    )
     args = parser.parse_args()
     sizes = [int(float(s)) for s in args.sizes.split(",")]
     if os.environ.get("DATABASE_URL", "").startswith("postgres"):
-        run(sizes, args.repeat)
+        run(sizes, args.repeat, args.runs)
         return
     from tests.own_servers import OwnPostgres
 
     cluster = OwnPostgres.on_a_free_port()
     try:
         os.environ["DATABASE_URL"] = cluster.create_database("deniable_reads")
-        run(sizes, args.repeat)
+        run(sizes, args.repeat, args.runs)
     finally:
         cluster.destroy()
 

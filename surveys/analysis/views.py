@@ -6,12 +6,16 @@ else's survey) behind ``login_required``; views only read and format.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.http import (
     Http404,
     HttpResponse,
@@ -23,6 +27,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -40,6 +45,7 @@ from surveys.analysis.models import AnalysisJob
 from surveys.analysis.privacy import survey_privacy_view
 from surveys.analysis.reading import latest_results
 from surveys.authoring.selectors import survey_get_for_owner
+from surveys.version import deniable_version
 
 POLL_SECONDS = 15
 
@@ -58,10 +64,59 @@ def _results_context(survey) -> dict:
     return {
         "survey": survey,
         "results": results,
-        "cards": dashboard.cards(results) if results is not None else [],
+        "results_body": _results_body(survey, results),
         "freshness": dashboard.freshness(results),
-        "batch_size": dashboard.batch_size(),
     }
+
+
+def _source_revision() -> str:
+    """A fingerprint of what renders a results fragment (templates and code), so
+    a deployment never serves a fragment an older release cached."""
+    digest = hashlib.sha256(deniable_version().encode())
+    for path in RESULTS_SOURCES:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+RESULTS_SOURCES = [
+    Path(settings.BASE_DIR) / "templates" / "analysis" / "_results_body.html",
+    Path(charts.__file__),
+    Path(dashboard.__file__),
+]
+RESULTS_REVISION = _source_revision()
+# A cached fragment outlives its snapshot by at most this long (a newer snapshot
+# has a new key, so this only bounds the memory stale fragments take).
+RESULTS_CACHE_SECONDS = 24 * 3600
+
+
+def _results_body(survey, results) -> str:
+    """The results fragment of the survey's snapshot, rendered once per snapshot.
+
+    Everything in it comes from the immutable snapshot (and the batch size), so
+    it is cached under (survey, snapshot version and time, batch size, source
+    revision); only the freshness line above it is rendered per request.
+    """
+    if results is None:
+        return ""
+    batch = dashboard.batch_size()
+    context = {"survey": survey, "results": results, "batch_size": batch}
+    if results.version is None:  # not a stored snapshot: nothing to key it on
+        context["cards"] = dashboard.cards(results)
+        return mark_safe(render_to_string("analysis/_results_body.html", context))  # noqa: S308
+    stamp = results.computed_at.timestamp() if results.computed_at else 0
+    key = (
+        f"analysis:results-body:{survey.pk}:{results.version}:{stamp}:"
+        f"{batch}:{RESULTS_REVISION}"
+    )
+    with contextlib.suppress(Exception):  # the cache may be down: render anyway
+        cached = cache.get(key)
+        if cached is not None:
+            return mark_safe(cached)  # noqa: S308 (rendered by our own template)
+    context["cards"] = dashboard.cards(results)
+    html = render_to_string("analysis/_results_body.html", context)
+    with contextlib.suppress(Exception):
+        cache.set(key, html, timeout=RESULTS_CACHE_SECONDS)
+    return mark_safe(html)  # noqa: S308 (rendered by our own template)
 
 
 def _computing() -> HttpResponse:
