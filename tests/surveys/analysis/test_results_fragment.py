@@ -1,4 +1,5 @@
-"""The results fragment is rendered once per snapshot; freshness per request."""
+"""Reading results: the fragment is rendered once per snapshot (freshness per
+request), and the exports and API serialise estimates as the snapshot stores them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from django.urls import reverse
 
 from surveys.analysis import dashboard, views
 from surveys.analysis.models import ResultSnapshot
+from surveys.analysis.results import _decode
+from surveys.api_tokens.services import api_token_create
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
 
 pytestmark = pytest.mark.django_db
@@ -86,3 +89,16 @@ def test_a_cache_outage_still_renders_the_results(ada_client, answered, settings
     response = ada_client.get(url)
     assert response.status_code == 200
     assert _ns(response.content.decode()) == {"100"}
+
+
+def test_exports_and_the_api_serialise_estimates_as_the_snapshot_stores_them(
+    ada_client, answered, ada
+):
+    url = reverse("analysis:export_estimates_json", args=[answered.pk])
+    exported = ada_client.get(url).json()["questions"]
+    stored = _decode(ResultSnapshot.objects.get(survey=answered).document)
+    secret = api_token_create(user=ada, name="one source").secret
+    api_url = reverse("analysis:api_survey", kwargs={"pk": answered.pk})
+    served = ada_client.get(api_url, HTTP_AUTHORIZATION=f"Bearer {secret}").json()
+    assert exported == stored["questions"] == served["questions"]
+    assert len(exported) == answered.questions.filter(is_private=True).count()
