@@ -176,11 +176,11 @@ def run(
         for _, survey, _ in cases:
             services.snapshot_refresh(survey_id=survey.pk, force=True)
         session = client.cookies[settings.SESSION_COOKIE_NAME].value
-        over_http(cases, names, client, secret, session, http_requests, web_workers)
+        over_http(cases, client, secret, session, http_requests, web_workers)
 
 
 def over_http(
-    cases, names, client, secret: str, session: str, count: int, web_workers: int
+    cases, client, secret: str, session: str, count: int, web_workers: int
 ) -> None:
     """p50/p99 of the same reads through gunicorn, as ratios to its /ping."""
     from django.conf import settings
@@ -220,7 +220,7 @@ def over_http(
             print(f"\nover HTTP: gunicorn, {web_workers} workers, {count} requests")
             print(
                 f"{'case':>36} | {'ping p50/p99 ms':>16} | "
-                + " | ".join(f"{n + ' p50/p99':>22}" for n in names)
+                + " | ".join(f"{n + ' p50/p99':>22}" for n in http_paths(cases[0][1]))
             )
             for label, survey, _ in cases:
                 base = timed("/ping", {})
