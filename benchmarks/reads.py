@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/reads.py [--sizes 10000,1000000] [--repeat 7]
+    python benchmarks/reads.py [--sizes 10000,1000000] [--repeat 7] [--runs 3]
 
 Starts a throwaway PostgreSQL cluster of its own (removed at the end) unless
 ``DATABASE_URL`` names a scratch database.  For each size it bulk-loads that
@@ -20,6 +20,13 @@ median of ``--repeat`` requests after one warm-up request each of:
   survey resource, and the start of a raw-report export (the time to its first
   streamed chunk; the whole export grows with n by nature).
 
+With ``--http`` the same reads are then made over HTTP against the compose
+``web`` command (gunicorn, ``gunicorn.conf.py``, ``--web-workers`` workers) on
+127.0.0.1, with a Redis of its own as broker and shared cache (as deployed),
+one request per new connection, ``--http-requests`` times each, signed in with
+a session cookie: it prints p50 and p99 latency as ratios to ``/ping`` served
+by the same gunicorn.  The snapshots are computed before it starts.
+
 Run it on two checkouts to compare code before and after a change: the script
 uses only URLs and the authoring and collection services.
 """
@@ -27,9 +34,11 @@ uses only URLs and the authoring and collection services.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
+import tempfile
 import time
 import uuid
 from decimal import Decimal
@@ -95,11 +104,19 @@ def _ok(response) -> None:
         raise SystemExit(f"{response.status_code} from {response.request['PATH_INFO']}")
 
 
-def run(sizes: list[int], repeat: int) -> None:
+def run(
+    sizes: list[int],
+    repeat: int,
+    runs: int = 1,
+    http_requests: int = 0,
+    web_workers: int = 2,
+) -> None:
     import django
     from django.core.management import call_command
 
     django.setup()
+    from django.conf import settings
+
     call_command("migrate", verbosity=0)
     from django.test import Client
 
@@ -139,35 +156,146 @@ def run(sizes: list[int], repeat: int) -> None:
 
     ping = lambda: _ok(client.get("/ping"))  # noqa: E731
     names = list(endpoints(client, cases[0][1], secret))
-    print(f"{'case':>36} | {'ping ms':>8} | " + " | ".join(f"{n:>17}" for n in names))
-    print("-" * (50 + 20 * len(names)))
-    for label, survey, _ in cases:
-        base = median_seconds(ping, repeat)
-        cells = []
-        for get in endpoints(client, survey, secret).values():
-            seconds = median_seconds(get, repeat)
-            cells.append(f"{seconds * 1000:8.1f} ms {seconds / base:5.1f}×")
-        print(f"{label:>36} | {base * 1000:8.2f} | " + " | ".join(cells))
+    for number in range(1, runs + 1):
+        print(f"\nrun {number} of {runs}")
+        print(
+            f"{'case':>36} | {'ping ms':>8} | " + " | ".join(f"{n:>17}" for n in names)
+        )
+        print("-" * (50 + 20 * len(names)))
+        for label, survey, _ in cases:
+            base = median_seconds(ping, repeat)
+            cells = []
+            for get in endpoints(client, survey, secret).values():
+                seconds = median_seconds(get, repeat)
+                cells.append(f"{seconds * 1000:8.1f} ms {seconds / base:5.1f}×")
+            print(f"{label:>36} | {base * 1000:8.2f} | " + " | ".join(cells))
     print(
         "\nEach cell: median latency, and its ratio to /ping measured in the same run."
     )
+    if http_requests:
+        for _, survey, _ in cases:
+            services.snapshot_refresh(survey_id=survey.pk, force=True)
+        session = client.cookies[settings.SESSION_COOKIE_NAME].value
+        over_http(cases, client, secret, session, http_requests, web_workers)
+
+
+def over_http(
+    cases, client, secret: str, session: str, count: int, web_workers: int
+) -> None:
+    """p50/p99 of the same reads through gunicorn, as ratios to its /ping."""
+    from django.conf import settings
+
+    from benchmarks.load import Process, Stack, free_port, percentile, request
+
+    log_dir = Path(tempfile.mkdtemp(prefix="deniable-reads-"))
+    port = free_port()
+    redis = Process(
+        "redis",
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", ""],
+        dict(os.environ),
+        log_dir / "redis.log",
+    )
+    redis_url = f"redis://127.0.0.1:{port}/0"
+    cookie = f"{settings.SESSION_COOKIE_NAME}={session}"
+    try:
+        _wait_for_redis(redis_url)
+        with Stack(
+            database_url=os.environ["DATABASE_URL"],
+            broker_url=redis_url,
+            web_workers=web_workers,
+            celery_workers=0,
+            log_dir=log_dir,
+        ) as stack:
+
+            def timed(path: str, headers: dict[str, str]) -> list[float]:
+                request(stack.port, "GET", path, headers=headers)  # warm-up
+                times = []
+                for _ in range(count):
+                    answer = request(stack.port, "GET", path, headers=headers)
+                    if answer.status != 200:
+                        raise SystemExit(f"{answer.status} from {path} over HTTP")
+                    times.append(answer.seconds)
+                return times
+
+            print(f"\nover HTTP: gunicorn, {web_workers} workers, {count} requests")
+            print(
+                f"{'case':>36} | {'ping p50/p99 ms':>16} | "
+                + " | ".join(f"{n + ' p50/p99':>22}" for n in http_paths(cases[0][1]))
+            )
+            for label, survey, _ in cases:
+                base = timed("/ping", {})
+                base50, base99 = percentile(base, 50), percentile(base, 99)
+                cells = []
+                for name, path in http_paths(survey).items():
+                    headers = {"Cookie": cookie}
+                    if name == "API survey":
+                        headers = {"Authorization": f"Bearer {secret}"}
+                    times = timed(path, headers)
+                    p50, p99 = percentile(times, 50), percentile(times, 99)
+                    cells.append(f"{p50 / base50:8.1f}× {p99 / base99:8.1f}×")
+                print(
+                    f"{label:>36} | {base50 * 1000:7.2f}/{base99 * 1000:<7.2f} | "
+                    + " | ".join(f"{c:>22}" for c in cells)
+                )
+        print(
+            "\nEach cell: p50 and p99 latency as ratios to the same gunicorn's /ping"
+            " p50 and p99 (whole responses, one new connection each)."
+        )
+    finally:
+        redis.stop()
+
+
+def _wait_for_redis(url: str, timeout: float = 15) -> None:
+    import redis
+
+    client = redis.Redis.from_url(url, socket_connect_timeout=1)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(redis.exceptions.ConnectionError):
+            if client.ping():
+                return
+        time.sleep(0.05)
+    raise SystemExit("redis-server did not start")
+
+
+def http_paths(survey) -> dict[str, str]:
+    from django.urls import reverse
+
+    return {
+        "dashboard": reverse("analysis:dashboard", args=[survey.pk]),
+        "live": reverse("analysis:dashboard_live", args=[survey.pk]),
+        "estimates.csv": reverse("analysis:export_estimates_csv", args=[survey.pk]),
+        "estimates.json": reverse("analysis:export_estimates_json", args=[survey.pk]),
+        "API survey": reverse("analysis:api_survey", kwargs={"pk": survey.pk}),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,1000000")
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument(
+        "--runs", type=int, default=1, help="measure this many times on the same data"
+    )
+    parser.add_argument(
+        "--http",
+        type=int,
+        default=0,
+        metavar="N",
+        help="then N requests of each read over HTTP to gunicorn (0: none)",
+    )
+    parser.add_argument("--web-workers", type=int, default=2)
     args = parser.parse_args()
     sizes = [int(float(s)) for s in args.sizes.split(",")]
     if os.environ.get("DATABASE_URL", "").startswith("postgres"):
-        run(sizes, args.repeat)
+        run(sizes, args.repeat, args.runs, args.http, args.web_workers)
         return
     from tests.own_servers import OwnPostgres
 
     cluster = OwnPostgres.on_a_free_port()
     try:
         os.environ["DATABASE_URL"] = cluster.create_database("deniable_reads")
-        run(sizes, args.repeat)
+        run(sizes, args.repeat, args.runs, args.http, args.web_workers)
     finally:
         cluster.destroy()
 

@@ -413,6 +413,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "surveys.analysis.tasks.reconcile_tallies",
         "schedule": env_int("TALLY_RECONCILE_SECONDS", 60),
     },
+    # Removes export files past EXPORT_RETENTION_HOURS.
+    "purge-exports": {
+        "task": "surveys.analysis.tasks.purge_exports",
+        "schedule": crontab(minute=41),
+    },
 }
 
 # --- Result snapshots (surveys.analysis) ---------------------------------------
@@ -428,6 +433,15 @@ SNAPSHOT_MAX_WAIT_SECONDS = env_int("SNAPSHOT_MAX_WAIT_SECONDS", 24 * 3600)
 # Reconciliation logs a warning when more reports than this are stored but not
 # yet in a survey's results.
 SNAPSHOT_LAG_WARNING_REPORTS = env_int("SNAPSHOT_LAG_WARNING_REPORTS", 10_000)
+
+# --- Export jobs (surveys.analysis) -------------------------------------------
+# Files written by export jobs (raw reports as CSV/JSON); never served as static
+# or media files, only through the owner's download view.  Keep it outside the
+# web root and on a volume the web processes and workers share.
+EXPORT_ROOT = Path(env_str("EXPORT_ROOT", str(BASE_DIR / "var" / "exports")))
+# An export file is removed this long after it was written (and as soon as a
+# newer export of the same kind for the survey is ready).
+EXPORT_RETENTION_HOURS = env_int("EXPORT_RETENTION_HOURS", 72)
 
 # --- Logging ------------------------------------------------------------------
 # Request bodies are never logged: respondents' reports stay out of log files.

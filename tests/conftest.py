@@ -15,10 +15,12 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -47,15 +49,21 @@ TIERS_OUTSIDE_THE_FAST_LANE = ("servers", "browser", "statistical")
 # A deployment's services: with these set, in-process tests would send tasks to
 # that broker and keep (and clear) their cache in that Redis.
 DEPLOYMENT_SERVICES = ("CACHE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
+EXPORT_ROOT = ""  # the session's export directory (pytest_configure)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Refuse to run with a deployment's Redis configured (nothing is touched).
 
     Results snapshots advance with every new submission in tests (and in the
-    servers they start), unless a test sets its own batch size.
+    servers they start), unless a test sets its own batch size.  Export files
+    go to a directory of the session's own (removed at the end), never to the
+    checkout's ``var/exports``.
     """
     os.environ.setdefault("SNAPSHOT_MIN_NEW_SUBMISSIONS", "1")
+    global EXPORT_ROOT
+    EXPORT_ROOT = tempfile.mkdtemp(prefix="deniable-test-exports-")
+    os.environ["EXPORT_ROOT"] = EXPORT_ROOT
     with contextlib.suppress(ImportError):
         from django.conf import settings
 
@@ -63,6 +71,7 @@ def pytest_configure(config: pytest.Config) -> None:
             settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = int(
                 os.environ["SNAPSHOT_MIN_NEW_SUBMISSIONS"]
             )
+            settings.EXPORT_ROOT = Path(EXPORT_ROOT)
     configured = [name for name in DEPLOYMENT_SERVICES if os.environ.get(name)]
     if configured:
         raise pytest.UsageError(
@@ -70,6 +79,12 @@ def pytest_configure(config: pytest.Config) -> None:
             "The tests start a Redis of their own (TEST_REDIS_URL gives them "
             "one instead); unset these to run them (docs/testing.md, section 7)."
         )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the session's export directory (made in ``pytest_configure``)."""
+    if EXPORT_ROOT:
+        shutil.rmtree(EXPORT_ROOT, ignore_errors=True)
 
 
 @pytest.hookimpl(tryfirst=True)

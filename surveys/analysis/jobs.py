@@ -9,21 +9,37 @@ reuses the stored job until the snapshot moves on.  A worker runs the job
 (``tasks.run_analysis_job``) and records its progress; with no broker it runs
 in the requesting process.  What is stored is the formatted table the page
 shows, as JSON.
+
+An export (``export_request``) is a job too: a worker writes the file of one
+registered export kind (``export_kinds``) under ``settings.EXPORT_ROOT``,
+recording progress as it goes, and the owner downloads it from the dashboard.
+It is tied to the data it was asked on (the survey's latest submission and
+the questions' fingerprint): an identical request reuses the file until those
+change.  A finished export replaces the previous file of its kind for the
+survey, and ``export_purge`` removes files past ``EXPORT_RETENTION_HOURS``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
+import secrets
 import time
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from surveys.analysis import crosstabs, dashboard, selectors
-from surveys.analysis.models import AnalysisJob
+from surveys.analysis import crosstabs, dashboard, export_kinds, selectors
+from surveys.analysis.models import AnalysisJob, export_storage
 from surveys.authoring.models import Question, Survey
+from surveys.collection.models import Submission
+
+logger = logging.getLogger(__name__)
 
 DONE, FAILED = AnalysisJob.Status.DONE, AnalysisJob.Status.FAILED
 FINISHED = (DONE, FAILED)
@@ -49,8 +65,9 @@ def job_request(
     or still running); a new job is created queued (the caller sends it to a
     worker with ``tasks.send_analysis_job``).
     """
-    if kind not in AnalysisJob.Kind.values:
-        raise JobRefused(f"kind is {kind!r}; allowed: {AnalysisJob.Kind.values}")
+    analyses = [AnalysisJob.Kind.CROSSTAB, AnalysisJob.Kind.BREAKDOWN]
+    if kind not in analyses:
+        raise JobRefused(f"kind is {kind!r}; allowed: {analyses}")
     ids = set(params.values())
     found = set(
         Question.objects.filter(survey=survey, pk__in=ids).values_list("pk", flat=True)
@@ -60,6 +77,10 @@ def job_request(
     snapshot = selectors.latest_snapshot(survey_id=survey.pk)
     watermark = snapshot.watermark if snapshot is not None else 0
     lookup = {"survey": survey, "kind": kind, "params": params, "watermark": watermark}
+    return _find_or_create(lookup)
+
+
+def _find_or_create(lookup: dict[str, Any]) -> tuple[AnalysisJob, bool]:
     job = AnalysisJob.objects.filter(**lookup).first()
     if job is not None:
         return job, False
@@ -68,6 +89,117 @@ def job_request(
             return AnalysisJob.objects.create(**lookup), True
     except IntegrityError:  # an identical request made it first
         return AnalysisJob.objects.get(**lookup), False
+
+
+def export_data_mark(survey: Survey) -> int:
+    """The survey's latest submission id (0: none): an export's data version."""
+    latest = (
+        Submission.objects.filter(survey=survey)
+        .order_by("-id")
+        .values_list("id", flat=True)
+        .first()
+    )
+    return latest or 0
+
+
+def export_request(*, survey: Survey, name: str) -> tuple[AnalysisJob, bool]:
+    """(the export job of kind ``name`` for the survey's current data, created).
+
+    An identical request on unchanged data finds the stored job (done or still
+    running); one that failed is asked again.  A new job is created queued (the
+    caller sends it to a worker with ``tasks.send_analysis_job``).
+    """
+    if export_kinds.get(name) is None:
+        names = [kind.name for kind in export_kinds.all_kinds()]
+        raise JobRefused(f"Pick one of the exports offered: {', '.join(names)}.")
+    definition = selectors.survey_definition(selectors.survey_questions(survey))
+    lookup = {
+        "survey": survey,
+        "kind": AnalysisJob.Kind.EXPORT,
+        "params": {"export": name, "definition": definition},
+        "watermark": export_data_mark(survey),
+    }
+    AnalysisJob.objects.filter(**lookup, status=FAILED).delete()
+    return _find_or_create(lookup)
+
+
+def latest_exports(survey: Survey) -> dict[str, AnalysisJob]:
+    """The newest export job of each kind for the survey (one query)."""
+    found: dict[str, AnalysisJob] = {}
+    for job in AnalysisJob.objects.filter(
+        survey=survey, kind=AnalysisJob.Kind.EXPORT
+    ).order_by("-id"):
+        found.setdefault(job.params.get("export", ""), job)
+    return found
+
+
+def _export_run(job: AnalysisJob, progress) -> None:
+    kind = export_kinds.get(job.params.get("export", ""))
+    if kind is None:
+        job.status, job.error = FAILED, "This export is no longer offered."
+        return
+    name = f"survey-{job.survey_id}/{job.pk}-{secrets.token_hex(8)}.{kind.extension}"
+    final = Path(job.file.storage.path(name))
+    final.parent.mkdir(parents=True, exist_ok=True)
+    partial = final.with_name(final.name + ".part")
+    try:
+        with partial.open("wb") as fileobj:
+            kind.writer(job.survey, fileobj, progress)
+        os.replace(partial, final)  # the file appears whole or not at all
+    except Exception:
+        logger.exception("export job %s could not write its file", job.pk)
+        partial.unlink(missing_ok=True)
+        job.status, job.error = FAILED, "The file could not be written; ask again."
+        return
+    job.file.name = name
+    job.status, job.error = DONE, ""
+
+
+def _export_supersede(job: AnalysisJob) -> None:
+    """Remove the survey's older finished exports of the same kind, files too."""
+    older = AnalysisJob.objects.filter(
+        survey_id=job.survey_id,
+        kind=AnalysisJob.Kind.EXPORT,
+        params__export=job.params.get("export"),
+        status__in=FINISHED,
+        id__lt=job.pk,
+    )
+    for stale in older:
+        _export_delete(stale)
+
+
+def _export_delete(job: AnalysisJob) -> None:
+    if job.file:
+        job.file.delete(save=False)
+    job.delete()
+
+
+def export_purge(*, now=None) -> int:
+    """Remove export files (and their jobs) older than the retention period,
+    and files no job refers to; return how many jobs were removed."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(hours=settings.EXPORT_RETENTION_HOURS)
+    expired = AnalysisJob.objects.filter(
+        kind=AnalysisJob.Kind.EXPORT, status__in=FINISHED, finished_at__lt=cutoff
+    )
+    removed = 0
+    for job in expired:
+        _export_delete(job)
+        removed += 1
+    root = Path(export_storage().location)
+    if root.is_dir():
+        kept = set(
+            AnalysisJob.objects.filter(kind=AnalysisJob.Kind.EXPORT)
+            .exclude(file="")
+            .values_list("file", flat=True)
+        )
+        # Left by a worker killed mid-write, or by a job deleted with its survey.
+        orphan_before = (now - timedelta(hours=1)).timestamp()
+        for path in root.glob("survey-*/*"):
+            name = path.relative_to(root).as_posix()
+            if name not in kept and path.stat().st_mtime < orphan_before:
+                path.unlink(missing_ok=True)
+    return removed
 
 
 def _progress(job: AnalysisJob):
@@ -158,8 +290,15 @@ def job_run(*, job_id: int) -> AnalysisJob | None:
         status=AnalysisJob.Status.RUNNING, progress=0.05
     )
     _step_delay()
-    questions = {q.pk: q for q in job.survey.questions.all()}
     progress = _progress(job)
+    if job.kind == AnalysisJob.Kind.EXPORT:
+        _export_run(job, progress)
+        job.progress, job.finished_at = 1.0, timezone.now()
+        job.save(update_fields=["status", "error", "file", "progress", "finished_at"])
+        if job.status == DONE:
+            _export_supersede(job)
+        return job
+    questions = {q.pk: q for q in job.survey.questions.all()}
     try:
         if job.kind == AnalysisJob.Kind.CROSSTAB:
             table = crosstabs.crosstab(

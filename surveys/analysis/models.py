@@ -7,6 +7,10 @@ TallyWatermark says which reports those are: every report of the survey with
 reports at request time.
 """
 
+import os
+
+from django.conf import settings
+from django.core.files.storage import FileSystemStorage
 from django.db import models
 
 from surveys.authoring.models import Question, Survey
@@ -81,17 +85,42 @@ class ResultSnapshot(models.Model):
         )
 
 
-class AnalysisJob(models.Model):
-    """A researcher-chosen analysis (a cross-tab, a breakdown) run by a worker.
+class ExportStorage(FileSystemStorage):
+    """Files under ``settings.EXPORT_ROOT``, read when used (not at import)."""
 
-    Computed on the reports up to the survey's results snapshot (``watermark``),
-    so it advances in the same batches as the results; an identical request
-    finds the stored job until the snapshot moves on.
+    @property  # type: ignore[override]
+    def base_location(self) -> str:
+        return str(settings.EXPORT_ROOT)
+
+    @property  # type: ignore[override]
+    def location(self) -> str:
+        return os.path.abspath(self.base_location)
+
+
+def export_storage() -> FileSystemStorage:
+    """Where export jobs' files live (``settings.EXPORT_ROOT``), never served as
+    static or media files: only the download view reads them, for the owner."""
+    return ExportStorage()
+
+
+class AnalysisJob(models.Model):
+    """A researcher-chosen analysis (a cross-tab, a breakdown, an export) run by
+    a worker.
+
+    A cross-tab or breakdown is computed on the reports up to the survey's
+    results snapshot (``watermark``), so it advances in the same batches as the
+    results; an identical request finds the stored job until the snapshot moves
+    on.  An export writes a file (``file``, under ``settings.EXPORT_ROOT``) of
+    the raw data as it stood when it was asked for: its ``watermark`` is the
+    survey's latest submission id then, and ``params["definition"]`` the
+    questions' fingerprint, so an identical request reuses the file until a
+    new submission or an edit changes the data.
     """
 
     class Kind(models.TextChoices):
         CROSSTAB = "crosstab", "cross-tab"
         BREAKDOWN = "breakdown", "breakdown"
+        EXPORT = "export", "export"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "queued"
@@ -103,7 +132,8 @@ class AnalysisJob(models.Model):
         Survey, on_delete=models.CASCADE, related_name="analysis_jobs"
     )
     kind = models.CharField(max_length=20, choices=Kind.choices)
-    params = models.JSONField()  # {"a": id, "b": id} or {"q": id, "by": id}
+    # {"a": id, "b": id}, {"q": id, "by": id}, or {"export": name, "definition": …}
+    params = models.JSONField()
     watermark = models.BigIntegerField()
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.QUEUED
@@ -111,6 +141,8 @@ class AnalysisJob(models.Model):
     progress = models.FloatField(default=0.0)  # 0 to 1
     result = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
+    # An export's file, written whole before the job is marked done.
+    file = models.FileField(storage=export_storage, max_length=255, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models.fields.json import KeyTextTransform
 
 import ldp
 from ldp.accounting import sequential_composition
@@ -69,12 +71,28 @@ def survey_definition(questions: list[Question]) -> str:
     A snapshot computed under another definition is stale (a question was
     edited, added or removed), whatever its watermark.
     """
+    return _definition(
+        (q.pk, q.position, q.text, q.is_private, q.spec_revision) for q in questions
+    )
+
+
+def current_definition(*, survey_id: int) -> str:
+    """``survey_definition`` of the survey's questions, reading only the five
+    columns it fingerprints (not the specs)."""
+    rows = (
+        Question.objects.filter(survey_id=survey_id)
+        .order_by("position", "id")
+        .values_list("pk", "position", "text", "is_private", "spec_revision")
+    )
+    return _definition(rows)
+
+
+def _definition(rows) -> str:
     digest = hashlib.sha256()
-    for q in questions:
+    for pk, position, text, is_private, revision in rows:
         digest.update(
             json.dumps(
-                [q.pk, q.position, q.text, q.is_private, q.spec_revision],
-                ensure_ascii=False,
+                [pk, position, text, is_private, revision], ensure_ascii=False
             ).encode()
         )
     return digest.hexdigest()
@@ -198,29 +216,73 @@ def latest_snapshot(*, survey_id: int) -> ResultSnapshot | None:
     return ResultSnapshot.objects.filter(survey_id=survey_id).first()
 
 
+# Parsed snapshot documents, per process: a snapshot is immutable, so its
+# parsed results are kept under (snapshot id, version) and only the small
+# per-request fields (what arrived since) are filled in on each read.
+PARSED_CACHE_SIZE = 64
+_parsed: OrderedDict[tuple[int, int, str], SurveyResults | None] = OrderedDict()
+
+
+def _parsed_results(
+    snapshot_id: int, version: int, document_format: object
+) -> SurveyResults | None:
+    """The snapshot's results without per-request fields (None: unreadable)."""
+    key = (snapshot_id, version, str(document_format))
+    if key in _parsed:
+        _parsed.move_to_end(key)
+        return _parsed[key]
+    document = (
+        ResultSnapshot.objects.filter(pk=snapshot_id)
+        .values_list("document", flat=True)
+        .first()
+    )
+    parsed = (
+        results_from_document(document, pending_reports=0)  # filled in per read
+        if document is not None and document_readable(document)
+        else None
+    )
+    _parsed[key] = parsed
+    while len(_parsed) > PARSED_CACHE_SIZE:
+        _parsed.popitem(last=False)
+    return parsed
+
+
 def latest_results(*, survey: Survey) -> SnapshotState:
     """The survey's results as its latest snapshot holds them.
 
     A fixed number of queries whatever the number of reports or the cost of
-    the analysis: the snapshot, the questions (to see if it is stale), the
-    watermark, and two capped counts of what arrived since.
+    the analysis: the snapshot with the tally watermark (its document only the
+    first time a process reads that snapshot), the questions' fingerprint (to
+    see if it is stale), and one or two capped counts of what arrived since.
     """
-    snapshot = latest_snapshot(survey_id=survey.pk)
-    watermark = survey_watermark(survey_id=survey.pk)
-    if snapshot is None or not document_readable(snapshot.document):
+    tally_mark = TallyWatermark.objects.filter(survey_id=OuterRef("survey_id"))
+    snapshot = (
+        ResultSnapshot.objects.filter(survey_id=survey.pk)
+        .defer("document")
+        .annotate(
+            tally_mark=Subquery(tally_mark.values("last_report_id")[:1]),
+            document_format=KeyTextTransform("format", "document"),
+        )
+        .first()
+    )
+    if snapshot is None:
         return SnapshotState(None, stale=True)
-    definition = survey_definition(survey_questions(survey))
+    parsed = _parsed_results(snapshot.pk, snapshot.version, snapshot.document_format)
+    if parsed is None:
+        return SnapshotState(None, stale=True)
+    definition = current_definition(survey_id=survey.pk)
     reports, submissions = pending_after(
         survey_id=survey.pk, watermark=snapshot.watermark
     )
-    results = results_from_document(
-        snapshot.document,
+    results = replace(
+        parsed,
         pending_reports=reports,
         computed_at=snapshot.computed_at,
         responses=snapshot.responses,
         pending_responses=submissions,
         version=snapshot.version,
     )
+    watermark = snapshot.tally_mark or 0
     stale = snapshot.definition != definition or snapshot.watermark < watermark
     return SnapshotState(results, stale=stale)
 

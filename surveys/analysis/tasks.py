@@ -173,3 +173,9 @@ def send_analysis_job(job_id: int) -> bool:
         logger.warning("could not enqueue analysis job %s", job_id, exc_info=True)
         return False
     return True
+
+
+@shared_task(ignore_result=True)
+def purge_exports() -> int:
+    """Remove export files past ``EXPORT_RETENTION_HOURS`` (periodic)."""
+    return jobs.export_purge()

@@ -38,6 +38,12 @@ page_patterns = [
         views.export_reports_json,
         name="export_reports_json",
     ),
+    path("<int:pk>/exports/", views.export_job_request, name="export_job_request"),
+    path(
+        "<int:pk>/exports/<int:job_pk>/download",
+        views.export_job_download,
+        name="export_job_download",
+    ),
     path("<int:pk>/export/design.json", views.export_design, name="export_design"),
     *[
         path(

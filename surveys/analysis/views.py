@@ -6,22 +6,32 @@ else's survey) behind ``login_required``; views only read and format.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import io
 import json
 import tempfile
+from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.http import (
+    Http404,
     HttpResponse,
+    HttpResponseBadRequest,
     JsonResponse,
     StreamingHttpResponse,
 )
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from surveys.accounts.sessions import passive
 from surveys.analysis import (
@@ -29,6 +39,7 @@ from surveys.analysis import (
     crosstabs,
     dashboard,
     datasets,
+    export_kinds,
     exports,
     jobs,
     tasks,
@@ -37,6 +48,7 @@ from surveys.analysis.models import AnalysisJob
 from surveys.analysis.privacy import survey_privacy_view
 from surveys.analysis.reading import latest_results
 from surveys.authoring.selectors import survey_get_for_owner
+from surveys.version import deniable_version
 
 POLL_SECONDS = 15
 
@@ -55,10 +67,59 @@ def _results_context(survey) -> dict:
     return {
         "survey": survey,
         "results": results,
-        "cards": dashboard.cards(results) if results is not None else [],
+        "results_body": _results_body(survey, results),
         "freshness": dashboard.freshness(results),
-        "batch_size": dashboard.batch_size(),
     }
+
+
+def _source_revision() -> str:
+    """A fingerprint of what renders a results fragment (templates and code), so
+    a deployment never serves a fragment an older release cached."""
+    digest = hashlib.sha256(deniable_version().encode())
+    for path in RESULTS_SOURCES:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+RESULTS_SOURCES = [
+    Path(settings.BASE_DIR) / "templates" / "analysis" / "_results_body.html",
+    Path(charts.__file__),
+    Path(dashboard.__file__),
+]
+RESULTS_REVISION = _source_revision()
+# A cached fragment outlives its snapshot by at most this long (a newer snapshot
+# has a new key, so this only bounds the memory stale fragments take).
+RESULTS_CACHE_SECONDS = 24 * 3600
+
+
+def _results_body(survey, results) -> str:
+    """The results fragment of the survey's snapshot, rendered once per snapshot.
+
+    Everything in it comes from the immutable snapshot (and the batch size), so
+    it is cached under (survey, snapshot version and time, batch size, source
+    revision); only the freshness line above it is rendered per request.
+    """
+    if results is None:
+        return ""
+    batch = dashboard.batch_size()
+    context = {"survey": survey, "results": results, "batch_size": batch}
+    if results.version is None:  # not a stored snapshot: nothing to key it on
+        context["cards"] = dashboard.cards(results)
+        return mark_safe(render_to_string("analysis/_results_body.html", context))  # noqa: S308
+    stamp = results.computed_at.timestamp() if results.computed_at else 0
+    key = (
+        f"analysis:results-body:{survey.pk}:{results.version}:{stamp}:"
+        f"{batch}:{RESULTS_REVISION}"
+    )
+    with contextlib.suppress(Exception):  # the cache may be down: render anyway
+        cached = cache.get(key)
+        if cached is not None:
+            return mark_safe(cached)  # noqa: S308 (rendered by our own template)
+    context["cards"] = dashboard.cards(results)
+    html = render_to_string("analysis/_results_body.html", context)
+    with contextlib.suppress(Exception):
+        cache.set(key, html, timeout=RESULTS_CACHE_SECONDS)
+    return mark_safe(html)  # noqa: S308 (rendered by our own template)
 
 
 def _computing() -> HttpResponse:
@@ -78,7 +139,18 @@ def survey_dashboard(request, pk: int):
     survey = _survey(request, pk)
     context = _results_context(survey)
     context["poll_seconds"] = POLL_SECONDS
+    context["exports"] = _export_rows(survey)
+    context["export_retention_hours"] = settings.EXPORT_RETENTION_HOURS
     return render(request, "analysis/dashboard.html", context)
+
+
+def _export_rows(survey) -> list[dict]:
+    """Each export kind with its newest job (None: never asked for)."""
+    latest = jobs.latest_exports(survey)
+    return [
+        {"kind": kind, "job": latest.get(kind.name)}
+        for kind in export_kinds.all_kinds()
+    ]
 
 
 @passive  # the page's automatic refresh: not a sign of anyone at the keyboard
@@ -242,6 +314,9 @@ def survey_privacy(request, pk: int):
     )
 
 
+FILE_CHUNK_BYTES = 256 * 1024
+
+
 # --- exports ------------------------------------------------------------------------
 def _filename(survey, suffix: str) -> str:
     return f"survey-{survey.pk}-{suffix}"
@@ -295,6 +370,60 @@ def export_reports_json(request, pk: int):
         exports.reports_json(survey), content_type="application/json"
     )
     return _attachment(response, _filename(survey, "reports.json"))
+
+
+@login_required
+@require_POST
+def export_job_request(request, pk: int):
+    """Ask for an export file (POST ``export=<kind>``): a worker writes it.
+
+    An identical request on unchanged data reuses the job; the dashboard then
+    shows its progress and, once written, the download link.
+    """
+    survey = _survey(request, pk)
+    try:
+        job, created = jobs.export_request(
+            survey=survey, name=request.POST.get("export", "")
+        )
+    except jobs.JobRefused as refused:
+        return HttpResponseBadRequest(
+            str(refused) + "\n", content_type="text/plain; charset=utf-8"
+        )
+    lost = job.status == AnalysisJob.Status.QUEUED and (
+        job.created_at < timezone.now() - timedelta(seconds=JOB_RESEND_SECONDS)
+    )
+    if created or lost:
+        tasks.send_analysis_job(job.pk)
+    return redirect(f"{reverse('analysis:dashboard', args=[survey.pk])}#exports")
+
+
+@login_required
+@require_GET
+def export_job_download(request, pk: int, job_pk: int):
+    """The file an export job wrote, for the survey's owner only."""
+    survey = _survey(request, pk)
+    job = get_object_or_404(
+        AnalysisJob,
+        pk=job_pk,
+        survey=survey,
+        kind=AnalysisJob.Kind.EXPORT,
+        status=AnalysisJob.Status.DONE,
+    )
+    kind = export_kinds.get(job.params.get("export", ""))
+    if kind is None or not job.file or not job.file.storage.exists(job.file.name):
+        raise Http404("This export has been removed; ask for it again.")
+    response = StreamingHttpResponse(
+        _file_chunks(job.file.path), content_type=kind.content_type
+    )
+    response["Content-Length"] = str(job.file.size)
+    return _attachment(response, kind.filename(survey))
+
+
+def _file_chunks(path: str) -> Iterator[bytes]:
+    """The file's bytes, opened only once the server starts sending them."""
+    with open(path, "rb") as handle:
+        while chunk := handle.read(FILE_CHUNK_BYTES):
+            yield chunk
 
 
 @login_required

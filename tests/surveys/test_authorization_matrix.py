@@ -150,7 +150,11 @@ def url_for(name: str, pattern: URLPattern, survey, question, token_pk=None) -> 
     }
     names = list(pattern.pattern.converters)
     if "job_pk" in names:
-        values["job_pk"] = _job_pk(survey)
+        values["job_pk"] = (
+            _export_job_pk(survey)
+            if name == "analysis:export_job_download"
+            else _job_pk(survey)
+        )
     missing = [arg for arg in names if values.get(arg) is None]
     assert not missing, f"{name}: give the matrix a value for {missing}"
     return reverse(name, kwargs={arg: values[arg] for arg in names})
@@ -163,6 +167,17 @@ def _job_pk(survey) -> int:
     job, _ = AnalysisJob.objects.get_or_create(
         survey=survey, kind="crosstab", params={"a": 1, "b": 2}, watermark=0
     )
+    return job.pk
+
+
+def _export_job_pk(survey) -> int:
+    """A finished export job of the survey's with its file (for its download)."""
+    from surveys.analysis import jobs
+    from surveys.analysis.models import AnalysisJob
+
+    job, _ = jobs.export_request(survey=survey, name="reports_csv")
+    if job.status != AnalysisJob.Status.DONE:
+        jobs.job_run(job_id=job.pk)
     return job.pk
 
 

@@ -36,6 +36,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from surveys.accounts import two_factor
+from surveys.analysis import export_kinds
 from surveys.api_tokens.services import api_token_create
 from surveys.authoring import services as authoring
 from surveys.authoring.forms import QuestionForm, SurveyForm
@@ -264,6 +265,12 @@ def forms_for(world: World) -> dict[str, Form]:
             },
             [{"name": "a script", "days": "30"}],
         ),
+        "analysis:export_job_request": Form(
+            "owner",
+            ("export",),
+            {"export": any_text.filter(lambda v: export_kinds.get(v.strip()) is None)},
+            [{"export": "reports_csv"}],
+        ),
         "two_factor_setup": Form("owner", ("code",), {"code": NOT_A_CODE}),
         "collection:respond": Form(
             "anonymous", response_fields, response_bad, [response_body(world.survey)]
@@ -470,6 +477,7 @@ FORM_NAMES = {
     "authoring:question_move",
     "collection:invitations",
     "analysis:api_tokens",
+    "analysis:export_job_request",
     "two_factor_setup",
     "collection:respond",
     "collection:respond_invitation",

@@ -51,6 +51,7 @@ STATE_CHANGING = {
     "collection:respond_invitation": "respondent",
     "analysis:api_tokens": "owner",
     "analysis:api_token_revoke": "owner",
+    "analysis:export_job_request": "owner",
 }
 READ_ONLY = {
     "home",
@@ -76,6 +77,7 @@ READ_ONLY = {
     "analysis:export_estimates_json",
     "analysis:export_reports_csv",
     "analysis:export_reports_json",
+    "analysis:export_job_download",
     "analysis:export_design",
     "analysis:export_wide_csv",
     "analysis:export_wide_csv_bom",
@@ -171,6 +173,7 @@ def data_for(name: str, world) -> dict:
         "authoring:survey_edit": {"title": "Renamed by a forged form"},
         "authoring:question_move": {"direction": "down"},
         "analysis:api_tokens": {"name": "forged"},
+        "analysis:export_job_request": {"export": "reports_csv"},
         "login": {"username": "ada", "password": "x" * 12},
     }.get(name, {})
 

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.shortcuts import resolve_url
 from django.urls import URLPattern, reverse
 
+from surveys.analysis import jobs
 from surveys.analysis import urls as analysis_urls
 from surveys.analysis.models import AnalysisJob
 from surveys.api_tokens.services import api_token_create
@@ -22,6 +23,9 @@ from tests.surveys.analysis.dashboard_support import make_survey, simulate
 pytestmark = pytest.mark.django_db
 
 PUBLIC = {"api_openapi"}
+# Pages another researcher POSTs to (a form's action); the export request
+# accepts only POST (the owner's is answered 302, below).
+POSTED = {"api_token_revoke", "export_job_request"}
 
 
 def _names(patterns) -> list[str]:
@@ -48,7 +52,11 @@ def _url(name: str, survey, token) -> str:
     pattern = next(p for p in analysis_urls.urlpatterns if p.name == name)
     values = {"pk": survey.pk, "token_pk": token.pk}
     names = list(pattern.pattern.converters)
-    if "job_pk" in names:  # a background analysis job of the survey's
+    if name == "export_job_download":  # a written export of the survey's
+        job, _ = jobs.export_request(survey=survey, name="reports_csv")
+        jobs.job_run(job_id=job.pk)
+        values["job_pk"] = job.pk
+    elif "job_pk" in names:  # a background analysis job of the survey's
         values["job_pk"] = AnalysisJob.objects.get_or_create(
             survey=survey, kind="crosstab", params={"a": 1, "b": 2}, watermark=0
         )[0].pk
@@ -76,16 +84,23 @@ def test_anonymous_visitor_is_sent_to_sign_in(
 @pytest.mark.parametrize("name", [n for n in PAGES if n != "api_tokens"])
 def test_another_researcher_gets_404(client, ada, bobs_survey, bobs_token, name):
     client.force_login(ada)
-    method = "post" if name == "api_token_revoke" else "get"
+    method = "post" if name in POSTED else "get"
     response = getattr(client, method)(_url(name, bobs_survey, bobs_token))
     assert response.status_code == 404
 
 
-@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("name", [n for n in PAGES if n != "export_job_request"])
 def test_owner_gets_every_page(client, bob, bobs_survey, bobs_token, name):
     client.force_login(bob)
     response = client.get(_url(name, bobs_survey, bobs_token))
     assert response.status_code == 200
+
+
+def test_owner_can_ask_for_an_export(client, bob, bobs_survey, bobs_token):
+    client.force_login(bob)
+    url = _url("export_job_request", bobs_survey, bobs_token)
+    response = client.post(url, {"export": "reports_csv"})
+    assert response.status_code == 302
 
 
 @pytest.mark.parametrize("name", [n for n in API if n not in PUBLIC])
