@@ -106,6 +106,8 @@ OWNER_EXPORTS = {
     "analysis:export_codebook_csv",
     "analysis:export_codebook_json",
     "analysis:export_r",
+    "analysis:export_job_request",
+    "analysis:export_job_download",
 }
 
 
