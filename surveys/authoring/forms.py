@@ -143,6 +143,16 @@ class QuestionForm(forms.Form):
         ),
         required=False,
     )
+    optional = forms.BooleanField(
+        label="Optional: respondents may skip it or choose “Prefer not to answer”",
+        required=False,
+        help_text=(
+            "A skip is visible to the server: the respondent's device sends only "
+            "a “skipped” marker for this question (never a randomized report), "
+            "and respondents are told so. Estimates use the respondents who "
+            "answered it; the results show how many skipped it."
+        ),
+    )
     requested_epsilon = forms.FloatField(
         label="ε for this question",
         required=False,
@@ -181,6 +191,7 @@ class QuestionForm(forms.Form):
             "max_selections": question.max_selections,
             "protection": PROTECTED if question.is_private else PLAIN,
             "not_private_acknowledged": question.not_private_acknowledged,
+            "optional": question.optional,
             "requested_epsilon": question.requested_epsilon,
             "mechanism": question.mechanism,
         }
@@ -227,4 +238,5 @@ class QuestionForm(forms.Form):
             "not_private_acknowledged": bool(
                 self.cleaned_data.get("not_private_acknowledged")
             ),
+            "optional": bool(self.cleaned_data.get("optional")),
         }

@@ -92,6 +92,10 @@ class Question(models.Model):
     # sampling pads every answer to this many items); empty means all of them.
     max_selections = models.PositiveSmallIntegerField(null=True, blank=True)
     is_private = models.BooleanField(default=True)
+    # Optional: the respondent may skip it or choose "Prefer not to answer".
+    # A skip is visible to the server (the device sends a "skipped" marker and
+    # nothing derived from an answer), and the consent page says so.
+    optional = models.BooleanField(default=False)
     not_private_acknowledged = models.BooleanField(default=False)
     requested_epsilon = models.FloatField(null=True, blank=True)
     # Empty: the recommended mechanism for (kind, k, ε).

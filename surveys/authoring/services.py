@@ -263,6 +263,7 @@ def survey_duplicate(*, survey: Survey, user) -> Survey:
             numeric_step=q.numeric_step,
             max_selections=q.max_selections,
             is_private=q.is_private,
+            optional=q.optional,
             not_private_acknowledged=q.not_private_acknowledged,
             requested_epsilon=q.requested_epsilon,
             mechanism=q.mechanism,
@@ -289,6 +290,7 @@ def _apply(
     text,
     help_text,
     acknowledged,
+    optional=False,
 ):
     question.kind = config.kind
     question.text = text
@@ -299,6 +301,7 @@ def _apply(
     question.numeric_step = config.step
     question.max_selections = config.max_selections
     question.is_private = config.is_private
+    question.optional = optional
     question.not_private_acknowledged = (not config.is_private) and acknowledged
     question.requested_epsilon = config.epsilon
     question.mechanism = config.mechanism
@@ -320,6 +323,7 @@ def question_create(
     privacy: PrivacyConfig,
     help_text: str = "",
     not_private_acknowledged: bool = False,
+    optional: bool = False,
 ) -> Question:
     """Add a question at the end.  On a published survey its spec is frozen at
     once (and a survey with responses moves to a new revision)."""
@@ -343,6 +347,7 @@ def question_create(
         text=text,
         help_text=help_text,
         acknowledged=not_private_acknowledged,
+        optional=optional,
     )
     question.full_clean()
     question.save()
@@ -363,6 +368,7 @@ def question_update(
     privacy: PrivacyConfig,
     help_text: str = "",
     not_private_acknowledged: bool = False,
+    optional: bool = False,
 ) -> Question:
     """Edit a question.  Text-only edits never touch specs.  A changed privacy
     setting overwrites the current spec while no response exists; afterwards it
@@ -376,6 +382,9 @@ def question_update(
         raise ValidationError(error)
     old = selectors.question_privacy_config(question)
     old_spec = question.spec
+    # Optional or required decides what a submission must hold: pages opened
+    # under the other rule are stale.
+    optional_changed = question.optional != optional
     changed = _privacy_key(config) != _privacy_key(old)
     published = survey.published_at is not None
     responded = published and selectors.survey_has_responses(survey=survey)
@@ -412,10 +421,13 @@ def question_update(
         text=text,
         help_text=help_text,
         acknowledged=not_private_acknowledged,
+        optional=optional,
     )
     if not changed:
         # Text-only edit: keep the frozen spec exactly as published.
         question.spec = old_spec
+        if optional_changed and published:
+            _bump_revision(survey)
     elif responded:
         question.spec_revision += 1
         if mechanism is not None:

@@ -154,6 +154,7 @@ def _consent(
             # itself is worded by the device).
             "invitation": invitation,
             "has_plain": any(not q.is_private for q in survey.questions.all()),
+            "has_optional": any(q.optional for q in form.questions),
             "received_unit": settings.RECEIVED_AT_GRANULARITY,
             "logs_clients": settings.ACCESS_LOG_CLIENTS == "all",
             **_device_context(survey, form, "consent"),
