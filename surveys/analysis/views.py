@@ -42,6 +42,7 @@ def _results_context(survey) -> dict:
         "survey": survey,
         "results": results,
         "cards": dashboard.cards(results) if results is not None else [],
+        "plain_rows": dashboard.plain_rows(results) if results is not None else [],
         "freshness": dashboard.freshness(results),
         "batch_size": dashboard.batch_size(),
     }

@@ -416,6 +416,8 @@ class ResponseForm(forms.Form):
         self.fields[f"{prefix}_skipped"] = SkipField(question)
         answer = f"{prefix}_report" if question.is_private else prefix
         self.fields[answer].required = False
+        if question.is_private:
+            self.fields[f"{prefix}_spec_revision"].required = False
 
     def clean(self) -> dict[str, Any]:
         """An optional question is answered or skipped, never both nor neither."""

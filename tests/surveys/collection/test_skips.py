@@ -162,6 +162,7 @@ def skip_body(survey: Survey) -> dict[str, str]:
     required, optional, plain = ids(survey)
     data = body(survey, reports={required: valid_reports(survey)[required]})
     del data[f"q{plain}"]
+    del data[f"q{optional}_spec_revision"]  # as the device sends it: the marker alone
     data[f"q{optional}_skipped"] = SKIP_MARKER
     data[f"q{plain}_skipped"] = SKIP_MARKER
     return data
@@ -255,3 +256,11 @@ def test_the_consent_page_says_a_skip_is_visible_to_the_server(client, optional_
         reverse("collection:consent", args=[optional_survey.public_token])
     ).content.decode()
     assert "that you skipped it" in page
+
+
+def test_the_receipt_says_which_questions_were_skipped(client, optional_survey):
+    url = reverse("collection:respond", args=[optional_survey.public_token])
+    receipt = client.post(url, skip_body(optional_survey), **JSON).json()
+    page = client.get(receipt["receipt_url"]).content.decode()
+    assert page.count("You skipped this question") == 2
+    assert page.count("Your device sent:") == 1
