@@ -667,6 +667,10 @@ function seal() {
     form.elements[question.report_field].disabled = skip;
     form.elements[`q${question.id}_spec_revision`].disabled = skip;
   }
+  for (const id of config.plain_optional || []) {
+    const skip = skipBox(id).checked;
+    for (const input of document.querySelectorAll(`#question-${id} input[name="q${id}"]`)) input.disabled = skip;
+  }
   // FormData holds named controls only: the reports, never the true answers.
   const body = new URLSearchParams(new FormData(form)).toString();
   // Every report now counts, whether or not the server ever acknowledges it.
