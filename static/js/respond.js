@@ -717,7 +717,11 @@ async function send(body) {
     dropPending();
     sealedBody = null;
     say(page.received);
-    window.location.assign(data.receipt_url);
+    // The researcher's completion address (https, one code for everyone), or
+    // the receipt, which shows the same address as a link.
+    const next = typeof data.redirect_url === "string" && data.redirect_url.startsWith("https://")
+      ? data.redirect_url : data.receipt_url;
+    window.location.assign(next);
     return;
   }
   const reason = data && data.error ? data.error : text(page.serverAnswered, { status: response.status });

@@ -63,11 +63,15 @@ class SurveyForm(forms.ModelForm):
             "planned_respondents",
             "researcher_contact",
             "allow_reanswer",
+            "completion_code",
+            "completion_redirect_url",
         )
         labels: ClassVar = {
             "consent_text": "Consent text",
             "researcher_contact": "Researcher contact",
             "allow_reanswer": "Let a device that already answered answer again",
+            "completion_code": "Completion code (optional)",
+            "completion_redirect_url": "Redirect after submitting (optional)",
         }
         help_texts: ClassVar = {
             "description": "Shown to respondents before they start.",
@@ -84,11 +88,34 @@ class SurveyForm(forms.ModelForm):
                 "two answers). Use it only where the same device is shared by "
                 "different respondents."
             ),
+            "completion_code": (
+                "One code for the whole survey, shown on every respondent's "
+                "receipt (for panels such as Prolific or MTurk). It is the same "
+                "for everyone on purpose: a code per respondent would link a "
+                "person to their submission."
+            ),
+            "completion_redirect_url": (
+                "An https:// address respondents are sent to after submitting "
+                "(a link on the receipt as well); {code} is replaced by the "
+                "completion code, e.g. "
+                "https://app.prolific.com/submissions/complete?cc={code}."
+            ),
         }
         widgets: ClassVar = {
             "description": forms.Textarea(attrs={"rows": 3}),
             "consent_text": forms.Textarea(attrs={"rows": 4}),
         }
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        url = data.get("completion_redirect_url") or ""
+        if "{code}" in url and not data.get("completion_code"):
+            self.add_error(
+                "completion_code",
+                "The redirect address contains {code}: set the completion code "
+                "that replaces it.",
+            )
+        return data
 
 
 class QuestionForm(forms.Form):

@@ -101,6 +101,8 @@ def survey_create(
     planned_respondents: int = 1000,
     researcher_contact: str = "",
     allow_reanswer: bool = False,
+    completion_code: str = "",
+    completion_redirect_url: str = "",
 ) -> Survey:
     survey = Survey(
         owner=owner,
@@ -111,6 +113,8 @@ def survey_create(
         planned_respondents=planned_respondents,
         researcher_contact=researcher_contact,
         allow_reanswer=allow_reanswer,
+        completion_code=completion_code,
+        completion_redirect_url=completion_redirect_url,
     )
     survey.full_clean()
     survey.save()
@@ -128,6 +132,8 @@ def survey_update(
     planned_respondents: int,
     researcher_contact: str = "",
     allow_reanswer: bool = False,
+    completion_code: str = "",
+    completion_redirect_url: str = "",
 ) -> Survey:
     """Change a survey's texts and plan; a live survey's budget can't drop below
     its total ε."""
@@ -139,6 +145,8 @@ def survey_update(
     survey.planned_respondents = planned_respondents
     survey.researcher_contact = researcher_contact
     survey.allow_reanswer = allow_reanswer
+    survey.completion_code = completion_code
+    survey.completion_redirect_url = completion_redirect_url
     if survey.published_at is not None:
         error = _budget_error(survey, selectors.survey_epsilon_exact(survey=survey))
         if error:

@@ -227,7 +227,12 @@ def _respond(
         receipt_url = reverse("collection:receipt", args=[outcome.receipt_code])
         if _wants_json(request):
             return JsonResponse(
-                {"receipt_url": receipt_url, "created": outcome.created},
+                {
+                    "receipt_url": receipt_url,
+                    "created": outcome.created,
+                    # Followed by the page's script; also a link on the receipt.
+                    "redirect_url": survey.completion_url(),
+                },
                 status=201 if outcome.created else 200,
             )
         return HttpResponseRedirect(receipt_url, status=303)
