@@ -22,6 +22,8 @@
 // - An optional question may be skipped ("Prefer not to answer", or left
 //   unanswered): then only its named "skipped" marker is sent, never a report
 //   (nothing derived from an answer leaves the device), and its ε is not spent.
+// - Sections are shown one at a time (Back/Next, "Section 2 of 4") within this
+//   one document: moving between them sends nothing; only "Send" does.
 // - True answers are cleared from the page when it is sent and on pagehide;
 //   the form has autocomplete="off"; a page restored from the back-forward
 //   cache shows no answer.
@@ -231,6 +233,43 @@ function groupInputs(groupName, type = "radio") {
 function answerInputs(question) {
   const group = form.querySelector(`[data-answer-group="${question.answer_group}"]`);
   return group ? Array.from(group.querySelectorAll("input")) : [];
+}
+
+// --- sections: one at a time, all in this page -------------------------------------
+const sections = form ? Array.from(form.querySelectorAll("[data-section]")) : [];
+let current = 0;
+
+function showSection(index, focus = true) {
+  if (sections.length < 2) return;
+  current = Math.max(0, Math.min(index, sections.length - 1));
+  sections.forEach((section, i) => {
+    section.hidden = i !== current;
+  });
+  const position = document.getElementById("section-position");
+  position.textContent = `Section ${current + 1} of ${sections.length}`;
+  document.getElementById("section-bar").value = current + 1;
+  // "Send" belongs to the last section.
+  form.querySelector(".send").hidden = current !== sections.length - 1;
+  if (focus) sections[current].querySelector("h2").focus();
+}
+
+function setUpSections() {
+  if (sections.length < 2) return;
+  form.querySelector("[data-section-progress]").hidden = false;
+  for (const nav of form.querySelectorAll("[data-section-nav]")) nav.hidden = false;
+  for (const back of form.querySelectorAll("[data-section-back]")) {
+    back.addEventListener("click", () => showSection(current - 1));
+  }
+  for (const next of form.querySelectorAll("[data-section-next]")) {
+    next.addEventListener("click", () => showSection(current + 1));
+  }
+  showSection(0, false);
+}
+
+// The section holding `element` is shown (e.g. a question still unanswered).
+function revealSection(element) {
+  const index = sections.findIndex((section) => section.contains(element));
+  if (index >= 0 && index !== current) showSection(index, false);
 }
 
 // --- optional questions: the "Prefer not to answer" marker -------------------------
@@ -638,6 +677,7 @@ function seal() {
   }
   if (firstMissing) {
     say(words.CATALOG.page.missing, true);
+    revealSection(firstMissing);
     firstMissing.focus();
     return null;
   }
@@ -860,6 +900,7 @@ if (agent !== null) {
       setUpSkip(id, () => Array.from(document.querySelectorAll(`#question-${id} input[name="q${id}"]`)));
     }
     form.addEventListener("submit", onSubmit);
+    setUpSections();
   }
   start();
 }

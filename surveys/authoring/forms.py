@@ -170,6 +170,21 @@ class QuestionForm(forms.Form):
         ),
         required=False,
     )
+    section_title = forms.CharField(
+        label="Start a new section here: its title (optional)",
+        required=False,
+        max_length=200,
+        help_text=(
+            "Respondents see one section at a time, with “Section 2 of 4”, in "
+            "one page: nothing is sent before the last section, and true "
+            "answers never leave their device."
+        ),
+    )
+    section_intro = forms.CharField(
+        label="Introduction to the section (optional)",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
     optional = forms.BooleanField(
         label="Optional: respondents may skip it or choose “Prefer not to answer”",
         required=False,
@@ -219,12 +234,20 @@ class QuestionForm(forms.Form):
             "protection": PROTECTED if question.is_private else PLAIN,
             "not_private_acknowledged": question.not_private_acknowledged,
             "optional": question.optional,
+            "section_title": question.section_title,
+            "section_intro": question.section_intro,
             "requested_epsilon": question.requested_epsilon,
             "mechanism": question.mechanism,
         }
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        if data.get("section_intro") and not data.get("section_title"):
+            self.add_error(
+                "section_title",
+                "A section introduction needs a section title: respondents "
+                "navigate by the titles.",
+            )
         # The question's wording does not affect privacy: a missing text still
         # gets a preview, but any error in a privacy field stops here.
         if any(name in self.errors for name in PRIVACY_FIELDS):
@@ -266,4 +289,6 @@ class QuestionForm(forms.Form):
                 self.cleaned_data.get("not_private_acknowledged")
             ),
             "optional": bool(self.cleaned_data.get("optional")),
+            "section_title": self.cleaned_data.get("section_title", ""),
+            "section_intro": self.cleaned_data.get("section_intro", ""),
         }

@@ -133,6 +133,10 @@ class Question(models.Model):
     # A skip is visible to the server (the device sends a "skipped" marker and
     # nothing derived from an answer), and the consent page says so.
     optional = models.BooleanField(default=False)
+    # A section break before this question: respondents see one section at a
+    # time (all in one page, nothing sent before the end).  Empty: no break.
+    section_title = models.CharField(max_length=200, blank=True)
+    section_intro = models.TextField(blank=True)
     not_private_acknowledged = models.BooleanField(default=False)
     requested_epsilon = models.FloatField(null=True, blank=True)
     # Empty: the recommended mechanism for (kind, k, ε).

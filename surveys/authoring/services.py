@@ -272,6 +272,8 @@ def survey_duplicate(*, survey: Survey, user) -> Survey:
             max_selections=q.max_selections,
             is_private=q.is_private,
             optional=q.optional,
+            section_title=q.section_title,
+            section_intro=q.section_intro,
             not_private_acknowledged=q.not_private_acknowledged,
             requested_epsilon=q.requested_epsilon,
             mechanism=q.mechanism,
@@ -299,6 +301,8 @@ def _apply(
     help_text,
     acknowledged,
     optional=False,
+    section_title="",
+    section_intro="",
 ):
     question.kind = config.kind
     question.text = text
@@ -310,6 +314,8 @@ def _apply(
     question.max_selections = config.max_selections
     question.is_private = config.is_private
     question.optional = optional
+    question.section_title = section_title
+    question.section_intro = section_intro
     question.not_private_acknowledged = (not config.is_private) and acknowledged
     question.requested_epsilon = config.epsilon
     question.mechanism = config.mechanism
@@ -332,6 +338,8 @@ def question_create(
     help_text: str = "",
     not_private_acknowledged: bool = False,
     optional: bool = False,
+    section_title: str = "",
+    section_intro: str = "",
 ) -> Question:
     """Add a question at the end.  On a published survey its spec is frozen at
     once (and a survey with responses moves to a new revision)."""
@@ -356,6 +364,8 @@ def question_create(
         help_text=help_text,
         acknowledged=not_private_acknowledged,
         optional=optional,
+        section_title=section_title,
+        section_intro=section_intro,
     )
     question.full_clean()
     question.save()
@@ -377,6 +387,8 @@ def question_update(
     help_text: str = "",
     not_private_acknowledged: bool = False,
     optional: bool = False,
+    section_title: str = "",
+    section_intro: str = "",
 ) -> Question:
     """Edit a question.  Text-only edits never touch specs.  A changed privacy
     setting overwrites the current spec while no response exists; afterwards it
@@ -430,6 +442,8 @@ def question_update(
         help_text=help_text,
         acknowledged=not_private_acknowledged,
         optional=optional,
+        section_title=section_title,
+        section_intro=section_intro,
     )
     if not changed:
         # Text-only edit: keep the frozen spec exactly as published.

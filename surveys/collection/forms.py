@@ -345,6 +345,17 @@ class QuestionBlock:
         return f"a number from {low} to {high}, in steps of {step}"
 
 
+@dataclass
+class SectionBlock:
+    """The questions between two section breaks, shown as one page of the form."""
+
+    number: int
+    total: int
+    title: str
+    intro: str
+    blocks: list[QuestionBlock]
+
+
 class ResponseForm(forms.Form):
     """Everything one respondent submits for one survey."""
 
@@ -503,6 +514,25 @@ class ResponseForm(forms.Form):
             skip = self[f"{prefix}_skipped"] if question.optional else None
             blocks.append(QuestionBlock(question, number, answer, hidden, skip))
         return blocks
+
+    def sections(self) -> list[SectionBlock]:
+        """The questions split at their section breaks (one section if none).
+
+        A survey whose first question has no break starts with an untitled
+        section, named by its number.
+        """
+        groups: list[tuple[str, str, list[QuestionBlock]]] = []
+        for block in self.blocks():
+            question = block.question
+            if question.section_title or not groups:
+                groups.append((question.section_title, question.section_intro, []))
+            groups[-1][2].append(block)
+        return [
+            SectionBlock(
+                number, len(groups), title or f"Section {number}", intro, blocks
+            )
+            for number, (title, intro, blocks) in enumerate(groups, start=1)
+        ]
 
     def problems(self) -> list[str]:
         """Every validation error as one plain sentence."""

@@ -27,4 +27,14 @@ class Migration(migrations.Migration):
             name='completion_redirect_url',
             field=models.CharField(blank=True, max_length=500, validators=[surveys.authoring.models.validate_redirect_url]),
         ),
+        migrations.AddField(
+            model_name='question',
+            name='section_intro',
+            field=models.TextField(blank=True),
+        ),
+        migrations.AddField(
+            model_name='question',
+            name='section_title',
+            field=models.CharField(blank=True, max_length=200),
+        ),
     ]

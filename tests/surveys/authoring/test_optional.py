@@ -68,3 +68,24 @@ def test_duplicating_a_survey_keeps_which_questions_are_optional(make_survey, ad
     )
     copy = services.survey_duplicate(survey=survey, user=ada)
     assert copy.questions.get().optional is True
+
+
+def test_the_builder_stores_a_section_break_before_a_question(ada_client, make_survey):
+    survey = make_survey()
+    url = reverse("authoring:question_create", kwargs={"pk": survey.pk})
+    ada_client.post(
+        url, {**QUESTION, "section_title": "About you", "section_intro": "Two more."}
+    )
+    question = survey.questions.get()
+    assert (question.section_title, question.section_intro) == (
+        "About you",
+        "Two more.",
+    )
+
+
+def test_a_section_introduction_without_a_title_is_refused(ada_client, make_survey):
+    survey = make_survey()
+    url = reverse("authoring:question_create", kwargs={"pk": survey.pk})
+    html = ada_client.post(url, {**QUESTION, "section_intro": "Hello"}).content
+    assert "A section introduction needs a section title" in html.decode()
+    assert not survey.questions.exists()
