@@ -345,6 +345,7 @@ function lockForm(locked, open = new Set()) {
   for (const question of config.questions) {
     const closed = locked && !open.has(question.id);
     for (const input of answerInputs(question)) input.disabled = closed;
+    if (skipBox(question.id)) skipBox(question.id).disabled = closed;
     const block = document.getElementById(`question-${question.id}`);
     if (block) block.classList.toggle("answered-before", closed && plan?.kept?.has(question.id));
   }
