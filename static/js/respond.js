@@ -19,6 +19,11 @@
 //   resends identical bytes; it is deleted on acknowledgement. A new
 //   randomization of anything already sent is never silent: the device
 //   refuses, or (where the researcher allows it) asks first and counts it.
+// - An optional question may be skipped ("Prefer not to answer", or left
+//   unanswered): then only its named "skipped" marker is sent, never a report
+//   (nothing derived from an answer leaves the device), and its ε is not spent.
+// - Sections are shown one at a time (Back/Next, "Section 2 of 4") within this
+//   one document: moving between them sends nothing; only "Send" does.
 // - True answers are cleared from the page when it is sent and on pagehide;
 //   the form has autocomplete="off"; a page restored from the back-forward
 //   cache shows no answer.
@@ -230,6 +235,84 @@ function answerInputs(question) {
   return group ? Array.from(group.querySelectorAll("input")) : [];
 }
 
+// --- sections: one at a time, all in this page -------------------------------------
+const sections = form ? Array.from(form.querySelectorAll("[data-section]")) : [];
+let current = 0;
+
+function showSection(index, focus = true) {
+  if (sections.length < 2) return;
+  current = Math.max(0, Math.min(index, sections.length - 1));
+  sections.forEach((section, i) => {
+    section.hidden = i !== current;
+  });
+  const position = document.getElementById("section-position");
+  position.textContent = `Section ${current + 1} of ${sections.length}`;
+  document.getElementById("section-bar").value = current + 1;
+  // "Send" belongs to the last section.
+  form.querySelector(".send").hidden = current !== sections.length - 1;
+  if (focus) sections[current].querySelector("h2").focus();
+}
+
+function setUpSections() {
+  if (sections.length < 2) return;
+  form.querySelector("[data-section-progress]").hidden = false;
+  for (const nav of form.querySelectorAll("[data-section-nav]")) nav.hidden = false;
+  for (const back of form.querySelectorAll("[data-section-back]")) {
+    back.addEventListener("click", () => showSection(current - 1));
+  }
+  for (const next of form.querySelectorAll("[data-section-next]")) {
+    next.addEventListener("click", () => showSection(current + 1));
+  }
+  showSection(0, false);
+}
+
+// The section holding `element` is shown (e.g. a question still unanswered).
+function revealSection(element) {
+  const index = sections.findIndex((section) => section.contains(element));
+  if (index >= 0 && index !== current) showSection(index, false);
+}
+
+// --- optional questions: the "Prefer not to answer" marker -------------------------
+function skipBox(id) {
+  return form.elements[`q${id}_skipped`] || null;
+}
+
+// Choosing "Prefer not to answer" clears that question's answer; answering
+// clears the marker.
+function setUpSkip(id, inputs) {
+  const box = skipBox(id);
+  if (!box) return;
+  box.addEventListener("change", () => {
+    if (!box.checked) return;
+    for (const input of inputs()) {
+      if (input.type === "radio" || input.type === "checkbox") input.checked = false;
+      else if (input.type !== "range") input.value = "";
+    }
+    const question = config.questions.find((q) => q.id === id);
+    if (question) showError(question, "");
+  });
+  for (const input of inputs()) {
+    const event = input.type === "radio" || input.type === "checkbox" ? "change" : "input";
+    input.addEventListener(event, () => {
+      if (input.type === "range" || input.checked || input.value) box.checked = false;
+    });
+  }
+}
+
+// Nothing chosen (a radio group with no choice, an empty number): an optional
+// question left so is skipped. (No box ticked is an answer of its own.)
+function leftBlank(question) {
+  if (question.kind === "numeric") return numberInputs(question).box.value.trim() === "";
+  if (question.kind === "multi_select") return false;
+  return !groupInputs(question.answer_group).some((input) => input.checked);
+}
+
+function plainLeftBlank(id) {
+  const inputs = Array.from(document.querySelectorAll(`#question-${id} input[name="q${id}"]`));
+  if (inputs.some((input) => input.type === "checkbox")) return false;
+  return !inputs.some((input) => (input.type === "radio" ? input.checked : input.value.trim() !== ""));
+}
+
 function errorLine(question) {
   return document.getElementById(`error-q${question.id}`);
 }
@@ -262,6 +345,7 @@ function lockForm(locked, open = new Set()) {
   for (const question of config.questions) {
     const closed = locked && !open.has(question.id);
     for (const input of answerInputs(question)) input.disabled = closed;
+    if (skipBox(question.id)) skipBox(question.id).disabled = closed;
     const block = document.getElementById(`question-${question.id}`);
     if (block) block.classList.toggle("answered-before", closed && plan?.kept?.has(question.id));
   }
@@ -552,6 +636,7 @@ function restorePlain(pending) {
   const sent = new URLSearchParams(pending.body);
   for (const id of config.plain || []) {
     const values = sent.getAll(`q${id}`);
+    if (skipBox(id)) skipBox(id).checked = sent.has(`q${id}_skipped`);
     for (const input of document.querySelectorAll(`#question-${id} input[name="q${id}"]`)) {
       if (input.type === "radio" || input.type === "checkbox") input.checked = values.includes(input.value);
       else if (values.length) input.value = values[0];
@@ -574,8 +659,14 @@ function seal() {
   const need = new Set(plan.need.map((q) => q.id));
   let firstMissing = null;
   const answers = new Map();
+  const skipped = new Set();
   for (const question of config.questions) {
     if (!need.has(question.id)) continue;
+    if (question.optional && (skipBox(question.id)?.checked || leftBlank(question))) {
+      skipped.add(question.id);
+      showError(question, "");
+      continue;
+    }
     const read = chosenAnswer(question);
     if (read.error) {
       showError(question, read.error, question.kind === "numeric" ? read.focus : null);
@@ -587,21 +678,40 @@ function seal() {
   }
   if (firstMissing) {
     say(words.CATALOG.page.missing, true);
+    revealSection(firstMissing);
     firstMissing.focus();
     return null;
   }
-  // The survey as it will leave the device, checked once more right here.
-  const verdict = agent.checkSurvey(plan.need.map((q) => q.spec), plan.spentMilli);
+  // The survey as it will leave the device, checked once more right here;
+  // a skipped question sends no report, so spends no ε.
+  const sent = plan.need.filter((q) => !skipped.has(q.id));
+  const verdict = agent.checkSurvey(sent.map((q) => q.spec), plan.spentMilli);
   const reports = {};
   for (const question of config.questions) {
     const report = need.has(question.id)
-      ? JSON.stringify(agent.randomize(question.spec, answers.get(question)))
+      ? (skipped.has(question.id) ? null : JSON.stringify(agent.randomize(question.spec, answers.get(question))))
       : plan.kept.get(question.id);
-    form.elements[question.report_field].value = report;
+    // A skip leaves only its marker: the report field stays empty.
+    form.elements[question.report_field].value = report ?? "";
+    if (skipBox(question.id)) skipBox(question.id).checked = report === null;
     reports[question.id] = { spec: specText(question), spec_revision: question.spec_revision, report };
+  }
+  for (const id of config.plain_optional || []) {
+    if (plainLeftBlank(id)) skipBox(id).checked = true;
   }
   form.elements.idempotency_key.value = uuid4();
   for (const input of form.querySelectorAll(".question input")) input.disabled = false;
+  // A skipped question sends its marker alone: its (empty) report field and
+  // spec revision stay out of the body.
+  for (const question of config.questions) {
+    const skip = reports[question.id].report === null;
+    form.elements[question.report_field].disabled = skip;
+    form.elements[`q${question.id}_spec_revision`].disabled = skip;
+  }
+  for (const id of config.plain_optional || []) {
+    const skip = skipBox(id).checked;
+    for (const input of document.querySelectorAll(`#question-${id} input[name="q${id}"]`)) input.disabled = skip;
+  }
   // FormData holds named controls only: the reports, never the true answers.
   const body = new URLSearchParams(new FormData(form)).toString();
   // Every report now counts, whether or not the server ever acknowledges it.
@@ -648,7 +758,11 @@ async function send(body) {
     dropPending();
     sealedBody = null;
     say(page.received);
-    window.location.assign(data.receipt_url);
+    // The researcher's completion address (https, one code for everyone), or
+    // the receipt, which shows the same address as a link.
+    const next = typeof data.redirect_url === "string" && data.redirect_url.startsWith("https://")
+      ? data.redirect_url : data.receipt_url;
+    window.location.assign(next);
     return;
   }
   const reason = data && data.error ? data.error : text(page.serverAnswered, { status: response.status });
@@ -781,8 +895,13 @@ if (agent !== null) {
       if (question.kind === "numeric") setUpNumber(question);
       else if (question.kind === "multi_select") setUpCheckboxes(question);
       else setUpRadios(question);
+      setUpSkip(question.id, () => answerInputs(question));
+    }
+    for (const id of config.plain_optional || []) {
+      setUpSkip(id, () => Array.from(document.querySelectorAll(`#question-${id} input[name="q${id}"]`)));
     }
     form.addEventListener("submit", onSubmit);
+    setUpSections();
   }
   start();
 }

@@ -6,6 +6,7 @@ only formats them (and draws the SVG through ``charts``).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from datetime import datetime
@@ -60,6 +61,8 @@ class QuestionCard:
     influence: str  # what 1% fake respondents can do to the headline estimate
     influence_on: str  # "the mean" or "a share"
     scale_note: str  # how an ordinal mean is numbered
+    # Item non-response of an optional question ("" when required).
+    skipped: str = ""
 
 
 def _rows(result: QuestionResult) -> list[Row]:
@@ -184,4 +187,29 @@ def batch_size() -> int:
 
 
 def cards(results: SurveyResults) -> list[QuestionCard]:
-    return [question_card(r) for r in results.questions]
+    skips = results.skips()
+    return [
+        dataclasses.replace(
+            question_card(r), skipped=skipped_words(skips[r.question_id], r.n)
+        )
+        if r.question_id in skips
+        else question_card(r)
+        for r in results.questions
+    ]
+
+
+def skipped_words(skipped: int, answered: int) -> str:
+    """Item non-response: the skips and their share of the question's responses."""
+    total = skipped + answered
+    if not total:
+        return "0"
+    return f"{skipped} ({percent(skipped / total, 1)} of {total})"
+
+
+def plain_rows(results: SurveyResults) -> list[tuple[str, str]]:
+    """Not protected questions: (text, skips in words or "")."""
+    skips = results.skips()
+    return [
+        (text, f"skipped {skips[pk]} times" if pk in skips else "")
+        for pk, text in results.not_protected
+    ]

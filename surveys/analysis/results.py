@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -68,11 +68,18 @@ class SurveyResults:
     responses: int | None = None  # submissions whose reports are included
     pending_responses: int | None = None  # newer submissions being added
     version: int | None = None  # the snapshot's version
+    # Item non-response: (question_id, skips) for every optional question, the
+    # skips of the submissions these results cover ("Prefer not to answer").
+    skipped: list[tuple[int, int]] = field(default_factory=list)
+
+    def skips(self) -> dict[int, int]:
+        """Skips per optional question id (absent: the question is required)."""
+        return dict(self.skipped)
 
 
 # Bumped whenever the stored form of the results changes: a snapshot stored by
 # an earlier release is then recomputed instead of misread.
-DOCUMENT_FORMAT = 1
+DOCUMENT_FORMAT = 2  # 2: item non-response ("skipped")
 READER_FIELDS = (
     "pending_reports",
     "computed_at",
@@ -143,5 +150,6 @@ def results_from_document(document: dict[str, Any], **fields: Any) -> SurveyResu
         questions=questions,
         not_protected=[(pk, text) for pk, text in data["not_protected"]],
         refreshed_at=datetime.fromisoformat(refreshed) if refreshed else None,
+        skipped=[(pk, count) for pk, count in data.get("skipped", [])],
         **fields,
     )

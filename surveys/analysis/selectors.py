@@ -8,7 +8,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import Count, Exists, OuterRef, QuerySet, Subquery
 from django.db.models.fields.json import KeyTextTransform
 
 import ldp
@@ -21,7 +21,7 @@ from surveys.analysis.results import (
     results_from_document,
 )
 from surveys.authoring.models import Question, Survey
-from surveys.collection.models import Report
+from surveys.collection.models import Report, SkippedAnswer
 
 
 def survey_watermark(*, survey_id: int) -> int:
@@ -106,8 +106,13 @@ def results_from_tallies(
     refreshed_at: datetime | None,
     pending_reports: int = 0,
     target_margin: float = 0.05,
+    skipped: dict[int, int] | None = None,
 ) -> SurveyResults:
-    """Debiased estimates of every private question from the given tallies."""
+    """Debiased estimates of every private question from the given tallies.
+
+    ``skipped``: skips per question id (:func:`skips_up_to`); every optional
+    question is listed in the results' item non-response, with 0 if absent.
+    """
     if not 0 < target_margin < 1:
         raise ValueError(f"target_margin is {target_margin!r}; allowed: 0 < m < 1")
     results, plain, epsilons = [], [], []
@@ -141,7 +146,27 @@ def results_from_tallies(
         not_protected=plain,
         refreshed_at=refreshed_at,
         pending_reports=pending_reports,
+        skipped=[(q.pk, (skipped or {}).get(q.pk, 0)) for q in questions if q.optional],
     )
+
+
+def skips_up_to(*, survey_id: int, watermark: int) -> dict[int, int]:
+    """Skips per question among the submissions with a report ``id <= watermark``
+    (those whose reports the tallies hold), so non-response and estimates
+    describe the same submissions."""
+    covered = Report.objects.filter(
+        question__survey_id=survey_id,
+        id__lte=watermark,
+        submission_id=OuterRef("submission_id"),
+    )
+    rows = (
+        SkippedAnswer.objects.filter(question__survey_id=survey_id)
+        .filter(Exists(covered))
+        .values("question_id")
+        .annotate(count=Count("id"))
+        .order_by()
+    )
+    return {row["question_id"]: row["count"] for row in rows}
 
 
 def survey_questions(survey: Survey) -> list[Question]:
@@ -163,6 +188,9 @@ def survey_results(*, survey: Survey, target_margin: float = 0.05) -> SurveyResu
         refreshed_at=mark.refreshed_at if mark else None,
         pending_reports=pending_report_count(survey_id=survey.pk),
         target_margin=target_margin,
+        skipped=skips_up_to(
+            survey_id=survey.pk, watermark=mark.last_report_id if mark else 0
+        ),
     )
 
 

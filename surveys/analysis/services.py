@@ -419,6 +419,8 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
         questions=questions,
         tallies=tallies,
         refreshed_at=refreshed_at,
+        # Item non-response of the same submissions as the tallies.
+        skipped=selectors.skips_up_to(survey_id=survey_id, watermark=watermark),
     )
     document = results_to_document(results)
     _snapshot_delay()

@@ -105,6 +105,7 @@ def _results_body(survey, results) -> str:
     context = {"survey": survey, "results": results, "batch_size": batch}
     if results.version is None:  # not a stored snapshot: nothing to key it on
         context["cards"] = dashboard.cards(results)
+        context["plain_rows"] = dashboard.plain_rows(results)
         return mark_safe(render_to_string("analysis/_results_body.html", context))  # noqa: S308
     stamp = results.computed_at.timestamp() if results.computed_at else 0
     key = (
@@ -116,6 +117,7 @@ def _results_body(survey, results) -> str:
         if cached is not None:
             return mark_safe(cached)  # noqa: S308 (rendered by our own template)
     context["cards"] = dashboard.cards(results)
+    context["plain_rows"] = dashboard.plain_rows(results)
     html = render_to_string("analysis/_results_body.html", context)
     with contextlib.suppress(Exception):
         cache.set(key, html, timeout=RESULTS_CACHE_SECONDS)

@@ -63,11 +63,15 @@ class SurveyForm(forms.ModelForm):
             "planned_respondents",
             "researcher_contact",
             "allow_reanswer",
+            "completion_code",
+            "completion_redirect_url",
         )
         labels: ClassVar = {
             "consent_text": "Consent text",
             "researcher_contact": "Researcher contact",
             "allow_reanswer": "Let a device that already answered answer again",
+            "completion_code": "Completion code (optional)",
+            "completion_redirect_url": "Redirect after submitting (optional)",
         }
         help_texts: ClassVar = {
             "description": "Shown to respondents before they start.",
@@ -84,11 +88,34 @@ class SurveyForm(forms.ModelForm):
                 "two answers). Use it only where the same device is shared by "
                 "different respondents."
             ),
+            "completion_code": (
+                "One code for the whole survey, shown on every respondent's "
+                "receipt (for panels such as Prolific or MTurk). It is the same "
+                "for everyone on purpose: a code per respondent would link a "
+                "person to their submission."
+            ),
+            "completion_redirect_url": (
+                "An https:// address respondents are sent to after submitting "
+                "(a link on the receipt as well); {code} is replaced by the "
+                "completion code, e.g. "
+                "https://app.prolific.com/submissions/complete?cc={code}."
+            ),
         }
         widgets: ClassVar = {
             "description": forms.Textarea(attrs={"rows": 3}),
             "consent_text": forms.Textarea(attrs={"rows": 4}),
         }
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        url = data.get("completion_redirect_url") or ""
+        if "{code}" in url and not data.get("completion_code"):
+            self.add_error(
+                "completion_code",
+                "The redirect address contains {code}: set the completion code "
+                "that replaces it.",
+            )
+        return data
 
 
 class QuestionForm(forms.Form):
@@ -143,6 +170,31 @@ class QuestionForm(forms.Form):
         ),
         required=False,
     )
+    section_title = forms.CharField(
+        label="Start a new section here: its title (optional)",
+        required=False,
+        max_length=200,
+        help_text=(
+            "Respondents see one section at a time, with “Section 2 of 4”, in "
+            "one page: nothing is sent before the last section, and true "
+            "answers never leave their device."
+        ),
+    )
+    section_intro = forms.CharField(
+        label="Introduction to the section (optional)",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+    optional = forms.BooleanField(
+        label="Optional: respondents may skip it or choose “Prefer not to answer”",
+        required=False,
+        help_text=(
+            "A skip is visible to the server: the respondent's device sends only "
+            "a “skipped” marker for this question (never a randomized report), "
+            "and respondents are told so. Estimates use the respondents who "
+            "answered it; the results show how many skipped it."
+        ),
+    )
     requested_epsilon = forms.FloatField(
         label="ε for this question",
         required=False,
@@ -181,12 +233,21 @@ class QuestionForm(forms.Form):
             "max_selections": question.max_selections,
             "protection": PROTECTED if question.is_private else PLAIN,
             "not_private_acknowledged": question.not_private_acknowledged,
+            "optional": question.optional,
+            "section_title": question.section_title,
+            "section_intro": question.section_intro,
             "requested_epsilon": question.requested_epsilon,
             "mechanism": question.mechanism,
         }
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        if data.get("section_intro") and not data.get("section_title"):
+            self.add_error(
+                "section_title",
+                "A section introduction needs a section title: respondents "
+                "navigate by the titles.",
+            )
         # The question's wording does not affect privacy: a missing text still
         # gets a preview, but any error in a privacy field stops here.
         if any(name in self.errors for name in PRIVACY_FIELDS):
@@ -227,4 +288,7 @@ class QuestionForm(forms.Form):
             "not_private_acknowledged": bool(
                 self.cleaned_data.get("not_private_acknowledged")
             ),
+            "optional": bool(self.cleaned_data.get("optional")),
+            "section_title": self.cleaned_data.get("section_title", ""),
+            "section_intro": self.cleaned_data.get("section_intro", ""),
         }

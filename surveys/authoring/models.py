@@ -8,13 +8,32 @@ either gives the compiled ldp mechanism from a process-wide cache.
 """
 
 import secrets
+from urllib.parse import quote
 
 from django.conf import settings
-from django.core.validators import MinValueValidator
+from django.core.validators import MinValueValidator, RegexValidator, URLValidator
 from django.db import models
 
 import ldp
 from surveys.authoring.compiled import compiled_mechanism
+
+CODE_PLACEHOLDER = "{code}"
+completion_code_validator = RegexValidator(
+    r"^[A-Za-z0-9_-]{1,64}$",
+    "A completion code is 1 to 64 letters, digits, hyphens or underscores.",
+)
+
+
+def validate_redirect_url(value: str) -> None:
+    """An https URL; ``{code}`` may stand where the completion code goes."""
+    URLValidator(
+        schemes=["https"],
+        message=(
+            "Enter a full https:// address (for example "
+            "https://app.prolific.com/submissions/complete?cc={code}); plain "
+            "http is refused because it would send the code unencrypted."
+        ),
+    )(value.replace(CODE_PLACEHOLDER, "CODE"))
 
 
 def new_public_token() -> str:
@@ -46,6 +65,15 @@ class Survey(models.Model):
     # Whether a device that already answered may answer again (each new
     # answer adds its ε to what the device has already sent; off by default).
     allow_reanswer = models.BooleanField(default=False)
+    # One completion code for the whole survey (never per respondent: a code
+    # per respondent would link a person to a submission), shown on the
+    # receipt and put into the redirect URL in place of ``{code}``.
+    completion_code = models.CharField(
+        max_length=64, blank=True, validators=[completion_code_validator]
+    )
+    completion_redirect_url = models.CharField(
+        max_length=500, blank=True, validators=[validate_redirect_url]
+    )
     public_token = models.CharField(
         max_length=32, unique=True, default=new_public_token
     )
@@ -60,6 +88,15 @@ class Survey(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    def completion_url(self) -> str:
+        """Where respondents go after submitting ("" for nowhere), with the
+        completion code in place of ``{code}``."""
+        if not self.completion_redirect_url:
+            return ""
+        return self.completion_redirect_url.replace(
+            CODE_PLACEHOLDER, quote(self.completion_code, safe="")
+        )
 
 
 class Question(models.Model):
@@ -92,6 +129,14 @@ class Question(models.Model):
     # sampling pads every answer to this many items); empty means all of them.
     max_selections = models.PositiveSmallIntegerField(null=True, blank=True)
     is_private = models.BooleanField(default=True)
+    # Optional: the respondent may skip it or choose "Prefer not to answer".
+    # A skip is visible to the server (the device sends a "skipped" marker and
+    # nothing derived from an answer), and the consent page says so.
+    optional = models.BooleanField(default=False)
+    # A section break before this question: respondents see one section at a
+    # time (all in one page, nothing sent before the end).  Empty: no break.
+    section_title = models.CharField(max_length=200, blank=True)
+    section_intro = models.TextField(blank=True)
     not_private_acknowledged = models.BooleanField(default=False)
     requested_epsilon = models.FloatField(null=True, blank=True)
     # Empty: the recommended mechanism for (kind, k, ε).

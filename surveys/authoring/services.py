@@ -101,6 +101,8 @@ def survey_create(
     planned_respondents: int = 1000,
     researcher_contact: str = "",
     allow_reanswer: bool = False,
+    completion_code: str = "",
+    completion_redirect_url: str = "",
 ) -> Survey:
     survey = Survey(
         owner=owner,
@@ -111,6 +113,8 @@ def survey_create(
         planned_respondents=planned_respondents,
         researcher_contact=researcher_contact,
         allow_reanswer=allow_reanswer,
+        completion_code=completion_code,
+        completion_redirect_url=completion_redirect_url,
     )
     survey.full_clean()
     survey.save()
@@ -128,6 +132,8 @@ def survey_update(
     planned_respondents: int,
     researcher_contact: str = "",
     allow_reanswer: bool = False,
+    completion_code: str = "",
+    completion_redirect_url: str = "",
 ) -> Survey:
     """Change a survey's texts and plan; a live survey's budget can't drop below
     its total ε."""
@@ -139,6 +145,8 @@ def survey_update(
     survey.planned_respondents = planned_respondents
     survey.researcher_contact = researcher_contact
     survey.allow_reanswer = allow_reanswer
+    survey.completion_code = completion_code
+    survey.completion_redirect_url = completion_redirect_url
     if survey.published_at is not None:
         error = _budget_error(survey, selectors.survey_epsilon_exact(survey=survey))
         if error:
@@ -263,6 +271,9 @@ def survey_duplicate(*, survey: Survey, user) -> Survey:
             numeric_step=q.numeric_step,
             max_selections=q.max_selections,
             is_private=q.is_private,
+            optional=q.optional,
+            section_title=q.section_title,
+            section_intro=q.section_intro,
             not_private_acknowledged=q.not_private_acknowledged,
             requested_epsilon=q.requested_epsilon,
             mechanism=q.mechanism,
@@ -289,6 +300,9 @@ def _apply(
     text,
     help_text,
     acknowledged,
+    optional=False,
+    section_title="",
+    section_intro="",
 ):
     question.kind = config.kind
     question.text = text
@@ -299,6 +313,9 @@ def _apply(
     question.numeric_step = config.step
     question.max_selections = config.max_selections
     question.is_private = config.is_private
+    question.optional = optional
+    question.section_title = section_title
+    question.section_intro = section_intro
     question.not_private_acknowledged = (not config.is_private) and acknowledged
     question.requested_epsilon = config.epsilon
     question.mechanism = config.mechanism
@@ -320,6 +337,9 @@ def question_create(
     privacy: PrivacyConfig,
     help_text: str = "",
     not_private_acknowledged: bool = False,
+    optional: bool = False,
+    section_title: str = "",
+    section_intro: str = "",
 ) -> Question:
     """Add a question at the end.  On a published survey its spec is frozen at
     once (and a survey with responses moves to a new revision)."""
@@ -343,6 +363,9 @@ def question_create(
         text=text,
         help_text=help_text,
         acknowledged=not_private_acknowledged,
+        optional=optional,
+        section_title=section_title,
+        section_intro=section_intro,
     )
     question.full_clean()
     question.save()
@@ -363,6 +386,9 @@ def question_update(
     privacy: PrivacyConfig,
     help_text: str = "",
     not_private_acknowledged: bool = False,
+    optional: bool = False,
+    section_title: str = "",
+    section_intro: str = "",
 ) -> Question:
     """Edit a question.  Text-only edits never touch specs.  A changed privacy
     setting overwrites the current spec while no response exists; afterwards it
@@ -376,6 +402,9 @@ def question_update(
         raise ValidationError(error)
     old = selectors.question_privacy_config(question)
     old_spec = question.spec
+    # Optional or required decides what a submission must hold: pages opened
+    # under the other rule are stale.
+    optional_changed = question.optional != optional
     changed = _privacy_key(config) != _privacy_key(old)
     published = survey.published_at is not None
     responded = published and selectors.survey_has_responses(survey=survey)
@@ -412,10 +441,15 @@ def question_update(
         text=text,
         help_text=help_text,
         acknowledged=not_private_acknowledged,
+        optional=optional,
+        section_title=section_title,
+        section_intro=section_intro,
     )
     if not changed:
         # Text-only edit: keep the frozen spec exactly as published.
         question.spec = old_spec
+        if optional_changed and published:
+            _bump_revision(survey)
     elif responded:
         question.spec_revision += 1
         if mechanism is not None:

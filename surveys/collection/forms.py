@@ -41,6 +41,39 @@ NO_REPORT = (
 )
 
 
+SKIPPED_AND_ANSWERED = (
+    "“{question}” arrived both answered and marked “Prefer not to answer”; "
+    "nothing was stored. Choose one of the two."
+)
+SKIP_NOT_ALLOWED = (
+    "“{question}” needs an answer: it is not optional, so it cannot be skipped; "
+    "nothing was stored."
+)
+SKIP_MARKER = "skipped"
+
+
+class SkipField(forms.BooleanField):
+    """The "Prefer not to answer" marker of an optional question.
+
+    It is the only thing the device sends for a skipped question: no report,
+    nothing derived from an answer.  The marker itself is visible to the server.
+    """
+
+    widget = forms.CheckboxInput
+
+    def __init__(self, question: Question, **kwargs: Any) -> None:
+        super().__init__(
+            required=False,
+            label="Prefer not to answer",
+            widget=forms.CheckboxInput(
+                attrs={"value": SKIP_MARKER, "class": "skip-marker"},
+                check_test=lambda value: value == SKIP_MARKER,
+            ),
+            **kwargs,
+        )
+        self.question = question
+
+
 class AnswerInputs(forms.Widget):
     """Radio or checkbox inputs, each with a label.
 
@@ -219,6 +252,8 @@ class ReportField(forms.CharField):
 
     def clean(self, value: Any) -> Any:
         text = super().clean(value)
+        if text == "" and not self.required:
+            return None  # an optional question's report may be absent (skipped)
         try:
             return json.loads(text, parse_constant=_reject_constant)
         except (ValueError, RecursionError):
@@ -294,6 +329,7 @@ class QuestionBlock:
     number: int
     answer: BoundField
     hidden: list[BoundField]
+    skip: BoundField | None = None
 
     @property
     def protected(self) -> bool:
@@ -307,6 +343,17 @@ class QuestionBlock:
             return ""
         low, high, step = (plain_decimal(v) for v in bounds)
         return f"a number from {low} to {high}, in steps of {step}"
+
+
+@dataclass
+class SectionBlock:
+    """The questions between two section breaks, shown as one page of the form."""
+
+    number: int
+    total: int
+    title: str
+    intro: str
+    blocks: list[QuestionBlock]
 
 
 class ResponseForm(forms.Form):
@@ -341,6 +388,8 @@ class ResponseForm(forms.Form):
                 self._add_private(question)
             else:
                 self._add_plain(question)
+            if question.optional:
+                self._add_skip(question)
 
     # --- building -----------------------------------------------------------
     def _add_private(self, question: Question) -> None:
@@ -369,6 +418,52 @@ class ResponseForm(forms.Form):
         self.fields[f"{prefix}_report"] = ReportField(question)
         self.fields[f"{prefix}_spec_revision"] = forms.IntegerField(
             widget=forms.HiddenInput, initial=question.spec_revision, min_value=1
+        )
+
+    def _add_skip(self, question: Question) -> None:
+        """An optional question: its "Prefer not to answer" marker, and its
+        report or answer no longer required (``clean`` checks one or the other)."""
+        prefix = f"q{question.pk}"
+        self.fields[f"{prefix}_skipped"] = SkipField(question)
+        answer = f"{prefix}_report" if question.is_private else prefix
+        self.fields[answer].required = False
+        if question.is_private:
+            self.fields[f"{prefix}_spec_revision"].required = False
+
+    def clean(self) -> dict[str, Any]:
+        """An optional question is answered or skipped, never both nor neither."""
+        data = super().clean()
+        for question in self.questions:
+            if not question.optional:
+                continue
+            prefix = f"q{question.pk}"
+            answer = f"{prefix}_report" if question.is_private else prefix
+            skipped = data.get(f"{prefix}_skipped")
+            source = data if question.is_private else self.data
+            given = source.get(answer) not in (None, "")
+            if skipped and given:
+                self.add_error(
+                    answer, SKIPPED_AND_ANSWERED.format(question=question.text)
+                )
+            elif not skipped and not given and answer not in self.errors:
+                if question.is_private:
+                    message = NO_REPORT.format(question=question.text)
+                elif question.kind == Question.Kind.MULTI_SELECT:
+                    continue  # no option ticked is an answer: "none of these"
+                else:
+                    message = (
+                        f"Please answer “{question.text}” or choose “Prefer not "
+                        "to answer”."
+                    )
+                self.add_error(answer, message)
+        return data
+
+    def skipped(self) -> frozenset[int]:
+        """The optional questions marked "Prefer not to answer"."""
+        return frozenset(
+            q.pk
+            for q in self.questions
+            if q.optional and self.cleaned_data.get(f"q{q.pk}_skipped")
         )
 
     def _add_plain(self, question: Question) -> None:
@@ -416,8 +511,28 @@ class ResponseForm(forms.Form):
                 hidden = [self[f"{prefix}_report"], self[f"{prefix}_spec_revision"]]
             else:
                 answer, hidden = self[prefix], []
-            blocks.append(QuestionBlock(question, number, answer, hidden))
+            skip = self[f"{prefix}_skipped"] if question.optional else None
+            blocks.append(QuestionBlock(question, number, answer, hidden, skip))
         return blocks
+
+    def sections(self) -> list[SectionBlock]:
+        """The questions split at their section breaks (one section if none).
+
+        A survey whose first question has no break starts with an untitled
+        section, named by its number.
+        """
+        groups: list[tuple[str, str, list[QuestionBlock]]] = []
+        for block in self.blocks():
+            question = block.question
+            if question.section_title or not groups:
+                groups.append((question.section_title, question.section_intro, []))
+            groups[-1][2].append(block)
+        return [
+            SectionBlock(
+                number, len(groups), title or f"Section {number}", intro, blocks
+            )
+            for number, (title, intro, blocks) in enumerate(groups, start=1)
+        ]
 
     def problems(self) -> list[str]:
         """Every validation error as one plain sentence."""
@@ -435,8 +550,11 @@ class ResponseForm(forms.Form):
         data = self.cleaned_data
         reports: dict[int, SentReport] = {}
         plain: dict[int, Any] = {}
+        skipped = self.skipped()
         for question in self.questions:
             prefix = f"q{question.pk}"
+            if question.pk in skipped:
+                continue  # only the marker: nothing derived from an answer
             if question.is_private:
                 reports[question.pk] = SentReport(
                     spec_revision=data[f"{prefix}_spec_revision"],
@@ -453,6 +571,7 @@ class ResponseForm(forms.Form):
             survey_revision=data["survey_revision"],
             reports=reports,
             plain_answers=plain,
+            skipped=skipped,
         )
 
     def js_config(self) -> dict[str, Any]:
@@ -468,11 +587,16 @@ class ResponseForm(forms.Form):
                     "answer_group": f"q{q.pk}_answer",
                     "report_field": f"q{q.pk}_report",
                     "max_selections": most_selections(q),
+                    "optional": q.optional,
+                    "skip_field": f"q{q.pk}_skipped" if q.optional else None,
                 }
                 for q in self.questions
                 if q.is_private
             ],
             "plain": [q.pk for q in self.questions if not q.is_private],
+            "plain_optional": [
+                q.pk for q in self.questions if not q.is_private and q.optional
+            ],
         }
 
 

@@ -160,3 +160,29 @@ class PlainAnswer(models.Model):
 
     def __str__(self) -> str:
         return f"plain answer {self.pk} for question {self.question_id}"
+
+
+class SkippedAnswer(models.Model):
+    """An optional question the respondent skipped ("Prefer not to answer").
+
+    Only the marker is stored: no report and no answer exist for the question
+    in this submission, so its estimates use the n of the reports received.
+    """
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="skipped_answers"
+    )
+    question = models.ForeignKey(
+        Question, on_delete=models.PROTECT, related_name="skipped_answers"
+    )
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "question"], name="one_skip_per_question"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"skip {self.pk} of question {self.question_id}"

@@ -74,6 +74,8 @@ class ReceiptLine:
     sent: str
     # The spec the report was randomized under (its SpecRevision's).
     spec: dict[str, Any] | None = None
+    # An optional question the respondent skipped: only that was sent.
+    skipped: bool = False
 
     @property
     def why(self) -> str:
@@ -92,6 +94,7 @@ def submission_receipt(*, submission: Submission) -> list[ReceiptLine]:
     """
     reports = {r.question_id: r for r in submission.reports.all()}
     plain = {a.question_id: a.value for a in submission.plain_answers.all()}
+    skipped = {s.question_id for s in submission.skipped_answers.all()}
     # Each report is described under the spec it was made with, which may not
     # be the question's current one (a later revision changes the mechanism).
     specs = {
@@ -120,6 +123,12 @@ def submission_receipt(*, submission: Submission) -> list[ReceiptLine]:
             else:
                 sent = str(value)
             lines.append(ReceiptLine(question, protected=False, sent=sent))
+        elif question.pk in skipped:
+            lines.append(
+                ReceiptLine(
+                    question, protected=question.is_private, sent="", skipped=True
+                )
+            )
     return lines
 
 

@@ -20,7 +20,13 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from surveys.authoring.models import Question, Survey
-from surveys.collection.models import Invitation, PlainAnswer, Report, Submission
+from surveys.collection.models import (
+    Invitation,
+    PlainAnswer,
+    Report,
+    SkippedAnswer,
+    Submission,
+)
 from surveys.collection.questions import CHOICE_KINDS, answer_choices, most_selections
 from surveys.collection.selectors import invitation_by_token
 from surveys.collection.signals import announce_reports_on_commit
@@ -61,6 +67,8 @@ class ResponseIn:
     survey_revision: int
     reports: Mapping[int, SentReport]
     plain_answers: Mapping[int, Any] = field(default_factory=dict)
+    # Optional questions marked "Prefer not to answer": no report, no answer.
+    skipped: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -123,9 +131,12 @@ class _Checker:
                 status=409,
                 code="stale",
             )
-        self._same_questions("report", set(response.reports), set(self.private))
+        skipped = self._check_skips(response)
         self._same_questions(
-            "answer", set(response.plain_answers), set(self.plain), plain=True
+            "report", set(response.reports), set(self.private) - skipped
+        )
+        self._same_questions(
+            "answer", set(response.plain_answers), set(self.plain) - skipped, plain=True
         )
         for pk, sent in response.reports.items():
             self._check_report(self.private[pk], sent)
@@ -133,6 +144,32 @@ class _Checker:
             pk: _clean_plain(self.plain[pk], value)
             for pk, value in response.plain_answers.items()
         }
+
+    def _check_skips(self, response: ResponseIn) -> set[int]:
+        """The skipped questions, each an optional question of this survey with
+        neither a report nor an answer alongside its marker."""
+        skipped = set(response.skipped)
+        questions = {**self.private, **self.plain}
+        unknown = sorted(skipped - set(questions))
+        if unknown:
+            raise SubmissionRejected(
+                f"Nothing was stored: skips arrived for question ids {unknown}, "
+                "which are not questions of this survey."
+            )
+        required = sorted(pk for pk in skipped if not questions[pk].optional)
+        if required:
+            texts = "; ".join(f"“{questions[pk].text}”" for pk in required)
+            raise SubmissionRejected(
+                f"Nothing was stored: {texts} cannot be skipped (not optional). "
+                "Every required question needs an answer."
+            )
+        both = sorted(skipped & (set(response.reports) | set(response.plain_answers)))
+        if both:
+            texts = "; ".join(f"“{questions[pk].text}”" for pk in both)
+            raise SubmissionRejected(
+                f"Nothing was stored: {texts} arrived both skipped and answered."
+            )
+        return skipped
 
     def _same_questions(
         self, what: str, got: set[int], expected: set[int], plain: bool = False
@@ -372,6 +409,11 @@ def _store_rows(rows: list[tuple[Submission, ResponseIn, dict[int, Any]]]) -> No
         PlainAnswer(submission=submission, question_id=pk, value=value)
         for submission, _, plain in rows
         for pk, value in sorted(plain.items())
+    )
+    SkippedAnswer.objects.bulk_create(
+        SkippedAnswer(submission=submission, question_id=pk)
+        for submission, response, _ in rows
+        for pk in sorted(response.skipped)
     )
 
 

@@ -154,6 +154,7 @@ def _consent(
             # itself is worded by the device).
             "invitation": invitation,
             "has_plain": any(not q.is_private for q in survey.questions.all()),
+            "has_optional": any(q.optional for q in form.questions),
             "received_unit": settings.RECEIVED_AT_GRANULARITY,
             "logs_clients": settings.ACCESS_LOG_CLIENTS == "all",
             **_device_context(survey, form, "consent"),
@@ -226,7 +227,12 @@ def _respond(
         receipt_url = reverse("collection:receipt", args=[outcome.receipt_code])
         if _wants_json(request):
             return JsonResponse(
-                {"receipt_url": receipt_url, "created": outcome.created},
+                {
+                    "receipt_url": receipt_url,
+                    "created": outcome.created,
+                    # Followed by the page's script; also a link on the receipt.
+                    "redirect_url": survey.completion_url(),
+                },
                 status=201 if outcome.created else 200,
             )
         return HttpResponseRedirect(receipt_url, status=303)

@@ -406,3 +406,135 @@ def test_distinctive_true_answers_appear_nowhere_after_a_forced_500_and_retry(
     assert found_in(cells, PLAIN) == {("collection_plainanswer", "value")}
     for where in ("browser storage", "server logs", "error email"):
         assert PLAIN not in places[where], f"the plain answer reached {where}"
+
+
+# --- optional questions: a skip sends only "skipped" -------------------------------
+SKIPPED_LABEL = "Capybaracrimson"
+OPTIONAL_CHOICE = "Which shade did you paint the statue?"
+OPTIONAL_NUMBER = "How many statues did you paint?"
+OPTIONAL_PLAIN = "How old is your bicycle, in years?"
+
+
+@pytest.fixture
+def optional_survey(django_user_model):
+    owner = django_user_model.objects.create_user("hedy", password="x" * 20)
+    survey = authoring.survey_create(
+        owner=owner, title="Optional canary", epsilon_budget=10.0
+    )
+    text, config, _, _ = CANARY[0]
+    authoring.question_create(survey=survey, text=text, privacy=config)
+    authoring.question_create(
+        survey=survey,
+        text=OPTIONAL_CHOICE,
+        privacy=PrivacyConfig(
+            kind="single_choice",
+            mechanism="grr",
+            options=("Ochre", SKIPPED_LABEL, "Teal"),
+        ),
+        optional=True,
+    )
+    authoring.question_create(
+        survey=survey,
+        text=OPTIONAL_NUMBER,
+        privacy=PrivacyConfig(kind="numeric", mechanism="geometric", **GRID),
+        optional=True,
+    )
+    authoring.question_create(
+        survey=survey,
+        text=OPTIONAL_PLAIN,
+        privacy=PrivacyConfig(kind="numeric", is_private=False, **PLAIN_GRID),
+        not_private_acknowledged=True,
+        optional=True,
+    )
+    return authoring.survey_publish(survey=survey, user=owner)
+
+
+def test_skipped_optional_questions_send_only_the_skipped_marker(
+    live_server, browser, optional_survey
+):
+    from surveys.collection.models import PlainAnswer, SkippedAnswer
+
+    required, choice, number, plain = optional_survey.questions.all()
+    context = browser.new_context(viewport=PHONE)
+    requests: list = []
+    context.on("request", lambda request: requests.append(request))
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    with server_logs() as logs:
+        page.goto(live_server.url + f"/s/{optional_survey.public_token}/")
+        expect(page.locator("[data-skips]")).to_contain_text(
+            "the server sees that you skipped it"
+        )
+        page.get_by_role("link", name="Take part").click()
+        send = page.get_by_role("button", name="Send my answers")
+        expect(send).to_be_enabled()
+        page.get_by_role("group", name=CANARY[0][0]).get_by_label("Yes").check()
+        # A true answer chosen, then withdrawn with "Prefer not to answer".
+        group = page.get_by_role("group", name=OPTIONAL_CHOICE)
+        group.get_by_label(SKIPPED_LABEL, exact=True).check()
+        group.get_by_label("Prefer not to answer").check()
+        expect(group.get_by_label(SKIPPED_LABEL, exact=True)).not_to_be_checked()
+        # A number typed, then withdrawn the same way; the plain one left blank.
+        numbers = page.get_by_role("group", name=OPTIONAL_NUMBER)
+        numbers.get_by_role("textbox").fill(NUMBER)
+        numbers.get_by_label("Prefer not to answer").check()
+        expect(numbers.get_by_role("textbox")).to_have_value("")
+        send.click()
+        page.wait_for_url("**/s/receipt/**")
+        expect(page.get_by_text("You skipped this question")).to_have_count(3)
+        storage = page.evaluate(BROWSER_STORAGE)
+    posts = [r for r in requests if r.method == "POST"]
+    bodies = [(r.post_data_buffer or b"").decode("latin-1") for r in posts]
+    seen = json.dumps(
+        [{"url": r.url, "headers": r.all_headers()} for r in requests] + bodies
+    )
+    context.close()
+    assert errors == []
+
+    # The body: the required question's report, and for each skipped question
+    # its marker alone (no report field, no spec revision, no answer).
+    (body,) = bodies
+    fields = urllib.parse.parse_qs(body, keep_blank_values=True)
+    assert set(fields) == {
+        "csrfmiddlewaretoken",
+        "idempotency_key",
+        "survey_revision",
+        f"q{required.pk}_report",
+        f"q{required.pk}_spec_revision",
+        f"q{choice.pk}_skipped",
+        f"q{number.pk}_skipped",
+        f"q{plain.pk}_skipped",
+    }
+    for question in (choice, number, plain):
+        assert fields[f"q{question.pk}_skipped"] == ["skipped"]
+
+    # Stored: one report, three skips, no plain answer.
+    assert [r.question_id for r in Report.objects.all()] == [required.pk]
+    assert set(SkippedAnswer.objects.values_list("question_id", flat=True)) == {
+        choice.pk,
+        number.pk,
+        plain.pk,
+    }
+    assert not PlainAnswer.objects.exists()
+
+    # The device spent only the ε of the report it sent.
+    ((_, note),) = storage["localStorage"]
+    assert json.loads(note)["spentMilli"] == int(
+        display_epsilon(ldp.build(required.spec).epsilon_exact).replace(".", "")
+    )
+    assert storage["sessionStorage"] == []
+
+    # The withdrawn true answers are nowhere but in the question's definition.
+    places = {
+        "requests": seen,
+        "browser storage": json.dumps(storage),
+        "server logs": "\n".join(logs.texts),
+    }
+    for where, text in places.items():
+        for secret in (SKIPPED_LABEL, *NUMBER_FORMS):
+            assert secret not in text, f"{secret!r} found in {where}"
+    cells = database_cells()
+    assert found_in(cells, SKIPPED_LABEL) == {("authoring_question", "options")}
+    for secret in NUMBER_FORMS:
+        assert found_in(cells, secret) == set(), secret
