@@ -19,11 +19,16 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from surveys.authoring import lifecycle
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import Invitation, PlainAnswer, Report, Submission
 from surveys.collection.questions import CHOICE_KINDS, answer_choices, most_selections
 from surveys.collection.selectors import invitation_by_token
-from surveys.collection.signals import announce_reports_on_commit
+from surveys.collection.signals import (
+    announce_reports_on_commit,
+    announce_withdrawal_on_commit,
+    reports_withdrawing,
+)
 from surveys.collection.tokens import (
     HASH_HMAC,
     invitation_token_hash,
@@ -222,7 +227,9 @@ def _clean_plain(question: Question, value: Any) -> Any:
     raise reject("nothing (this kind of question is not supported)")
 
 
-def _lock_and_recheck(checker: _Checker, response: ResponseIn | None = None) -> None:
+def _lock_and_recheck(
+    checker: _Checker, response: ResponseIn | None = None, *, within_grace: bool = False
+) -> None:
     """Inside the storing transaction: lock the survey row and re-check it.
 
     Re-publishing (and editing a published survey) locks the same row, so once
@@ -231,7 +238,8 @@ def _lock_and_recheck(checker: _Checker, response: ResponseIn | None = None) -> 
     A report randomized under an old spec can therefore never be stored.
     """
     survey = Survey.objects.select_for_update().get(pk=checker.survey.pk)
-    _check_open(survey)
+    # Under the lock, so concurrent submissions cannot overshoot the target.
+    _check_open(survey, within_grace=within_grace)
     current = dict(survey.questions.values_list("pk", "spec_revision"))
     if (
         survey.revision != checker.survey.revision
@@ -246,8 +254,14 @@ def _lock_and_recheck(checker: _Checker, response: ResponseIn | None = None) -> 
         )
 
 
-def _check_open(survey: Survey) -> None:
-    if survey.status != Survey.Status.OPEN:
+def _check_open(survey: Survey, *, within_grace: bool = False) -> None:
+    """Refuse unless the survey takes answers now (``lifecycle``).
+
+    ``within_grace``: the respond page was loaded while the survey was open,
+    recently enough (``lifecycle.stamp_within_grace``); such a submission is
+    stored after an automatic or manual close, never once archived.
+    """
+    if not lifecycle.accepts_submission(survey, within_grace=within_grace):
         raise SubmissionRejected(
             "This survey is not accepting answers, so nothing was stored.",
             status=410,
@@ -261,6 +275,7 @@ def submission_ingest(
     survey: Survey,
     response: ResponseIn,
     invitation_token: str | None = None,
+    within_grace: bool = False,
 ) -> IngestOutcome:
     """Store one response whole, or raise SubmissionRejected with nothing stored.
 
@@ -277,14 +292,14 @@ def submission_ingest(
     existing = _existing(survey, response)
     if existing is not None:
         return _replayed(existing)
-    _check_open(survey)
+    _check_open(survey, within_grace=within_grace)
     invitation = _invitation(survey, invitation_token)
     checker = _Checker(survey)
     plain = checker.check(response)
     receipt_code = new_receipt_code()
     try:
         with transaction.atomic():
-            _lock_and_recheck(checker, response)
+            _lock_and_recheck(checker, response, within_grace=within_grace)
             if invitation is not None and invitation_token is not None:
                 _consume(invitation, invitation_token)
             submission = Submission.objects.create(
@@ -424,3 +439,25 @@ def _existing(survey: Survey, response: ResponseIn) -> Submission | None:
             code="key_reused",
         )
     return submission
+
+
+# --- withdrawal ----------------------------------------------------------------------
+@transaction.atomic
+def submission_withdraw(*, submission: Submission) -> int:
+    """Delete a submission with its reports and unprotected answers.
+
+    Whoever derived figures from the reports corrects them in this same
+    transaction (``signals.reports_withdrawing``: analysis subtracts them from
+    its tallies) and recomputes after the commit (``reports_withdrawn``).
+    Nothing records that a withdrawal happened, who withdrew, or when.
+    Returns the number of reports deleted.
+    """
+    submission = Submission.objects.select_for_update().get(pk=submission.pk)
+    survey_id = submission.survey_id
+    report_ids = list(submission.reports.values_list("pk", flat=True))
+    reports_withdrawing.send(
+        sender=Submission, survey_id=survey_id, report_ids=report_ids
+    )
+    submission.delete()
+    announce_withdrawal_on_commit(survey_id=survey_id)
+    return len(report_ids)
