@@ -100,7 +100,11 @@ def survey_availability(
     if survey.closes_at is not None and now >= survey.closes_at:
         return Availability(State.CLOSED, Reason.DATE)
     if survey.close_at_responses is not None:
-        count = survey.submissions.count() if responses is None else responses
+        count = (
+            survey.submissions.filter(is_test=False).count()
+            if responses is None
+            else responses
+        )
         if count >= survey.close_at_responses:
             return Availability(State.CLOSED, Reason.TARGET)
     return Availability(State.OPEN)

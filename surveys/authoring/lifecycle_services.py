@@ -147,7 +147,7 @@ def survey_delete(*, survey: Survey, user) -> int:
     """
     _require_owner(survey, user)
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
-    submissions = survey.submissions.count()
+    submissions = survey.submissions.filter(is_test=False).count()
     survey.submissions.all().delete()
     survey.delete()
     return submissions

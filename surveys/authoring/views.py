@@ -92,6 +92,11 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "public_url": _collection_url("consent", public_token=survey.public_token),
             "invitations_url": _collection_url("invitations", survey_id=survey.pk),
             "preview_url": _collection_url("preview", survey_id=survey.pk),
+            "test_url": _collection_url("test_mode", survey_id=survey.pk),
+            "test_delete_url": _collection_url(
+                "test_responses_delete", survey_id=survey.pk
+            ),
+            "test_responses": selectors.survey_test_response_count(survey=survey),
             "availability": lifecycle.survey_availability(survey),
             "ceilings": {
                 "question": EPSILON_CEILING_QUESTION,

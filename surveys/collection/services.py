@@ -228,7 +228,11 @@ def _clean_plain(question: Question, value: Any) -> Any:
 
 
 def _lock_and_recheck(
-    checker: _Checker, response: ResponseIn | None = None, *, within_grace: bool = False
+    checker: _Checker,
+    response: ResponseIn | None = None,
+    *,
+    within_grace: bool = False,
+    is_test: bool = False,
 ) -> None:
     """Inside the storing transaction: lock the survey row and re-check it.
 
@@ -239,7 +243,7 @@ def _lock_and_recheck(
     """
     survey = Survey.objects.select_for_update().get(pk=checker.survey.pk)
     # Under the lock, so concurrent submissions cannot overshoot the target.
-    _check_open(survey, within_grace=within_grace)
+    _check_open(survey, within_grace=within_grace, is_test=is_test)
     current = dict(survey.questions.values_list("pk", "spec_revision"))
     if (
         survey.revision != checker.survey.revision
@@ -254,13 +258,26 @@ def _lock_and_recheck(
         )
 
 
-def _check_open(survey: Survey, *, within_grace: bool = False) -> None:
+def _check_open(
+    survey: Survey, *, within_grace: bool = False, is_test: bool = False
+) -> None:
     """Refuse unless the survey takes answers now (``lifecycle``).
 
     ``within_grace``: the respond page was loaded while the survey was open,
     recently enough (``lifecycle.stamp_within_grace``); such a submission is
     stored after an automatic or manual close, never once archived.
     """
+    if is_test:
+        # The owner's test mode: any published survey that is not archived,
+        # whatever its dates or target (test responses never count).
+        if survey.status != Survey.Status.DRAFT and not survey.archived:
+            return
+        raise SubmissionRejected(
+            "Test responses need a published survey that is not archived; "
+            "nothing was stored.",
+            status=410,
+            code="closed",
+        )
     if not lifecycle.accepts_submission(survey, within_grace=within_grace):
         raise SubmissionRejected(
             "This survey is not accepting answers, so nothing was stored.",
@@ -276,6 +293,7 @@ def submission_ingest(
     response: ResponseIn,
     invitation_token: str | None = None,
     within_grace: bool = False,
+    is_test: bool = False,
 ) -> IngestOutcome:
     """Store one response whole, or raise SubmissionRejected with nothing stored.
 
@@ -292,14 +310,16 @@ def submission_ingest(
     existing = _existing(survey, response)
     if existing is not None:
         return _replayed(existing)
-    _check_open(survey, within_grace=within_grace)
+    _check_open(survey, within_grace=within_grace, is_test=is_test)
     invitation = _invitation(survey, invitation_token)
     checker = _Checker(survey)
     plain = checker.check(response)
     receipt_code = new_receipt_code()
     try:
         with transaction.atomic():
-            _lock_and_recheck(checker, response, within_grace=within_grace)
+            _lock_and_recheck(
+                checker, response, within_grace=within_grace, is_test=is_test
+            )
             if invitation is not None and invitation_token is not None:
                 _consume(invitation, invitation_token)
             submission = Submission.objects.create(
@@ -307,6 +327,7 @@ def submission_ingest(
                 idempotency_key=response.idempotency_key,
                 survey_revision=response.survey_revision,
                 receipt_hash=receipt_code_hash(receipt_code),
+                is_test=is_test,
             )
             _store_rows([(submission, response, plain)])
     except IntegrityError:
@@ -379,6 +400,7 @@ def _store_rows(rows: list[tuple[Submission, ResponseIn, dict[int, Any]]]) -> No
             question_id=pk,
             spec_revision=sent.spec_revision,
             payload=sent.payload,
+            is_test=submission.is_test,
         )
         for submission, response, _ in rows
         for pk, sent in sorted(response.reports.items())
@@ -461,3 +483,18 @@ def submission_withdraw(*, submission: Submission) -> int:
     submission.delete()
     announce_withdrawal_on_commit(survey_id=survey_id)
     return len(report_ids)
+
+
+# --- test responses ------------------------------------------------------------------
+def test_submissions_delete(*, survey: Survey) -> int:
+    """Delete the survey's test submissions (reports and answers with them).
+
+    Test reports are never folded into tallies or snapshots
+    (``Report.objects`` leaves them out), so nothing derived needs correcting.
+    Returns the number of submissions deleted.
+    """
+    with transaction.atomic():
+        tests = Submission.objects.filter(survey=survey, is_test=True)
+        count = tests.count()
+        tests.delete()
+    return count

@@ -16,6 +16,12 @@ urlpatterns = [
         name="withdraw",
     ),
     path("withdraw/", lifecycle_views.withdraw_lookup, name="withdraw_lookup"),
+    path("manage/<int:survey_id>/test/", lifecycle_views.test_mode, name="test_mode"),
+    path(
+        "manage/<int:survey_id>/test/delete/",
+        lifecycle_views.test_responses_delete,
+        name="test_responses_delete",
+    ),
     path("manage/<int:survey_id>/preview/", lifecycle_views.preview, name="preview"),
     path("manage/<int:survey_id>/invitations/", views.invitations, name="invitations"),
     path("i/<str:token>/", views.consent_invitation, name="consent_invitation"),

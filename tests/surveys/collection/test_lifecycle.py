@@ -296,3 +296,97 @@ def test_an_unknown_receipt_code_is_refused_with_a_clear_message(client, survey)
 def test_the_verify_page_links_to_withdrawal(client):
     page = client.get(reverse("collection:verify")).content.decode()
     assert reverse("collection:withdraw_lookup") in page
+
+
+# --- test responses -------------------------------------------------------------------
+def mode_url(survey: Survey) -> str:
+    return reverse("collection:test_mode", args=[survey.pk])
+
+
+def test_test_mode_shows_the_respond_page_with_its_banner(client, survey, researcher):
+    client.force_login(researcher)
+    page = client.get(mode_url(survey))
+    assert page.status_code == 200
+    assert "Test mode: what you send is stored as a test response" in (
+        page.content.decode()
+    )
+
+
+def test_a_test_submission_is_stored_marked_and_its_receipt_works(
+    client, survey, researcher
+):
+    client.force_login(researcher)
+    response = client.post(mode_url(survey), body(survey))
+    assert response.status_code == 302
+    stored = Submission.objects.get(survey=survey)
+    assert stored.is_test
+    assert stored.reports.count() == Report.all_objects.filter(is_test=True).count()
+    assert client.get(response["Location"]).status_code == 200
+
+
+def test_test_reports_never_reach_tallies_or_results(client, survey, researcher):
+    submit(client, survey)
+    client.force_login(researcher)
+    client.post(mode_url(survey), body(survey))
+    analysis.tallies_refresh(survey_id=survey.pk)
+    outcome = analysis.snapshot_refresh(survey_id=survey.pk, force=True)
+    assert {n for n, _ in tallies_of(survey).values()} == {1}
+    snapshot = survey.result_snapshot.__class__.objects.get(survey=survey)
+    assert snapshot.responses == 1
+    assert outcome.advanced
+    assert not Report.objects.filter(question__survey=survey, is_test=True).exists()
+
+
+def test_test_responses_do_not_count_towards_the_target(client, survey, researcher):
+    set_fields(survey, close_at_responses=1)
+    client.force_login(researcher)
+    client.post(mode_url(survey), body(survey))
+    assert lifecycle.survey_availability(survey).is_open
+
+
+def test_test_mode_works_before_the_opening_date(client, survey, researcher):
+    set_fields(survey, opens_at=timezone.now() + timedelta(days=2))
+    client.force_login(researcher)
+    assert client.post(mode_url(survey), body(survey)).status_code == 302
+    assert Submission.objects.get(survey=survey).is_test
+
+
+def test_test_mode_refuses_an_archived_survey(client, survey, researcher):
+    set_fields(survey, archived=True, status=Survey.Status.CLOSED)
+    client.force_login(researcher)
+    assert client.get(mode_url(survey)).status_code == 409
+    assert client.post(mode_url(survey), body(survey), **JSON).status_code == 409
+    assert not Submission.objects.filter(survey=survey).exists()
+
+
+def test_delete_test_responses_removes_only_them_and_keeps_results(
+    client, survey, researcher
+):
+    submit(client, survey)
+    client.force_login(researcher)
+    client.post(mode_url(survey), body(survey))
+    client.post(mode_url(survey), body(survey))
+    analysis.tallies_refresh(survey_id=survey.pk)
+    before = tallies_of(survey)
+    response = client.post(
+        reverse("collection:test_responses_delete", args=[survey.pk]), follow=True
+    )
+    assert "Deleted 2 test responses" in response.content.decode()
+    assert list(Submission.objects.filter(survey=survey).values_list("is_test")) == [
+        (False,)
+    ]
+    assert not Report.all_objects.filter(is_test=True).exists()
+    assert tallies_of(survey) == before
+    analysis.tallies_recount(survey_id=survey.pk)
+    assert tallies_of(survey) == before
+
+
+def test_the_survey_page_shows_test_responses_apart(client, survey, researcher):
+    submit(client, survey)
+    client.force_login(researcher)
+    client.post(mode_url(survey), body(survey))
+    page = client.get(reverse("authoring:survey_detail", args=[survey.pk]))
+    text = page.content.decode()
+    assert "Test responses: <strong>1</strong>" in text
+    assert "1 response " in text
+    assert "Delete test responses" in text

@@ -100,6 +100,7 @@ def test_collection_models_hold_no_field_for_a_true_answer():
         "Submission": [
             "id",
             "idempotency_key",
+            "is_test",  # the owner's test mode: a flag, no answer
             "public_id",
             "receipt_hash",
             "received_at",
@@ -108,6 +109,7 @@ def test_collection_models_hold_no_field_for_a_true_answer():
         ],
         "Report": [
             "id",
+            "is_test",  # its submission's flag, copied so counting needs no join
             "payload",
             "public_id",
             "question",

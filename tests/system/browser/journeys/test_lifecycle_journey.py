@@ -182,3 +182,41 @@ def test_archive_then_delete_after_the_export_prompt(
     assert not Survey.objects.filter(pk=published.pk).exists()
     assert not Submission.objects.exists()
     assert not Report.objects.exists()
+
+
+def test_test_responses_are_shown_apart_and_deleted_in_one_click(
+    live_server, browser, researcher, published, artifacts
+):
+    link = live_server.url + reverse(
+        "collection:consent", args=[published.public_token]
+    )
+    answer(browser, link, viewport=DESKTOP)
+    detail = live_server.url + reverse("authoring:survey_detail", args=[published.pk])
+    for device, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+        page = browser.new_context(viewport=viewport).new_page()
+        sign_in(page, live_server.url)
+        page.goto(detail)
+        page.get_by_role("link", name="Answer in test mode").click()
+        expect(page.locator("#test-mode-banner")).to_be_visible()
+        page.get_by_role("group", name=QUESTION).get_by_label("No", exact=True).check()
+        page.screenshot(
+            path=str(artifacts / f"lifecycle-test-mode-{device}.png"), full_page=True
+        )
+        page.get_by_role("button", name="Send my answers").click()
+        page.wait_for_url("**/s/receipt/**")
+        page.goto(detail)
+        expect(page.locator("#test-responses")).to_contain_text(
+            "Test responses: 1" if device == "desktop" else "Test responses: 2"
+        )
+    expect(page.get_by_text("1 response ")).to_be_visible()
+    page.screenshot(
+        path=str(artifacts / "lifecycle-test-responses-phone.png"), full_page=True
+    )
+    assert Submission.objects.filter(is_test=True).count() == 2
+    page.get_by_role("button", name="Delete test responses").click()
+    expect(page.get_by_text("Deleted 2 test responses")).to_be_visible()
+    assert list(Submission.objects.values_list("is_test", flat=True)) == [False]
+    page.goto(live_server.url + reverse("analysis:dashboard", args=[published.pk]))
+    expect(page.locator("[data-freshness]")).to_contain_text(
+        re.compile(r"from 1 response\b")
+    )
