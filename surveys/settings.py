@@ -418,7 +418,24 @@ CELERY_BEAT_SCHEDULE = {
         "task": "surveys.analysis.tasks.purge_exports",
         "schedule": crontab(minute=41),
     },
+    # Emails a survey's owner when it opened or closed by its dates or target.
+    # Whether a survey is open never waits for this (decided at request time).
+    "survey-transitions": {
+        "task": "surveys.authoring.tasks.notify_survey_transitions",
+        "schedule": env_int("SURVEY_TRANSITIONS_SECONDS", 60),
+    },
 }
+
+# --- Survey lifecycle (surveys.authoring.lifecycle) ------------------------------
+# A submission whose respond page was loaded while the survey was open is still
+# stored if it arrives this long after the survey closed (dates, target or by
+# hand; never once archived).
+SUBMISSION_GRACE_SECONDS = env_int("SUBMISSION_GRACE_SECONDS", 30 * 60)
+# Owners' notifications go through Django's email framework (console by default).
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend"
+)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "deniable@localhost")
 
 # --- Result snapshots (surveys.analysis) ---------------------------------------
 # Workers compute a survey's results once per change and pages read the stored

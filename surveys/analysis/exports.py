@@ -319,7 +319,7 @@ def _reports(survey: Survey, after: str = "", limit: int | None = None):
 
 def _plain_answers(survey: Survey):
     return (
-        PlainAnswer.objects.filter(question__survey=survey)
+        PlainAnswer.objects.filter(question__survey=survey, submission__is_test=False)
         .order_by("submission__public_id", "question_id")
         .values_list("submission__public_id", "question_id", "value")
         .iterator(chunk_size=CHUNK_SIZE)

@@ -221,6 +221,42 @@ def tallies_refresh(
         _batch_delay()
 
 
+def tallies_withdraw(*, survey_id: int, report_ids: list[int]) -> int:
+    """Subtract withdrawn reports from the tallies; return how many were tallied.
+
+    The statistic is a sum over reports (``ldp.SupportCounts``), so removing
+    reports subtracts their aggregate.  Only reports at or below the watermark
+    were ever added; the others are simply never folded.  Runs in the caller's
+    transaction (which deletes the reports) under the watermark lock, so a
+    refresh sees either both the old tallies and the reports, or neither.
+    """
+    with transaction.atomic():
+        mark = _locked_watermark(survey_id)
+        rows = list(
+            Report.objects.filter(
+                id__in=report_ids, id__lte=mark.last_report_id
+            ).values_list("question_id", "spec_revision", "payload")
+        )
+        if not rows:
+            return 0
+        stats = _aggregate(rows, _Specs(survey_id))
+        tallies = {
+            (t.question_id, t.spec_revision): t
+            for t in Tally.objects.select_for_update().filter(
+                question__survey_id=survey_id
+            )
+        }
+        for key, stat in stats.items():
+            tally = tallies[key]
+            held = ldp.SupportCounts.from_dict(tally.stat)
+            left = ldp.SupportCounts(
+                held.n - stat.n, held.counts - stat.counts, held.spec
+            )
+            tally.stat, tally.n = left.to_dict(), left.n
+            tally.save(update_fields=["stat", "n", "updated_at"])
+    return len(rows)
+
+
 def _count_reports(
     survey_id: int, *, end: int, batch_size: int
 ) -> tuple[dict[tuple[int, int], ldp.SupportCounts], int]:
@@ -452,3 +488,54 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
             computed_at=now,
         )
     return SnapshotOutcome(survey_id, True, watermark, version)
+
+
+def snapshot_after_withdrawal(*, survey_id: int) -> SnapshotOutcome:
+    """Recompute the current snapshot over the same reports, minus withdrawn ones.
+
+    The snapshot keeps its watermark (a withdrawal never moves results past a
+    batch: reports held back by batching stay out), recounts the remaining
+    reports up to it and replaces the stored snapshot with a new version.
+    """
+    survey = Survey.objects.filter(pk=survey_id).first()
+    current = selectors.latest_snapshot(survey_id=survey_id)
+    if survey is None or current is None:
+        return SnapshotOutcome(survey_id, False, 0, 0)
+    questions = selectors.survey_questions(survey)
+    tallies, _ = _count_reports(
+        survey_id, end=current.watermark, batch_size=_batch_size(None)
+    )
+    results = selectors.results_from_tallies(
+        survey=survey,
+        questions=questions,
+        tallies=tallies,
+        refreshed_at=_document_time(current.document.get("refreshed_at")),
+    )
+    document = results_to_document(results)
+    responses = selectors.responses_between(
+        survey_id=survey_id, after=0, up_to=current.watermark
+    )
+    with transaction.atomic():
+        _lock_snapshot(survey_id)
+        latest = selectors.latest_snapshot(survey_id=survey_id)
+        if latest is None or latest.watermark != current.watermark:
+            # Replaced meanwhile, from tallies that were already corrected.
+            return SnapshotOutcome(
+                survey_id,
+                False,
+                latest.watermark if latest else 0,
+                latest.version if latest else 0,
+            )
+        version = latest.version + 1
+        latest.delete()
+        ResultSnapshot.objects.create(
+            survey=survey,
+            version=version,
+            watermark=current.watermark,
+            responses=responses,
+            spec_revisions={str(q.pk): q.spec_revision for q in questions},
+            definition=selectors.survey_definition(questions),
+            document=document,
+            computed_at=timezone.now(),
+        )
+    return SnapshotOutcome(survey_id, True, current.watermark, version)

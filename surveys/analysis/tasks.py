@@ -158,6 +158,32 @@ def _send(name: str, survey_id: int, key: str, what: str) -> bool:
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def recompute_snapshot_after_withdrawal(survey_id: int) -> dict[str, Any]:
+    """Recompute the survey's snapshot over its reports minus withdrawn ones."""
+    outcome = services.snapshot_after_withdrawal(survey_id=survey_id)
+    return {"survey_id": outcome.survey_id, "version": outcome.version}
+
+
+def send_withdrawal_snapshot(survey_id: int) -> bool:
+    """Enqueue that recomputation (in-process with no broker); log errors.
+
+    If it cannot be enqueued the snapshot keeps counting the withdrawn
+    reports until its next advance, which recomputes from corrected tallies.
+    """
+    task = app.tasks[recompute_snapshot_after_withdrawal.name]
+    try:
+        task.delay(survey_id)
+    except Exception:
+        logger.warning(
+            "could not enqueue a snapshot recomputation for survey %s",
+            survey_id,
+            exc_info=True,
+        )
+        return False
+    return True
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def run_analysis_job(job_id: int) -> str | None:
     """Run a researcher's analysis job (``jobs.job_run``); safe to run twice."""
     job = jobs.job_run(job_id=job_id)

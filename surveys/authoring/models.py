@@ -82,6 +82,20 @@ class Survey(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     published_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)
+    # --- lifecycle (surveys.authoring.lifecycle decides, at request time) ---
+    # Stored in UTC; the builder shows and reads them in ``time_zone``.
+    opens_at = models.DateTimeField(null=True, blank=True)
+    closes_at = models.DateTimeField(null=True, blank=True)
+    time_zone = models.CharField(max_length=64, default="UTC")
+    # Stop accepting new respondents once this many submissions are stored.
+    close_at_responses = models.PositiveIntegerField(null=True, blank=True)
+    # The public link is switched off: only one-response invitations work.
+    invitation_only = models.BooleanField(default=False)
+    # Archived: closed, read-only, hidden from the list by default.
+    archived = models.BooleanField(default=False)
+    # Whether the owner was told that the survey opened / closed (beat).
+    notified_open = models.BooleanField(default=False)
+    notified_closed = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from ldp.spec.ceilings import above_question_ceiling, above_survey_ceiling
@@ -16,7 +16,9 @@ from surveys.authoring.models import Question, Survey
 def surveys_for_owner(*, user) -> QuerySet[Survey]:
     """The user's surveys with their response and question counts."""
     return Survey.objects.filter(owner=user).annotate(
-        response_count=Count("submissions", distinct=True),
+        response_count=Count(
+            "submissions", filter=Q(submissions__is_test=False), distinct=True
+        ),
         question_count=Count("questions", distinct=True),
     )
 
@@ -43,7 +45,13 @@ def survey_has_responses(*, survey: Survey) -> bool:
 
 
 def survey_response_count(*, survey: Survey) -> int:
-    return survey.submissions.count()
+    """Responses that count (test responses left out)."""
+    return survey.submissions.filter(is_test=False).count()
+
+
+def survey_test_response_count(*, survey: Survey) -> int:
+    """Test responses the owner sent in test mode."""
+    return survey.submissions.filter(is_test=True).count()
 
 
 def question_privacy_config(question: Question) -> mechanisms.PrivacyConfig:

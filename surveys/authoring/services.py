@@ -19,6 +19,7 @@ from django.utils import timezone
 import ldp
 from ldp.spec.ceilings import EPSILON_CEILING_SURVEY, above_survey_ceiling
 from surveys.authoring import mechanisms, previews, selectors
+from surveys.authoring.lifecycle_services import require_not_archived
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.authoring.validation import question_validate
@@ -138,6 +139,7 @@ def survey_update(
     """Change a survey's texts and plan; a live survey's budget can't drop below
     its total ε."""
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    require_not_archived(survey)
     survey.title = title
     survey.description = description
     survey.consent_text = consent_text
@@ -165,6 +167,7 @@ def survey_publish(*, survey: Survey, user) -> Survey:
     """
     _require_owner(survey, user)
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    require_not_archived(survey)
     if survey.status == Survey.Status.CLOSED:
         raise ValidationError("This survey is closed; reopen it instead.")
     if selectors.survey_has_responses(survey=survey):
@@ -218,6 +221,7 @@ def survey_publish(*, survey: Survey, user) -> Survey:
 def survey_close(*, survey: Survey, user) -> Survey:
     _require_owner(survey, user)
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    require_not_archived(survey)
     if survey.status != Survey.Status.OPEN:
         raise ValidationError(
             "Only an open survey can be closed; this one is "
@@ -233,6 +237,7 @@ def survey_close(*, survey: Survey, user) -> Survey:
 def survey_reopen(*, survey: Survey, user) -> Survey:
     _require_owner(survey, user)
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    require_not_archived(survey)
     if survey.status != Survey.Status.CLOSED:
         raise ValidationError(
             "Only a closed survey can be reopened; this one is "
@@ -344,6 +349,7 @@ def question_create(
     """Add a question at the end.  On a published survey its spec is frozen at
     once (and a survey with responses moves to a new revision)."""
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    require_not_archived(survey)
     config, mechanism = question_validate(
         privacy=privacy, acknowledged=not_private_acknowledged
     )
@@ -394,6 +400,7 @@ def question_update(
     setting overwrites the current spec while no response exists; afterwards it
     becomes a new SpecRevision (and survey revision), leaving old ones intact."""
     survey = Survey.objects.select_for_update().get(pk=question.survey_id)
+    require_not_archived(survey)
     question = Question.objects.select_for_update().get(pk=question.pk)
     config, mechanism = question_validate(
         privacy=privacy, acknowledged=not_private_acknowledged
@@ -475,6 +482,7 @@ def question_update(
 @transaction.atomic
 def question_delete(*, question: Question) -> None:
     survey = Survey.objects.select_for_update().get(pk=question.survey_id)
+    require_not_archived(survey)
     if selectors.survey_has_responses(survey=survey):
         raise ValidationError(
             "This survey has responses, so its questions can't be deleted. Close "
@@ -499,6 +507,7 @@ def question_move(*, question: Question, direction: Literal["up", "down"]) -> No
     if direction not in ("up", "down"):
         raise ValidationError(f"direction is {direction!r}; allowed: up, down")
     survey = Survey.objects.select_for_update().get(pk=question.survey_id)
+    require_not_archived(survey)
     ordered = list(survey.questions.all())
     index = next(i for i, q in enumerate(ordered) if q.pk == question.pk)
     other = index - 1 if direction == "up" else index + 1

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from surveys.authoring import views
+from surveys.authoring import lifecycle_views, views
 
 app_name = "authoring"
 
@@ -13,6 +13,9 @@ urlpatterns = [
     path("<int:pk>/close/", views.survey_close, name="survey_close"),
     path("<int:pk>/reopen/", views.survey_reopen, name="survey_reopen"),
     path("<int:pk>/duplicate/", views.survey_duplicate, name="survey_duplicate"),
+    path("<int:pk>/schedule/", lifecycle_views.survey_schedule, name="survey_schedule"),
+    path("<int:pk>/archive/", lifecycle_views.survey_archive, name="survey_archive"),
+    path("<int:pk>/delete/", lifecycle_views.survey_delete, name="survey_delete"),
     path("<int:pk>/preview/", views.question_preview, name="question_preview"),
     path("<int:pk>/questions/new/", views.question_create, name="question_create"),
     path(

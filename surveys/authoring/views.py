@@ -13,7 +13,7 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
-from surveys.authoring import mechanisms, previews, selectors, services
+from surveys.authoring import lifecycle, mechanisms, previews, selectors, services
 from surveys.authoring.forms import QuestionForm, SurveyForm
 from surveys.authoring.models import Question, Survey
 
@@ -33,9 +33,19 @@ def _collection_url(name: str, **kwargs) -> str | None:
 @login_required
 @require_GET
 def survey_list(request: HttpRequest) -> HttpResponse:
-    surveys = list(selectors.surveys_for_owner(user=request.user))
+    show_archived = request.GET.get("archived") == "1"
+    owned = selectors.surveys_for_owner(user=request.user)
+    surveys = list(owned if show_archived else owned.filter(archived=False))
     rows = [(survey, selectors.survey_overview(survey=survey)) for survey in surveys]
-    return render(request, "authoring/survey_list.html", {"rows": rows})
+    return render(
+        request,
+        "authoring/survey_list.html",
+        {
+            "rows": rows,
+            "show_archived": show_archived,
+            "archived_count": owned.filter(archived=True).count(),
+        },
+    )
 
 
 @login_required
@@ -81,6 +91,13 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "overview": overview,
             "public_url": _collection_url("consent", public_token=survey.public_token),
             "invitations_url": _collection_url("invitations", survey_id=survey.pk),
+            "preview_url": _collection_url("preview", survey_id=survey.pk),
+            "test_url": _collection_url("test_mode", survey_id=survey.pk),
+            "test_delete_url": _collection_url(
+                "test_responses_delete", survey_id=survey.pk
+            ),
+            "test_responses": selectors.survey_test_response_count(survey=survey),
+            "availability": lifecycle.survey_availability(survey),
             "ceilings": {
                 "question": EPSILON_CEILING_QUESTION,
                 "survey": EPSILON_CEILING_SURVEY,

@@ -82,7 +82,12 @@ class Invitation(models.Model):
 
 
 class Submission(models.Model):
-    """One respondent's whole submission, stored in one transaction."""
+    """One respondent's whole submission, stored in one transaction.
+
+    ``is_test``: sent by the survey's owner in test mode; stored so the owner
+    can check what arrives, never counted in results, exports or the target,
+    and deleted in one click (``services.test_submissions_delete``).
+    """
 
     survey = models.ForeignKey(
         Survey, on_delete=models.PROTECT, related_name="submissions"
@@ -99,6 +104,7 @@ class Submission(models.Model):
     survey_revision = models.PositiveIntegerField()
     # Stored already truncated to RECEIVED_AT_GRANULARITY (a day by default).
     received_at = models.DateTimeField(default=received_now, db_index=True)
+    is_test = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["id"]
@@ -110,6 +116,18 @@ class Submission(models.Model):
 
     def __str__(self) -> str:
         return f"submission {self.pk} to survey {self.survey_id}"
+
+
+class CountedReports(models.Manager["Report"]):
+    """Reports that count: every report but those of test submissions.
+
+    ``Report.objects`` (what tallies, results, exports and the API read);
+    ``Report.all_objects`` is the default manager (related lookups such as a
+    receipt's ``submission.reports``, and deletion, see every report).
+    """
+
+    def get_queryset(self) -> "models.QuerySet[Report]":
+        return super().get_queryset().filter(is_test=False)
 
 
 class Report(models.Model):
@@ -125,8 +143,14 @@ class Report(models.Model):
     payload = models.JSONField()
     # The only identifier of a report that leaves the server.
     public_id = models.CharField(max_length=26, unique=True, default=new_public_id)
+    # Its submission's ``is_test``, kept here so counting reads need no join.
+    is_test = models.BooleanField(default=False)
+
+    all_objects = models.Manager()
+    objects = CountedReports()
 
     class Meta:
+        default_manager_name = "all_objects"
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(

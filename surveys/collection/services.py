@@ -19,6 +19,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from surveys.authoring import lifecycle
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import (
     Invitation,
@@ -29,7 +30,11 @@ from surveys.collection.models import (
 )
 from surveys.collection.questions import CHOICE_KINDS, answer_choices, most_selections
 from surveys.collection.selectors import invitation_by_token
-from surveys.collection.signals import announce_reports_on_commit
+from surveys.collection.signals import (
+    announce_reports_on_commit,
+    announce_withdrawal_on_commit,
+    reports_withdrawing,
+)
 from surveys.collection.tokens import (
     HASH_HMAC,
     invitation_token_hash,
@@ -259,7 +264,13 @@ def _clean_plain(question: Question, value: Any) -> Any:
     raise reject("nothing (this kind of question is not supported)")
 
 
-def _lock_and_recheck(checker: _Checker, response: ResponseIn | None = None) -> None:
+def _lock_and_recheck(
+    checker: _Checker,
+    response: ResponseIn | None = None,
+    *,
+    within_grace: bool = False,
+    is_test: bool = False,
+) -> None:
     """Inside the storing transaction: lock the survey row and re-check it.
 
     Re-publishing (and editing a published survey) locks the same row, so once
@@ -268,7 +279,8 @@ def _lock_and_recheck(checker: _Checker, response: ResponseIn | None = None) -> 
     A report randomized under an old spec can therefore never be stored.
     """
     survey = Survey.objects.select_for_update().get(pk=checker.survey.pk)
-    _check_open(survey)
+    # Under the lock, so concurrent submissions cannot overshoot the target.
+    _check_open(survey, within_grace=within_grace, is_test=is_test)
     current = dict(survey.questions.values_list("pk", "spec_revision"))
     if (
         survey.revision != checker.survey.revision
@@ -283,8 +295,27 @@ def _lock_and_recheck(checker: _Checker, response: ResponseIn | None = None) -> 
         )
 
 
-def _check_open(survey: Survey) -> None:
-    if survey.status != Survey.Status.OPEN:
+def _check_open(
+    survey: Survey, *, within_grace: bool = False, is_test: bool = False
+) -> None:
+    """Refuse unless the survey takes answers now (``lifecycle``).
+
+    ``within_grace``: the respond page was loaded while the survey was open,
+    recently enough (``lifecycle.stamp_within_grace``); such a submission is
+    stored after an automatic or manual close, never once archived.
+    """
+    if is_test:
+        # The owner's test mode: any published survey that is not archived,
+        # whatever its dates or target (test responses never count).
+        if survey.status != Survey.Status.DRAFT and not survey.archived:
+            return
+        raise SubmissionRejected(
+            "Test responses need a published survey that is not archived; "
+            "nothing was stored.",
+            status=410,
+            code="closed",
+        )
+    if not lifecycle.accepts_submission(survey, within_grace=within_grace):
         raise SubmissionRejected(
             "This survey is not accepting answers, so nothing was stored.",
             status=410,
@@ -298,6 +329,8 @@ def submission_ingest(
     survey: Survey,
     response: ResponseIn,
     invitation_token: str | None = None,
+    within_grace: bool = False,
+    is_test: bool = False,
 ) -> IngestOutcome:
     """Store one response whole, or raise SubmissionRejected with nothing stored.
 
@@ -314,14 +347,16 @@ def submission_ingest(
     existing = _existing(survey, response)
     if existing is not None:
         return _replayed(existing)
-    _check_open(survey)
+    _check_open(survey, within_grace=within_grace, is_test=is_test)
     invitation = _invitation(survey, invitation_token)
     checker = _Checker(survey)
     plain = checker.check(response)
     receipt_code = new_receipt_code()
     try:
         with transaction.atomic():
-            _lock_and_recheck(checker, response)
+            _lock_and_recheck(
+                checker, response, within_grace=within_grace, is_test=is_test
+            )
             if invitation is not None and invitation_token is not None:
                 _consume(invitation, invitation_token)
             submission = Submission.objects.create(
@@ -329,6 +364,7 @@ def submission_ingest(
                 idempotency_key=response.idempotency_key,
                 survey_revision=response.survey_revision,
                 receipt_hash=receipt_code_hash(receipt_code),
+                is_test=is_test,
             )
             _store_rows([(submission, response, plain)])
     except IntegrityError:
@@ -401,6 +437,7 @@ def _store_rows(rows: list[tuple[Submission, ResponseIn, dict[int, Any]]]) -> No
             question_id=pk,
             spec_revision=sent.spec_revision,
             payload=sent.payload,
+            is_test=submission.is_test,
         )
         for submission, response, _ in rows
         for pk, sent in sorted(response.reports.items())
@@ -466,3 +503,40 @@ def _existing(survey: Survey, response: ResponseIn) -> Submission | None:
             code="key_reused",
         )
     return submission
+
+
+# --- withdrawal ----------------------------------------------------------------------
+@transaction.atomic
+def submission_withdraw(*, submission: Submission) -> int:
+    """Delete a submission with its reports and unprotected answers.
+
+    Whoever derived figures from the reports corrects them in this same
+    transaction (``signals.reports_withdrawing``: analysis subtracts them from
+    its tallies) and recomputes after the commit (``reports_withdrawn``).
+    Nothing records that a withdrawal happened, who withdrew, or when.
+    Returns the number of reports deleted.
+    """
+    submission = Submission.objects.select_for_update().get(pk=submission.pk)
+    survey_id = submission.survey_id
+    report_ids = list(submission.reports.values_list("pk", flat=True))
+    reports_withdrawing.send(
+        sender=Submission, survey_id=survey_id, report_ids=report_ids
+    )
+    submission.delete()
+    announce_withdrawal_on_commit(survey_id=survey_id)
+    return len(report_ids)
+
+
+# --- test responses ------------------------------------------------------------------
+def test_submissions_delete(*, survey: Survey) -> int:
+    """Delete the survey's test submissions (reports and answers with them).
+
+    Test reports are never folded into tallies or snapshots
+    (``Report.objects`` leaves them out), so nothing derived needs correcting.
+    Returns the number of submissions deleted.
+    """
+    with transaction.atomic():
+        tests = Submission.objects.filter(survey=survey, is_test=True)
+        count = tests.count()
+        tests.delete()
+    return count

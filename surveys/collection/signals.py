@@ -25,3 +25,20 @@ def announce_reports_on_commit(*, survey_id: int) -> None:
         partial(reports_committed.send_robust, sender=Submission, survey_id=survey_id),
         robust=True,
     )
+
+
+# Sent inside the transaction that deletes a withdrawn submission, before its
+# reports are deleted, so a receiver can correct what it derived from them in
+# the same transaction (an exception rolls the withdrawal back: nothing
+# changes).  Keyword arguments: ``survey_id``, ``report_ids``.
+reports_withdrawing = Signal()
+# Sent after that transaction committed.  Keyword argument: ``survey_id``.
+reports_withdrawn = Signal()
+
+
+def announce_withdrawal_on_commit(*, survey_id: int) -> None:
+    """Send ``reports_withdrawn`` for ``survey_id`` after the current commit."""
+    transaction.on_commit(
+        partial(reports_withdrawn.send_robust, sender=Submission, survey_id=survey_id),
+        robust=True,
+    )

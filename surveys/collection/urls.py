@@ -1,6 +1,6 @@
 from django.urls import path
 
-from surveys.collection import views
+from surveys.collection import lifecycle_views, views
 
 app_name = "collection"
 
@@ -10,6 +10,19 @@ urlpatterns = [
     path("wording.js", views.wording_js, name="wording"),
     path("declined/", views.declined, name="declined"),
     path("receipt/<str:receipt>/", views.receipt, name="receipt"),
+    path(
+        "receipt/<str:receipt>/withdraw/",
+        lifecycle_views.withdraw,
+        name="withdraw",
+    ),
+    path("withdraw/", lifecycle_views.withdraw_lookup, name="withdraw_lookup"),
+    path("manage/<int:survey_id>/test/", lifecycle_views.test_mode, name="test_mode"),
+    path(
+        "manage/<int:survey_id>/test/delete/",
+        lifecycle_views.test_responses_delete,
+        name="test_responses_delete",
+    ),
+    path("manage/<int:survey_id>/preview/", lifecycle_views.preview, name="preview"),
     path("manage/<int:survey_id>/invitations/", views.invitations, name="invitations"),
     path("i/<str:token>/", views.consent_invitation, name="consent_invitation"),
     path("i/<str:token>/answer/", views.respond_invitation, name="respond_invitation"),

@@ -26,6 +26,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_safe
 
+from surveys.authoring import lifecycle
 from surveys.authoring.models import Survey
 from surveys.collection import assets, ratelimit, selectors, services
 from surveys.collection.forms import InvitationsForm, ResponseForm
@@ -91,6 +92,42 @@ def _too_many(request: HttpRequest, exceeded: ratelimit.Exceeded) -> HttpRespons
     return response
 
 
+def _not_open(
+    request: HttpRequest, survey: Survey, availability: lifecycle.Availability
+) -> HttpResponse:
+    """The page for a survey that is not open yet, or closed (by any reason)."""
+    if availability.state == lifecycle.State.NOT_YET:
+        return render(
+            request,
+            "collection/not_open_yet.html",
+            {
+                "survey": survey,
+                "opens_at": availability.opens_at,
+                "zone": lifecycle.survey_zone(survey),
+            },
+            status=403,
+        )
+    return _closed(request, survey)
+
+
+def _invitation_only(request: HttpRequest, survey: Survey) -> HttpResponse:
+    if request.method == "POST" and _wants_json(request):
+        return JsonResponse(
+            {
+                "error": "This survey is by invitation only; nothing was stored.",
+                "code": "invitation_only",
+            },
+            status=403,
+        )
+    return _problem(
+        request,
+        "This survey is by invitation only: its public link is switched off. "
+        "If you were invited, use the personal link you were sent.",
+        status=403,
+        survey=survey,
+    )
+
+
 def _closed(request: HttpRequest, survey: Survey) -> HttpResponse:
     return _problem(
         request,
@@ -137,8 +174,9 @@ def _unanswerable(request: HttpRequest, survey: Survey) -> HttpResponse:
 def _consent(
     request: HttpRequest, survey: Survey, start_url: str, *, invitation: bool = False
 ) -> HttpResponse:
-    if survey.status != Survey.Status.OPEN:
-        return _closed(request, survey)
+    availability = lifecycle.survey_availability(survey)
+    if not availability.is_open:
+        return _not_open(request, survey, availability)
     try:
         form = ResponseForm(survey=survey)
     except ValueError:
@@ -173,6 +211,8 @@ def consent_public(request: HttpRequest, public_token: str) -> HttpResponse:
     if exceeded := ratelimit.check_page(request):
         return _too_many(request, exceeded)
     survey = _public_survey(public_token)
+    if survey.invitation_only:
+        return _invitation_only(request, survey)
     start = reverse("collection:respond", args=[public_token])
     return _consent(request, survey, start)
 
@@ -193,7 +233,10 @@ def consent_invitation(request: HttpRequest, token: str) -> HttpResponse:
 def _respond(
     request: HttpRequest, survey: Survey, invitation_token: str | None
 ) -> HttpResponse:
-    if survey.status != Survey.Status.OPEN:
+    within_grace = request.method == "POST" and lifecycle.stamp_within_grace(
+        survey, request.POST.get("opened", "")
+    )
+    if not lifecycle.accepts_submission(survey, within_grace=within_grace):
         if request.method == "POST":
             return _rejected(
                 request,
@@ -204,7 +247,7 @@ def _respond(
                     code="closed",
                 ),
             )
-        return _closed(request, survey)
+        return _not_open(request, survey, lifecycle.survey_availability(survey))
     if request.method == "POST" and (exceeded := ratelimit.check_survey(survey.pk)):
         return _too_many(request, exceeded)
     try:
@@ -221,6 +264,7 @@ def _respond(
                 survey=survey,
                 response=form.response(),
                 invitation_token=invitation_token,
+                within_grace=within_grace,
             )
         except services.SubmissionRejected as error:
             return _rejected(request, survey, error, form=form)
@@ -255,6 +299,8 @@ def _form_page(
             "survey": survey,
             "form": form,
             "error": error,
+            # Signed "loaded while open" (lifecycle's grace period); not stored.
+            "open_stamp": lifecycle.open_stamp(survey),
             **_device_context(survey, form, "respond"),
         },
         status=status,
@@ -304,7 +350,10 @@ def respond_public(request: HttpRequest, public_token: str) -> HttpResponse:
     )
     if exceeded:
         return _too_many(request, exceeded)
-    return _respond(request, _public_survey(public_token), None)
+    survey = _public_survey(public_token)
+    if survey.invitation_only:
+        return _invitation_only(request, survey)
+    return _respond(request, survey, None)
 
 
 @sensitive_post_parameters()
@@ -392,7 +441,7 @@ def invitations(request: HttpRequest, survey_id: int) -> HttpResponse:
     survey = get_object_or_404(Survey, pk=survey_id, owner=request.user)
     form = InvitationsForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        if survey.status == Survey.Status.CLOSED:
+        if survey.status == Survey.Status.CLOSED or survey.archived:
             form.add_error(None, "This survey is closed; it needs no more invitations.")
         else:
             tokens = services.invitations_create(

@@ -47,6 +47,8 @@ PUBLIC = {
     "collection:respond",
     "collection:consent_invitation",
     "collection:respond_invitation",
+    "collection:withdraw",
+    "collection:withdraw_lookup",
     "analysis:api_openapi",
 }
 SIGNED_IN = {

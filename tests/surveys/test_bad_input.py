@@ -278,6 +278,32 @@ def forms_for(world: World) -> dict[str, Form]:
         "collection:respond_invitation": Form(
             "anonymous", response_fields, response_bad, [response_body(world.survey)]
         ),
+        "collection:test_mode": Form(
+            "owner", response_fields, response_bad, [response_body(world.survey)]
+        ),
+        "authoring:survey_schedule": Form(
+            "owner",
+            (
+                "time_zone",
+                "opens_at",
+                "closes_at",
+                "close_at_responses",
+                "invitation_only",
+            ),
+            {
+                "time_zone": any_text.filter(lambda v: "/" not in v and v != "UTC"),
+                "opens_at": st.one_of(BAD_TEXT, st.just("2026-13-40T25:61")),
+                "close_at_responses": st.one_of(BAD_INT, st.sampled_from(["0"])),
+            },
+            [{"time_zone": "UTC", "close_at_responses": "5"}],
+        ),
+        # Deleting needs the survey's title typed exactly.
+        "authoring:survey_delete": Form(
+            "owner",
+            ("confirm_title",),
+            {"confirm_title": any_text.filter(lambda v: v.strip() != "")},
+        ),
+        "collection:withdraw_lookup": Form("anonymous", ("code",), {"code": any_text}),
     }
 
 
@@ -292,6 +318,10 @@ ACTIONS = {
     "two_factor": "owner",
     "two_factor_disable": "owner",
     "analysis:api_token_revoke": "owner",
+    "authoring:survey_archive": "owner",
+    "collection:preview": "owner",
+    "collection:test_responses_delete": "owner",
+    "collection:withdraw": "anonymous",
 }
 # Query parameters each GET reads (random others are added).
 QUERY_FIELDS = {
@@ -481,6 +511,10 @@ FORM_NAMES = {
     "two_factor_setup",
     "collection:respond",
     "collection:respond_invitation",
+    "collection:test_mode",
+    "authoring:survey_schedule",
+    "authoring:survey_delete",
+    "collection:withdraw_lookup",
 }
 POSTED = FORM_NAMES | set(ACTIONS)
 

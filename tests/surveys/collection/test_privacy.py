@@ -54,7 +54,9 @@ def test_private_answer_inputs_have_no_name(client, survey):
 def test_the_only_named_fields_are_reports_keys_and_unprotected_answers(client, survey):
     page = client.get(reverse("collection:respond", args=[survey.public_token]))
     names = {c["name"] for c in controls(page.content.decode()) if c.get("name")}
-    expected = {"csrfmiddlewaretoken", "idempotency_key", "survey_revision"}
+    # "opened": the server's signed "page loaded while open" stamp (the grace
+    # period after closing), the same for everyone loading the page then.
+    expected = {"csrfmiddlewaretoken", "idempotency_key", "survey_revision", "opened"}
     for q in survey.questions.all():
         if q.is_private:
             expected |= {f"q{q.pk}_report", f"q{q.pk}_spec_revision"}
@@ -98,6 +100,7 @@ def test_collection_models_hold_no_field_for_a_true_answer():
         "Submission": [
             "id",
             "idempotency_key",
+            "is_test",  # the owner's test mode: a flag, no answer
             "public_id",
             "receipt_hash",
             "received_at",
@@ -106,6 +109,7 @@ def test_collection_models_hold_no_field_for_a_true_answer():
         ],
         "Report": [
             "id",
+            "is_test",  # its submission's flag, copied so counting needs no join
             "payload",
             "public_id",
             "question",

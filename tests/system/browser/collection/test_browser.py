@@ -112,7 +112,13 @@ def test_browser_sends_only_randomized_reports(live_server, survey, browser):
     posts = [(u, d) for m, u, d in requests if m == "POST"]
     assert len(posts) == 1
     fields = urllib.parse.parse_qs(posts[0][1], keep_blank_values=True)
-    expected_names = {"csrfmiddlewaretoken", "idempotency_key", "survey_revision"}
+    # "opened": the server's signed "page loaded while open" stamp (grace period).
+    expected_names = {
+        "csrfmiddlewaretoken",
+        "idempotency_key",
+        "survey_revision",
+        "opened",
+    }
     for name, question in q.items():
         if name == "plain":
             expected_names.add(f"q{question.pk}")

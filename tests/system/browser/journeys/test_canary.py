@@ -338,7 +338,8 @@ def test_distinctive_true_answers_appear_nowhere_after_a_forced_500_and_retry(
     assert len(posts) == 2
     assert posts[0]["body"] == posts[1]["body"]
     fields = urllib.parse.parse_qs(posts[0]["body"], keep_blank_values=True)
-    expected = {"csrfmiddlewaretoken", "idempotency_key", "survey_revision"}
+    # "opened": the server's signed "page loaded while open" stamp (grace period).
+    expected = {"csrfmiddlewaretoken", "idempotency_key", "survey_revision", "opened"}
     expected |= {f"q{q.pk}_report" for q in private.values()}
     expected |= {f"q{q.pk}_spec_revision" for q in private.values()}
     assert set(fields) == expected | {f"q{plain.pk}"}

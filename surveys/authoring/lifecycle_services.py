@@ -1,0 +1,153 @@
+"""Writes for a survey's lifecycle: schedule, notifications, archive, delete."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.mail import send_mail
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from surveys.authoring.lifecycle import State, survey_availability
+from surveys.authoring.models import Survey
+
+logger = logging.getLogger(__name__)
+
+
+def _require_owner(survey: Survey, user) -> None:
+    if survey.owner_id != getattr(user, "pk", None):
+        raise PermissionDenied("Only the survey's owner can change it.")
+
+
+def require_not_archived(survey: Survey) -> None:
+    """Refuse any change to an archived survey (it is read-only)."""
+    if survey.archived:
+        raise ValidationError(
+            "This survey is archived, so it is read-only. Duplicate it to run it again."
+        )
+
+
+# --- schedule ------------------------------------------------------------------------
+@transaction.atomic
+def survey_schedule_update(
+    *,
+    survey: Survey,
+    user,
+    opens_at: datetime | None,
+    closes_at: datetime | None,
+    time_zone: str,
+    close_at_responses: int | None,
+    invitation_only: bool,
+) -> Survey:
+    """Set when a survey takes answers and who may answer (stored in UTC)."""
+    _require_owner(survey, user)
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    require_not_archived(survey)
+    if opens_at and closes_at and closes_at <= opens_at:
+        raise ValidationError(
+            {"closes_at": ["The closing time must be after the opening time."]}
+        )
+    if survey.opens_at != opens_at:
+        survey.notified_open = False
+    if survey.closes_at != closes_at or survey.close_at_responses != (
+        close_at_responses
+    ):
+        survey.notified_closed = False
+    survey.opens_at = opens_at
+    survey.closes_at = closes_at
+    survey.time_zone = time_zone
+    survey.close_at_responses = close_at_responses
+    survey.invitation_only = invitation_only
+    survey.full_clean()
+    survey.save()
+    return survey
+
+
+# --- notifications (beat) ------------------------------------------------------------
+def _claim(survey: Survey, flag: str) -> bool:
+    """Set ``flag`` once; True for the one caller that set it."""
+    return bool(
+        Survey.objects.filter(pk=survey.pk, **{flag: False}).update(**{flag: True})
+    )
+
+
+def _tell_owner(survey: Survey, what: str) -> None:
+    address = survey.owner.email
+    if not address:
+        logger.info("survey %s %s; its owner has no email address", survey.pk, what)
+        return
+    send_mail(
+        subject=f"Your survey “{survey.title}” {what}",
+        message=(
+            f"Your survey “{survey.title}” {what}.\n\n"
+            "Open Deniable to see its responses and results."
+        ),
+        from_email=None,
+        recipient_list=[address],
+    )
+
+
+def notify_transitions(*, now: datetime | None = None) -> dict[str, int]:
+    """Email each owner once when their survey opened at its opening time or
+    closed by its closing time or target; return how many of each were sent."""
+    now = now or timezone.now()
+    sent = {"opened": 0, "closed": 0}
+    candidates = (
+        Survey.objects.filter(status=Survey.Status.OPEN, archived=False)
+        .filter(Q(notified_open=False) | Q(notified_closed=False))
+        .select_related("owner")
+    )
+    for survey in candidates:
+        availability = survey_availability(survey, now=now)
+        if availability.state == State.CLOSED and availability.automatic:
+            _claim(survey, "notified_open")  # it opened before: say only "closed"
+            if _claim(survey, "notified_closed"):
+                _tell_owner(survey, "has closed")
+                sent["closed"] += 1
+        elif (
+            availability.is_open
+            and survey.opens_at is not None
+            and _claim(survey, "notified_open")
+        ):
+            _tell_owner(survey, "is now open for responses")
+            sent["opened"] += 1
+    return sent
+
+
+# --- archive and delete ---------------------------------------------------------
+@transaction.atomic
+def survey_archive(*, survey: Survey, user) -> Survey:
+    """Close the survey (if open) and make it read-only; results are kept."""
+    _require_owner(survey, user)
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    if survey.status == Survey.Status.DRAFT:
+        raise ValidationError(
+            "A draft has nothing to archive; delete it instead if you no longer "
+            "need it."
+        )
+    require_not_archived(survey)
+    if survey.status == Survey.Status.OPEN:
+        survey.status = Survey.Status.CLOSED
+        survey.closed_at = timezone.now()
+    survey.archived = True
+    survey.save(update_fields=["status", "closed_at", "archived", "updated_at"])
+    return survey
+
+
+@transaction.atomic
+def survey_delete(*, survey: Survey, user) -> int:
+    """Delete the survey with everything it holds; return the submissions deleted.
+
+    Reports and unprotected answers go with their submissions; questions,
+    spec revisions, invitations, tallies, result snapshots and analysis jobs
+    go with the survey.  Nothing of the survey is kept.
+    """
+    _require_owner(survey, user)
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    submissions = survey.submissions.filter(is_test=False).count()
+    survey.submissions.all().delete()
+    survey.delete()
+    return submissions
