@@ -74,3 +74,16 @@ def test_settings_refuse_to_start_on_a_bad_email_url_and_mask_the_password():
     assert run.returncode != 0
     assert "EMAIL_URL" in run.stderr
     assert "hunter2secret" not in run.stdout + run.stderr
+
+
+def test_settings_without_email_url_print_mail_to_the_console():
+    run = run_manage(
+        "shell",
+        "-c",
+        "from django.conf import settings; print(settings.EMAIL_BACKEND)",
+        env=clean_env(),
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[-1] == (
+        "django.core.mail.backends.console.EmailBackend"
+    )
