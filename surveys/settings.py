@@ -15,6 +15,7 @@ from celery.schedules import crontab
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from surveys.email_url import parse_email_url
 from surveys.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -302,6 +303,24 @@ else:
         f"CACHE_URL={CACHE_URL!r} is not understood; use redis://host:port/db, "
         "rediss://..., unix://..., locmem:// or leave it empty."
     )
+
+# --- Email (surveys/email_url.py) -----------------------------------------------
+# One URL configures Django's email framework: console:// (default, prints to
+# stdout), locmem://, file:///dir, smtp://user:pass@host:port, smtp+tls://...,
+# smtp+ssl://...  Other apps only call send_mail(); they never read EMAIL_URL.
+_EMAIL = parse_email_url(env_str("EMAIL_URL", "console://"))
+EMAIL_BACKEND = _EMAIL.backend
+EMAIL_HOST = _EMAIL.host
+EMAIL_PORT = _EMAIL.port
+EMAIL_HOST_USER = _EMAIL.user
+EMAIL_HOST_PASSWORD = _EMAIL.password
+EMAIL_USE_TLS = _EMAIL.use_tls
+EMAIL_USE_SSL = _EMAIL.use_ssl
+if _EMAIL.file_path:
+    EMAIL_FILE_PATH = _EMAIL.file_path
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Deniable <noreply@localhost>")
+del _EMAIL
 
 # --- Rate limits (respondent endpoints; surveys/collection/ratelimit.py) --------
 # "COUNT/SECONDS" fixed windows, counted in the cache above (shared through Redis).

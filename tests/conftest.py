@@ -125,6 +125,7 @@ def clean_env(**overrides: str) -> dict[str, str]:
             "DEBUG",
             "SECRET_KEY",
             "ALLOWED_HOSTS",
+            "EMAIL_URL",
         }
     }
     env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
