@@ -450,11 +450,7 @@ CELERY_BEAT_SCHEDULE = {
 # stored if it arrives this long after the survey closed (dates, target or by
 # hand; never once archived).
 SUBMISSION_GRACE_SECONDS = env_int("SUBMISSION_GRACE_SECONDS", 30 * 60)
-# Owners' notifications go through Django's email framework (console by default).
-EMAIL_BACKEND = env_str(
-    "EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend"
-)
-DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "deniable@localhost")
+# Owners' notifications go through Django's email framework (EMAIL_URL above).
 
 # --- Result snapshots (surveys.analysis) ---------------------------------------
 # Workers compute a survey's results once per change and pages read the stored
