@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from surveys.analysis import exports
+from surveys.analysis import datasets, exports
 from surveys.authoring.models import Survey
 from surveys.collection.models import PlainAnswer, Report
 
@@ -112,5 +112,40 @@ REPORTS_JSON = register(
         extension="json",
         content_type="application/json",
         writer=write_reports_json,
+    )
+)
+
+
+# The per-respondent files (surveys/analysis/datasets.py) as jobs too: SPSS and
+# Stata files are built whole in memory by pyreadstat, so a large survey's
+# file is written by a worker rather than inside a web request.
+WIDE_SAV = register(
+    ExportKind(
+        name="wide_sav",
+        label="SPSS (.sav)",
+        description="One row per respondent, with variable and value labels",
+        extension="sav",
+        content_type="application/x-spss-sav",
+        writer=datasets.write_sav,
+    )
+)
+WIDE_DTA = register(
+    ExportKind(
+        name="wide_dta",
+        label="Stata (.dta)",
+        description="One row per respondent, with variable and value labels",
+        extension="dta",
+        content_type="application/x-stata-dta",
+        writer=datasets.write_dta,
+    )
+)
+WIDE_CSV_BOM = register(
+    ExportKind(
+        name="wide_csv_bom",
+        label="spreadsheet CSV (UTF-8 with BOM)",
+        description="One row per respondent, answers written as their labels",
+        extension="csv",
+        content_type="text/csv; charset=utf-8",
+        writer=datasets.write_wide_csv_bom,
     )
 )

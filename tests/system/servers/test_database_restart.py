@@ -128,8 +128,9 @@ def test_postgresql_restart_answers_503_then_a_retried_submission_is_stored_once
     assert (stored.status, again.status) == (201, 200), stored.body
     assert json.loads(stored.body)["created"] is True
     replayed = json.loads(again.body)
-    assert set(replayed) == {"receipt_url", "created"}
+    assert set(replayed) == {"receipt_url", "created", "redirect_url"}
     assert replayed["created"] is False
+    assert replayed["redirect_url"] == ""  # this survey sets no completion redirect
     # The same submission's receipt, under a new random code (the one sent
     # before may never have arrived; only the newest works).
     assert receipt_names(database_url, replayed) is not None

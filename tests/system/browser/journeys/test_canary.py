@@ -501,6 +501,7 @@ def test_skipped_optional_questions_send_only_the_skipped_marker(
         "csrfmiddlewaretoken",
         "idempotency_key",
         "survey_revision",
+        "opened",  # the signed "page loaded while open" stamp (never stored)
         f"q{required.pk}_report",
         f"q{required.pk}_spec_revision",
         f"q{choice.pk}_skipped",
