@@ -16,6 +16,19 @@ from surveys.authoring import mechanisms, validation
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Question, Survey
 
+
+def add_validation_errors(form: forms.Form, error: ValidationError) -> None:
+    """Show a service's ``ValidationError`` on ``form``: each message on its
+    field where the form has one, the rest as form-wide errors."""
+    if hasattr(error, "error_dict"):
+        for field, errors in error.message_dict.items():
+            for message in errors:
+                form.add_error(field if field in form.fields else None, message)
+    else:
+        for message in error.messages:
+            form.add_error(None, message)
+
+
 PRIVACY_FIELDS = (
     "kind",
     "options",

@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from surveys.authoring import lifecycle, lifecycle_services, selectors
+from surveys.authoring.forms import add_validation_errors
 from surveys.authoring.lifecycle_forms import ScheduleForm
 
 
@@ -25,13 +26,7 @@ def survey_schedule(request: HttpRequest, pk: int) -> HttpResponse:
                 survey=survey, user=request.user, **form.cleaned_data
             )
         except ValidationError as error:
-            if hasattr(error, "error_dict"):
-                for field, errors in error.message_dict.items():
-                    for message in errors:
-                        form.add_error(field if field in form.fields else None, message)
-            else:
-                for message in error.messages:
-                    form.add_error(None, message)
+            add_validation_errors(form, error)
         else:
             messages.success(request, "Schedule saved.")
             return redirect("authoring:survey_detail", pk=survey.pk)

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
 from surveys.authoring import lifecycle, mechanisms, previews, selectors, services
-from surveys.authoring.forms import QuestionForm, SurveyForm
+from surveys.authoring.forms import QuestionForm, SurveyForm, add_validation_errors
 from surveys.authoring.models import Question, Survey
 
 
@@ -237,13 +237,7 @@ def question_edit(request: HttpRequest, pk: int, question_pk: int) -> HttpRespon
 
 
 def _add_errors(form: QuestionForm, error: ValidationError) -> None:
-    if hasattr(error, "error_dict"):
-        for field, errors in error.message_dict.items():
-            for message in errors:
-                form.add_error(field if field in form.fields else None, message)
-    else:
-        for message in error.messages:
-            form.add_error(None, message)
+    add_validation_errors(form, error)
     form.config = None
 
 

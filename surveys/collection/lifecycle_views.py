@@ -33,10 +33,10 @@ from surveys.collection.forms import ResponseForm
 from surveys.collection.views import (
     _device_context,
     _problem,
-    _rejected,
     _too_many,
     _unanswerable,
     _wants_json,
+    store_posted_answers,
 )
 
 PREVIEW_REFUSAL = (
@@ -97,23 +97,8 @@ def test_mode(request: HttpRequest, survey_id: int) -> HttpResponse:
     except ValueError:
         return _unanswerable(request, survey)
     if request.method == "POST":
-        form = ResponseForm(request.POST, survey=survey)
-        if not form.is_valid():
-            error = services.SubmissionRejected(" ".join(form.problems()))
-            return _rejected(request, survey, error, form=form)
-        try:
-            outcome = services.submission_ingest(
-                survey=survey, response=form.response(), is_test=True
-            )
-        except services.SubmissionRejected as error:
-            return _rejected(request, survey, error, form=form)
-        receipt_url = reverse("collection:receipt", args=[outcome.receipt_code])
-        if _wants_json(request):
-            return JsonResponse(
-                {"receipt_url": receipt_url, "created": outcome.created},
-                status=201 if outcome.created else 200,
-            )
-        return redirect(receipt_url)
+        # A test response is never sent on to a panel's completion page.
+        return store_posted_answers(request, survey, redirect_url="", is_test=True)
     return render(
         request,
         "collection/respond.html",

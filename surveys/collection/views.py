@@ -9,6 +9,7 @@ pages are rate limited (``ratelimit``) before anything is looked up or stored.
 from __future__ import annotations
 
 import csv
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
@@ -255,33 +256,45 @@ def _respond(
     except ValueError:
         return _unanswerable(request, survey)
     if request.method == "POST":
-        form = ResponseForm(request.POST, survey=survey)
-        if not form.is_valid():
-            error = services.SubmissionRejected(" ".join(form.problems()))
-            return _rejected(request, survey, error, form=form)
-        try:
-            outcome = services.submission_ingest(
-                survey=survey,
-                response=form.response(),
-                invitation_token=invitation_token,
-                within_grace=within_grace,
-            )
-        except services.SubmissionRejected as error:
-            return _rejected(request, survey, error, form=form)
-        receipt_url = reverse("collection:receipt", args=[outcome.receipt_code])
-        if _wants_json(request):
-            return JsonResponse(
-                {
-                    "receipt_url": receipt_url,
-                    "created": outcome.created,
-                    # Followed by the page's script; also a link on the receipt.
-                    "redirect_url": survey.completion_url(),
-                },
-                status=201 if outcome.created else 200,
-            )
-        return HttpResponseRedirect(receipt_url, status=303)
+        return store_posted_answers(
+            request,
+            survey,
+            # Followed by the page's script; also a link on the receipt.
+            redirect_url=survey.completion_url(),
+            invitation_token=invitation_token,
+            within_grace=within_grace,
+        )
     form = ResponseForm(survey=survey)
     return _form_page(request, survey, form)
+
+
+def store_posted_answers(
+    request: HttpRequest, survey: Survey, *, redirect_url: str, **ingest: Any
+) -> HttpResponse:
+    """Validate the posted answer form and store it (``services.submission_ingest``
+    with ``ingest``'s options): the receipt (a 303 to it, or JSON for the page's
+    script, with the completion ``redirect_url``), or the form's refusal."""
+    form = ResponseForm(request.POST, survey=survey)
+    if not form.is_valid():
+        error = services.SubmissionRejected(" ".join(form.problems()))
+        return _rejected(request, survey, error, form=form)
+    try:
+        outcome = services.submission_ingest(
+            survey=survey, response=form.response(), **ingest
+        )
+    except services.SubmissionRejected as error:
+        return _rejected(request, survey, error, form=form)
+    receipt_url = reverse("collection:receipt", args=[outcome.receipt_code])
+    if _wants_json(request):
+        return JsonResponse(
+            {
+                "receipt_url": receipt_url,
+                "created": outcome.created,
+                "redirect_url": redirect_url,
+            },
+            status=201 if outcome.created else 200,
+        )
+    return HttpResponseRedirect(receipt_url, status=303)
 
 
 def _form_page(

@@ -317,7 +317,9 @@ def test_a_test_submission_is_stored_marked_and_its_receipt_works(
 ):
     client.force_login(researcher)
     response = client.post(mode_url(survey), body(survey))
-    assert response.status_code == 302
+    assert (
+        response.status_code == 303
+    )  # as the real answer page: See Other after a POST
     stored = Submission.objects.get(survey=survey)
     assert stored.is_test
     assert stored.reports.count() == Report.all_objects.filter(is_test=True).count()
@@ -347,7 +349,7 @@ def test_test_responses_do_not_count_towards_the_target(client, survey, research
 def test_test_mode_works_before_the_opening_date(client, survey, researcher):
     set_fields(survey, opens_at=timezone.now() + timedelta(days=2))
     client.force_login(researcher)
-    assert client.post(mode_url(survey), body(survey)).status_code == 302
+    assert client.post(mode_url(survey), body(survey)).status_code == 303
     assert Submission.objects.get(survey=survey).is_test
 
 
