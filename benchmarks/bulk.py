@@ -42,7 +42,7 @@ def store_reports(
             (before,) = cursor.fetchone()
             columns = (
                 "survey_id, idempotency_key, survey_revision, received_at, "
-                "public_id, receipt_hash"
+                "public_id, receipt_hash, is_test"
             )
             with cursor.copy(
                 f"COPY {Submission._meta.db_table} ({columns}) FROM STDIN"
@@ -56,6 +56,7 @@ def store_reports(
                             now,
                             new_public_id(),
                             unknown_receipt_hash(),
+                            False,
                         )
                     )
             cursor.execute(
@@ -64,7 +65,9 @@ def store_reports(
                 [before, survey.pk],
             )
             ids = [row[0] for row in cursor.fetchall()]
-            columns = "submission_id, question_id, spec_revision, payload, public_id"
+            columns = (
+                "submission_id, question_id, spec_revision, payload, public_id, is_test"
+            )
             with cursor.copy(
                 f"COPY {Report._meta.db_table} ({columns}) FROM STDIN"
             ) as copy:
@@ -76,6 +79,7 @@ def store_reports(
                             question.spec_revision,
                             payload,
                             new_public_id(),
+                            False,
                         )
                     )
             cursor.execute(f"ANALYZE {Report._meta.db_table}")
