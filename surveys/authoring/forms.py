@@ -305,3 +305,17 @@ class QuestionForm(forms.Form):
             "section_title": self.cleaned_data.get("section_title", ""),
             "section_intro": self.cleaned_data.get("section_intro", ""),
         }
+
+
+class DefinitionImportForm(forms.Form):
+    """Upload of a survey definition exported by Deniable (JSON)."""
+
+    definition = forms.FileField(
+        label="Survey definition file (.json)",
+        help_text=(
+            "A file downloaded with “Download definition” on a survey's page, "
+            "here or on another Deniable server. It becomes a new draft survey "
+            "owned by you; it holds no responses."
+        ),
+        widget=forms.ClearableFileInput(attrs={"accept": "application/json,.json"}),
+    )

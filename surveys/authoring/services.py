@@ -41,7 +41,7 @@ def _require_owner(survey: Survey, user) -> None:
         raise PermissionDenied("Only the survey's owner can change it.")
 
 
-def _budget_error(survey: Survey, total: Decimal) -> str | None:
+def budget_error(survey: Survey, total: Decimal) -> str | None:
     _, display, _ = previews.total_epsilon([total])
     if above_survey_ceiling(total):
         return (
@@ -150,7 +150,7 @@ def survey_update(
     survey.completion_code = completion_code
     survey.completion_redirect_url = completion_redirect_url
     if survey.published_at is not None:
-        error = _budget_error(survey, selectors.survey_epsilon_exact(survey=survey))
+        error = budget_error(survey, selectors.survey_epsilon_exact(survey=survey))
         if error:
             raise ValidationError({"epsilon_budget": [error]})
     survey.full_clean()
@@ -192,7 +192,7 @@ def survey_publish(*, survey: Survey, user) -> Survey:
     if problems:
         raise ValidationError(problems)
     total = sum((m.epsilon_exact for m in compiled.values()), Decimal(0))
-    if error := _budget_error(survey, total):
+    if error := budget_error(survey, total):
         raise ValidationError(error.replace("would be", "is"))
     for question in questions:
         mechanism = compiled.get(question.pk)
@@ -243,7 +243,7 @@ def survey_reopen(*, survey: Survey, user) -> Survey:
             "Only a closed survey can be reopened; this one is "
             f"{survey.get_status_display().lower()}."
         )
-    if error := _budget_error(survey, selectors.survey_epsilon_exact(survey=survey)):
+    if error := budget_error(survey, selectors.survey_epsilon_exact(survey=survey)):
         raise ValidationError(error.replace("would be", "is"))
     survey.status = Survey.Status.OPEN
     survey.closed_at = None
@@ -358,7 +358,7 @@ def question_create(
     published = survey.published_at is not None
     if published and mechanism is not None:
         total = selectors.survey_epsilon_exact(survey=survey) + mechanism.epsilon_exact
-        if error := _budget_error(survey, total):
+        if error := budget_error(survey, total):
             raise ValidationError({"requested_epsilon": [error]})
     last = survey.questions.aggregate(last=Max("position"))["last"] or 0
     question = Question(survey=survey, position=last + 1)
@@ -439,7 +439,7 @@ def question_update(
         others = selectors.survey_epsilon_exact(
             survey=survey, exclude_question_id=question.pk
         )
-        if error := _budget_error(survey, others + mechanism.epsilon_exact):
+        if error := budget_error(survey, others + mechanism.epsilon_exact):
             raise ValidationError({"requested_epsilon": [error]})
     _apply(
         question,

@@ -7,8 +7,14 @@ app_name = "authoring"
 urlpatterns = [
     path("", views.survey_list, name="survey_list"),
     path("new/", views.survey_create, name="survey_create"),
+    path("import/", views.survey_import, name="survey_import"),
     path("<int:pk>/", views.survey_detail, name="survey_detail"),
     path("<int:pk>/edit/", views.survey_edit, name="survey_edit"),
+    path(
+        "<int:pk>/definition.json",
+        views.survey_definition,
+        name="survey_definition",
+    ),
     path("<int:pk>/publish/", views.survey_publish, name="survey_publish"),
     path("<int:pk>/close/", views.survey_close, name="survey_close"),
     path("<int:pk>/reopen/", views.survey_reopen, name="survey_reopen"),

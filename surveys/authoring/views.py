@@ -9,12 +9,26 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import NoReverseMatch, reverse
+from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
 from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
-from surveys.authoring import lifecycle, mechanisms, previews, selectors, services
-from surveys.authoring.forms import QuestionForm, SurveyForm, add_validation_errors
+from surveys.authoring import (
+    definitions,
+    lifecycle,
+    mechanisms,
+    previews,
+    selectors,
+    services,
+)
+from surveys.authoring.forms import (
+    DefinitionImportForm,
+    QuestionForm,
+    SurveyForm,
+    add_validation_errors,
+)
 from surveys.authoring.models import Question, Survey
 
 
@@ -56,6 +70,54 @@ def survey_create(request: HttpRequest) -> HttpResponse:
         messages.success(request, "Survey created. Now add its questions.")
         return redirect("authoring:survey_detail", pk=survey.pk)
     return render(request, "authoring/survey_form.html", {"form": form, "survey": None})
+
+
+@login_required
+@require_GET
+def survey_definition(request: HttpRequest, pk: int) -> HttpResponse:
+    """The survey's definition as a JSON download (no responses, no owner)."""
+    survey = selectors.survey_get_for_owner(user=request.user, pk=pk)
+    response = HttpResponse(
+        definitions.definition_json(survey),
+        content_type="application/json; charset=utf-8",
+    )
+    name = slugify(survey.title)[:60] or "survey"
+    response["Content-Disposition"] = f'attachment; filename="{name}-definition.json"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+def survey_import(request: HttpRequest) -> HttpResponse:
+    """A new draft survey from an uploaded definition; a bad file changes nothing."""
+    form = DefinitionImportForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["definition"]
+        try:
+            if upload.size > definitions.MAX_BYTES:
+                raise ValidationError(
+                    f"The file is {upload.size:,} bytes; a survey definition is "
+                    f"at most {definitions.MAX_BYTES:,} bytes. Nothing was imported."
+                )
+            document = definitions.parse_definition(upload.read())
+            survey = definitions.definition_import(
+                owner=request.user, document=document
+            )
+        except ValidationError as error:
+            for message in error.messages:
+                form.add_error("definition", message)
+        else:
+            count = survey.questions.count()
+            messages.success(
+                request,
+                f"Imported as a new draft with {count} question{pluralize(count)}. "
+                "Check it, then publish it when it is ready.",
+            )
+            return redirect("authoring:survey_detail", pk=survey.pk)
+    status = 400 if form.errors else 200
+    return render(
+        request, "authoring/survey_import.html", {"form": form}, status=status
+    )
 
 
 @login_required

@@ -56,6 +56,7 @@ SIGNED_IN = {
     "password_change_done",
     "authoring:survey_list",
     "authoring:survey_create",
+    "authoring:survey_import",
     "analysis:api_tokens",
     "two_factor",
     "two_factor_setup",

@@ -314,6 +314,7 @@ ACTIONS = {
     "authoring:survey_close": "owner",
     "authoring:survey_reopen": "owner",
     "authoring:survey_duplicate": "owner",
+    "authoring:survey_import": "owner",  # a form, but with no file it is refused
     "authoring:question_delete": "owner",
     "two_factor": "owner",
     "two_factor_disable": "owner",

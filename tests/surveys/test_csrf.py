@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import pytest
 from django.apps import apps
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 from django.utils.crypto import get_random_string
 
 from surveys.api_tokens.services import api_token_create
+from surveys.authoring import definitions
 from surveys.collection import demo, services
 from surveys.collection.tokens import new_receipt_code
 from tests.surveys.collection.conftest import body
@@ -42,6 +44,7 @@ STATE_CHANGING = {
     "authoring:survey_close": "owner",
     "authoring:survey_reopen": "owner",
     "authoring:survey_duplicate": "owner",
+    "authoring:survey_import": "owner",
     "authoring:question_create": "owner",
     "authoring:question_edit": "owner",
     "authoring:question_move": "owner",
@@ -68,6 +71,7 @@ READ_ONLY = {
     "password_change_done",
     "authoring:survey_list",
     "authoring:survey_detail",
+    "authoring:survey_definition",
     "authoring:question_preview",
     "collection:verify",
     "collection:randomizer",
@@ -181,6 +185,13 @@ def data_for(name: str, world) -> dict:
         "authoring:survey_schedule": {"time_zone": "UTC", "invitation_only": "on"},
         "authoring:survey_delete": {"confirm_title": survey.title},
         "authoring:survey_create": {"title": "Made by a forged form"},
+        "authoring:survey_import": {
+            "definition": SimpleUploadedFile(
+                "forged.json",
+                definitions.definition_json(survey).encode(),
+                "application/json",
+            )
+        },
         "authoring:survey_edit": {"title": "Renamed by a forged form"},
         "authoring:question_move": {"direction": "down"},
         "analysis:api_tokens": {"name": "forged"},

@@ -1,0 +1,301 @@
+"""A survey's definition as a versioned JSON document: export and import.
+
+A study moves between servers (a pilot server and the production one, or a
+colleague's installation) as its *definition*: the survey's texts and plan and
+its questions with their answer domains and privacy settings.  The document
+never carries responses, reports, the owner, the public link, invitation
+tokens, dates of the study, or anything else that identifies a person or lets
+someone answer the original survey.
+
+The document's shape is fixed by ``docs/survey-definition.schema.json`` (JSON
+Schema, draft 2020-12), with ``format`` and ``version`` fields so a reader can
+refuse a document it does not understand.  Each question's compiled ``spec``
+is included for the reader's information (it states the exact mechanism and ε
+the exporting server ran); an import compiles its own from the privacy
+settings with this server's ``ldp``, so a document cannot smuggle in a spec the
+builder would refuse.  An import goes through the same services and checks as
+the builder (ε range, mechanism, size limits, the survey's budget) in one
+transaction: a bad document creates nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from surveys.authoring import previews, selectors, services
+from surveys.authoring.mechanisms import DEFAULT_EPSILON, PrivacyConfig
+from surveys.authoring.models import Question, Survey
+
+FORMAT = "deniable.survey-definition"
+VERSION = 1
+# An upload larger than this is refused before it is parsed.  The largest
+# survey the builder allows (50 questions, 512 options of 200 characters, long
+# texts) stays well below it.
+MAX_BYTES = 1_000_000
+
+SURVEY_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "title": str,
+    "description": str,
+    "consent_text": str,
+    "epsilon_budget": (int, float),
+    "planned_respondents": int,
+    "researcher_contact": str,
+    "allow_reanswer": bool,
+    "completion_code": str,
+    "completion_redirect_url": str,
+    "time_zone": str,
+    "close_at_responses": (int, type(None)),
+    "invitation_only": bool,
+}
+QUESTION_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "kind": str,
+    "text": str,
+    "help_text": str,
+    "options": list,
+    "numeric_low": (str, type(None)),
+    "numeric_high": (str, type(None)),
+    "numeric_step": (str, type(None)),
+    "max_selections": (int, type(None)),
+    "is_private": bool,
+    "optional": bool,
+    "section_title": str,
+    "section_intro": str,
+    "not_private_acknowledged": bool,
+    "epsilon": (int, float),
+    "mechanism": str,
+    "spec": (dict, type(None)),
+}
+REQUIRED_SURVEY = ("title",)
+REQUIRED_QUESTION = ("kind", "text")
+
+
+def _decimal_text(value: Decimal | None) -> str | None:
+    return None if value is None else format(value.normalize(), "f")
+
+
+def question_document(question: Question) -> dict[str, Any]:
+    """One question's definition (no ids, no revisions, no responses)."""
+    return {
+        "kind": question.kind,
+        "text": question.text,
+        "help_text": question.help_text,
+        "options": list(question.options or ()),
+        "numeric_low": _decimal_text(question.numeric_low),
+        "numeric_high": _decimal_text(question.numeric_high),
+        "numeric_step": _decimal_text(question.numeric_step),
+        "max_selections": question.max_selections,
+        "is_private": question.is_private,
+        "optional": question.optional,
+        "section_title": question.section_title,
+        "section_intro": question.section_intro,
+        "not_private_acknowledged": question.not_private_acknowledged,
+        "epsilon": (
+            question.requested_epsilon
+            if question.requested_epsilon is not None
+            else DEFAULT_EPSILON
+        ),
+        "mechanism": question.mechanism,
+        "spec": question.spec if question.is_private else None,
+    }
+
+
+def definition_document(survey: Survey) -> dict[str, Any]:
+    """The survey's definition: ``format``, ``version``, the survey, its
+    questions in order, and the total ε per respondent they add up to."""
+    questions = list(survey.questions.order_by("position", "id"))
+    _, total_display, _ = previews.total_epsilon(
+        [selectors.survey_epsilon_exact(survey=survey)]
+    )
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "survey": {name: getattr(survey, name) for name in SURVEY_FIELDS},
+        "questions": [question_document(q) for q in questions],
+        "total_epsilon": total_display,
+    }
+
+
+def definition_json(survey: Survey) -> str:
+    """The definition as indented UTF-8 JSON text (what the download holds)."""
+    return json.dumps(definition_document(survey), ensure_ascii=False, indent=2) + "\n"
+
+
+# --- import -------------------------------------------------------------------------
+def parse_definition(raw: bytes) -> dict[str, Any]:
+    """The uploaded bytes as a definition document, or ValidationError saying
+    what is wrong (size, encoding, JSON syntax, format, version)."""
+    if len(raw) > MAX_BYTES:
+        raise ValidationError(
+            f"The file is {len(raw):,} bytes; a survey definition is at most "
+            f"{MAX_BYTES:,} bytes. Nothing was imported."
+        )
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ValidationError(
+            f"The file is not UTF-8 text (byte {error.start}). Export the "
+            "definition again from Deniable. Nothing was imported."
+        ) from None
+    try:
+        document = json.loads(text, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError) as error:
+        raise ValidationError(
+            f"The file is not valid JSON ({error}). Nothing was imported."
+        ) from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ValidationError(
+            f"This is not a Deniable survey definition (its “format” must be "
+            f"“{FORMAT}”). Nothing was imported."
+        )
+    version = document.get("version")
+    if version != VERSION:
+        raise ValidationError(
+            f"This definition has version {version!r}; this server reads version "
+            f"{VERSION}. Export it again from a matching Deniable. Nothing was "
+            "imported."
+        )
+    return document
+
+
+def _refuse_constant(token: str) -> float:
+    raise ValueError(f"{token} is not a number JSON allows")
+
+
+def _checked(
+    data: Any,
+    fields: dict[str, type | tuple[type, ...]],
+    required: tuple[str, ...],
+    where: str,
+) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise ValidationError(f"{where} must be a JSON object. Nothing was imported.")
+    problems = []
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        problems.append(f"{where} has unknown fields: {', '.join(unknown)}.")
+    for name in required:
+        if name not in data:
+            problems.append(f"{where} lacks “{name}”.")
+    for name, value in data.items():
+        expected = fields.get(name)
+        if expected is None:
+            continue
+        # JSON has no int/bool distinction in Python's eyes: True is an int.
+        wrong_bool = isinstance(value, bool) and expected in (int, (int, float))
+        if wrong_bool or not isinstance(value, expected):
+            problems.append(f"{where}: “{name}” has the wrong type ({value!r:.40}).")
+    if problems:
+        raise ValidationError([*problems, "Nothing was imported."])
+    return data
+
+
+def _decimal(value: str | None, where: str) -> Decimal | None:
+    if value is None:
+        return None
+    try:
+        return Decimal(value)
+    except InvalidOperation:
+        raise ValidationError(
+            f"{where}: “{value:.40}” is not a decimal number. Nothing was imported."
+        ) from None
+
+
+def _privacy(data: dict[str, Any], where: str) -> PrivacyConfig:
+    options = data.get("options", [])
+    if not all(isinstance(option, str) for option in options):
+        raise ValidationError(
+            f"{where}: every option must be text. Nothing was imported."
+        )
+    return PrivacyConfig(
+        kind=data["kind"],
+        is_private=data.get("is_private", True),
+        options=tuple(options),
+        epsilon=float(data.get("epsilon", DEFAULT_EPSILON)),
+        mechanism=data.get("mechanism", ""),
+        low=_decimal(data.get("numeric_low"), where),
+        high=_decimal(data.get("numeric_high"), where),
+        step=_decimal(data.get("numeric_step"), where),
+        max_selections=data.get("max_selections"),
+    )
+
+
+def _prefixed(where: str, error: ValidationError) -> list[str]:
+    if hasattr(error, "error_dict"):
+        return [
+            f"{where}, {field.replace('_', ' ')}: {message}"
+            for field, messages in error.message_dict.items()
+            for message in messages
+        ]
+    return [f"{where}: {message}" for message in error.messages]
+
+
+@transaction.atomic
+def definition_import(*, owner, document: dict[str, Any]) -> Survey:
+    """A new draft survey owned by ``owner`` from a parsed definition.
+
+    Every question goes through ``services.question_create`` (the builder's
+    own checks); the total ε is checked against the survey's budget as
+    publishing would.  Any problem raises ValidationError listing every
+    question's problems, and the transaction leaves nothing behind.
+    """
+    survey_data = dict(
+        _checked(document.get("survey"), SURVEY_FIELDS, REQUIRED_SURVEY, "The survey")
+    )
+    questions = document.get("questions")
+    if not isinstance(questions, list):
+        raise ValidationError(
+            "“questions” must be a list of questions. Nothing was imported."
+        )
+    if len(questions) > services.SURVEY_QUESTIONS_MAX:
+        raise ValidationError(
+            f"The definition has {len(questions)} questions; a survey has at most "
+            f"{services.SURVEY_QUESTIONS_MAX}. Nothing was imported."
+        )
+    checked = [
+        _checked(q, QUESTION_FIELDS, REQUIRED_QUESTION, f"Question {number}")
+        for number, q in enumerate(questions, start=1)
+    ]
+    lifecycle = {
+        name: survey_data.pop(name)
+        for name in ("time_zone", "close_at_responses", "invitation_only")
+        if name in survey_data
+    }
+    try:
+        survey = services.survey_create(owner=owner, **survey_data)
+        if lifecycle:
+            for name, value in lifecycle.items():
+                setattr(survey, name, value)
+            survey.full_clean()
+            survey.save(update_fields=[*lifecycle, "updated_at"])
+    except ValidationError as error:
+        raise ValidationError(
+            [*_prefixed("The survey", error), "Nothing was imported."]
+        ) from None
+    problems: list[str] = []
+    for number, data in enumerate(checked, start=1):
+        where = f"Question {number} (“{data['text'][:60]}”)"
+        try:
+            services.question_create(
+                survey=survey,
+                text=data["text"],
+                privacy=_privacy(data, where),
+                help_text=data.get("help_text", ""),
+                not_private_acknowledged=data.get("not_private_acknowledged", False),
+                optional=data.get("optional", False),
+                section_title=data.get("section_title", ""),
+                section_intro=data.get("section_intro", ""),
+            )
+        except ValidationError as error:
+            problems.extend(_prefixed(where, error))
+    if not problems:
+        total = selectors.survey_epsilon_exact(survey=survey)
+        if error := services.budget_error(survey, total):
+            problems.append(error.replace(" Nothing was changed.", ""))
+    if problems:
+        raise ValidationError([*problems, "Nothing was imported."])
+    return survey
