@@ -443,6 +443,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "surveys.authoring.tasks.notify_survey_transitions",
         "schedule": env_int("SURVEY_TRANSITIONS_SECONDS", 60),
     },
+    # Empties recipients' addresses RECIPIENT_RETENTION_DAYS after a survey closed.
+    "purge-recipient-addresses": {
+        "task": "surveys.collection.tasks.purge_recipient_addresses",
+        "schedule": crontab(hour=4, minute=7),
+    },
 }
 
 # --- Survey lifecycle (surveys.authoring.lifecycle) ------------------------------
@@ -451,6 +456,19 @@ CELERY_BEAT_SCHEDULE = {
 # hand; never once archived).
 SUBMISSION_GRACE_SECONDS = env_int("SUBMISSION_GRACE_SECONDS", 30 * 60)
 # Owners' notifications go through Django's email framework (EMAIL_URL above).
+
+# --- Email invitations and reminders (surveys.collection.mailings) ---------------
+# Emails handed to the mail server per connection, and how often a mailing that
+# met a temporary failure (a 4xx reply, no connection) is retried, with
+# exponential backoff from EMAIL_RETRY_SECONDS (doubling, at most an hour).
+EMAIL_BATCH_SIZE = env_int("EMAIL_BATCH_SIZE", 100)
+EMAIL_RETRY_MAX = env_int("EMAIL_RETRY_MAX", 5)
+EMAIL_RETRY_SECONDS = env_int("EMAIL_RETRY_SECONDS", 60)
+# At most this many reminders per recipient, at least this many days apart.
+REMINDERS_MAX = env_int("REMINDERS_MAX", 3)
+REMINDER_MIN_DAYS = env_int("REMINDER_MIN_DAYS", 3)
+# Recipients' addresses are emptied this many days after the survey closed.
+RECIPIENT_RETENTION_DAYS = env_int("RECIPIENT_RETENTION_DAYS", 30)
 
 # --- Result snapshots (surveys.analysis) ---------------------------------------
 # Workers compute a survey's results once per change and pages read the stored

@@ -153,6 +153,7 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "overview": overview,
             "public_url": _collection_url("consent", public_token=survey.public_token),
             "invitations_url": _collection_url("invitations", survey_id=survey.pk),
+            "recipients_url": _collection_url("recipients", survey_id=survey.pk),
             "preview_url": _collection_url("preview", survey_id=survey.pk),
             "test_url": _collection_url("test_mode", survey_id=survey.pk),
             "test_delete_url": _collection_url(

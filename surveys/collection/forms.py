@@ -609,3 +609,49 @@ class InvitationsForm(forms.Form):
         help_text="Each link can be used for one response. You can download "
         "them once, as a CSV file; only their hashes are kept.",
     )
+
+
+class RecipientsImportForm(forms.Form):
+    """A CSV file of recipients' email addresses."""
+
+    addresses = forms.FileField(
+        label="CSV file of email addresses",
+        help_text=(
+            "One address per line, or a column headed “email”. Addresses "
+            "already on the list are skipped; if any line is not an address, "
+            "nothing is imported and the lines are listed."
+        ),
+        widget=forms.ClearableFileInput(attrs={"accept": ".csv,text/csv"}),
+    )
+
+
+class MailingForm(forms.Form):
+    """The text of an invitation or a reminder email."""
+
+    kind = forms.ChoiceField(
+        choices=[("invitation", "invitation"), ("reminder", "reminder")],
+        widget=forms.HiddenInput,
+    )
+    subject = forms.CharField(label="Subject", max_length=150)
+    body = forms.CharField(
+        label="Text",
+        max_length=5000,
+        widget=forms.Textarea(attrs={"rows": 9}),
+        help_text=(
+            "{link} becomes each person's own one-response link; {title} the "
+            "survey's title. An unsubscribe link is added at the end."
+        ),
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        if "subject" in cleaned and "body" in cleaned:
+            from surveys.collection.mailings import validate_template
+
+            try:
+                validate_template(cleaned["subject"], cleaned["body"])
+            except forms.ValidationError as error:
+                for field, messages in error.message_dict.items():
+                    for message in messages:
+                        self.add_error(field, message)
+        return cleaned

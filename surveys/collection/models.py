@@ -210,3 +210,63 @@ class SkippedAnswer(models.Model):
 
     def __str__(self) -> str:
         return f"skip {self.pk} of question {self.question_id}"
+
+
+def new_recipient_salt() -> str:
+    """Random input to a recipient's invitation token (``mailings.token_for``)."""
+    import secrets
+
+    return secrets.token_hex(16)
+
+
+class Recipient(models.Model):
+    """A person invited by email to a survey (``surveys.collection.mailings``).
+
+    Privacy: a recipient holds an email address and one one-response
+    invitation; "answered" is read from that invitation's ``used`` flag, which
+    keeps no time and no key to the submission.  Dates are days
+    (``DateField``): nothing here records when, within a day, an email went out
+    or an address was changed.  ``email`` is emptied (``address_deleted``) once
+    the survey has been closed for ``RECIPIENT_RETENTION_DAYS``, and at once
+    when the survey is deleted (cascade); the counts survive.
+    """
+
+    class State(models.TextChoices):
+        PENDING = "pending", "not sent yet"
+        SENT = "sent", "sent"
+        REFUSED = "refused", "refused by the mail server"
+        UNSUBSCRIBED = "unsubscribed", "unsubscribed"
+
+    survey = models.ForeignKey(
+        Survey, on_delete=models.CASCADE, related_name="recipients"
+    )
+    email = models.EmailField(max_length=254, blank=True)
+    address_deleted = models.BooleanField(default=False)
+    state = models.CharField(
+        max_length=16, choices=State.choices, default=State.PENDING
+    )
+    # The day of the last change of state (never a finer time).
+    state_on = models.DateField(default=timezone.localdate)
+    # Secret input to the invitation token, so that a reminder can repeat the
+    # link of the first email while the database keeps only the token's hash.
+    salt = models.CharField(max_length=32, default=new_recipient_salt)
+    invitation = models.OneToOneField(
+        Invitation, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    invitations_sent = models.PositiveSmallIntegerField(default=0)
+    reminders_sent = models.PositiveSmallIntegerField(default=0)
+    last_sent_on = models.DateField(null=True, blank=True)
+    refusal = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["survey", "email"],
+                condition=~models.Q(email=""),
+                name="one_recipient_per_address",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"recipient {self.pk} of survey {self.survey_id}: {self.state}"

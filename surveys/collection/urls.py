@@ -1,6 +1,6 @@
 from django.urls import path
 
-from surveys.collection import lifecycle_views, views
+from surveys.collection import lifecycle_views, mailing_views, views
 
 app_name = "collection"
 
@@ -24,6 +24,17 @@ urlpatterns = [
     ),
     path("manage/<int:survey_id>/preview/", lifecycle_views.preview, name="preview"),
     path("manage/<int:survey_id>/invitations/", views.invitations, name="invitations"),
+    path(
+        "manage/<int:survey_id>/recipients/",
+        mailing_views.recipients,
+        name="recipients",
+    ),
+    path(
+        "manage/<int:survey_id>/recipients/send/",
+        mailing_views.recipients_send,
+        name="recipients_send",
+    ),
+    path("unsubscribe/<str:token>/", mailing_views.unsubscribe, name="unsubscribe"),
     path("i/<str:token>/", views.consent_invitation, name="consent_invitation"),
     path("i/<str:token>/answer/", views.respond_invitation, name="respond_invitation"),
     path("<str:public_token>/", views.consent_public, name="consent"),

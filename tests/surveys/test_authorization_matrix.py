@@ -49,6 +49,7 @@ PUBLIC = {
     "collection:respond_invitation",
     "collection:withdraw",
     "collection:withdraw_lookup",
+    "collection:unsubscribe",  # its signed token names one recipient
     "analysis:api_openapi",
 }
 SIGNED_IN = {

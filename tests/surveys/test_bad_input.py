@@ -323,6 +323,9 @@ ACTIONS = {
     "collection:preview": "owner",
     "collection:test_responses_delete": "owner",
     "collection:withdraw": "anonymous",
+    "collection:recipients": "owner",  # a file upload: no file, refused
+    "collection:recipients_send": "owner",
+    "collection:unsubscribe": "anonymous",  # the sweep's token is not a signed one
 }
 # Query parameters each GET reads (random others are added).
 QUERY_FIELDS = {

@@ -63,7 +63,13 @@ STATE_CHANGING = {
     "analysis:api_tokens": "owner",
     "analysis:api_token_revoke": "owner",
     "analysis:export_job_request": "owner",
+    "collection:recipients": "owner",
+    "collection:recipients_send": "owner",
 }
+# CSRF-exempt on purpose: a mail client's one-click unsubscribe (RFC 8058) posts
+# with no cookie or token; the signed token in the URL is the credential, and a
+# forged one changes nothing (tests/surveys/collection/test_mailings.py).
+SIGNED_LINK = {"collection:unsubscribe"}
 READ_ONLY = {
     "home",
     "healthz",
@@ -116,11 +122,13 @@ def classify(name: str) -> str | None:
         return "read_only"
     if name in BEARER_API:
         return "bearer"
+    if name in SIGNED_LINK:
+        return "signed_link"
     return None
 
 
 CHANGING = [(n, p) for n, p in NAMED if classify(n) not in {None, "read_only"}]
-CHANGING = [(n, p) for n, p in CHANGING if classify(n) != "bearer"]
+CHANGING = [(n, p) for n, p in CHANGING if classify(n) not in {"bearer", "signed_link"}]
 READING = [(n, p) for n, p in NAMED if classify(n) == "read_only"]
 
 
@@ -185,6 +193,9 @@ def data_for(name: str, world) -> dict:
         "authoring:survey_schedule": {"time_zone": "UTC", "invitation_only": "on"},
         "authoring:survey_delete": {"confirm_title": survey.title},
         "authoring:survey_create": {"title": "Made by a forged form"},
+        "collection:recipients": {
+            "addresses": SimpleUploadedFile("forged.csv", b"eve@example.org\n")
+        },
         "authoring:survey_import": {
             "definition": SimpleUploadedFile(
                 "forged.json",

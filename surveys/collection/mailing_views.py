@@ -1,0 +1,158 @@
+"""The recipients page (email invitations and reminders) and unsubscribing."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST
+
+from surveys.authoring.models import Survey
+from surveys.collection import mailings, tasks
+from surveys.collection.forms import MailingForm, RecipientsImportForm
+
+
+def _owned(request: HttpRequest, survey_id: int) -> Survey:
+    return get_object_or_404(Survey, pk=survey_id, owner=request.user)
+
+
+def _mailing_form(kind: str, survey: Survey, data=None) -> MailingForm:
+    subject, body = (
+        (mailings.DEFAULT_INVITATION_SUBJECT, mailings.DEFAULT_INVITATION_BODY)
+        if kind == "invitation"
+        else (mailings.DEFAULT_REMINDER_SUBJECT, mailings.DEFAULT_REMINDER_BODY)
+    )
+    return MailingForm(
+        data,
+        initial={"kind": kind, "subject": subject, "body": body},
+        prefix=kind,
+    )
+
+
+def _page(request, survey, *, import_form=None, invite=None, remind=None, status=200):
+    return render(
+        request,
+        "collection/recipients.html",
+        {
+            "survey": survey,
+            "counts": mailings.recipient_counts(survey=survey),
+            "import_form": import_form or RecipientsImportForm(),
+            "invite_form": invite or _mailing_form("invitation", survey),
+            "remind_form": remind or _mailing_form("reminder", survey),
+            "can_send": survey.status == Survey.Status.OPEN and not survey.archived,
+            "retention_days": settings.RECIPIENT_RETENTION_DAYS,
+            "reminders_max": settings.REMINDERS_MAX,
+            "reminder_min_days": settings.REMINDER_MIN_DAYS,
+        },
+        status=status,
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def recipients(request: HttpRequest, survey_id: int) -> HttpResponse:
+    """Counts by state; POST imports a CSV file of addresses."""
+    survey = _owned(request, survey_id)
+    if request.method == "GET":
+        return _page(request, survey)
+    form = RecipientsImportForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["addresses"]
+        try:
+            if survey.archived:
+                raise ValidationError(
+                    "This survey is archived; it takes no recipients."
+                )
+            if upload.size > mailings.CSV_MAX_BYTES:
+                raise ValidationError(
+                    f"The file is {upload.size:,} bytes; allowed: at most "
+                    f"{mailings.CSV_MAX_BYTES:,}. Nothing was imported."
+                )
+            found = mailings.parse_recipients_csv(upload.read())
+            added, already = mailings.recipients_add(survey=survey, emails=found.emails)
+        except ValidationError as error:
+            for message in error.messages:
+                form.add_error("addresses", message)
+        else:
+            skipped = already + found.duplicates_in_file
+            messages.success(
+                request,
+                f"{added} recipient{'s' if added != 1 else ''} added"
+                + (f"; {skipped} already on the list or repeated" if skipped else "")
+                + ".",
+            )
+            return redirect("collection:recipients", survey_id=survey.pk)
+    return _page(request, survey, import_form=form, status=400)
+
+
+@login_required
+@require_POST
+def recipients_send(request: HttpRequest, survey_id: int) -> HttpResponse:
+    """Send the invitations (to recipients not sent one yet) or a reminder."""
+    survey = _owned(request, survey_id)
+    kind = request.POST.get("kind")
+    if kind not in ("invitation", "reminder"):
+        kind = request.POST.get("reminder-kind") or request.POST.get("invitation-kind")
+    kind = kind if kind in ("invitation", "reminder") else "invitation"
+    form = _mailing_form(kind, survey, request.POST)
+    if not form.is_valid():
+        forms = {"invite": form} if kind == "invitation" else {"remind": form}
+        return _page(request, survey, status=400, **forms)
+    if survey.status != Survey.Status.OPEN or survey.archived:
+        messages.error(
+            request,
+            "Emails go out only while the survey is open: its links would not "
+            "work now. Nothing was sent.",
+        )
+        return redirect("collection:recipients", survey_id=survey.pk)
+    try:
+        outcome = tasks.send_mailing.delay(
+            survey.pk,
+            kind,
+            request.build_absolute_uri("/"),
+            form.cleaned_data["subject"],
+            form.cleaned_data["body"],
+        )
+    except mailings.TemporaryFailure as error:
+        messages.error(
+            request,
+            f"The mail server could not take the emails ({error}). Those not sent "
+            "stay “not sent yet”: try again later.",
+        )
+        return redirect("collection:recipients", survey_id=survey.pk)
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        result = outcome.result or {}
+        messages.success(
+            request,
+            f"{result.get('sent', 0)} email{'s' if result.get('sent', 0) != 1 else ''}"
+            f" sent; {result.get('refused', 0)} refused by the mail server.",
+        )
+    else:
+        messages.success(
+            request, "Sending in the background: the counts below update as it goes."
+        )
+    return redirect("collection:recipients", survey_id=survey.pk)
+
+
+@never_cache
+@csrf_exempt  # RFC 8058 one-click unsubscribe: the signed token is the credential
+@require_http_methods(["GET", "POST"])
+def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
+    """GET asks to confirm; POST (a button here, or a mail client's one-click
+    ``List-Unsubscribe-Post``) stops every further email about the survey."""
+    recipient = mailings.recipient_from_unsubscribe_token(token)
+    if recipient is None:
+        return render(request, "collection/unsubscribe.html", {"bad": True}, status=404)
+    done = request.method == "POST"
+    if done:
+        mailings.unsubscribe(recipient)
+    return render(
+        request,
+        "collection/unsubscribe.html",
+        {"title": recipient.survey.title, "done": done},
+    )
