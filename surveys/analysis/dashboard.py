@@ -206,10 +206,51 @@ def skipped_words(skipped: int, answered: int) -> str:
     return f"{skipped} ({percent(skipped / total, 1)} of {total})"
 
 
-def plain_rows(results: SurveyResults) -> list[tuple[str, str]]:
-    """Not protected questions: (text, skips in words or "")."""
+@dataclass(frozen=True)
+class PlainCard:
+    """An unprotected question's answers as the results page shows them."""
+
+    question_id: int
+    text: str
+    n: int
+    skipped: str  # skips in words, "" for a required question
+    rows: list[tuple[str, int, str]]  # (option, respondents, share of n)
+    multiple: bool  # a multi-select question: shares may add up to over 100%
+    stats: list[tuple[str, str]]  # numbers: (mean | median | lowest | highest, value)
+
+
+def plain_rows(results: SurveyResults) -> list[PlainCard]:
+    """Unprotected questions' answers: counts and shares, or a number's summary."""
     skips = results.skips()
-    return [
-        (text, f"skipped {skips[pk]} times" if pk in skips else "")
-        for pk, text in results.not_protected
-    ]
+    summaries = {s.question_id: s for s in results.plain}
+    cards = []
+    for pk, text in results.not_protected:
+        summary = summaries.get(pk)
+        n = summary.n if summary else 0
+        rows, stats = [], []
+        if summary is not None and summary.labels:
+            rows = [
+                (label, count, percent(share, 1) if n else "—")
+                for label, count, share in zip(
+                    summary.labels, summary.counts, summary.shares(), strict=True
+                )
+            ]
+        elif summary is not None and n:
+            stats = [
+                ("Mean", number(summary.mean)),
+                ("Median", number(summary.median)),
+                ("Lowest", number(summary.lowest)),
+                ("Highest", number(summary.highest)),
+            ]
+        cards.append(
+            PlainCard(
+                question_id=pk,
+                text=text,
+                n=n,
+                skipped=skipped_words(skips[pk], n) if pk in skips else "",
+                rows=rows,
+                multiple=summary is not None and summary.kind == "multi_select",
+                stats=stats,
+            )
+        )
+    return cards

@@ -148,6 +148,7 @@ def estimates_csv(results: SurveyResults) -> Iterator[str]:
 
 def estimates_document(results: SurveyResults) -> dict[str, Any]:
     """The estimates as one JSON-able dict (also the API's survey resource)."""
+    plain = {p.question_id: dataclasses.asdict(p) for p in results.plain}
     return {
         "survey_id": results.survey_id,
         "title": results.title,
@@ -166,7 +167,8 @@ def estimates_document(results: SurveyResults) -> dict[str, Any]:
         "method": METHOD,
         "questions": [dataclasses.asdict(q) for q in results.questions],
         "not_protected": [
-            {"question_id": pk, "text": text} for pk, text in results.not_protected
+            plain.get(pk, {"question_id": pk, "text": text})
+            for pk, text in results.not_protected
         ],
     }
 

@@ -131,9 +131,23 @@ SCHEMAS: dict[str, Any] = {
                 "type": "array",
                 "items": {
                     "type": "object",
+                    "description": (
+                        "An unprotected question's answers, sent as given: counts "
+                        "per option (choice kinds; a multi-select counts each "
+                        "ticked option) or mean, median, lowest and highest "
+                        "(numbers), of the same submissions as the estimates."
+                    ),
                     "properties": {
                         "question_id": {"type": "integer"},
                         "text": {"type": "string"},
+                        "kind": {"type": "string"},
+                        "n": {"type": "integer"},
+                        "labels": {"type": "array", "items": {"type": "string"}},
+                        "counts": {"type": "array", "items": {"type": "integer"}},
+                        "mean": {"type": ["number", "null"]},
+                        "median": {"type": ["number", "null"]},
+                        "lowest": {"type": ["number", "null"]},
+                        "highest": {"type": ["number", "null"]},
                     },
                 },
             },

@@ -55,6 +55,33 @@ class QuestionResult:
 
 
 @dataclass(frozen=True)
+class PlainSummary:
+    """What respondents answered to one unprotected question (sent as given).
+
+    Choice kinds: ``counts[i]`` respondents chose ``labels[i]`` (for a
+    multi-select question, ticked it, so the counts may add up to more than
+    ``n``).  Numbers: ``labels`` and ``counts`` are empty and the mean,
+    median, lowest and highest answers are given.  ``n`` counts the
+    respondents who answered (skips are in the results' ``skipped``).
+    """
+
+    question_id: int
+    text: str
+    kind: str
+    n: int
+    labels: list[str]
+    counts: list[int]
+    mean: float | None = None
+    median: float | None = None
+    lowest: float | None = None
+    highest: float | None = None
+
+    def shares(self) -> list[float]:
+        """Each option's count over the respondents who answered (0 if none)."""
+        return [count / self.n if self.n else 0.0 for count in self.counts]
+
+
+@dataclass(frozen=True)
 class SurveyResults:
     survey_id: int
     title: str
@@ -71,6 +98,8 @@ class SurveyResults:
     # Item non-response: (question_id, skips) for every optional question, the
     # skips of the submissions these results cover ("Prefer not to answer").
     skipped: list[tuple[int, int]] = field(default_factory=list)
+    # Unprotected questions' answers, of the same submissions as the estimates.
+    plain: list[PlainSummary] = field(default_factory=list)
 
     def skips(self) -> dict[int, int]:
         """Skips per optional question id (absent: the question is required)."""
@@ -79,7 +108,7 @@ class SurveyResults:
 
 # Bumped whenever the stored form of the results changes: a snapshot stored by
 # an earlier release is then recomputed instead of misread.
-DOCUMENT_FORMAT = 2  # 2: item non-response ("skipped")
+DOCUMENT_FORMAT = 3  # 2: item non-response ("skipped"); 3: unprotected answers
 READER_FIELDS = (
     "pending_reports",
     "computed_at",
@@ -151,5 +180,6 @@ def results_from_document(document: dict[str, Any], **fields: Any) -> SurveyResu
         not_protected=[(pk, text) for pk, text in data["not_protected"]],
         refreshed_at=datetime.fromisoformat(refreshed) if refreshed else None,
         skipped=[(pk, count) for pk, count in data.get("skipped", [])],
+        plain=[PlainSummary(**p) for p in data.get("plain", [])],
         **fields,
     )

@@ -7,6 +7,7 @@ import json
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, QuerySet, Subquery
 from django.db.models.fields.json import KeyTextTransform
@@ -16,12 +17,14 @@ from ldp.accounting import sequential_composition
 from surveys.analysis.estimates import question_result
 from surveys.analysis.models import ResultSnapshot, Tally, TallyWatermark
 from surveys.analysis.results import (
+    PlainSummary,
     SurveyResults,
     document_readable,
     results_from_document,
 )
 from surveys.authoring.models import Question, Survey
-from surveys.collection.models import Report, SkippedAnswer
+from surveys.collection.models import PlainAnswer, Report, SkippedAnswer
+from surveys.collection.questions import answer_choices
 
 
 def survey_watermark(*, survey_id: int) -> int:
@@ -107,11 +110,14 @@ def results_from_tallies(
     pending_reports: int = 0,
     target_margin: float = 0.05,
     skipped: dict[int, int] | None = None,
+    plain_answers: dict[int, list[tuple[Any, int]]] | None = None,
 ) -> SurveyResults:
     """Debiased estimates of every private question from the given tallies.
 
     ``skipped``: skips per question id (:func:`skips_up_to`); every optional
     question is listed in the results' item non-response, with 0 if absent.
+    ``plain_answers``: (value, count) pairs per unprotected question
+    (:func:`plain_answers_up_to`), summarised as they were sent.
     """
     if not 0 < target_margin < 1:
         raise ValueError(f"target_margin is {target_margin!r}; allowed: 0 < m < 1")
@@ -147,6 +153,81 @@ def results_from_tallies(
         refreshed_at=refreshed_at,
         pending_reports=pending_reports,
         skipped=[(q.pk, (skipped or {}).get(q.pk, 0)) for q in questions if q.optional],
+        plain=[
+            plain_summary(q, (plain_answers or {}).get(q.pk, []))
+            for q in questions
+            if not q.is_private
+        ],
+    )
+
+
+def plain_answers_up_to(
+    *, survey_id: int, watermark: int
+) -> dict[int, list[tuple[Any, int]]]:
+    """(value, count) of each unprotected question's answers among the
+    submissions with a report ``id <= watermark``, as :func:`skips_up_to`."""
+    covered = Report.objects.filter(
+        question__survey_id=survey_id,
+        id__lte=watermark,
+        submission_id=OuterRef("submission_id"),
+    )
+    rows = (
+        PlainAnswer.objects.filter(question__survey_id=survey_id)
+        .filter(Exists(covered))
+        .values("question_id", "value")
+        .annotate(count=Count("id"))
+        .order_by()
+    )
+    found: dict[int, list[tuple[Any, int]]] = {}
+    for row in rows:
+        found.setdefault(row["question_id"], []).append((row["value"], row["count"]))
+    return found
+
+
+def plain_summary(question: Question, answers: list[tuple[Any, int]]) -> PlainSummary:
+    """Counts per option (choice kinds) or mean, median and range (numbers)."""
+    n = sum(count for _, count in answers)
+    if question.kind == Question.Kind.NUMERIC:
+        pairs = sorted((float(value), count) for value, count in answers)
+        if not pairs:
+            return PlainSummary(question.pk, question.text, question.kind, 0, [], [])
+        mean = sum(value * count for value, count in pairs) / n
+
+        def kth(k: int) -> float:  # the k-th (from 0) of the sorted answers
+            seen = 0
+            for value, count in pairs:
+                seen += count
+                if seen > k:
+                    return value
+            return pairs[-1][0]
+
+        median = (kth((n - 1) // 2) + kth(n // 2)) / 2
+        return PlainSummary(
+            question.pk,
+            question.text,
+            question.kind,
+            n,
+            [],
+            [],
+            mean=mean,
+            median=median,
+            lowest=pairs[0][0],
+            highest=pairs[-1][0],
+        )
+    choices = answer_choices(question)
+    position = {value: index for index, (value, _) in enumerate(choices)}
+    counts = [0] * len(choices)
+    for value, count in answers:
+        for chosen in value if isinstance(value, list) else [value]:
+            if chosen in position:
+                counts[position[chosen]] += count
+    return PlainSummary(
+        question.pk,
+        question.text,
+        question.kind,
+        n,
+        [label for _, label in choices],
+        counts,
     )
 
 
@@ -189,6 +270,9 @@ def survey_results(*, survey: Survey, target_margin: float = 0.05) -> SurveyResu
         pending_reports=pending_report_count(survey_id=survey.pk),
         target_margin=target_margin,
         skipped=skips_up_to(
+            survey_id=survey.pk, watermark=mark.last_report_id if mark else 0
+        ),
+        plain_answers=plain_answers_up_to(
             survey_id=survey.pk, watermark=mark.last_report_id if mark else 0
         ),
     )

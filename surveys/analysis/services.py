@@ -457,6 +457,9 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
         refreshed_at=refreshed_at,
         # Item non-response of the same submissions as the tallies.
         skipped=selectors.skips_up_to(survey_id=survey_id, watermark=watermark),
+        plain_answers=selectors.plain_answers_up_to(
+            survey_id=survey_id, watermark=watermark
+        ),
     )
     document = results_to_document(results)
     _snapshot_delay()
@@ -510,6 +513,11 @@ def snapshot_after_withdrawal(*, survey_id: int) -> SnapshotOutcome:
         questions=questions,
         tallies=tallies,
         refreshed_at=_document_time(current.document.get("refreshed_at")),
+        # Item non-response and unprotected answers of the same submissions.
+        skipped=selectors.skips_up_to(survey_id=survey_id, watermark=current.watermark),
+        plain_answers=selectors.plain_answers_up_to(
+            survey_id=survey_id, watermark=current.watermark
+        ),
     )
     document = results_to_document(results)
     responses = selectors.responses_between(
