@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -16,6 +17,10 @@ ALPHAS = np.linspace(0.0, 1.0, 101)
 # Exact trade-off curves look at every ordered pair of answers: k²·outputs work.
 TRADEOFF_WORK_MAX = 2_000_000
 DELTA = 1e-6
+# The (ε, δ) pairs shown for the survey's Gaussian-DP guarantee, and the group
+# sizes of the group-privacy table.
+DELTA_EPSILONS = (0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0)
+GROUP_SIZES = (1, 2, 3, 4, 5, 10)
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,9 @@ class QuestionPrivacy:
     reference: list[float]  # f_{ε,0}
     beta_at_5: float  # the curve (or the ε-DP bound) at α = 5%
     exact_curve: bool
+    # The smallest μ for which the question is μ-GDP (exact, from its channel);
+    # None when the channel is too big to examine, inf when no μ works.
+    mu: float | None = None
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,14 @@ class SurveyPrivacyView:
     composed_delta: float
     composed_method: str
     budget: float
+    # μ-GDP of the whole survey, √(Σ μ_j²), when every question has a finite μ.
+    mu: float | None = None
+    # δ(ε) of that μ at DELTA_EPSILONS: the survey is (ε, δ(ε))-DP for each.
+    delta_profile: list[tuple[float, float]] = dataclasses.field(default_factory=list)
+    # (k, k·ε, k·μ or None): k related respondents sharing one true answer.
+    groups: list[tuple[int, float, float | None]] = dataclasses.field(
+        default_factory=list
+    )
 
 
 def _channel(mechanism: ldp.Mechanism) -> np.ndarray | None:
@@ -58,10 +74,12 @@ def question_privacy(question: Question) -> QuestionPrivacy | None:
     epsilon = mechanism.epsilon
     reference = accounting.epsilon_dp_tradeoff(epsilon, ALPHAS)
     betas = None
+    mu = None
     if channel is not None:
         k, m = channel.shape
         if k * k * m <= TRADEOFF_WORK_MAX:
             betas = accounting.tradeoff_curve(channel, ALPHAS)
+            mu = accounting.gaussian_dp_mu(channel)
     curve = betas if betas is not None else reference
     name = question.spec.get("mechanism", "")
     return QuestionPrivacy(
@@ -76,6 +94,7 @@ def question_privacy(question: Question) -> QuestionPrivacy | None:
         reference=[float(b) for b in reference],
         beta_at_5=float(np.interp(0.05, ALPHAS, curve)),
         exact_curve=betas is not None,
+        mu=mu,
     )
 
 
@@ -95,6 +114,22 @@ def survey_privacy_view(survey: Survey) -> SurveyPrivacyView:
             result = None
         if result is not None and math.isfinite(result.epsilon):
             composed, method = result.epsilon, result.method
+    mus = [v.mu for v in views]
+    survey_mu = None
+    if views and all(mu is not None and math.isfinite(mu) for mu in mus):
+        survey_mu = accounting.gdp_composition([float(mu) for mu in mus if mu])
+    profile = []
+    if survey_mu is not None:
+        deltas = accounting.gdp_delta(survey_mu, DELTA_EPSILONS)
+        profile = [(e, float(d)) for e, d in zip(DELTA_EPSILONS, deltas, strict=True)]
+    groups = [
+        (
+            k,
+            accounting.group_epsilon(sequential, k),
+            None if survey_mu is None else accounting.group_mu(survey_mu, k),
+        )
+        for k in GROUP_SIZES
+    ]
     return SurveyPrivacyView(
         questions=views,
         sequential_epsilon=sequential,
@@ -102,4 +137,7 @@ def survey_privacy_view(survey: Survey) -> SurveyPrivacyView:
         composed_delta=DELTA,
         composed_method=method,
         budget=survey.epsilon_budget,
+        mu=survey_mu,
+        delta_profile=profile if views else [],
+        groups=groups if views else [],
     )

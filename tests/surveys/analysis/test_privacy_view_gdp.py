@@ -1,0 +1,69 @@
+"""The privacy view's Gaussian-DP profile and group privacy."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from django.urls import reverse
+from scipy.stats import norm
+
+from ldp import accounting
+from surveys.analysis.privacy import DELTA_EPSILONS, survey_privacy_view
+from surveys.analysis.templatetags.privacy_numbers import epsilon_text
+from surveys.authoring import services
+from surveys.authoring.mechanisms import PrivacyConfig
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def warner(ada):
+    survey = services.survey_create(owner=ada, title="Two yes/no", epsilon_budget=5)
+    for text in ("Cheated?", "Lied?"):
+        services.question_create(
+            survey=survey,
+            text=text,
+            privacy=PrivacyConfig(kind="yes_no", epsilon=1.0, mechanism="warner"),
+        )
+    return services.survey_publish(survey=survey, user=ada)
+
+
+def test_a_yes_no_questions_mu_is_the_closed_form_of_randomized_response(warner):
+    view = survey_privacy_view(warner)
+    epsilon = view.questions[0].epsilon
+    closed_form = 2 * norm.ppf(math.exp(epsilon) / (1 + math.exp(epsilon)))
+    assert view.questions[0].mu == pytest.approx(closed_form, abs=1e-9)
+
+
+def test_the_surveys_mu_composes_as_the_root_sum_of_squares(warner):
+    view = survey_privacy_view(warner)
+    mus = [q.mu for q in view.questions]
+    assert view.mu == pytest.approx(math.hypot(*mus))
+
+
+def test_the_delta_profile_is_that_of_the_surveys_mu(warner):
+    view = survey_privacy_view(warner)
+    expected = accounting.gdp_delta(view.mu, DELTA_EPSILONS)
+    assert [d for _, d in view.delta_profile] == pytest.approx(list(expected))
+    deltas = [d for _, d in view.delta_profile]
+    assert deltas == sorted(deltas, reverse=True)  # δ falls as ε grows
+
+
+def test_group_privacy_multiplies_epsilon_and_mu_by_k(warner):
+    view = survey_privacy_view(warner)
+    for k, epsilon, mu in view.groups:
+        assert epsilon == pytest.approx(k * view.sequential_epsilon)
+        assert mu == pytest.approx(k * view.mu)
+
+
+def test_the_privacy_page_shows_mu_the_delta_table_and_the_group_table(
+    ada_client, warner
+):
+    view = survey_privacy_view(warner)
+    html = ada_client.get(reverse("analysis:privacy", args=[warner.pk])).content
+    html = html.decode()
+    assert f'data-field="mu">{epsilon_text(view.mu)}<' in html
+    assert 'id="delta-profile"' in html
+    three = epsilon_text(3 * view.sequential_epsilon)
+    assert f'data-group-epsilon="3">{three}<' in html
