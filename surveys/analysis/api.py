@@ -19,6 +19,7 @@ from surveys.analysis import exports
 from surveys.analysis.openapi import PUBLIC_ID_PATTERN, openapi_document
 from surveys.analysis.reading import latest_results
 from surveys.api_tokens.services import ApiTokenRefused, api_token_authenticate
+from surveys.authoring import access
 from surveys.authoring.models import Survey
 from surveys.authoring.selectors import surveys_for_owner
 
@@ -71,7 +72,7 @@ def token_required(view=None, *, query: tuple[str, ...] = ()):
 
 
 def _owned(request, pk: int) -> Survey:
-    survey = Survey.objects.filter(owner=request.api_user, pk=pk).first()
+    survey = access.accessible_surveys(user=request.api_user).filter(pk=pk).first()
     if survey is None:
         raise Http404
     return survey

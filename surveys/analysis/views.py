@@ -1,6 +1,6 @@
 """Researchers' pages: dashboard, cross-tabs, privacy and exports.
 
-Every survey page goes through ``survey_get_for_owner`` (404 for anyone
+Every survey page goes through ``access.survey_get_for`` (404 for anyone
 else's survey) behind ``login_required``; views only read and format.
 """
 
@@ -47,14 +47,14 @@ from surveys.analysis import (
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.privacy import survey_privacy_view
 from surveys.analysis.reading import latest_results
-from surveys.authoring.selectors import survey_get_for_owner
+from surveys.authoring import access
 from surveys.version import deniable_version
 
 POLL_SECONDS = 15
 
 
 def _survey(request, pk: int):
-    return survey_get_for_owner(user=request.user, pk=pk)
+    return access.survey_get_for(user=request.user, pk=pk, need=access.VIEW)
 
 
 # While no snapshot exists yet (a worker is computing the first), exports

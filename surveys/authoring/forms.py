@@ -319,3 +319,21 @@ class DefinitionImportForm(forms.Form):
         ),
         widget=forms.ClearableFileInput(attrs={"accept": "application/json,.json"}),
     )
+
+
+class CollaboratorForm(forms.Form):
+    """The owner shares the survey with another account."""
+
+    person = forms.CharField(
+        label="Username or email address",
+        max_length=254,
+        help_text="The account must already exist on this server.",
+    )
+    role = forms.ChoiceField(
+        label="Role",
+        choices=[
+            ("viewer", "Viewer: reads the survey, results and exports"),
+            ("editor", "Editor: also changes and fields the survey"),
+        ],
+        initial="viewer",
+    )

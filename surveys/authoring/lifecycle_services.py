@@ -5,12 +5,13 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from surveys.authoring import access
 from surveys.authoring.lifecycle import State, survey_availability
 from surveys.authoring.models import Survey
 
@@ -18,8 +19,7 @@ logger = logging.getLogger(__name__)
 
 
 def _require_owner(survey: Survey, user) -> None:
-    if survey.owner_id != getattr(user, "pk", None):
-        raise PermissionDenied("Only the survey's owner can change it.")
+    access.require(survey, user, access.OWN)
 
 
 def require_not_archived(survey: Survey) -> None:
@@ -43,7 +43,7 @@ def survey_schedule_update(
     invitation_only: bool,
 ) -> Survey:
     """Set when a survey takes answers and who may answer (stored in UTC)."""
-    _require_owner(survey, user)
+    access.require(survey, user, access.EDIT)
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     require_not_archived(survey)
     if opens_at and closes_at and closes_at <= opens_at:

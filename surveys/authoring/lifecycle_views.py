@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from surveys.authoring import lifecycle, lifecycle_services, selectors
+from surveys.authoring import access, lifecycle, lifecycle_services, selectors
 from surveys.authoring.forms import add_validation_errors
 from surveys.authoring.lifecycle_forms import ScheduleForm
 
@@ -18,7 +18,7 @@ from surveys.authoring.lifecycle_forms import ScheduleForm
 @require_http_methods(["GET", "POST"])
 def survey_schedule(request: HttpRequest, pk: int) -> HttpResponse:
     """When the survey takes answers, and whether the public link works."""
-    survey = selectors.survey_get_for_owner(user=request.user, pk=pk)
+    survey = selectors.survey_get_for(user=request.user, pk=pk, need=access.EDIT)
     form = ScheduleForm(request.POST or None, survey=survey)
     if request.method == "POST" and form.is_valid():
         try:
@@ -45,7 +45,7 @@ def survey_schedule(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def survey_archive(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = selectors.survey_get_for_owner(user=request.user, pk=pk)
+    survey = selectors.survey_get_for(user=request.user, pk=pk, need=access.OWN)
     try:
         lifecycle_services.survey_archive(survey=survey, user=request.user)
     except ValidationError as error:
@@ -63,7 +63,7 @@ def survey_archive(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def survey_delete(request: HttpRequest, pk: int) -> HttpResponse:
     """Ask (offering the export first), then delete the survey and its data."""
-    survey = selectors.survey_get_for_owner(user=request.user, pk=pk)
+    survey = selectors.survey_get_for(user=request.user, pk=pk, need=access.OWN)
     responses = selectors.survey_response_count(survey=survey)
     if request.method == "POST":
         if request.POST.get("confirm_title", "").strip() != survey.title.strip():

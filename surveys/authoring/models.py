@@ -204,3 +204,39 @@ class SpecRevision(models.Model):
     def compiled_mechanism(self) -> ldp.Mechanism:
         """The mechanism reports of this revision were randomized with."""
         return compiled_mechanism(self.spec)
+
+
+class Collaborator(models.Model):
+    """Another researcher's access to a survey (``surveys.authoring.access``).
+
+    The owner stays the only one who can archive or delete the survey and
+    decide who else has access.  An *editor* changes questions and settings,
+    publishes, closes, sends invitations and runs analyses and exports; a
+    *viewer* reads the survey, its results and exports and changes nothing.
+    """
+
+    class Role(models.TextChoices):
+        EDITOR = "editor", "Editor"
+        VIEWER = "viewer", "Viewer"
+
+    survey = models.ForeignKey(
+        Survey, on_delete=models.CASCADE, related_name="collaborators"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="collaborations",
+    )
+    role = models.CharField(max_length=10, choices=Role.choices)
+    added_on = models.DateField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["survey", "user"], name="one_role_per_person_and_survey"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} is {self.role} of survey {self.survey_id}"

@@ -9,13 +9,14 @@ from django.db.models import Count, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from ldp.spec.ceilings import above_question_ceiling, above_survey_ceiling
-from surveys.authoring import mechanisms, previews
+from surveys.authoring import access, mechanisms, previews
 from surveys.authoring.models import Question, Survey
 
 
 def surveys_for_owner(*, user) -> QuerySet[Survey]:
-    """The user's surveys with their response and question counts."""
-    return Survey.objects.filter(owner=user).annotate(
+    """The surveys the user owns or may read (a co-researcher's), with their
+    response and question counts."""
+    return access.accessible_surveys(user=user).annotate(
         response_count=Count(
             "submissions", filter=Q(submissions__is_test=False), distinct=True
         ),
@@ -23,16 +24,19 @@ def surveys_for_owner(*, user) -> QuerySet[Survey]:
     )
 
 
-def survey_get_for_owner(*, user, pk: int) -> Survey:
-    """The user's survey ``pk``; 404 for anyone else's (no hint it exists)."""
-    return get_object_or_404(Survey.objects.filter(owner=user), pk=pk)
+def survey_get_for(*, user, pk: int, need: str) -> Survey:
+    """Survey ``pk`` if the user has ``need`` on it (``access``); 404 for anyone
+    else (no hint it exists)."""
+    return access.survey_get_for(user=user, pk=pk, need=need)
 
 
-def question_get_for_owner(*, user, survey_pk: int, pk: int) -> Question:
-    """Question ``pk`` of the user's survey ``survey_pk``; 404 otherwise."""
+def question_get_for(*, user, survey_pk: int, pk: int) -> Question:
+    """Question ``pk`` of survey ``survey_pk`` if the user may edit it (owner or
+    editor); 404 otherwise."""
+    editable = access.accessible_surveys(user=user, need=access.EDIT)
     return get_object_or_404(
         Question.objects.select_related("survey").filter(
-            survey__owner=user, survey_id=survey_pk
+            survey__in=editable, survey_id=survey_pk
         ),
         pk=pk,
     )

@@ -11,14 +11,14 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Literal
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
 import ldp
 from ldp.spec.ceilings import EPSILON_CEILING_SURVEY, above_survey_ceiling
-from surveys.authoring import mechanisms, previews, selectors
+from surveys.authoring import access, mechanisms, previews, selectors
 from surveys.authoring.lifecycle_services import require_not_archived
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Question, SpecRevision, Survey
@@ -36,9 +36,8 @@ SURVEY_SIZE_WHY = (
 )
 
 
-def _require_owner(survey: Survey, user) -> None:
-    if survey.owner_id != getattr(user, "pk", None):
-        raise PermissionDenied("Only the survey's owner can change it.")
+def _require_editor(survey: Survey, user) -> None:
+    access.require(survey, user, access.EDIT)
 
 
 def budget_error(survey: Survey, total: Decimal) -> str | None:
@@ -165,7 +164,7 @@ def survey_publish(*, survey: Survey, user) -> Survey:
     Refused (nothing changes) without questions, above the ε budget, or once
     responses exist (specs are frozen; edit a question to start a new revision).
     """
-    _require_owner(survey, user)
+    _require_editor(survey, user)
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     require_not_archived(survey)
     if survey.status == Survey.Status.CLOSED:
@@ -219,7 +218,7 @@ def survey_publish(*, survey: Survey, user) -> Survey:
 
 @transaction.atomic
 def survey_close(*, survey: Survey, user) -> Survey:
-    _require_owner(survey, user)
+    _require_editor(survey, user)
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     require_not_archived(survey)
     if survey.status != Survey.Status.OPEN:
@@ -235,7 +234,7 @@ def survey_close(*, survey: Survey, user) -> Survey:
 
 @transaction.atomic
 def survey_reopen(*, survey: Survey, user) -> Survey:
-    _require_owner(survey, user)
+    _require_editor(survey, user)
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     require_not_archived(survey)
     if survey.status != Survey.Status.CLOSED:
@@ -254,7 +253,7 @@ def survey_reopen(*, survey: Survey, user) -> Survey:
 @transaction.atomic
 def survey_duplicate(*, survey: Survey, user) -> Survey:
     """A new draft with copies of the questions (and none of the responses)."""
-    _require_owner(survey, user)
+    _require_editor(survey, user)
     copy = survey_create(
         owner=user,
         title=f"Copy of {survey.title}"[:200],

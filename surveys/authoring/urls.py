@@ -19,6 +19,7 @@ urlpatterns = [
     path("<int:pk>/close/", views.survey_close, name="survey_close"),
     path("<int:pk>/reopen/", views.survey_reopen, name="survey_reopen"),
     path("<int:pk>/duplicate/", views.survey_duplicate, name="survey_duplicate"),
+    path("<int:pk>/people/", views.survey_people, name="survey_people"),
     path("<int:pk>/schedule/", lifecycle_views.survey_schedule, name="survey_schedule"),
     path("<int:pk>/archive/", lifecycle_views.survey_archive, name="survey_archive"),
     path("<int:pk>/delete/", lifecycle_views.survey_delete, name="survey_delete"),

@@ -12,18 +12,25 @@ from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import NoReverseMatch, reverse
 from django.utils.text import slugify
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import (
+    require_GET,
+    require_http_methods,
+    require_POST,
+)
 
 from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
 from surveys.authoring import (
+    access,
     definitions,
     lifecycle,
     mechanisms,
+    people,
     previews,
     selectors,
     services,
 )
 from surveys.authoring.forms import (
+    CollaboratorForm,
     DefinitionImportForm,
     QuestionForm,
     SurveyForm,
@@ -76,7 +83,7 @@ def survey_create(request: HttpRequest) -> HttpResponse:
 @require_GET
 def survey_definition(request: HttpRequest, pk: int) -> HttpResponse:
     """The survey's definition as a JSON download (no responses, no owner)."""
-    survey = selectors.survey_get_for_owner(user=request.user, pk=pk)
+    survey = selectors.survey_get_for(user=request.user, pk=pk, need=access.VIEW)
     response = HttpResponse(
         definitions.definition_json(survey),
         content_type="application/json; charset=utf-8",
@@ -122,7 +129,7 @@ def survey_import(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def survey_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = selectors.survey_get_for_owner(user=request.user, pk=pk)
+    survey = selectors.survey_get_for(user=request.user, pk=pk, need=access.EDIT)
     form = SurveyForm(request.POST or None, instance=survey)
     if request.method == "POST" and form.is_valid():
         try:
@@ -143,7 +150,7 @@ def survey_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = selectors.survey_get_for_owner(user=request.user, pk=pk)
+    survey = selectors.survey_get_for(user=request.user, pk=pk, need=access.VIEW)
     overview = selectors.survey_overview(survey=survey)
     return render(
         request,
@@ -161,6 +168,7 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
             ),
             "test_responses": selectors.survey_test_response_count(survey=survey),
             "availability": lifecycle.survey_availability(survey),
+            "role": access.role_of(survey, request.user),
             "ceilings": {
                 "question": EPSILON_CEILING_QUESTION,
                 "survey": EPSILON_CEILING_SURVEY,
@@ -170,7 +178,7 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _survey_action(request: HttpRequest, pk: int, action, done: str) -> HttpResponse:
-    survey = selectors.survey_get_for_owner(user=request.user, pk=pk)
+    survey = selectors.survey_get_for(user=request.user, pk=pk, need=access.EDIT)
     try:
         result = action(survey=survey, user=request.user)
     except ValidationError as error:
@@ -264,7 +272,7 @@ def _question_page(
 
 @login_required
 def question_create(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = selectors.survey_get_for_owner(user=request.user, pk=pk)
+    survey = selectors.survey_get_for(user=request.user, pk=pk, need=access.EDIT)
     form = QuestionForm(request.POST or None)
     if request.method == "POST" and form.is_valid() and "preview" not in request.POST:
         try:
@@ -281,7 +289,7 @@ def question_create(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 def question_edit(request: HttpRequest, pk: int, question_pk: int) -> HttpResponse:
-    question = selectors.question_get_for_owner(
+    question = selectors.question_get_for(
         user=request.user, survey_pk=pk, pk=question_pk
     )
     survey = question.survey
@@ -307,7 +315,7 @@ def _add_errors(form: QuestionForm, error: ValidationError) -> None:
 @login_required
 @require_POST
 def question_move(request: HttpRequest, pk: int, question_pk: int) -> HttpResponse:
-    question = selectors.question_get_for_owner(
+    question = selectors.question_get_for(
         user=request.user, survey_pk=pk, pk=question_pk
     )
     direction = request.POST.get("direction", "")
@@ -322,7 +330,7 @@ def question_move(request: HttpRequest, pk: int, question_pk: int) -> HttpRespon
 
 @login_required
 def question_delete(request: HttpRequest, pk: int, question_pk: int) -> HttpResponse:
-    question = selectors.question_get_for_owner(
+    question = selectors.question_get_for(
         user=request.user, survey_pk=pk, pk=question_pk
     )
     if request.method == "POST":
@@ -345,7 +353,7 @@ def question_delete(request: HttpRequest, pk: int, question_pk: int) -> HttpResp
 @require_GET
 def question_preview(request: HttpRequest, pk: int) -> JsonResponse:
     """The live preview: delivered ε, plain words, respondent sentence, margin."""
-    survey = selectors.survey_get_for_owner(user=request.user, pk=pk)
+    survey = selectors.survey_get_for(user=request.user, pk=pk, need=access.EDIT)
     form = QuestionForm(request.GET, preview_only=True)
     if not form.is_valid():
         kind = request.GET.get("kind", "")
@@ -387,3 +395,81 @@ def _mechanism_options(kind: str) -> list[dict[str, str]]:
         {"value": value, "label": label}
         for value, label in mechanisms.mechanism_choices(kind)
     ]
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def survey_people(request: HttpRequest, pk: int) -> HttpResponse:
+    """Who has access (owner only): add someone, change a role, remove."""
+    survey = selectors.survey_get_for(user=request.user, pk=pk, need=access.OWN)
+    form = CollaboratorForm()
+    problems: list[str] = []
+    status = 200
+    if request.method == "POST":
+        action = request.POST.get("action", "add")
+        try:
+            if action == "add":
+                form = CollaboratorForm(request.POST)
+                if not form.is_valid():
+                    raise ValidationError("")
+                added = people.collaborator_add(
+                    survey=survey,
+                    user=request.user,
+                    name_or_email=form.cleaned_data["person"],
+                    role=form.cleaned_data["role"],
+                )
+                messages.success(
+                    request, f"{added.user.username} can now {_can(added.role)}."
+                )
+            elif action in ("role", "remove"):
+                target = _int(request.POST.get("collaborator"))
+                if action == "role":
+                    people.collaborator_set_role(
+                        survey=survey,
+                        user=request.user,
+                        collaborator_id=target,
+                        role=request.POST.get("role", ""),
+                    )
+                    messages.success(request, "Role changed.")
+                else:
+                    people.collaborator_remove(
+                        survey=survey, user=request.user, collaborator_id=target
+                    )
+                    messages.success(request, "Access removed.")
+            else:
+                raise ValidationError(f"Unknown action “{action[:20]}”.")
+        except ValidationError as error:
+            status = 400
+            for message in error.messages:
+                if message and form.is_bound:
+                    form.add_error(None, message)
+                elif message:
+                    problems.append(message)
+        else:
+            return redirect("authoring:survey_people", pk=survey.pk)
+    return render(
+        request,
+        "authoring/survey_people.html",
+        {
+            "survey": survey,
+            "form": form,
+            "problems": problems,
+            "collaborators": survey.collaborators.select_related("user"),
+        },
+        status=status,
+    )
+
+
+def _int(value: str | None) -> int:
+    try:
+        return int(value or "")
+    except ValueError:
+        raise ValidationError(
+            "That person no longer has access to this survey."
+        ) from None
+
+
+def _can(role: str) -> str:
+    if role == "editor":
+        return "change and field this survey"
+    return "read this survey, its results and exports"

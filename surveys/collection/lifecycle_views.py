@@ -21,12 +21,13 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 
+from surveys.authoring import access
 from surveys.authoring.models import Survey
 from surveys.collection import ratelimit, selectors, services
 from surveys.collection.forms import ResponseForm
@@ -52,7 +53,7 @@ PREVIEW_REFUSAL = (
 @never_cache
 def preview(request: HttpRequest, survey_id: int) -> HttpResponse:
     """The respond page as respondents see it; submitting stores nothing."""
-    survey = get_object_or_404(Survey, pk=survey_id, owner=request.user)
+    survey = access.survey_get_for(user=request.user, pk=survey_id, need=access.EDIT)
     try:
         form = ResponseForm(survey=survey)
     except ValueError:
@@ -83,7 +84,7 @@ def preview(request: HttpRequest, survey_id: int) -> HttpResponse:
 @never_cache
 def test_mode(request: HttpRequest, survey_id: int) -> HttpResponse:
     """The respond page for the owner; what is sent is stored as a test."""
-    survey = get_object_or_404(Survey, pk=survey_id, owner=request.user)
+    survey = access.survey_get_for(user=request.user, pk=survey_id, need=access.EDIT)
     if survey.status == Survey.Status.DRAFT or survey.archived:
         return _problem(
             request,
@@ -118,7 +119,7 @@ def test_mode(request: HttpRequest, survey_id: int) -> HttpResponse:
 @require_POST
 def test_responses_delete(request: HttpRequest, survey_id: int) -> HttpResponse:
     """Delete every test response of the owner's survey."""
-    survey = get_object_or_404(Survey, pk=survey_id, owner=request.user)
+    survey = access.survey_get_for(user=request.user, pk=survey_id, need=access.EDIT)
     deleted = services.test_submissions_delete(survey=survey)
     messages.success(
         request,

@@ -7,18 +7,19 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
+from surveys.authoring import access
 from surveys.authoring.models import Survey
 from surveys.collection import mailings, tasks
 from surveys.collection.forms import MailingForm, RecipientsImportForm
 
 
 def _owned(request: HttpRequest, survey_id: int) -> Survey:
-    return get_object_or_404(Survey, pk=survey_id, owner=request.user)
+    return access.survey_get_for(user=request.user, pk=survey_id, need=access.EDIT)
 
 
 def _mailing_form(kind: str, survey: Survey, data=None) -> MailingForm:

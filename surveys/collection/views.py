@@ -27,7 +27,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_safe
 
-from surveys.authoring import lifecycle
+from surveys.authoring import access, lifecycle
 from surveys.authoring.models import Survey
 from surveys.collection import assets, ratelimit, selectors, services
 from surveys.collection.forms import InvitationsForm, ResponseForm
@@ -451,7 +451,7 @@ def wording_js(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @never_cache
 def invitations(request: HttpRequest, survey_id: int) -> HttpResponse:
-    survey = get_object_or_404(Survey, pk=survey_id, owner=request.user)
+    survey = access.survey_get_for(user=request.user, pk=survey_id, need=access.EDIT)
     form = InvitationsForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         if survey.status == Survey.Status.CLOSED or survey.archived:

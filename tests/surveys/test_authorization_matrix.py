@@ -331,3 +331,88 @@ def test_respondent_of_another_survey_cannot_open_or_answer_survey_a_invitations
     assert 400 <= reused.status_code < 500
     assert not Submission.objects.filter(survey=survey_a).exists()
     assert not Invitation.objects.filter(survey=survey_a, used=True).exists()
+
+
+# --- co-researchers (surveys.authoring.access) ------------------------------------
+# What a viewer may open: reading the survey, its results and exports.  Asking
+# for an export file or a cross-tab queues a job, a read all the same.
+VIEWER_URLS = {
+    "authoring:survey_detail",
+    "authoring:survey_definition",
+    "analysis:dashboard",
+    "analysis:dashboard_live",
+    "analysis:crosstab",
+    "analysis:job_status",
+    "analysis:privacy",
+    *OWNER_EXPORTS,
+}
+# The owner's alone: archive, delete, who has access (and their own API tokens).
+OWNER_ONLY_URLS = {
+    "authoring:survey_archive",
+    "authoring:survey_delete",
+    "authoring:survey_people",
+    "analysis:api_token_revoke",
+}
+
+
+def test_the_role_lists_name_real_owner_scoped_urls():
+    names = {name for name, _ in OWNER_PATTERNS}
+    assert names >= VIEWER_URLS and names >= OWNER_ONLY_URLS
+    assert not VIEWER_URLS & OWNER_ONLY_URLS
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ["editor", "viewer"])
+@pytest.mark.parametrize("method", ["get", "post"])
+@pytest.mark.parametrize(
+    ("name", "pattern"), OWNER_PATTERNS, ids=[n for n, _ in OWNER_PATTERNS]
+)
+def test_a_co_researcher_opens_exactly_what_their_role_allows(
+    client, owners, name, pattern, method, role
+):
+    from surveys.authoring.models import Collaborator
+
+    ada, bob, survey, question = owners
+    Collaborator.objects.create(survey=survey, user=bob, role=role)
+    url = url_for(name, pattern, survey, question, token_pk=_token_pk(ada))
+    allowed = name in VIEWER_URLS if role == "viewer" else name not in OWNER_ONLY_URLS
+    client.force_login(bob)
+    response = getattr(client, method)(url)
+    if response.status_code == 405:
+        return  # the method is refused before any survey is looked up
+    if allowed:
+        assert response.status_code not in {401, 403, 404}, (
+            name,
+            method,
+            role,
+            response.status_code,
+        )
+    else:
+        # 404, as for a stranger: no hint of what the role lacks.
+        assert response.status_code == 404, (name, method, role, response.status_code)
+
+
+@pytest.mark.django_db
+def test_a_shared_survey_is_listed_with_who_shared_it(client, owners):
+    from surveys.authoring.models import Collaborator
+
+    _, bob, survey, _ = owners
+    Collaborator.objects.create(survey=survey, user=bob, role="viewer")
+    client.force_login(bob)
+    html = client.get(reverse("authoring:survey_list")).content.decode()
+    detail = reverse("authoring:survey_detail", args=[survey.pk])
+    assert detail in html and "shared with you by ada" in html
+
+
+@pytest.mark.django_db
+def test_the_api_serves_a_shared_survey_to_a_viewers_token(client, owners):
+    from surveys.api_tokens.services import api_token_create
+    from surveys.authoring.models import Collaborator
+
+    _, bob, survey, _ = owners
+    secret = api_token_create(user=bob, name="bob").secret
+    url = reverse("analysis:api_survey", kwargs={"pk": survey.pk})
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {secret}"}
+    assert client.get(url, **auth).status_code == 404
+    Collaborator.objects.create(survey=survey, user=bob, role="viewer")
+    assert client.get(url, **auth).status_code != 404

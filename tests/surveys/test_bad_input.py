@@ -315,6 +315,7 @@ ACTIONS = {
     "authoring:survey_reopen": "owner",
     "authoring:survey_duplicate": "owner",
     "authoring:survey_import": "owner",  # a form, but with no file it is refused
+    "authoring:survey_people": "owner",  # a form: no account named, refused
     "authoring:question_delete": "owner",
     "two_factor": "owner",
     "two_factor_disable": "owner",

@@ -45,6 +45,7 @@ STATE_CHANGING = {
     "authoring:survey_reopen": "owner",
     "authoring:survey_duplicate": "owner",
     "authoring:survey_import": "owner",
+    "authoring:survey_people": "owner",
     "authoring:question_create": "owner",
     "authoring:question_edit": "owner",
     "authoring:question_move": "owner",
@@ -204,6 +205,7 @@ def data_for(name: str, world) -> dict:
             )
         },
         "authoring:survey_edit": {"title": "Renamed by a forged form"},
+        "authoring:survey_people": {"action": "remove", "collaborator": "1"},
         "authoring:question_move": {"direction": "down"},
         "analysis:api_tokens": {"name": "forged"},
         "analysis:export_job_request": {"export": "reports_csv"},
