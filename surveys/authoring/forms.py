@@ -330,7 +330,7 @@ class CollaboratorForm(forms.Form):
         help_text="The account must already exist on this server.",
     )
     role = forms.ChoiceField(
-        label="Role",
+        label="Role to give",
         choices=[
             ("viewer", "Viewer: reads the survey, results and exports"),
             ("editor", "Editor: also changes and fields the survey"),
