@@ -599,6 +599,7 @@ function applyPlan(next) {
     notice.dataset.state = "changed";
     lockForm(true, new Set());
     restorePlain(plan.pending);
+    applyLogic();
     markKept();
     button.disabled = false;
     return;
@@ -607,6 +608,7 @@ function applyPlan(next) {
   lockForm(true);
   if (plan.mode === "changed") {
     restorePlain(plan.pending);
+    applyLogic();
     markKept();
   }
   showNotice(text(offer, values), [[accept, () => {
@@ -615,6 +617,48 @@ function applyPlan(next) {
     lockForm(true, new Set(plan.need.map((q) => q.id)));
     if (plan.mode === "changed") for (const id of config.plain || []) unlockPlain(id);
   }, "accept-reanswer"]]);
+}
+
+// --- display logic: some questions are shown only for some unprotected answers ---
+// Only an unprotected answer (sent as given anyway) may decide what is shown, so
+// which questions a respondent answered reveals nothing more about them. A
+// hidden question's answers are cleared and it sends nothing at all.
+const logic = config.logic || {};
+
+function plainAnswer(id) {
+  const fieldset = document.getElementById(`question-${id}`);
+  if (!fieldset || fieldset.hidden || skipBox(id)?.checked) return [];
+  const inputs = Array.from(fieldset.querySelectorAll(`input[name="q${id}"]`));
+  return inputs.filter((input) => input.checked).map((input) => Number(input.value));
+}
+
+function isHidden(id) {
+  return Boolean(logic[String(id)]) && document.getElementById(`question-${id}`)?.hidden === true;
+}
+
+function clearQuestion(fieldset) {
+  for (const input of fieldset.querySelectorAll("input")) {
+    if (input.type === "radio" || input.type === "checkbox") input.checked = false;
+    else if (input.type === "range") input.value = String(Math.floor(Number(input.max || 0) / 2));
+    else if (input.type !== "hidden") input.value = "";
+    input.removeAttribute("aria-invalid");
+  }
+  const line = fieldset.querySelector(".field-error, [id^='error-q']");
+  if (line) line.textContent = "";
+}
+
+// In page order, so that a question hidden itself hides those that follow it.
+function applyLogic() {
+  if (!form) return;
+  for (const fieldset of form.querySelectorAll("fieldset.question")) {
+    const id = fieldset.id.slice("question-".length);
+    const rule = logic[id];
+    if (!rule) continue;
+    const shown = plainAnswer(rule.question).some((value) => rule.any_of.includes(value));
+    if (fieldset.hidden === !shown) continue;
+    fieldset.hidden = !shown;
+    if (!shown) clearQuestion(fieldset);
+  }
 }
 
 function unlockPlain(id) {
@@ -660,8 +704,14 @@ function seal() {
   let firstMissing = null;
   const answers = new Map();
   const skipped = new Set();
+  // Not shown (display logic): no answer, no report, no marker, no ε spent.
+  const hidden = new Set(config.questions.filter((q) => isHidden(q.id)).map((q) => q.id));
   for (const question of config.questions) {
     if (!need.has(question.id)) continue;
+    if (hidden.has(question.id)) {
+      showError(question, "");
+      continue;
+    }
     if (question.optional && (skipBox(question.id)?.checked || leftBlank(question))) {
       skipped.add(question.id);
       showError(question, "");
@@ -684,20 +734,23 @@ function seal() {
   }
   // The survey as it will leave the device, checked once more right here;
   // a skipped question sends no report, so spends no ε.
-  const sent = plan.need.filter((q) => !skipped.has(q.id));
+  const sent = plan.need.filter((q) => !skipped.has(q.id) && !hidden.has(q.id));
   const verdict = agent.checkSurvey(sent.map((q) => q.spec), plan.spentMilli);
   const reports = {};
   for (const question of config.questions) {
-    const report = need.has(question.id)
-      ? (skipped.has(question.id) ? null : JSON.stringify(agent.randomize(question.spec, answers.get(question))))
-      : plan.kept.get(question.id);
-    // A skip leaves only its marker: the report field stays empty.
+    const report = hidden.has(question.id)
+      ? null
+      : need.has(question.id)
+        ? (skipped.has(question.id) ? null : JSON.stringify(agent.randomize(question.spec, answers.get(question))))
+        : plan.kept.get(question.id);
+    // A skip leaves only its marker: the report field stays empty. A hidden
+    // question leaves nothing, not even the marker.
     form.elements[question.report_field].value = report ?? "";
-    if (skipBox(question.id)) skipBox(question.id).checked = report === null;
+    if (skipBox(question.id)) skipBox(question.id).checked = report === null && !hidden.has(question.id);
     reports[question.id] = { spec: specText(question), spec_revision: question.spec_revision, report };
   }
   for (const id of config.plain_optional || []) {
-    if (plainLeftBlank(id)) skipBox(id).checked = true;
+    if (plainLeftBlank(id) && !isHidden(id)) skipBox(id).checked = true;
   }
   form.elements.idempotency_key.value = uuid4();
   for (const input of form.querySelectorAll(".question input")) input.disabled = false;
@@ -711,6 +764,10 @@ function seal() {
   for (const id of config.plain_optional || []) {
     const skip = skipBox(id).checked;
     for (const input of document.querySelectorAll(`#question-${id} input[name="q${id}"]`)) input.disabled = skip;
+  }
+  for (const id of config.plain || []) {
+    if (!isHidden(id)) continue;
+    for (const input of document.querySelectorAll(`#question-${id} input`)) input.disabled = true;
   }
   // FormData holds named controls only: the reports, never the true answers.
   const body = new URLSearchParams(new FormData(form)).toString();
@@ -901,6 +958,8 @@ if (agent !== null) {
       setUpSkip(id, () => Array.from(document.querySelectorAll(`#question-${id} input[name="q${id}"]`)));
     }
     form.addEventListener("submit", onSubmit);
+    form.addEventListener("change", applyLogic);
+    applyLogic();
     setUpSections();
   }
   start();

@@ -69,6 +69,7 @@ QUESTION_FIELDS: dict[str, type | tuple[type, ...]] = {
     "epsilon": (int, float),
     "mechanism": str,
     "spec": (dict, type(None)),
+    "show_if": (dict, type(None)),
 }
 REQUIRED_SURVEY = ("title",)
 REQUIRED_QUESTION = ("kind", "text")
@@ -78,8 +79,20 @@ def _decimal_text(value: Decimal | None) -> str | None:
     return None if value is None else format(value.normalize(), "f")
 
 
-def question_document(question: Question) -> dict[str, Any]:
-    """One question's definition (no ids, no revisions, no responses)."""
+def question_document(
+    question: Question, positions: dict[int, int] | None = None
+) -> dict[str, Any]:
+    """One question's definition (no ids, no revisions, no responses).
+
+    Display logic names the question it depends on by its number in the
+    document (``positions``: question id → 1-based number), never by id.
+    """
+    show_if = None
+    if question.show_if and positions:
+        show_if = {
+            "question_number": positions.get(question.show_if.get("question")),
+            "any_of": list(question.show_if.get("any_of", [])),
+        }
     return {
         "kind": question.kind,
         "text": question.text,
@@ -101,6 +114,7 @@ def question_document(question: Question) -> dict[str, Any]:
         ),
         "mechanism": question.mechanism,
         "spec": question.spec if question.is_private else None,
+        "show_if": show_if,
     }
 
 
@@ -115,7 +129,12 @@ def definition_document(survey: Survey) -> dict[str, Any]:
         "format": FORMAT,
         "version": VERSION,
         "survey": {name: getattr(survey, name) for name in SURVEY_FIELDS},
-        "questions": [question_document(q) for q in questions],
+        "questions": [
+            question_document(
+                q, {other.pk: n for n, other in enumerate(questions, start=1)}
+            )
+            for q in questions
+        ],
         "total_epsilon": total_display,
     }
 
@@ -224,6 +243,24 @@ def _privacy(data: dict[str, Any], where: str) -> PrivacyConfig:
     )
 
 
+def _show_if(data: Any, created: dict[int, int], where: str) -> dict[str, Any] | None:
+    """A document's condition with the new id of the question it names."""
+    if data is None:
+        return None
+    number = data.get("question_number") if isinstance(data, dict) else None
+    any_of = data.get("any_of") if isinstance(data, dict) else None
+    if not isinstance(number, int) or not isinstance(any_of, list):
+        raise ValidationError(
+            f"{where}: “show_if” needs a “question_number” and an “any_of” list."
+        )
+    if number not in created:
+        raise ValidationError(
+            f"{where}: “show_if” names question {number}, which is not an earlier "
+            "question of this definition (or could not be imported)."
+        )
+    return {"question": created[number], "any_of": any_of}
+
+
 def _prefixed(where: str, error: ValidationError) -> list[str]:
     if hasattr(error, "error_dict"):
         return [
@@ -277,10 +314,12 @@ def definition_import(*, owner, document: dict[str, Any]) -> Survey:
             [*_prefixed("The survey", error), "Nothing was imported."]
         ) from None
     problems: list[str] = []
+    created: dict[int, int] = {}  # number in the document → new question id
     for number, data in enumerate(checked, start=1):
         where = f"Question {number} (“{data['text'][:60]}”)"
         try:
-            services.question_create(
+            show_if = _show_if(data.get("show_if"), created, where)
+            question = services.question_create(
                 survey=survey,
                 text=data["text"],
                 privacy=_privacy(data, where),
@@ -289,7 +328,9 @@ def definition_import(*, owner, document: dict[str, Any]) -> Survey:
                 optional=data.get("optional", False),
                 section_title=data.get("section_title", ""),
                 section_intro=data.get("section_intro", ""),
+                show_if=show_if,
             )
+            created[number] = question.pk
         except ValidationError as error:
             problems.extend(_prefixed(where, error))
     if not problems:

@@ -12,7 +12,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from ldp.spec.ceilings import EPSILON_CEILING_SURVEY
-from surveys.authoring import mechanisms, validation
+from surveys.authoring import display_logic, mechanisms, validation
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Question, Survey
 
@@ -208,6 +208,18 @@ class QuestionForm(forms.Form):
             "answered it; the results show how many skipped it."
         ),
     )
+    show_if = forms.MultipleChoiceField(
+        label="Show this question only when… (optional)",
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=(
+            "Tick answers of one earlier unprotected question: the question is "
+            "shown only to respondents who gave one of them, and skipped by "
+            "everyone else. Protected questions are not offered: their true "
+            "answers never leave the respondent's device, and showing or hiding "
+            "questions after them would reveal those answers to the server."
+        ),
+    )
     requested_epsilon = forms.FloatField(
         label="ε for this question",
         required=False,
@@ -225,8 +237,17 @@ class QuestionForm(forms.Form):
         initial="",
     )
 
-    def __init__(self, *args: Any, preview_only: bool = False, **kwargs: Any):
+    def __init__(
+        self,
+        *args: Any,
+        preview_only: bool = False,
+        logic_choices: list[tuple[str, str]] | None = None,
+        **kwargs: Any,
+    ):
         super().__init__(*args, **kwargs)
+        self.fields["show_if"].choices = logic_choices or []
+        if not logic_choices:
+            self.fields["show_if"].widget = forms.MultipleHiddenInput()
         self.preview_only = preview_only
         self.compiled = None
         self.config: PrivacyConfig | None = None
@@ -251,6 +272,10 @@ class QuestionForm(forms.Form):
             "section_intro": question.section_intro,
             "requested_epsilon": question.requested_epsilon,
             "mechanism": question.mechanism,
+            "show_if": [
+                f"{question.show_if['question']}:{value}"
+                for value in (question.show_if or {}).get("any_of", [])
+            ],
         }
 
     def clean(self) -> dict[str, Any]:
@@ -304,6 +329,7 @@ class QuestionForm(forms.Form):
             "optional": bool(self.cleaned_data.get("optional")),
             "section_title": self.cleaned_data.get("section_title", ""),
             "section_intro": self.cleaned_data.get("section_intro", ""),
+            "show_if": display_logic.parse(self.cleaned_data.get("show_if") or []),
         }
 
 

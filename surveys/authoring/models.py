@@ -151,6 +151,9 @@ class Question(models.Model):
     # time (all in one page, nothing sent before the end).  Empty: no break.
     section_title = models.CharField(max_length=200, blank=True)
     section_intro = models.TextField(blank=True)
+    # Display logic (surveys.authoring.display_logic): shown only when an
+    # earlier unprotected question's answer is one of ``any_of``.
+    show_if = models.JSONField(null=True, blank=True)
     not_private_acknowledged = models.BooleanField(default=False)
     requested_epsilon = models.FloatField(null=True, blank=True)
     # Empty: the recommended mechanism for (kind, k, ε).

@@ -9,7 +9,7 @@ from django.db.models import Count, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from ldp.spec.ceilings import above_question_ceiling, above_survey_ceiling
-from surveys.authoring import access, mechanisms, previews
+from surveys.authoring import access, display_logic, mechanisms, previews
 from surveys.authoring.models import Question, Survey
 
 
@@ -82,6 +82,11 @@ class QuestionSummary:
     question: Question
     preview: previews.Preview | None
     error: str = ""
+
+    @property
+    def condition(self) -> str:
+        """Its display logic in words ("" if always shown)."""
+        return display_logic.describe(self.question.show_if, self.question.survey)
 
 
 @dataclass(frozen=True)

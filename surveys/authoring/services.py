@@ -18,7 +18,7 @@ from django.utils import timezone
 
 import ldp
 from ldp.spec.ceilings import EPSILON_CEILING_SURVEY, above_survey_ceiling
-from surveys.authoring import access, mechanisms, previews, selectors
+from surveys.authoring import access, display_logic, mechanisms, previews, selectors
 from surveys.authoring.lifecycle_services import require_not_archived
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Question, SpecRevision, Survey
@@ -262,7 +262,8 @@ def survey_duplicate(*, survey: Survey, user) -> Survey:
         epsilon_budget=survey.epsilon_budget,
         planned_respondents=survey.planned_respondents,
     )
-    Question.objects.bulk_create(
+    originals = list(survey.questions.all())
+    created = Question.objects.bulk_create(
         Question(
             survey=copy,
             position=position,
@@ -283,8 +284,17 @@ def survey_duplicate(*, survey: Survey, user) -> Survey:
             mechanism=q.mechanism,
             spec=q.spec,
         )
-        for position, q in enumerate(survey.questions.all(), start=1)
+        for position, q in enumerate(originals, start=1)
     )
+    # Conditions name questions by id: point them at the copies.
+    new_id = {o.pk: c.pk for o, c in zip(originals, created, strict=True)}
+    for original, made in zip(originals, created, strict=True):
+        if original.show_if and original.show_if.get("question") in new_id:
+            made.show_if = {
+                **original.show_if,
+                "question": new_id[original.show_if["question"]],
+            }
+    Question.objects.bulk_update(created, ["show_if"])
     return copy
 
 
@@ -344,6 +354,7 @@ def question_create(
     optional: bool = False,
     section_title: str = "",
     section_intro: str = "",
+    show_if: dict | None = None,
 ) -> Question:
     """Add a question at the end.  On a published survey its spec is frozen at
     once (and a survey with responses moves to a new revision)."""
@@ -360,7 +371,8 @@ def question_create(
         if error := budget_error(survey, total):
             raise ValidationError({"requested_epsilon": [error]})
     last = survey.questions.aggregate(last=Max("position"))["last"] or 0
-    question = Question(survey=survey, position=last + 1)
+    display_logic.validate(survey, show_if, position=last + 1)
+    question = Question(survey=survey, position=last + 1, show_if=show_if)
     _apply(
         question,
         config,
@@ -394,6 +406,7 @@ def question_update(
     optional: bool = False,
     section_title: str = "",
     section_intro: str = "",
+    show_if: dict | None = None,
 ) -> Question:
     """Edit a question.  Text-only edits never touch specs.  A changed privacy
     setting overwrites the current spec while no response exists; afterwards it
@@ -406,11 +419,13 @@ def question_update(
     )
     if error := _size_error(survey, config, exclude_question_id=question.pk):
         raise ValidationError(error)
+    display_logic.validate(survey, show_if, position=question.position)
     old = selectors.question_privacy_config(question)
     old_spec = question.spec
-    # Optional or required decides what a submission must hold: pages opened
-    # under the other rule are stale.
-    optional_changed = question.optional != optional
+    # Optional or required, shown always or on a condition, decides what a
+    # submission must hold: pages opened under the other rule are stale.
+    optional_changed = question.optional != optional or question.show_if != show_if
+    question.show_if = show_if
     changed = _privacy_key(config) != _privacy_key(old)
     published = survey.published_at is not None
     responded = published and selectors.survey_has_responses(survey=survey)
@@ -475,6 +490,15 @@ def question_update(
         _bump_revision(survey)
     question.full_clean()
     question.save()
+    if problems := display_logic.check_survey(survey):
+        raise ValidationError(
+            [
+                "Other questions are shown depending on this one, and this change "
+                "would break their conditions:",
+                *problems,
+                "Change those conditions first. Nothing was changed.",
+            ]
+        )
     return question
 
 
@@ -486,6 +510,12 @@ def question_delete(*, question: Question) -> None:
         raise ValidationError(
             "This survey has responses, so its questions can't be deleted. Close "
             "the survey, or duplicate it and edit the copy."
+        )
+    if followers := display_logic.dependents(question):
+        names = ", ".join(f"“{q.text}”" for q in followers)
+        raise ValidationError(
+            f"{names} {'is' if len(followers) == 1 else 'are'} shown depending on "
+            "this question: remove that condition first. Nothing was changed."
         )
     question.delete()
     _renumber(survey)
@@ -513,3 +543,12 @@ def question_move(*, question: Question, direction: Literal["up", "down"]) -> No
     if 0 <= other < len(ordered):
         ordered[index], ordered[other] = ordered[other], ordered[index]
     _renumber(survey, ordered)
+    if problems := display_logic.check_survey(survey):
+        raise ValidationError(
+            [
+                "A question can only depend on an earlier one; this move would "
+                "put it before the question it depends on:",
+                *problems,
+                "Nothing was changed.",
+            ]
+        )

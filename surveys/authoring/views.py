@@ -22,6 +22,7 @@ from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
 from surveys.authoring import (
     access,
     definitions,
+    display_logic,
     lifecycle,
     mechanisms,
     people,
@@ -273,7 +274,10 @@ def _question_page(
 @login_required
 def question_create(request: HttpRequest, pk: int) -> HttpResponse:
     survey = selectors.survey_get_for(user=request.user, pk=pk, need=access.EDIT)
-    form = QuestionForm(request.POST or None)
+    form = QuestionForm(
+        request.POST or None,
+        logic_choices=display_logic.choices_for(survey, before=None),
+    )
     if request.method == "POST" and form.is_valid() and "preview" not in request.POST:
         try:
             services.question_create(survey=survey, **form.service_kwargs())
@@ -294,7 +298,9 @@ def question_edit(request: HttpRequest, pk: int, question_pk: int) -> HttpRespon
     )
     survey = question.survey
     form = QuestionForm(
-        request.POST or None, initial=QuestionForm.initial_for(question)
+        request.POST or None,
+        initial=QuestionForm.initial_for(question),
+        logic_choices=display_logic.choices_for(survey, before=question.position),
     )
     if request.method == "POST" and form.is_valid() and "preview" not in request.POST:
         try:

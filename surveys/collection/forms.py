@@ -19,6 +19,7 @@ from django.forms.boundfield import BoundField
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from surveys.authoring import display_logic
 from surveys.authoring.models import Question, Survey
 from surveys.collection.questions import (
     CHOICE_KINDS,
@@ -41,6 +42,11 @@ NO_REPORT = (
 )
 
 
+NOT_SHOWN_BUT_SENT = (
+    "“{question}” was not shown (it is shown only for some answers to "
+    "“{driver}”), yet something arrived for it; nothing was stored. Reload the "
+    "page and answer again."
+)
 SKIPPED_AND_ANSWERED = (
     "“{question}” arrived both answered and marked “Prefer not to answer”; "
     "nothing was stored. Choose one of the two."
@@ -390,6 +396,8 @@ class ResponseForm(forms.Form):
                 self._add_plain(question)
             if question.optional:
                 self._add_skip(question)
+            if question.show_if:
+                self._make_conditional(question)
 
     # --- building -----------------------------------------------------------
     def _add_private(self, question: Question) -> None:
@@ -430,11 +438,100 @@ class ResponseForm(forms.Form):
         if question.is_private:
             self.fields[f"{prefix}_spec_revision"].required = False
 
-    def clean(self) -> dict[str, Any]:
-        """An optional question is answered or skipped, never both nor neither."""
-        data = super().clean()
+    def _make_conditional(self, question: Question) -> None:
+        """A question with display logic: required only when shown (``clean``)."""
+        prefix = f"q{question.pk}"
+        names = (
+            [f"{prefix}_report", f"{prefix}_spec_revision"]
+            if question.is_private
+            else [prefix]
+        )
+        for name in names:
+            self.fields[name].required = False
+
+    def _sent_anything(self, question: Question) -> bool:
+        prefix = f"q{question.pk}"
+        names = [f"{prefix}_skipped"]
+        names.append(f"{prefix}_report" if question.is_private else prefix)
+        return any(
+            value not in ("", None)
+            for name in names
+            for value in (
+                self.data.getlist(name)
+                if hasattr(self.data, "getlist")
+                else [self.data.get(name)]
+            )
+        )
+
+    def hidden(self) -> frozenset[int]:
+        """Questions not shown to this respondent: their display logic's
+        unprotected answer (as received) is not one that shows them."""
+        data = getattr(self, "cleaned_data", {})
+        skipped = {
+            q.pk for q in self.questions if q.optional and data.get(f"q{q.pk}_skipped")
+        }
+        hidden: set[int] = set()
+        for question in self.questions:  # in order: a driver comes first
+            if not question.show_if:
+                continue
+            driver = question.show_if.get("question")
+            answer = (
+                None
+                if driver in skipped or driver in hidden
+                else data.get(f"q{driver}")
+            )
+            if answer in ("", []):
+                answer = None
+            if not display_logic.is_shown(question.show_if, answer):
+                hidden.add(question.pk)
+        return frozenset(hidden)
+
+    def _check_conditions(self, data: dict[str, Any]) -> frozenset[int]:
+        """Hidden questions arrive with nothing; shown required ones answered."""
+        hidden = self.hidden()
+        texts = {q.pk: q.text for q in self.questions}
         for question in self.questions:
-            if not question.optional:
+            if not question.show_if:
+                continue
+            prefix = f"q{question.pk}"
+            answer = f"{prefix}_report" if question.is_private else prefix
+            if question.pk in hidden:
+                if self._sent_anything(question):
+                    self.add_error(
+                        None,
+                        NOT_SHOWN_BUT_SENT.format(
+                            question=question.text,
+                            driver=texts.get(question.show_if.get("question"), ""),
+                        ),
+                    )
+                continue
+            if question.optional or answer in self.errors:
+                continue
+            given = data.get(answer) not in (None, "")
+            if question.kind == Question.Kind.MULTI_SELECT and not question.is_private:
+                continue  # no option ticked is an answer: "none of these"
+            if not given:
+                message = (
+                    NO_REPORT.format(question=question.text)
+                    if question.is_private
+                    else f"Please answer “{question.text}”."
+                )
+                self.add_error(answer, message)
+            elif question.is_private and data.get(f"{prefix}_spec_revision") is None:
+                self.add_error(
+                    f"{prefix}_spec_revision",
+                    f"The report for “{question.text}” arrived without its spec "
+                    "revision; nothing was stored. Reload the page and answer again.",
+                )
+        return hidden
+
+    def clean(self) -> dict[str, Any]:
+        """An optional question is answered or skipped, never both nor neither;
+        a question hidden by display logic arrives with nothing at all."""
+        data = super().clean()
+        hidden = self._check_conditions(data)
+        for question in self.questions:
+            if not question.optional or question.pk in hidden:
                 continue
             prefix = f"q{question.pk}"
             answer = f"{prefix}_report" if question.is_private else prefix
@@ -460,10 +557,13 @@ class ResponseForm(forms.Form):
 
     def skipped(self) -> frozenset[int]:
         """The optional questions marked "Prefer not to answer"."""
+        hidden = self.hidden()
         return frozenset(
             q.pk
             for q in self.questions
-            if q.optional and self.cleaned_data.get(f"q{q.pk}_skipped")
+            if q.optional
+            and q.pk not in hidden
+            and self.cleaned_data.get(f"q{q.pk}_skipped")
         )
 
     def _add_plain(self, question: Question) -> None:
@@ -551,10 +651,11 @@ class ResponseForm(forms.Form):
         reports: dict[int, SentReport] = {}
         plain: dict[int, Any] = {}
         skipped = self.skipped()
+        hidden = self.hidden()
         for question in self.questions:
             prefix = f"q{question.pk}"
-            if question.pk in skipped:
-                continue  # only the marker: nothing derived from an answer
+            if question.pk in skipped or question.pk in hidden:
+                continue  # only the marker (or nothing): no answer, no report
             if question.is_private:
                 reports[question.pk] = SentReport(
                     spec_revision=data[f"{prefix}_spec_revision"],
@@ -589,6 +690,7 @@ class ResponseForm(forms.Form):
                     "max_selections": most_selections(q),
                     "optional": q.optional,
                     "skip_field": f"q{q.pk}_skipped" if q.optional else None,
+                    "show_if": q.show_if,
                 }
                 for q in self.questions
                 if q.is_private
@@ -597,6 +699,8 @@ class ResponseForm(forms.Form):
             "plain_optional": [
                 q.pk for q in self.questions if not q.is_private and q.optional
             ],
+            # Display logic: question id → its condition on an unprotected answer.
+            "logic": {str(q.pk): q.show_if for q in self.questions if q.show_if},
         }
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from surveys.authoring import lifecycle
+from surveys.authoring import display_logic, lifecycle
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import (
     Invitation,
@@ -108,6 +108,18 @@ def invitations_create(*, survey: Survey, count: int) -> list[str]:
 
 
 # --- validation --------------------------------------------------------------------
+def _as_values(answer: Any) -> Any:
+    """An unprotected choice answer as display logic compares it (ints)."""
+    if answer is None or answer == "" or answer == []:
+        return None
+    try:
+        if isinstance(answer, list):
+            return [int(value) for value in answer]
+        return int(answer)
+    except (TypeError, ValueError):
+        return None
+
+
 class _Checker:
     """Validates responses against one survey's current questions."""
 
@@ -118,6 +130,7 @@ class _Checker:
         self.revisions = {q.pk: q.spec_revision for q in questions}
         self.private = {q.pk: q for q in questions if q.is_private}
         self.plain = {q.pk: q for q in questions if not q.is_private}
+        self.conditional = [q for q in questions if q.show_if]  # in order
         self.mechanisms = {
             pk: mechanism
             for pk, q in self.private.items()
@@ -137,11 +150,15 @@ class _Checker:
                 code="stale",
             )
         skipped = self._check_skips(response)
+        hidden = self._check_hidden(response, skipped)
         self._same_questions(
-            "report", set(response.reports), set(self.private) - skipped
+            "report", set(response.reports), set(self.private) - skipped - hidden
         )
         self._same_questions(
-            "answer", set(response.plain_answers), set(self.plain) - skipped, plain=True
+            "answer",
+            set(response.plain_answers),
+            set(self.plain) - skipped - hidden,
+            plain=True,
         )
         for pk, sent in response.reports.items():
             self._check_report(self.private[pk], sent)
@@ -175,6 +192,30 @@ class _Checker:
                 f"Nothing was stored: {texts} arrived both skipped and answered."
             )
         return skipped
+
+    def _check_hidden(self, response: ResponseIn, skipped: set[int]) -> set[int]:
+        """Questions hidden by display logic, given the unprotected answers
+        received; refused if anything (a report, an answer, a skip) arrived
+        for one of them."""
+        hidden: set[int] = set()
+        for question in self.conditional:
+            driver = question.show_if.get("question")
+            answer = (
+                None
+                if driver in skipped or driver in hidden
+                else response.plain_answers.get(driver)
+            )
+            if not display_logic.is_shown(question.show_if, _as_values(answer)):
+                hidden.add(question.pk)
+        sent = set(response.reports) | set(response.plain_answers) | set(skipped)
+        if wrong := sorted(hidden & sent):
+            questions = {**self.private, **self.plain}
+            texts = "; ".join(f"“{questions[pk].text}”" for pk in wrong)
+            raise SubmissionRejected(
+                f"Nothing was stored: {texts} arrived although not shown (the "
+                "answer it depends on does not show it)."
+            )
+        return hidden
 
     def _same_questions(
         self, what: str, got: set[int], expected: set[int], plain: bool = False

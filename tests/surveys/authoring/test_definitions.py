@@ -194,3 +194,25 @@ def test_the_survey_list_and_page_link_to_import_and_download(ada_client, study)
         reverse("authoring:survey_detail", args=[study.pk])
     ).content.decode()
     assert reverse("authoring:survey_definition", args=[study.pk]) in page
+
+
+def test_display_logic_survives_export_and_import(study, bob):
+    faculty = study.questions.get(text="Which faculty are you in?")
+    services.question_create(
+        survey=study,
+        text="Science labs: have you faked a result?",
+        privacy=services.PrivacyConfig(kind="yes_no", epsilon=1.0),
+        show_if={"question": faculty.pk, "any_of": [1]},
+    )
+    document = definitions.definition_document(study)
+    assert document["questions"][-1]["show_if"] == {
+        "question_number": 4,
+        "any_of": [1],
+    }
+    copy = definitions.definition_import(owner=bob, document=document)
+    copied = copy.questions.get(position=5)
+    assert copied.show_if == {
+        "question": copy.questions.get(position=4).pk,
+        "any_of": [1],
+    }
+    assert definitions.definition_document(copy) == document
