@@ -29,6 +29,18 @@ def percent(value: float | None, digits: int = 1) -> str:
     return f"{value * 100:.{digits}f}%"
 
 
+def points(value: float | None, digits: int = 1) -> str:
+    """A difference of shares, in percentage points ("8.8 percentage points").
+
+    Shares are percentages; a margin, a target or a shift of a share is a
+    difference of percentages, which is never written with "%" here (±8.8%
+    could be read as 8.8% *of* the share).
+    """
+    if value is None or not math.isfinite(value):
+        return "—"
+    return f"{value * 100:.{digits}f} percentage points"
+
+
 def number(value: float | None, digits: int = 3) -> str:
     if value is None or not math.isfinite(value):
         return "—"
@@ -117,7 +129,7 @@ def _chart(result: QuestionResult) -> str:
 
 def question_card(result: QuestionResult) -> QuestionCard:
     in_units = result.kind in MEAN_KINDS
-    fmt = number if in_units else (lambda v: percent(v, 1))
+    fmt = number if in_units else points
     mean_interval = result.mean_interval
     return QuestionCard(
         result=result,
@@ -136,7 +148,7 @@ def question_card(result: QuestionResult) -> QuestionCard:
         influence=(
             number(result.influence_factor)
             if result.kind == "numeric"  # the mean, in answer units
-            else f"{result.influence_factor * 100:.1f} points"
+            else points(result.influence_factor)
         ),
         influence_on="the mean" if result.kind == "numeric" else "a share",
         scale_note=(

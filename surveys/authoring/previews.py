@@ -78,7 +78,7 @@ class Preview:
     def needed_label(self) -> str:
         if self.margin_kind == MEAN:
             return "Respondents needed for a mean within ±5% of the range"
-        return "Respondents needed for ±5 points"
+        return "Respondents needed for ±5 percentage points"
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -200,6 +200,7 @@ def test_card_formats_shares_as_percent_and_keeps_estimates_outside_zero_one():
     )
     card = dashboard.question_card(result)
     assert [r.estimate for r in card.rows] == ["-5.0%", "105.0%"]
-    assert card.margin == "20.0%" and card.target == "5.0%"
-    assert card.influence == "4.2 points"
+    assert card.margin == "20.0 percentage points"
+    assert card.target == "5.0 percentage points"
+    assert card.influence == "4.2 percentage points"
     ET.fromstring(str(card.chart))
