@@ -104,6 +104,35 @@ REPORTS_CSV = register(
         writer=write_reports_csv,
     )
 )
+
+
+def write_reports_csv_with_test(
+    survey: Survey, fileobj: BinaryIO, progress: Progress
+) -> None:
+    """The raw-report CSV with the owner's test responses, marked ``is_test``."""
+    total = (
+        _raw_rows(survey)
+        + Report.all_objects.filter(question__survey=survey, is_test=True).count()
+    )
+    write_lines(
+        exports.reports_csv(survey, include_test=True), fileobj, progress, total
+    )
+
+
+REPORTS_CSV_WITH_TEST = register(
+    ExportKind(
+        name="reports_csv_with_test",
+        label="CSV with test responses",
+        description=(
+            "Randomized reports with every question's spec, and your own test "
+            "responses too, each row marked in an is_test column (test "
+            "responses are never in any estimate)"
+        ),
+        extension="csv",
+        content_type="text/csv; charset=utf-8",
+        writer=write_reports_csv_with_test,
+    )
+)
 REPORTS_JSON = register(
     ExportKind(
         name="reports_json",

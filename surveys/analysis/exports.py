@@ -299,11 +299,17 @@ def design_card(survey: Survey) -> dict[str, Any]:
 
 
 # --- raw reports (streamed) ---------------------------------------------------------
-def _reports(survey: Survey, after: str = "", limit: int | None = None):
+def _reports(
+    survey: Survey,
+    after: str = "",
+    limit: int | None = None,
+    include_test: bool = False,
+):
     # Ordered by the random public identifier, never by id: the order of an
     # export says nothing about the order in which reports arrived.
+    manager = Report.all_objects if include_test else Report.objects
     rows = (
-        Report.objects.filter(question__survey=survey, public_id__gt=after)
+        manager.filter(question__survey=survey, public_id__gt=after)
         .order_by("public_id")
         .values_list(
             "public_id",
@@ -312,6 +318,7 @@ def _reports(survey: Survey, after: str = "", limit: int | None = None):
             "question_id",
             "spec_revision",
             "payload",
+            "is_test",
         )
     )
     if limit is not None:
@@ -319,17 +326,21 @@ def _reports(survey: Survey, after: str = "", limit: int | None = None):
     return rows.iterator(chunk_size=CHUNK_SIZE)
 
 
-def _plain_answers(survey: Survey):
+def _plain_answers(survey: Survey, include_test: bool = False):
+    rows = PlainAnswer.objects.filter(question__survey=survey)
+    if not include_test:
+        rows = rows.filter(submission__is_test=False)
     return (
-        PlainAnswer.objects.filter(question__survey=survey, submission__is_test=False)
-        .order_by("submission__public_id", "question_id")
-        .values_list("submission__public_id", "question_id", "value")
+        rows.order_by("submission__public_id", "question_id")
+        .values_list(
+            "submission__public_id", "question_id", "value", "submission__is_test"
+        )
         .iterator(chunk_size=CHUNK_SIZE)
     )
 
 
 def report_document(row) -> dict[str, Any]:
-    report_id, submission_id, received_at, question_id, revision, payload = row
+    report_id, submission_id, received_at, question_id, revision, payload, _ = row
     return {
         "report_id": report_id,
         "submission_id": submission_id,
@@ -351,40 +362,61 @@ REPORT_COLUMNS = [
 ]
 
 
-def reports_csv(survey: Survey) -> Iterator[str]:
+def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
     """Long-format CSV: "spec" rows (value = the compiled spec as JSON) first,
     then one "report" row per randomized report (value = the report as JSON),
-    then "answer" rows for questions marked not protected."""
+    then "answer" rows for questions marked not protected.
+
+    ``include_test``: the owner's test responses too, each row marked in an
+    extra ``is_test`` column (true/false); they are never in any estimate.
+    """
+    marked = (
+        (lambda row, test: [*row, "true" if test else "false"])
+        if (include_test)
+        else (lambda row, test: row)
+    )
 
     def rows() -> Iterator[list[Any]]:
         revisions = spec_revisions(survey)
         texts = dict(survey.questions.values_list("id", "text"))
         for question_id, by_revision in revisions.items():
             for revision, spec in sorted(by_revision.items()):
-                yield [
-                    "spec",
-                    question_id,
-                    revision,
-                    "",
-                    "",
-                    texts.get(question_id),
-                    _compact(spec),
-                ]
-        for row in _reports(survey):
+                yield marked(
+                    [
+                        "spec",
+                        question_id,
+                        revision,
+                        "",
+                        "",
+                        texts.get(question_id),
+                        _compact(spec),
+                    ],
+                    False,
+                )
+        for row in _reports(survey, include_test=include_test):
             doc = report_document(row)
-            yield [
-                "report",
-                doc["question_id"],
-                doc["spec_revision"],
-                doc["submission_id"],
-                doc["received_at"],
-                "",
-                _compact(doc["report"]),
-            ]
-        for submission_id, question_id, value in _plain_answers(survey):
-            yield ["answer", question_id, "", submission_id, "", "", _compact(value)]
+            yield marked(
+                [
+                    "report",
+                    doc["question_id"],
+                    doc["spec_revision"],
+                    doc["submission_id"],
+                    doc["received_at"],
+                    "",
+                    _compact(doc["report"]),
+                ],
+                row[-1],
+            )
+        for submission_id, question_id, value, test in _plain_answers(
+            survey, include_test
+        ):
+            yield marked(
+                ["answer", question_id, "", submission_id, "", "", _compact(value)],
+                test,
+            )
 
-    return csv_lines(REPORT_COLUMNS, rows())
+    columns = [*REPORT_COLUMNS, "is_test"] if include_test else REPORT_COLUMNS
+    return csv_lines(columns, rows())
 
 
 def reports_json(survey: Survey) -> Iterator[str]:
@@ -408,7 +440,7 @@ def reports_json(survey: Survey) -> Iterator[str]:
         first = False
     yield '], "plain_answers": ['
     first = True
-    for submission_id, question_id, value in _plain_answers(survey):
+    for submission_id, question_id, value, _ in _plain_answers(survey):
         item = {
             "submission_id": submission_id,
             "question_id": question_id,

@@ -244,3 +244,55 @@ def test_a_job_left_running_by_a_killed_worker_is_written_again(answered):
     assert re.fullmatch(
         rf"survey-{answered.pk}/{job.pk}-[0-9a-f]{{16}}\.csv", job.file.name
     )
+
+
+def _one_test_response(survey) -> None:
+    """The owner's test-mode submission, through the ingestion service."""
+    import uuid
+
+    import numpy as np
+
+    import ldp
+    from surveys.collection.services import ResponseIn, SentReport, submission_ingest
+
+    rng = np.random.default_rng(5)
+    reports, plain = {}, {}
+    for question in survey.questions.all():
+        if question.is_private:
+            mechanism = ldp.build(question.spec)
+            truth = [[0]] if question.kind == "multi_select" else np.array([0])
+            payload = mechanism.randomize(truth, rng).tolist()[0]
+            reports[question.pk] = SentReport(question.spec_revision, payload)
+        else:
+            plain[question.pk] = 0
+    submission_ingest(
+        survey=survey,
+        response=ResponseIn(
+            idempotency_key=uuid.uuid4(),
+            survey_revision=survey.revision,
+            reports=reports,
+            plain_answers=plain,
+        ),
+        is_test=True,
+    )
+
+
+def test_the_csv_with_test_responses_marks_them_and_the_plain_csv_leaves_them_out(
+    ada_client, answered
+):
+    import csv
+
+    from surveys.collection.models import Submission
+
+    _one_test_response(answered)
+    test_id = Submission.objects.get(is_test=True).public_id
+    _ask(ada_client, answered, "reports_csv_with_test")
+    job = AnalysisJob.objects.get(survey=answered, kind="export")
+    rows = list(
+        csv.DictReader(io.StringIO(_download(ada_client, answered, job).decode()))
+    )
+    marked = {r["submission_id"] for r in rows if r["is_test"] == "true"}
+    assert marked == {test_id}
+    assert {r["is_test"] for r in rows} == {"true", "false"}
+    plain = _streamed(ada_client, "reports_csv", answered).decode()
+    assert test_id not in plain and "is_test" not in plain.splitlines()[0]
