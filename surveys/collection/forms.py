@@ -20,6 +20,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from surveys.authoring import display_logic
+from surveys.authoring.forms import add_validation_errors
 from surveys.authoring.models import Question, Survey
 from surveys.collection.questions import (
     CHOICE_KINDS,
@@ -755,7 +756,5 @@ class MailingForm(forms.Form):
             try:
                 validate_template(cleaned["subject"], cleaned["body"])
             except forms.ValidationError as error:
-                for field, messages in error.message_dict.items():
-                    for message in messages:
-                        self.add_error(field, message)
+                add_validation_errors(self, error)
         return cleaned

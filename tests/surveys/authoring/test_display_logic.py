@@ -29,6 +29,16 @@ def survey(make_survey):
     return survey
 
 
+def _after_drinking(survey, drives):
+    """A protected follow-up shown only to those who answer "Yes" to ``drives``."""
+    return services.question_create(
+        survey=survey,
+        text="After drinking?",
+        privacy=PrivacyConfig("yes_no"),
+        show_if={"question": drives.pk, "any_of": [1]},
+    )
+
+
 def _q(survey, position):
     return survey.questions.get(position=position)
 
@@ -84,12 +94,7 @@ def test_a_question_may_not_depend_on_a_later_one(survey):
 
 def test_deleting_a_question_others_depend_on_is_refused(survey):
     drives = _q(survey, 1)
-    services.question_create(
-        survey=survey,
-        text="After drinking?",
-        privacy=PrivacyConfig("yes_no"),
-        show_if={"question": drives.pk, "any_of": [1]},
-    )
+    _after_drinking(survey, drives)
     with pytest.raises(ValidationError, match="remove that condition first"):
         services.question_delete(question=drives)
     assert survey.questions.count() == 3
@@ -97,12 +102,7 @@ def test_deleting_a_question_others_depend_on_is_refused(survey):
 
 def test_moving_a_question_above_what_it_depends_on_is_refused(survey):
     drives = _q(survey, 1)
-    follow = services.question_create(
-        survey=survey,
-        text="After drinking?",
-        privacy=PrivacyConfig("yes_no"),
-        show_if={"question": drives.pk, "any_of": [1]},
-    )
+    follow = _after_drinking(survey, drives)
     services.question_move(question=follow, direction="up")  # still after it
     with pytest.raises(ValidationError, match="only depend on an earlier one"):
         services.question_move(
@@ -112,12 +112,7 @@ def test_moving_a_question_above_what_it_depends_on_is_refused(survey):
 
 def test_making_the_deciding_question_protected_is_refused(survey):
     drives = _q(survey, 1)
-    services.question_create(
-        survey=survey,
-        text="After drinking?",
-        privacy=PrivacyConfig("yes_no"),
-        show_if={"question": drives.pk, "any_of": [1]},
-    )
+    _after_drinking(survey, drives)
     with pytest.raises(ValidationError, match="break their conditions"):
         services.question_update(
             question=drives, text="Do you drive?", privacy=PrivacyConfig("yes_no")
@@ -127,12 +122,7 @@ def test_making_the_deciding_question_protected_is_refused(survey):
 
 def test_a_duplicate_keeps_its_conditions_on_its_own_questions(survey, ada):
     drives = _q(survey, 1)
-    services.question_create(
-        survey=survey,
-        text="After drinking?",
-        privacy=PrivacyConfig("yes_no"),
-        show_if={"question": drives.pk, "any_of": [1]},
-    )
+    _after_drinking(survey, drives)
     copy = services.survey_duplicate(survey=survey, user=ada)
     copied_drives = copy.questions.get(position=1)
     assert copy.questions.get(position=3).show_if == {

@@ -201,20 +201,25 @@ def test_a_mailing_needs_the_link_placeholder():
         mailings.validate_template("Hi", "No link here")
 
 
+def _send_from_page(client, survey, subject="Hi", body="Go {link}"):
+    """The researcher's "Send invitations" form, posted; the page it leads to."""
+    return client.post(
+        reverse("collection:recipients_send", args=[survey.pk]),
+        {
+            "invitation-kind": "invitation",
+            "invitation-subject": subject,
+            "invitation-body": body,
+        },
+        follow=True,
+    )
+
+
 def test_the_send_page_refuses_a_closed_survey_and_sends_nothing(
     client, researcher, smtp, listed
 ):
     Survey.objects.filter(pk=listed.pk).update(status=Survey.Status.CLOSED)
     client.force_login(researcher)
-    response = client.post(
-        reverse("collection:recipients_send", args=[listed.pk]),
-        {
-            "invitation-kind": "invitation",
-            "invitation-subject": "Hi",
-            "invitation-body": "Go {link}",
-        },
-        follow=True,
-    )
+    response = _send_from_page(client, listed)
     assert "Nothing was sent." in response.content.decode()
     assert smtp.messages == []
 
@@ -223,14 +228,8 @@ def test_the_send_page_sends_with_the_researchers_text(
     client, researcher, smtp, listed
 ):
     client.force_login(researcher)
-    response = client.post(
-        reverse("collection:recipients_send", args=[listed.pk]),
-        {
-            "invitation-kind": "invitation",
-            "invitation-subject": "Please answer {title}",
-            "invitation-body": "Your link: {link}",
-        },
-        follow=True,
+    response = _send_from_page(
+        client, listed, subject="Please answer {title}", body="Your link: {link}"
     )
     assert "3 emails sent; 0 refused" in response.content.decode()
     assert smtp.messages[0]["Subject"] == f"Please answer {listed.title}"
@@ -271,15 +270,7 @@ def test_an_unreachable_mail_server_sends_nothing_and_says_so(
     settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", free_port()
     settings.EMAIL_RETRY_MAX, settings.EMAIL_RETRY_SECONDS = 1, 0
     client.force_login(researcher)
-    response = client.post(
-        reverse("collection:recipients_send", args=[listed.pk]),
-        {
-            "invitation-kind": "invitation",
-            "invitation-subject": "Hi",
-            "invitation-body": "Go {link}",
-        },
-        follow=True,
-    )
+    response = _send_from_page(client, listed)
     assert "The mail server could not take the emails" in response.content.decode()
     assert set(listed.recipients.values_list("state", flat=True)) == {"pending"}
     assert set(listed.recipients.values_list("invitations_sent", flat=True)) == {0}
