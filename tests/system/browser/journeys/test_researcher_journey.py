@@ -421,9 +421,11 @@ def check_dashboard_matches_exports(page, integrity: str) -> None:
         mine = [r for r in rows if int(r["question_id"]) == q["question_id"]]
         assert {int(r["n"]) for r in mine} == {RESPONDENTS}
         assert [float(r["estimate"]) for r in mine if r["estimate"]] == q["estimate"]
-    assert estimates["not_protected"] == [
-        {"question_id": card["questions"][-1]["question_id"], "text": PLAIN.text}
-    ]
+    # The unprotected question's answers as sent, counted per option.
+    (plain,) = estimates["not_protected"]
+    assert plain["question_id"] == card["questions"][-1]["question_id"]
+    assert plain["text"] == PLAIN.text
+    assert plain["n"] == RESPONDENTS and sum(plain["counts"]) == RESPONDENTS
 
     _, raw_json = export_job(page, "reports_json", "JSON")
     raw = json.loads(raw_json)
