@@ -46,6 +46,7 @@ from surveys.analysis import (
 )
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.privacy import survey_privacy_view
+from surveys.analysis.privacy_forms import GroupSizeForm
 from surveys.analysis.reading import latest_results
 from surveys.authoring import access
 from surveys.version import deniable_version
@@ -283,7 +284,8 @@ def analysis_job_status(request, pk: int, job_pk: int):
 @require_GET
 def survey_privacy(request, pk: int):
     survey = _survey(request, pk)
-    view = survey_privacy_view(survey)
+    group_form = GroupSizeForm(request.GET if "k" in request.GET else None)
+    view = survey_privacy_view(survey, group_size=group_form.group_size())
     items = []
     for q in view.questions:
         curves = []
@@ -312,7 +314,13 @@ def survey_privacy(request, pk: int):
     return render(
         request,
         "analysis/privacy.html",
-        {"survey": survey, "view": view, "items": items},
+        {
+            "survey": survey,
+            "view": view,
+            "items": items,
+            "group_form": group_form,
+            "group_size": group_form.group_size(),
+        },
     )
 
 
