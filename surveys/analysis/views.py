@@ -39,6 +39,7 @@ from surveys.analysis import (
     crosstabs,
     dashboard,
     datasets,
+    estimates,
     export_kinds,
     exports,
     jobs,
@@ -285,6 +286,7 @@ def survey_pilot(request, pk: int):
             "question": q,
             "name": f"share-{q.pk}",
             "value": request.GET.get(f"share-{q.pk}", ""),
+            "labels": estimates.labels_for(q, q.compiled_mechanism()),
         }
         for q in questions
     ]
