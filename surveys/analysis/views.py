@@ -327,6 +327,7 @@ def _pilot_context(context: dict, survey, job: AnalysisJob) -> None:
             "batch_size": dashboard.batch_size(),
             "cards": dashboard.cards(results),
             "plain_rows": [],
+            "simulated": True,  # no batching: nobody's answers are in it
         }
         context["pilot_body"] = mark_safe(  # noqa: S308
             render_to_string("analysis/_results_body.html", body)

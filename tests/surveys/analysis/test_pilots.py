@@ -121,6 +121,7 @@ def test_the_pilot_page_shows_simulated_cards(ada_client, yes_no):
     assert "SIMULATED" in html
     assert f'id="q{question.pk}"' in html
     assert '<dd data-field="n">400</dd>' in html
+    assert "data-batching" not in html  # no real responses, so no batches
 
 
 @pytest.mark.parametrize("n", ["0", "-5", "abc", "100001", "1e3"])
