@@ -110,8 +110,28 @@
       data.n_for_five_points === null
         ? "not available for this kind yet"
         : String(data.n_for_five_points);
+    showPlan(data.plan, data.plan_errors || {});
     byId("preview-total").textContent = data.survey_total_display;
     byId("preview-over").hidden = !data.over_budget;
+  }
+
+  // The planning panel: respondents for the target margin and difference.
+  function showPlan(plan, errors) {
+    const messages = Object.values(errors).flat();
+    if (messages.length) {
+      byId("plan-margin").textContent = `Fix the planning figures: ${messages.join(" ")}`;
+      byId("plan-difference").textContent = "";
+      return;
+    }
+    if (!plan) return;
+    byId("plan-margin-label").textContent = plan.margin_label;
+    byId("plan-margin").textContent =
+      plan.for_margin === null ? "not available for this kind yet" : String(plan.for_margin);
+    byId("plan-difference-label").textContent = plan.difference_label;
+    byId("plan-difference").textContent =
+      plan.for_difference === null
+        ? "only for shares of yes/no and choice questions"
+        : String(plan.for_difference);
   }
 
   async function refresh() {

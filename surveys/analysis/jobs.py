@@ -34,8 +34,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from surveys.analysis import crosstabs, dashboard, export_kinds, selectors
+from surveys.analysis import crosstabs, dashboard, export_kinds, pilots, selectors
 from surveys.analysis.models import AnalysisJob, export_storage
+from surveys.analysis.results import results_to_document
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import Submission
 
@@ -297,6 +298,12 @@ def job_run(*, job_id: int) -> AnalysisJob | None:
         job.save(update_fields=["status", "error", "file", "progress", "finished_at"])
         if job.status == DONE:
             _export_supersede(job)
+        return job
+    if job.kind == AnalysisJob.Kind.PILOT:
+        document = results_to_document(pilots.pilot_results(job.survey, job.params))
+        job.status, job.error, job.result = DONE, "", document
+        job.progress, job.finished_at = 1.0, timezone.now()
+        job.save(update_fields=["status", "error", "result", "progress", "finished_at"])
         return job
     questions = {q.pk: q for q in job.survey.questions.all()}
     try:

@@ -121,6 +121,7 @@ class AnalysisJob(models.Model):
         CROSSTAB = "crosstab", "cross-tab"
         BREAKDOWN = "breakdown", "breakdown"
         EXPORT = "export", "export"
+        PILOT = "pilot", "simulated pilot"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "queued"

@@ -98,7 +98,12 @@ def question_privacy(question: Question) -> QuestionPrivacy | None:
     )
 
 
-def survey_privacy_view(survey: Survey) -> SurveyPrivacyView:
+def survey_privacy_view(
+    survey: Survey, group_size: int | None = None
+) -> SurveyPrivacyView:
+    """The survey's privacy figures; ``group_size`` adds a row for that ``k`` to
+    the group-privacy table (``k ε`` and ``k μ``; Dwork and Roth 2014,
+    Theorem 2.2)."""
     views = [v for v in map(question_privacy, survey.questions.all()) if v]
     items = []
     for view in views:
@@ -128,7 +133,7 @@ def survey_privacy_view(survey: Survey) -> SurveyPrivacyView:
             accounting.group_epsilon(sequential, k),
             None if survey_mu is None else accounting.group_mu(survey_mu, k),
         )
-        for k in GROUP_SIZES
+        for k in sorted(set(GROUP_SIZES) | ({group_size} if group_size else set()))
     ]
     return SurveyPrivacyView(
         questions=views,

@@ -18,6 +18,7 @@ page_patterns = [
         name="job_status",
     ),
     path("<int:pk>/privacy/", views.survey_privacy, name="privacy"),
+    path("<int:pk>/pilot/", views.survey_pilot, name="pilot"),
     path(
         "<int:pk>/export/estimates.csv",
         views.export_estimates_csv,

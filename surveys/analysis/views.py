@@ -39,14 +39,19 @@ from surveys.analysis import (
     crosstabs,
     dashboard,
     datasets,
+    estimates,
     export_kinds,
     exports,
     jobs,
+    pilots,
+    selectors,
     tasks,
 )
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.privacy import survey_privacy_view
+from surveys.analysis.privacy_forms import GroupSizeForm
 from surveys.analysis.reading import latest_results
+from surveys.analysis.results import results_from_document
 from surveys.authoring import access
 from surveys.version import deniable_version
 
@@ -262,6 +267,78 @@ def survey_crosstab(request, pk: int):
     return render(request, "analysis/crosstab.html", context)
 
 
+PILOT_N_DEFAULT = 500
+
+
+@login_required
+@require_GET
+def survey_pilot(request, pk: int):
+    """A synthetic pilot: simulated respondents, randomized and debiased like
+    the real ones, shown as the results page would show them (SIMULATED)."""
+    survey = _survey(request, pk)
+    questions = [
+        q
+        for q in selectors.survey_questions(survey)
+        if q.compiled_mechanism() is not None and q.kind != "multi_select"
+    ]
+    fields = [
+        {
+            "question": q,
+            "name": f"share-{q.pk}",
+            "value": request.GET.get(f"share-{q.pk}", ""),
+            "labels": estimates.labels_for(q, q.compiled_mechanism()),
+        }
+        for q in questions
+    ]
+    context: dict = {
+        "survey": survey,
+        "fields": fields,
+        "n": request.GET.get("n", str(PILOT_N_DEFAULT)),
+        "n_max": pilots.PILOT_N_MAX,
+    }
+    if "n" in request.GET:
+        try:
+            n_text = request.GET["n"].strip()
+            if not n_text.isdecimal() or len(n_text) > 7:
+                raise pilots.PilotRefused(
+                    f"n is “{n_text}”; allowed: a whole number from 1 to "
+                    f"{pilots.PILOT_N_MAX:,}."
+                )
+            shares = {f["question"].pk: pilots.parse_shares(f["value"]) for f in fields}
+            job, created = pilots.pilot_request(
+                survey=survey, n=int(n_text), shares=shares
+            )
+        except pilots.PilotRefused as refused:
+            context["pilot_error"] = str(refused)
+        else:
+            if created:
+                tasks.send_analysis_job(job.pk)
+                job.refresh_from_db()  # with no broker it has run by now
+            _pilot_context(context, survey, job)
+    return render(request, "analysis/pilot.html", context)
+
+
+def _pilot_context(context: dict, survey, job: AnalysisJob) -> None:
+    if job.status == AnalysisJob.Status.DONE:
+        results = results_from_document(job.result, pending_reports=0)
+        body = {
+            "survey": survey,
+            "results": results,
+            "batch_size": dashboard.batch_size(),
+            "cards": dashboard.cards(results),
+            "plain_rows": [],
+            "simulated": True,  # no batching: nobody's answers are in it
+        }
+        context["pilot_body"] = mark_safe(  # noqa: S308
+            render_to_string("analysis/_results_body.html", body)
+        )
+        context["pilot_n"] = job.params["n"]
+    elif job.status == AnalysisJob.Status.FAILED:
+        context["pilot_error"] = job.error
+    else:
+        context["pilot_job"] = job
+
+
 @passive  # the page's progress polling: not a sign of anyone at the keyboard
 @login_required
 @require_GET
@@ -283,7 +360,8 @@ def analysis_job_status(request, pk: int, job_pk: int):
 @require_GET
 def survey_privacy(request, pk: int):
     survey = _survey(request, pk)
-    view = survey_privacy_view(survey)
+    group_form = GroupSizeForm(request.GET if "k" in request.GET else None)
+    view = survey_privacy_view(survey, group_size=group_form.group_size())
     items = []
     for q in view.questions:
         curves = []
@@ -312,7 +390,13 @@ def survey_privacy(request, pk: int):
     return render(
         request,
         "analysis/privacy.html",
-        {"survey": survey, "view": view, "items": items},
+        {
+            "survey": survey,
+            "view": view,
+            "items": items,
+            "group_form": group_form,
+            "group_size": group_form.group_size(),
+        },
     )
 
 

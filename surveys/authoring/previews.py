@@ -18,9 +18,12 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
+from scipy import stats
+
 import ldp
 from ldp.accounting import sequential_composition
 from ldp.exact import display_epsilon
+from ldp.mechanisms.oracle import SupportMechanism
 from surveys.authoring.catalogue import (
     MEAN,
     SHARE,
@@ -227,3 +230,111 @@ def total_epsilon(exact_values: list[Decimal]) -> tuple[float, str, Decimal]:
     values = list(exact_values)
     exact = sum(values, Decimal(0))
     return sequential_composition(values), display_epsilon(exact), exact
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The builder's planning panel: respondents needed for the researcher's targets.
+
+    ``for_margin``: respondents for a worst-case 95% margin of ``margin``
+    (a share, or a fraction of the answer range for a mean); ``for_difference``:
+    respondents to detect ``alternative`` against ``baseline`` at ``power``
+    (one-sided test at 5%), None where the headline estimate is not a share.
+    """
+
+    margin: float
+    baseline: float
+    alternative: float
+    power: float
+    margin_kind: str
+    for_margin: int | None
+    for_difference: int | None
+
+    @property
+    def margin_label(self) -> str:
+        points = f"{self.margin * 100:g}"
+        if self.margin_kind == MEAN:
+            return f"Respondents needed for a mean within ±{points}% of the range"
+        return f"Respondents needed for ±{points} percentage points"
+
+    @property
+    def difference_label(self) -> str:
+        return (
+            f"Respondents needed to tell {self.alternative * 100:g}% from "
+            f"{self.baseline * 100:g}% with {self.power * 100:g}% power"
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "margin_label": self.margin_label,
+            "for_margin": self.for_margin,
+            "difference_label": self.difference_label,
+            "for_difference": self.for_difference,
+        }
+
+
+def _direct_sample_size_for_power(
+    pi0: float, pi1: float, alpha: float, power: float
+) -> int:
+    """``ldp.sample_size_for_power`` without randomization (``λ = π``, ``d = 1``)."""
+    z_a, z_b = stats.norm.ppf(1 - alpha), stats.norm.ppf(power)
+    top = z_a * math.sqrt(pi0 * (1 - pi0)) + z_b * math.sqrt(pi1 * (1 - pi1))
+    return math.ceil(top**2 / (pi1 - pi0) ** 2)
+
+
+def plan_study(
+    mechanism: ldp.Mechanism | None,
+    *,
+    margin: float,
+    baseline: float,
+    alternative: float,
+    power: float,
+    alpha: float = 0.05,
+) -> Plan:
+    """Respondents needed for a target margin and for a difference at a power.
+
+    Margin: ``ceil(z² V / h²)`` with ``V = Mechanism.worst_case_variance()``
+    (``ldp.sample_size``; docs/maths.md, section 7), ``h = margin`` for shares
+    and ``margin · (max v − min v)`` for means.  Difference:
+    ``ldp.sample_size_for_power`` (one-sided test of ``π = baseline`` when
+    ``π = alternative``, ``λ = q* + (p* − q*) π``; Blair, Imai & Zhou, JASA
+    2015) on "Yes" for yes/no questions and on the first option otherwise.
+    ``mechanism`` None: a question asked directly (``V = 1/4``, ``λ = π``).
+    """
+    targets = {
+        "margin": margin,
+        "baseline": baseline,
+        "alternative": alternative,
+        "power": power,
+    }
+    z = ldp.critical_value(CONFIDENCE_LEVEL)
+    if mechanism is None:
+        return Plan(
+            **targets,
+            margin_kind=SHARE,
+            for_margin=math.ceil(z**2 * 0.25 / margin**2),
+            for_difference=_direct_sample_size_for_power(
+                baseline, alternative, alpha, power
+            ),
+        )
+    facts = _planning_facts(mechanism)
+    kind = SHARE if facts["spread"] is None else MEAN
+    variance = facts["variance"]
+    wanted = margin if kind == SHARE else margin * facts["spread"]
+    for_margin = (
+        math.ceil(z**2 * variance / wanted**2)
+        if variance is not None and wanted > 0
+        else None
+    )
+    for_difference = None
+    if kind == SHARE and isinstance(mechanism, SupportMechanism):
+        value = 1 if mechanism.k == 2 else 0
+        for_difference = ldp.sample_size_for_power(
+            mechanism, baseline, alternative, alpha, power, value=value
+        )
+    return Plan(
+        **targets,
+        margin_kind=kind,
+        for_margin=for_margin,
+        for_difference=for_difference,
+    )

@@ -18,6 +18,7 @@ from django.views.decorators.http import (
     require_POST,
 )
 
+from ldp.mechanisms.base import Mechanism
 from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
 from surveys.authoring import (
     access,
@@ -30,9 +31,11 @@ from surveys.authoring import (
     selectors,
     services,
 )
+from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.forms import (
     CollaboratorForm,
     DefinitionImportForm,
+    PlanningForm,
     QuestionForm,
     SurveyForm,
     add_validation_errors,
@@ -251,6 +254,7 @@ def _question_page(
     )
     this = preview.epsilon_exact if preview and preview.is_private else Decimal(0)
     _, total_display, exact = previews.total_epsilon([others, this])
+    plan_form = PlanningForm(request.POST if form.is_bound else None)
     return render(
         request,
         "authoring/question_form.html",
@@ -259,6 +263,8 @@ def _question_page(
             "question": question,
             "form": form,
             "preview": preview,
+            "plan_form": plan_form,
+            "plan": _plan(preview, plan_form, form.compiled if form.is_bound else None),
             "total_display": total_display,
             "over_budget": exact > Decimal(survey.epsilon_budget),
             "has_responses": selectors.survey_has_responses(survey=survey),
@@ -386,7 +392,11 @@ def question_preview(request: HttpRequest, pk: int) -> JsonResponse:
     this = preview.epsilon_exact if preview.is_private else Decimal(0)
     total, display, exact = previews.total_epsilon([others, this])
     body = preview.as_json()
+    plan_form = PlanningForm(request.GET)
+    plan = _plan(preview, plan_form, form.compiled)
     body.update(
+        plan=plan.as_json() if plan else None,
+        plan_errors={k: list(v) for k, v in plan_form.errors.items()},
         survey_total=total,
         survey_total_display=display,
         budget=survey.epsilon_budget,
@@ -394,6 +404,24 @@ def question_preview(request: HttpRequest, pk: int) -> JsonResponse:
         mechanisms=_mechanism_options(form.config.kind),
     )
     return JsonResponse(body)
+
+
+def _plan(
+    preview: previews.Preview | None,
+    plan_form: PlanningForm,
+    compiled: Mechanism | None,
+) -> previews.Plan | None:
+    """The planning panel's figures for the previewed question, or None."""
+    if preview is None:
+        return None
+    mechanism = None
+    if preview.is_private:
+        mechanism = compiled or (
+            compiled_mechanism(preview.spec) if preview.spec else None
+        )
+        if mechanism is None:
+            return None
+    return previews.plan_study(mechanism, **plan_form.targets())
 
 
 def _mechanism_options(kind: str) -> list[dict[str, str]]:

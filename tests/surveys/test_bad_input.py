@@ -39,7 +39,7 @@ from surveys.accounts import two_factor
 from surveys.analysis import export_kinds
 from surveys.api_tokens.services import api_token_create
 from surveys.authoring import services as authoring
-from surveys.authoring.forms import QuestionForm, SurveyForm
+from surveys.authoring.forms import PlanningForm, QuestionForm, SurveyForm
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection import services as collection
 from surveys.collection.forms import ResponseForm
@@ -331,7 +331,13 @@ ACTIONS = {
 # Query parameters each GET reads (random others are added).
 QUERY_FIELDS = {
     "analysis:crosstab": ("a", "b", "q", "by"),
-    "authoring:question_preview": (*QuestionForm.base_fields, "question"),
+    "authoring:question_preview": (
+        *QuestionForm.base_fields,
+        *(f"plan-{name}" for name in PlanningForm.base_fields),
+        "question",
+    ),
+    "analysis:pilot": ("n",),
+    "analysis:privacy": ("k",),
     "analysis:api_reports": ("after", "limit"),
     "login": ("next",),
 }
@@ -341,6 +347,11 @@ def query_bases(world: World) -> dict[str, list[dict]]:
     """Valid query strings of the GETs that read parameters."""
     by_kind = {(q.kind, q.is_private): str(q.pk) for q in world.survey.questions.all()}
     return {
+        "analysis:pilot": [
+            {"n": "50", f"share-{by_kind['yes_no', True]}": "30, 70"},
+            {"n": "20"},
+        ],
+        "analysis:privacy": [{"k": "7"}],
         "analysis:crosstab": [
             {"a": by_kind["yes_no", True], "b": by_kind["single_choice", True]},
             {"q": by_kind["numeric", True], "by": by_kind["yes_no", True]},
@@ -601,7 +612,15 @@ def test_each_valid_base_body_is_accepted(world, name):
         assert fingerprint() != before, (name, "the valid body stored nothing")
 
 
-@pytest.mark.parametrize("name", ["analysis:crosstab", "authoring:question_preview"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "analysis:crosstab",
+        "authoring:question_preview",
+        "analysis:pilot",
+        "analysis:privacy",
+    ],
+)
 def test_each_valid_base_query_is_answered(world, name):
     url = url_for(name, dict(ALL)[name], world)
     for base in query_bases(world)[name]:

@@ -92,6 +92,7 @@ READ_ONLY = {
     "analysis:crosstab",
     "analysis:job_status",
     "analysis:privacy",
+    "analysis:pilot",  # GET: finds or queues a simulated job, like crosstab
     "analysis:export_estimates_csv",
     "analysis:export_estimates_json",
     "analysis:export_reports_csv",

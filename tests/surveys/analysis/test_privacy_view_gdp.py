@@ -67,3 +67,35 @@ def test_the_privacy_page_shows_mu_the_delta_table_and_the_group_table(
     assert 'id="delta-profile"' in html
     three = epsilon_text(3 * view.sequential_epsilon)
     assert f'data-group-epsilon="3">{three}<' in html
+
+
+def test_a_group_size_asked_for_adds_its_row_to_the_group_table(warner):
+    view = survey_privacy_view(warner, group_size=7)
+    rows = {k: (epsilon, mu) for k, epsilon, mu in view.groups}
+    assert rows[7] == (
+        pytest.approx(accounting.group_epsilon(view.sequential_epsilon, 7)),
+        pytest.approx(accounting.group_mu(view.mu, 7)),
+    )
+    assert [k for k, _, _ in view.groups] == [1, 2, 3, 4, 5, 7, 10]
+
+
+def test_the_privacy_page_shows_k_times_epsilon_for_the_k_typed_in(ada_client, warner):
+    view = survey_privacy_view(warner)
+    url = reverse("analysis:privacy", args=[warner.pk])
+    html = ada_client.get(url, {"k": "25"}).content.decode()
+    expected = epsilon_text(25 * view.sequential_epsilon)
+    assert f'data-group-epsilon="25">{expected}<' in html
+    assert 'id="group-asked"' in html
+
+
+@pytest.mark.parametrize("k", ["0", "-3", "1001", "two", "2.5"])
+def test_the_privacy_page_refuses_a_bad_group_size_with_a_message(
+    ada_client, warner, k
+):
+    url = reverse("analysis:privacy", args=[warner.pk])
+    response = ada_client.get(url, {"k": k})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert 'class="errorlist' in html
+    assert 'id="group-asked"' not in html
+    assert 'data-group-epsilon="10"' in html  # the standard table stays

@@ -320,7 +320,7 @@ def test_published_survey_links_to_its_results_dashboard(ada_client, survey, ada
 
 def test_draft_survey_has_no_results_link(ada_client, survey):
     html = ada_client.get(_detail(survey)).content.decode()
-    assert reverse("analysis:dashboard", args=[survey.pk]) not in html
+    assert f'href="{reverse("analysis:dashboard", args=[survey.pk])}"' not in html
 
 
 def test_error_summary_links_to_each_field_in_error(ada_client, make_survey):

@@ -1,0 +1,140 @@
+"""Synthetic pilots: simulated respondents shown as the results page would."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from surveys.analysis import jobs, pilots, selectors
+from surveys.analysis.models import AnalysisJob
+from surveys.analysis.results import results_from_document
+from surveys.authoring import services as authoring
+from surveys.authoring.mechanisms import PrivacyConfig
+from surveys.collection.models import Report, Submission
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def yes_no(ada):
+    survey = authoring.survey_create(owner=ada, title="Pilot", epsilon_budget=5)
+    authoring.question_create(
+        survey=survey,
+        text="Have you ever cheated on an exam?",
+        privacy=PrivacyConfig(kind="yes_no", epsilon=2.0, mechanism="warner"),
+    )
+    authoring.question_create(
+        survey=survey,
+        text="Your year",
+        privacy=PrivacyConfig(
+            kind="single_choice", is_private=False, options=("1", "2")
+        ),
+        not_private_acknowledged=True,
+    )
+    return survey
+
+
+def _question(survey):
+    return survey.questions.get(is_private=True)
+
+
+def test_pilot_results_equal_the_reference_simulation_with_the_same_seed(yes_no):
+    question = _question(yes_no)
+    params = {"n": 800, "shares": {str(question.pk): [0.7, 0.3]}, "seed": 5}
+    results = pilots.pilot_results(yes_no, params)
+    rng = np.random.default_rng(5)
+    mechanism = question.compiled_mechanism()
+    values = rng.choice(2, size=800, p=[0.7, 0.3])
+    stat = mechanism.aggregate(mechanism.randomize(values, rng))
+    expected = mechanism.estimate(stat)
+    assert results.questions[0].n == 800
+    assert results.questions[0].estimate == pytest.approx(
+        [float(v) for v in np.asarray(expected.estimate).reshape(-1)]
+    )
+
+
+def test_a_large_pilot_recovers_the_expected_share(yes_no):
+    question = _question(yes_no)
+    params = {"n": 100_000, "shares": {str(question.pk): [0.75, 0.25]}, "seed": 1}
+    yes = pilots.pilot_results(yes_no, params).questions[0].estimate[1]
+    assert yes == pytest.approx(0.25, abs=0.02)
+
+
+def test_a_pilot_job_runs_stores_results_and_creates_no_responses(yes_no):
+    question = _question(yes_no)
+    job, created = pilots.pilot_request(
+        survey=yes_no, n=300, shares={question.pk: [0.5, 0.5]}
+    )
+    jobs.job_run(job_id=job.pk)
+    job.refresh_from_db()
+    assert created and job.status == AnalysisJob.Status.DONE
+    assert results_from_document(job.result, pending_reports=0).questions[0].n == 300
+    assert not Submission.objects.filter(survey=yes_no).exists()
+    assert not Report.objects.filter(question__survey=yes_no).exists()
+
+
+def test_the_same_pilot_is_found_again_until_the_definition_changes(yes_no, ada):
+    question = _question(yes_no)
+    first, _ = pilots.pilot_request(survey=yes_no, n=300, shares={question.pk: None})
+    again, created = pilots.pilot_request(
+        survey=yes_no, n=300, shares={question.pk: None}
+    )
+    assert again.pk == first.pk and not created
+    authoring.question_update(
+        question=question,
+        text="Have you ever copied homework?",
+        privacy=PrivacyConfig(kind="yes_no", epsilon=2.0, mechanism="warner"),
+    )
+    assert pilots.latest_pilot(yes_no) is None
+    fresh, created = pilots.pilot_request(
+        survey=yes_no, n=300, shares={question.pk: None}
+    )
+    assert created and fresh.pk != first.pk
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("50, 40", "add up to 90%"),
+        ("abc", "not a list of percentages"),
+        ("150, -50", "from 0 to 100"),
+    ],
+)
+def test_bad_shares_are_refused_with_a_message(text, message):
+    with pytest.raises(pilots.PilotRefused, match=message):
+        pilots.parse_shares(text)
+
+
+def test_shares_of_the_wrong_length_are_refused(yes_no):
+    question = _question(yes_no)
+    with pytest.raises(pilots.PilotRefused, match="give 2 shares"):
+        pilots.pilot_request(survey=yes_no, n=10, shares={question.pk: [0.2, 0.3, 0.5]})
+    assert not AnalysisJob.objects.exists()
+
+
+def test_the_pilot_page_shows_simulated_cards(ada_client, yes_no):
+    question = _question(yes_no)
+    url = reverse("analysis:pilot", args=[yes_no.pk])
+    html = ada_client.get(url, {"n": "400", f"share-{question.pk}": "80, 20"}).content
+    html = html.decode()
+    assert "SIMULATED" in html
+    assert f'id="q{question.pk}"' in html
+    assert '<dd data-field="n">400</dd>' in html
+    assert "data-batching" not in html  # no real responses, so no batches
+
+
+@pytest.mark.parametrize("n", ["0", "-5", "abc", "100001", "1e3"])
+def test_the_pilot_page_refuses_a_bad_n_and_runs_nothing(ada_client, yes_no, n):
+    url = reverse("analysis:pilot", args=[yes_no.pk])
+    html = ada_client.get(url, {"n": n}).content.decode()
+    assert 'id="pilot-error"' in html
+    assert not AnalysisJob.objects.exists()
+
+
+def test_pilots_never_reach_the_real_results(ada_client, yes_no, ada):
+    survey = authoring.survey_publish(survey=yes_no, user=ada)
+    url = reverse("analysis:pilot", args=[survey.pk])
+    ada_client.get(url, {"n": "400"})
+    results = selectors.survey_results(survey=survey)
+    assert results.questions[0].n == 0
