@@ -304,6 +304,20 @@ else:
         "rediss://..., unix://..., locmem:// or leave it empty."
     )
 
+# A signed-in request reads its session from the shared cache (one round trip)
+# rather than the database; the database stays the source of truth and a copy
+# lives in the cache at most SESSION_CACHE_SECONDS (surveys/accounts/session_store.py).
+# A per-process memory cache cannot hear of a sign-out in another process, so
+# without Redis sessions are read from the database.
+SESSION_CACHE_SECONDS = env_int("SESSION_CACHE_SECONDS", 120)
+if SESSION_CACHE_SECONDS < 1:
+    raise ImproperlyConfigured("SESSION_CACHE_SECONDS must be 1 or more.")
+SESSION_ENGINE = (
+    "surveys.accounts.session_store"
+    if CACHES["default"]["BACKEND"].endswith("RedisCache")
+    else "django.contrib.sessions.backends.db"
+)
+
 # --- Email (surveys/email_url.py) -----------------------------------------------
 # One URL configures Django's email framework: console:// (default, prints to
 # stdout), locmem://, file:///dir, smtp://user:pass@host:port, smtp+tls://...,

@@ -1,4 +1,5 @@
 from django.contrib.auth.models import AbstractUser
+from django.db import models
 
 
 class User(AbstractUser):
@@ -8,6 +9,14 @@ class User(AbstractUser):
     invitation token.  The model is custom from the first migration so that it can
     grow without a painful swap later.
     """
+
+    # The persistent id of the researcher's confirmed two-factor device, "" when
+    # two-factor sign-in is off.  Kept in step with the device table by
+    # surveys/accounts/two_factor.py (in the same transaction as every change, and
+    # by signals for changes made elsewhere, e.g. the admin), so that the check
+    # "was this session opened with the current device?" made on every request
+    # reads the user row already loaded for authentication, not one more query.
+    two_factor_device = models.CharField(max_length=64, blank=True, editable=False)
 
     class Meta:
         db_table = "accounts_user"

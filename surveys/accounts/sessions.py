@@ -18,9 +18,6 @@ from django.contrib import messages
 from django.contrib.auth import logout
 from django.http import HttpRequest, HttpResponse
 from django_otp import DEVICE_ID_SESSION_KEY
-from django_otp.plugins.otp_totp.models import TOTPDevice
-
-from surveys.accounts.two_factor import confirmed_device
 
 SIGNED_IN_AT = "deniable_signed_in_at"
 LAST_ACTIVITY = "deniable_last_activity"
@@ -44,7 +41,7 @@ def stamp_sign_in(sender, request: HttpRequest | None, user, **kwargs) -> None:
     request.session.set_expiry(settings.SESSION_IDLE_TIMEOUT)
 
 
-def _ended(session, now: int, user_device: TOTPDevice | None) -> str:
+def _ended(session, now: int, user_device: str) -> str:
     """Why this session is over ("" while it is not)."""
     signed_in_at = session.get(SIGNED_IN_AT)
     last_activity = session.get(LAST_ACTIVITY)
@@ -53,9 +50,7 @@ def _ended(session, now: int, user_device: TOTPDevice | None) -> str:
     if now - signed_in_at > settings.SESSION_MAX_AGE:
         hours = settings.SESSION_MAX_AGE / 3600
         return f"You were signed out {hours:g} hours after signing in; sign in again."
-    if user_device is not None and (
-        session.get(DEVICE_ID_SESSION_KEY) != user_device.persistent_id
-    ):
+    if user_device and session.get(DEVICE_ID_SESSION_KEY) != user_device:
         return "Two-factor sign-in is on for this account: sign in with your code."
     if now - last_activity > settings.SESSION_IDLE_TIMEOUT:
         minutes = settings.SESSION_IDLE_TIMEOUT / 60
@@ -81,7 +76,8 @@ class SessionLifetimeMiddleware:
             return None
         session = request.session
         now = int(time.time())
-        reason = _ended(session, now, confirmed_device(user))
+        # The user row (already loaded) names the current device: no query.
+        reason = _ended(session, now, user.two_factor_device)
         if reason:
             logout(request)
             messages.info(request, reason)

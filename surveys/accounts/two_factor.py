@@ -24,6 +24,36 @@ class CodeRefused(Exception):
     """The code does not verify; the message says what to do."""
 
 
+def two_factor_state_sync(user_id: int) -> str:
+    """Copy the confirmed device's persistent id onto the user row ("" for none).
+
+    Called inside the transaction of every change this module makes, and by the
+    device model's save and delete signals for changes made anywhere else, so the
+    row never says "off" while a confirmed device exists.  Returns what it wrote.
+    """
+    from surveys.accounts.models import User
+
+    device = TOTPDevice.objects.filter(user_id=user_id, confirmed=True).first()
+    state = device.persistent_id if device is not None else ""
+    User.objects.filter(pk=user_id).update(two_factor_device=state)
+    return state
+
+
+def _device_changed(sender, instance: TOTPDevice, **kwargs) -> None:
+    """Signal receiver (post_save, post_delete of TOTPDevice)."""
+    two_factor_state_sync(instance.user_id)
+
+
+def connect_signals() -> None:
+    """Keep the user row in step with device changes made outside this module."""
+    from django.db.models.signals import post_delete, post_save
+
+    post_save.connect(_device_changed, sender=TOTPDevice, dispatch_uid="deniable_2fa_s")
+    post_delete.connect(
+        _device_changed, sender=TOTPDevice, dispatch_uid="deniable_2fa_d"
+    )
+
+
 def confirmed_device(user) -> TOTPDevice | None:
     """The researcher's confirmed device, if two-factor sign-in is on."""
     return TOTPDevice.objects.filter(user=user, confirmed=True).first()
@@ -76,6 +106,7 @@ def enrolment_confirm(*, user, code: str) -> TOTPDevice:
     with transaction.atomic():
         TOTPDevice.objects.filter(user=user, confirmed=True).delete()
         TOTPDevice.objects.filter(pk=device.pk).update(confirmed=True)
+        two_factor_state_sync(user.pk)
     device.refresh_from_db()
     return device
 
@@ -86,7 +117,9 @@ def two_factor_disable(*, user, code: str) -> None:
     if device is None:
         raise CodeRefused("Two-factor sign-in is already off.")
     verify(device, code)
-    TOTPDevice.objects.filter(user=user).delete()
+    with transaction.atomic():
+        TOTPDevice.objects.filter(user=user).delete()
+        two_factor_state_sync(user.pk)
 
 
 def secret_words(device: TOTPDevice) -> str:

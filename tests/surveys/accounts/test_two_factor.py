@@ -258,3 +258,62 @@ def test_the_admin_never_shows_a_device_secret(ada, django_user_model):
     page = admin.get(url).content.decode()
     assert device.key not in page
     assert admin.get(reverse("admin:otp_totp_totpdevice_add")).status_code == 403
+
+
+# --- the user row names the current device (no query per request) ----------------
+def _state(ada) -> str:
+    ada.refresh_from_db()
+    return ada.two_factor_device
+
+
+def test_enrolment_writes_the_confirmed_device_onto_the_user_row(client, ada):
+    enrol(client, ada)
+    assert _state(ada) == TOTPDevice.objects.get(confirmed=True).persistent_id
+
+
+def test_turning_it_off_clears_the_device_from_the_user_row(client, ada):
+    secret = enrol(client, ada)
+    client.post(reverse("two_factor_disable"), {"code": next_code(secret)})
+    assert _state(ada) == ""
+
+
+def test_an_admin_deleting_the_device_clears_it_from_the_user_row(ada):
+    enrol(Client(), ada)
+    TOTPDevice.objects.get().delete()
+    assert _state(ada) == ""
+
+
+def test_a_device_confirmed_outside_the_services_still_ends_older_sessions(ada):
+    elsewhere = Client()
+    elsewhere.force_login(ada)
+    assert elsewhere.get(reverse("authoring:survey_list")).status_code == 200
+    device = TOTPDevice.objects.create(
+        user=ada, name="made in the shell", confirmed=False
+    )
+    assert _state(ada) == ""  # not confirmed yet: still off
+    device.confirmed = True
+    device.save()
+    assert _state(ada) == device.persistent_id
+    assert elsewhere.get(reverse("authoring:survey_list")).status_code == 302
+    assert not signed_in(elsewhere)
+
+
+def test_a_replaced_device_ends_sessions_opened_with_the_old_one(client, ada):
+    secret = enrol(client, ada)
+    with_code = Client()
+    assert sign_in(with_code, next_code(secret)).status_code == 302
+    assert with_code.get(reverse("authoring:survey_list")).status_code == 200
+    TOTPDevice.objects.all().delete()
+    TOTPDevice.objects.create(user=ada, name="new phone", confirmed=True)
+    assert with_code.get(reverse("authoring:survey_list")).status_code == 302
+
+
+def test_a_signed_in_request_reads_no_device_row(client, ada):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    enrol(client, ada)
+    client.get(reverse("authoring:survey_list"))
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(reverse("authoring:survey_list")).status_code == 200
+    assert not [q for q in queries.captured_queries if "otp_totp" in q["sql"]]
