@@ -25,7 +25,14 @@ With ``--http`` the same reads are then made over HTTP against the compose
 127.0.0.1, with a Redis of its own as broker and shared cache (as deployed),
 one request per new connection, ``--http-requests`` times each, signed in with
 a session cookie: it prints p50 and p99 latency as ratios to ``/ping`` served
-by the same gunicorn.  The snapshots are computed before it starts.
+by the same gunicorn.  The snapshots are computed before it starts.  Over HTTP
+it also times the start of a raw-report export job: the POST that records the
+job and queues it for a worker (no worker runs, so each request measures only
+the queuing; the job is removed between requests, untimed, so that none is
+answered by reusing an earlier one).
+
+``--queries`` prints how many database queries each read makes, per size: the
+reads are constant in n when these do not grow.
 
 Run it on two checkouts to compare code before and after a change: the script
 uses only URLs and the authoring and collection services.
@@ -110,6 +117,7 @@ def run(
     runs: int = 1,
     http_requests: int = 0,
     web_workers: int = 2,
+    queries: bool = False,
 ) -> None:
     import django
     from django.core.management import call_command
@@ -172,11 +180,31 @@ def run(
     print(
         "\nEach cell: median latency, and its ratio to /ping measured in the same run."
     )
+    if queries:
+        print_query_counts(cases, client, secret)
     if http_requests:
         for _, survey, _ in cases:
             services.snapshot_refresh(survey_id=survey.pk, force=True)
         session = client.cookies[settings.SESSION_COOKIE_NAME].value
         over_http(cases, client, secret, session, http_requests, web_workers)
+
+
+def print_query_counts(cases, client, secret: str) -> None:
+    """Database queries of each read (after a warm-up), per case."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    names = list(endpoints(client, cases[0][1], secret))
+    print("\ndatabase queries per read (signed in, after one warm-up read)")
+    print(f"{'case':>36} | " + " | ".join(f"{n:>17}" for n in names))
+    for label, survey, _ in cases:
+        cells = []
+        for get in endpoints(client, survey, secret).values():
+            get()
+            with CaptureQueriesContext(connection) as captured:
+                get()
+            cells.append(f"{len(captured.captured_queries):>17}")
+        print(f"{label:>36} | " + " | ".join(cells))
 
 
 def over_http(
@@ -220,7 +248,10 @@ def over_http(
             print(f"\nover HTTP: gunicorn, {web_workers} workers, {count} requests")
             print(
                 f"{'case':>36} | {'ping p50/p99 ms':>16} | "
-                + " | ".join(f"{n + ' p50/p99':>22}" for n in http_paths(cases[0][1]))
+                + " | ".join(
+                    f"{n + ' p50/p99':>22}"
+                    for n in [*http_paths(cases[0][1]), "export job start"]
+                )
             )
             for label, survey, _ in cases:
                 base = timed("/ping", {})
@@ -233,6 +264,9 @@ def over_http(
                     times = timed(path, headers)
                     p50, p99 = percentile(times, 50), percentile(times, 99)
                     cells.append(f"{p50 / base50:8.1f}× {p99 / base99:8.1f}×")
+                times = export_job_starts(stack.port, survey, cookie, count)
+                p50, p99 = percentile(times, 50), percentile(times, 99)
+                cells.append(f"{p50 / base50:8.1f}× {p99 / base99:8.1f}×")
                 print(
                     f"{label:>36} | {base50 * 1000:7.2f}/{base99 * 1000:<7.2f} | "
                     + " | ".join(f"{c:>22}" for c in cells)
@@ -243,6 +277,38 @@ def over_http(
         )
     finally:
         redis.stop()
+
+
+def export_job_starts(port: int, survey, cookie: str, count: int) -> list[float]:
+    """Seconds of each POST that records a raw-report export job and queues it."""
+    import secrets
+
+    from django.conf import settings
+    from django.urls import reverse
+
+    from benchmarks.load import request
+    from surveys.analysis.models import AnalysisJob
+
+    csrf = secrets.token_hex(16)  # an unmasked 32-character CSRF secret
+    headers = {
+        "Cookie": f"{cookie}; {settings.CSRF_COOKIE_NAME}={csrf}",
+        "X-CSRFToken": csrf,
+        "Content-Type": "application/x-www-form-urlencoded",
+    }
+    path = reverse("analysis:export_job_request", args=[survey.pk])
+    jobs = AnalysisJob.objects.filter(survey=survey, kind=AnalysisJob.Kind.EXPORT)
+    times = []
+    for number in range(count + 1):
+        jobs.delete()  # untimed: every POST records and queues a new job
+        answer = request(
+            port, "POST", path, body=b"export=reports_csv", headers=headers
+        )
+        if answer.status != 302:
+            raise SystemExit(f"{answer.status} from POST {path} over HTTP")
+        if number:  # the first is a warm-up
+            times.append(answer.seconds)
+    jobs.delete()
+    return times
 
 
 def _wait_for_redis(url: str, timeout: float = 15) -> None:
@@ -285,17 +351,20 @@ def main() -> None:
         help="then N requests of each read over HTTP to gunicorn (0: none)",
     )
     parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument(
+        "--queries", action="store_true", help="print database queries per read"
+    )
     args = parser.parse_args()
     sizes = [int(float(s)) for s in args.sizes.split(",")]
     if os.environ.get("DATABASE_URL", "").startswith("postgres"):
-        run(sizes, args.repeat, args.runs, args.http, args.web_workers)
+        run(sizes, args.repeat, args.runs, args.http, args.web_workers, args.queries)
         return
     from tests.own_servers import OwnPostgres
 
     cluster = OwnPostgres.on_a_free_port()
     try:
         os.environ["DATABASE_URL"] = cluster.create_database("deniable_reads")
-        run(sizes, args.repeat, args.runs, args.http, args.web_workers)
+        run(sizes, args.repeat, args.runs, args.http, args.web_workers, args.queries)
     finally:
         cluster.destroy()
 
