@@ -55,6 +55,27 @@ class Row:
     high: str
     consistent: str
     standard_error: str
+    # "below" or "above" when the unbiased estimate lies outside its interval
+    # (the interval is cut at 0% or 100%, the estimate is not), else "".
+    outside: str = ""
+
+
+def _outside(estimate: float, interval) -> str:
+    """Where an unbiased share lies outside its (0–100% cut) interval, if it does.
+
+    The unbiased estimator (λ̂ − q)/(p − q) is not confined to [0, 1]: with a
+    small true share the randomization noise can push it below 0.  Its exact
+    or Wilson interval is mapped the same way and then cut at 0 and 1, since no
+    share lies outside them; before the cut the interval contains the estimate
+    (the mapping is increasing and a binomial interval contains λ̂), so only the
+    cut can leave the estimate outside, and the page says so (docs/maths.md,
+    section 2).
+    """
+    if estimate < interval.low:
+        return "below"
+    if estimate > interval.high:
+        return "above"
+    return ""
 
 
 @dataclass(frozen=True)
@@ -72,6 +93,8 @@ class QuestionCard:
     mean_se: str
     influence: str  # what 1% fake respondents can do to the headline estimate
     influence_on: str  # "the mean" or "a share"
+    # Why some estimates lie outside their intervals ("" when none does).
+    outside_note: str
     scale_note: str  # how an ordinal mean is numbered
     # Item non-response of an optional question ("" when required).
     skipped: str = ""
@@ -89,6 +112,7 @@ def _rows(result: QuestionResult) -> list[Row]:
             high=percent(interval.high),
             consistent=percent(fixed),
             standard_error=percent(se, 2),
+            outside=_outside(estimate, interval),
         )
         for label, estimate, interval, fixed, se in zip(
             result.labels,
@@ -127,13 +151,39 @@ def _chart(result: QuestionResult) -> str:
     )
 
 
+def _outside_note(rows: list[Row], has_consistent: bool) -> str:
+    sides = {row.outside for row in rows} - {""}
+    if not sides:
+        return ""
+    words = {"below": "below 0%", "above": "above 100%"}
+    bound = " or ".join(words[side] for side in ("below", "above") if side in sides)
+    return (
+        f"* An estimate marked so is {bound}, outside its interval. The noise that "
+        "protects respondents can push an unbiased estimate past the possible "
+        "range when a share is close to it; no share can lie there, so the "
+        "interval stops at 0% and 100%. Read the share as lying in its interval; "
+        + (
+            "the consistent column gives an estimate within the range. "
+            if has_consistent
+            # One option's count is binomial with an increasing channel: the
+            # likelihood is unimodal, so its maximum within [0, 1] is the bound.
+            else "the most likely share within the range is the nearest bound. "
+        )
+        + "The estimate "
+        "is kept as computed because averaging such estimates (across surveys or "
+        "groups) stays unbiased only if they are not cut."
+    )
+
+
 def question_card(result: QuestionResult) -> QuestionCard:
     in_units = result.kind in MEAN_KINDS
     fmt = number if in_units else points
     mean_interval = result.mean_interval
+    rows = _rows(result)[:TABLE_ROWS_MAX]
     return QuestionCard(
         result=result,
-        rows=_rows(result)[:TABLE_ROWS_MAX],
+        rows=rows,
+        outside_note=_outside_note(rows, result.consistent is not None),
         rows_hidden=max(len(result.labels) - TABLE_ROWS_MAX, 0),
         chart=_chart(result),
         shares_in_units=in_units,

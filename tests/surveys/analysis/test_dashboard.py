@@ -204,3 +204,79 @@ def test_card_formats_shares_as_percent_and_keeps_estimates_outside_zero_one():
     assert card.target == "5.0 percentage points"
     assert card.influence == "4.2 percentage points"
     ET.fromstring(str(card.chart))
+
+
+def _shares_result(estimate, intervals) -> QuestionResult:
+    return QuestionResult(
+        question_id=1,
+        position=1,
+        text="Which of these have you done?",
+        kind="multi_select",
+        spec_revision=1,
+        mechanism="multi_rr",
+        mechanism_label="Randomized response per option",
+        epsilon=2.0,
+        n=400,
+        labels=["A", "B", "C"],
+        estimate=estimate,
+        standard_error=[0.05] * len(estimate),
+        intervals=intervals,
+        interval_method="exact",
+        consistent=None,
+        mean=None,
+        mean_standard_error=None,
+        mean_interval=None,
+        margin_of_error=0.1,
+        target_margin=0.05,
+        responses_needed=100,
+        influence_factor=0.04,
+        warnings=[],
+    )
+
+
+def test_an_estimate_outside_its_cut_interval_is_marked_and_explained():
+    card = dashboard.question_card(
+        _shares_result(
+            [-0.076, 0.4, 1.02],
+            [Interval(0.0, 0.102), Interval(0.3, 0.5), Interval(0.9, 1.0)],
+        )
+    )
+    assert [r.outside for r in card.rows] == ["below", "", "above"]
+    assert "below 0% or above 100%" in card.outside_note
+    assert "outside its interval" in card.outside_note
+    assert "nearest bound" in card.outside_note  # multi-select: no consistent column
+
+
+def test_estimates_inside_their_intervals_carry_no_mark_or_note():
+    card = dashboard.question_card(
+        _shares_result(
+            [0.05, 0.4, 0.9],
+            [Interval(0.0, 0.15), Interval(0.3, 0.5), Interval(0.8, 1.0)],
+        )
+    )
+    assert [r.outside for r in card.rows] == ["", "", ""]
+    assert card.outside_note == ""
+
+
+def test_the_results_table_marks_the_estimate_outside_its_interval():
+    from types import SimpleNamespace
+
+    from django.template.loader import render_to_string
+
+    card = dashboard.question_card(
+        _shares_result(
+            [-0.076, 0.4, 0.5],
+            [Interval(0.0, 0.102), Interval(0.3, 0.5), Interval(0.4, 0.6)],
+        )
+    )
+    html = render_to_string(
+        "analysis/_results_body.html",
+        {
+            "cards": [card],
+            "results": SimpleNamespace(total_epsilon=2.0, not_protected=[]),
+            "survey": SimpleNamespace(pk=1),
+            "simulated": True,
+        },
+    )
+    assert html.count('data-outside="below"') == 1
+    assert 'data-field="outside-note"' in html
