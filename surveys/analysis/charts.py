@@ -317,3 +317,98 @@ def _titled(text: str) -> ET.Element:
     node = ET.Element("title")
     node.text = text
     return node
+
+
+DELTA_FLOOR_EXPONENT = -12  # the chart's lowest δ: 10^-12
+
+
+def delta_curve_chart(
+    *,
+    chart_id: str,
+    title: str,
+    desc: str,
+    epsilons: Sequence[float],
+    deltas: Sequence[float],
+    pure_epsilon: float | None = None,
+    width: int = 420,
+    height: int = 260,
+) -> SafeString:
+    """δ(ε) against ε, δ on a log scale from 1 down to 10^-12.
+
+    Points with δ below the floor are drawn on it.  ``pure_epsilon`` marks the
+    ε from which δ = 0 holds exactly (the sum of the questions' pure ε), as a
+    dashed vertical line.
+    """
+    margin_left, margin_bottom, margin_top, margin_right = 56, 44, 12, 16
+    plot_w = width - margin_left - margin_right
+    plot_h = height - margin_top - margin_bottom
+    root = _svg(chart_id, title, desc, width, height)
+    high_e = max([*epsilons, pure_epsilon or 0.0])
+    ticks_e = _ticks(0.0, high_e)
+    x_max = ticks_e[-1] or 1.0
+
+    def x(eps: float) -> float:
+        return margin_left + eps / x_max * plot_w
+
+    def y(delta: float) -> float:
+        exponent = math.log10(delta) if delta > 0 else DELTA_FLOOR_EXPONENT
+        exponent = min(0.0, max(float(DELTA_FLOOR_EXPONENT), exponent))
+        return margin_top + (-exponent / -DELTA_FLOOR_EXPONENT) * plot_h
+
+    grid = ET.SubElement(root, "g", {"class": "chart-grid", "aria-hidden": "true"})
+    for tick in ticks_e:
+        ET.SubElement(
+            grid,
+            "line",
+            {
+                "x1": _f(x(tick)),
+                "x2": _f(x(tick)),
+                "y1": str(margin_top),
+                "y2": _f(margin_top + plot_h),
+            },
+        )
+        _text(grid, x(tick), margin_top + plot_h + 16, f"{tick:g}", "tick", "middle")
+    for exponent in range(0, DELTA_FLOOR_EXPONENT - 1, -3):
+        level = y(10.0**exponent)
+        ET.SubElement(
+            grid,
+            "line",
+            {
+                "x1": str(margin_left),
+                "x2": _f(margin_left + plot_w),
+                "y1": _f(level),
+                "y2": _f(level),
+            },
+        )
+        label = "1" if exponent == 0 else f"10^{exponent}"
+        _text(grid, margin_left - 6, level + 4, label, "tick", "end")
+    _text(
+        root,
+        margin_left + plot_w / 2,
+        margin_top + plot_h + 34,
+        "ε",
+        "axis-label",
+        "middle",
+    )
+    y_label = _text(root, 0, 0, "δ(ε), log scale", "axis-label", "middle")
+    y_label.set("transform", f"translate(12 {_f(margin_top + plot_h / 2)}) rotate(-90)")
+    points = " ".join(
+        f"{_f(x(float(e)))},{_f(y(float(d)))}"
+        for e, d in zip(epsilons, deltas, strict=True)
+    )
+    line = ET.SubElement(root, "polyline", {"points": points, "class": "curve"})
+    line.append(_titled("δ(ε) from the survey's μ"))
+    if pure_epsilon is not None and math.isfinite(pure_epsilon):
+        marker = ET.SubElement(
+            root,
+            "line",
+            {
+                "x1": _f(x(pure_epsilon)),
+                "x2": _f(x(pure_epsilon)),
+                "y1": str(margin_top),
+                "y2": _f(margin_top + plot_h),
+                "class": "curve-perfect",
+            },
+        )
+        marker.append(_titled(f"from ε = {pure_epsilon:.3g} on, δ = 0 exactly"))
+    return _render(root)

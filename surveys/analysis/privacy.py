@@ -21,6 +21,7 @@ DELTA = 1e-6
 # sizes of the group-privacy table.
 DELTA_EPSILONS = (0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0)
 GROUP_SIZES = (1, 2, 3, 4, 5, 10)
+DELTA_CURVE_POINTS = 81
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,8 @@ class SurveyPrivacyView:
     mu: float | None = None
     # δ(ε) of that μ at DELTA_EPSILONS: the survey is (ε, δ(ε))-DP for each.
     delta_profile: list[tuple[float, float]] = dataclasses.field(default_factory=list)
+    # The same δ(ε) on a fine grid of ε, drawn as a chart (empty without μ).
+    delta_curve: list[tuple[float, float]] = dataclasses.field(default_factory=list)
     # (k, k·ε, k·μ or None): k related respondents sharing one true answer.
     groups: list[tuple[int, float, float | None]] = dataclasses.field(
         default_factory=list
@@ -123,10 +126,16 @@ def survey_privacy_view(
     survey_mu = None
     if views and all(mu is not None and math.isfinite(mu) for mu in mus):
         survey_mu = accounting.gdp_composition([float(mu) for mu in mus if mu])
-    profile = []
+    profile, curve = [], []
     if survey_mu is not None:
         deltas = accounting.gdp_delta(survey_mu, DELTA_EPSILONS)
         profile = [(e, float(d)) for e, d in zip(DELTA_EPSILONS, deltas, strict=True)]
+        # Up to the pure ε (where δ = 0 holds exactly), or 8, whichever is larger.
+        grid = np.linspace(0.0, max(8.0, sequential), DELTA_CURVE_POINTS)
+        curve = [
+            (float(e), float(d))
+            for e, d in zip(grid, accounting.gdp_delta(survey_mu, grid), strict=True)
+        ]
     groups = [
         (
             k,
@@ -144,5 +153,6 @@ def survey_privacy_view(
         budget=survey.epsilon_budget,
         mu=survey_mu,
         delta_profile=profile if views else [],
+        delta_curve=curve if views else [],
         groups=groups if views else [],
     )

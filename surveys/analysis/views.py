@@ -387,6 +387,23 @@ def survey_privacy(request, pk: int):
             curves=curves,
         )
         items.append({"q": q, "chart": chart})
+    delta_chart = ""
+    if view.delta_curve:
+        epsilons, deltas = zip(*view.delta_curve, strict=True)
+        delta_chart = charts.delta_curve_chart(
+            chart_id="delta-curve",
+            title="δ(ε) of the whole survey",
+            desc=(
+                f"For each ε, the chance δ(ε) that the survey's μ = {view.mu:.3g} "
+                "Gaussian-DP guarantee lets the ε bound be exceeded, on a log "
+                "scale; the dashed line is the pure ε "
+                f"{view.sequential_epsilon:.3g}, from which δ = 0 holds exactly. "
+                "The table below has the same figures at round values of ε."
+            ),
+            epsilons=epsilons,
+            deltas=deltas,
+            pure_epsilon=view.sequential_epsilon,
+        )
     return render(
         request,
         "analysis/privacy.html",
@@ -394,6 +411,7 @@ def survey_privacy(request, pk: int):
             "survey": survey,
             "view": view,
             "items": items,
+            "delta_chart": delta_chart,
             "group_form": group_form,
             "group_size": group_form.group_size(),
         },

@@ -99,3 +99,28 @@ def test_the_privacy_page_refuses_a_bad_group_size_with_a_message(
     assert 'class="errorlist' in html
     assert 'id="group-asked"' not in html
     assert 'data-group-epsilon="10"' in html  # the standard table stays
+
+
+def test_the_delta_curve_is_that_of_the_surveys_mu_up_to_the_pure_epsilon(warner):
+    view = survey_privacy_view(warner)
+    epsilons = [e for e, _ in view.delta_curve]
+    assert epsilons[0] == 0 and epsilons[-1] == max(8.0, view.sequential_epsilon)
+    expected = accounting.gdp_delta(view.mu, epsilons)
+    assert [d for _, d in view.delta_curve] == pytest.approx(list(expected))
+
+
+def test_the_privacy_page_draws_the_delta_curve_as_an_accessible_chart(
+    client, ada, warner
+):
+    import xml.etree.ElementTree as ET
+
+    client.force_login(ada)
+    page = client.get(reverse("analysis:privacy", args=[warner.pk])).content.decode()
+    figure = page.index('data-field="delta-chart"')
+    start = page.index("<svg", figure)
+    svg = ET.fromstring(page[start : page.index("</svg>", start) + len("</svg>")])  # noqa: S314
+    ns = "{http://www.w3.org/2000/svg}"
+    assert svg.get("aria-labelledby") == "delta-curve-title delta-curve-desc"
+    assert "δ(ε)" in svg.find(f"{ns}title").text
+    assert "pure ε" in svg.find(f"{ns}desc").text  # read out by screen readers
+    assert svg.find(f"{ns}polyline") is not None
