@@ -8,10 +8,18 @@ the real results are (``selectors.results_from_tallies``).  Nothing is stored
 as a submission or report: the pilot lives in its ``AnalysisJob`` (kind
 ``pilot``) and is never mixed into real results or exports.  A pilot is found
 again for the same n, shares and seed until the survey's definition changes.
+
+Multiple-selection questions take one percentage per option, the chance that
+a respondent ticks it (independently of the other options; where the question
+allows at most ℓ ticks, a simulated respondent who ticked more keeps ℓ of them
+at random, so shares above what the cap allows come out lower).  Unprotected
+questions are simulated too, sent as given, and summarised as the results page
+summarises them; an unprotected number is drawn uniformly from its range.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -20,6 +28,7 @@ from surveys.analysis import selectors
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.results import SurveyResults
 from surveys.authoring.models import Survey
+from surveys.collection.questions import answer_choices, most_selections
 
 PILOT_N_MAX = 100_000
 PILOT_SEED = 20_160  # fixed: a pilot is reproducible from its parameters
@@ -41,8 +50,12 @@ def _true_answers(
     return rng.choice(k, size=n, p=p / p.sum())
 
 
-def parse_shares(text: str) -> list[float] | None:
-    """Percentages separated by commas ("20, 80") → shares; blank → None."""
+def parse_shares(text: str, independent: bool = False) -> list[float] | None:
+    """Percentages separated by commas ("20, 80") → shares; blank → None.
+
+    ``independent``: one chance per option of a multiple-selection question,
+    each from 0 to 100, with no total.
+    """
     text = text.strip()
     if not text:
         return None
@@ -52,11 +65,67 @@ def parse_shares(text: str) -> list[float] | None:
         raise PilotRefused(
             f"“{text}” is not a list of percentages separated by commas."
         ) from None
-    if any(not 0 <= v <= 100 for v in values) or not sum(values) > 0:
+    if any(not 0 <= v <= 100 for v in values):
+        raise PilotRefused("Each share is a percentage from 0 to 100.")
+    if independent:
+        return [v / 100 for v in values]
+    if not sum(values) > 0:
         raise PilotRefused("Each share is a percentage from 0 to 100, not all 0.")
     if abs(sum(values) - 100) > 0.5:
         raise PilotRefused(f"The shares add up to {sum(values):g}%, not 100%.")
     return [v / 100 for v in values]
+
+
+def takes_shares(question) -> bool:
+    """Whether the pilot form asks for this question's expected shares: every
+    protected question, and unprotected questions with answers to choose."""
+    if question.is_private:
+        return question.compiled_mechanism() is not None
+    return question.kind != "numeric"
+
+
+def answer_count(question) -> int:
+    """How many shares the question takes (its answers, or levels)."""
+    if question.is_private and question.kind != "multi_select":
+        return question.compiled_mechanism().k
+    return len(answer_choices(question))
+
+
+def _selections(
+    k: int, chances: list[float] | None, cap: int | None, n: int, rng
+) -> np.ndarray:
+    """An ``(n, k)`` boolean matrix: option v ticked with chance ``chances[v]``
+    (one half without), then rows over ``cap`` cut to ``cap`` ticks at random."""
+    p = np.full(k, 0.5) if chances is None else np.asarray(chances, dtype=float)
+    if len(p) != k:
+        raise PilotRefused(f"Give {k} percentages for a question with {k} options.")
+    matrix = rng.random((n, k)) < p
+    if cap is not None:
+        for row in np.flatnonzero(matrix.sum(axis=1) > cap):
+            ticked = np.flatnonzero(matrix[row])
+            matrix[row] = False
+            matrix[row, rng.choice(ticked, size=cap, replace=False)] = True
+    return matrix
+
+
+def _plain_answers(question, shares, n: int, rng) -> list[tuple[Any, int]]:
+    """(value, count) pairs of ``n`` simulated answers sent as given."""
+    if question.kind == "numeric":
+        low, high, step = (
+            question.numeric_low,
+            question.numeric_high,
+            question.numeric_step,
+        )
+        levels = int((high - low) / step) + 1
+        drawn = Counter(rng.integers(0, levels, size=n).tolist())
+        return [(float(low + step * level), c) for level, c in sorted(drawn.items())]
+    values = [value for value, _ in answer_choices(question)]
+    if question.kind == "multi_select":
+        matrix = _selections(len(values), shares, most_selections(question), n, rng)
+        rows = Counter(tuple(np.flatnonzero(row).tolist()) for row in matrix)
+        return [([values[i] for i in row], c) for row, c in sorted(rows.items())]
+    chosen = Counter(_true_answers(len(values), shares, n, rng).tolist())
+    return [(values[index], c) for index, c in sorted(chosen.items())]
 
 
 def pilot_request(
@@ -66,17 +135,17 @@ def pilot_request(
     if not 1 <= n <= PILOT_N_MAX:
         raise PilotRefused(f"n is {n}; allowed: 1 to {PILOT_N_MAX:,}.")
     questions = selectors.survey_questions(survey)
-    private = {q.pk: q for q in questions if q.compiled_mechanism() is not None}
+    asked = {q.pk: q for q in questions if takes_shares(q)}
     for pk, given in shares.items():
-        mechanism = private[pk].compiled_mechanism() if pk in private else None
-        if mechanism is None:
+        if pk not in asked:
             raise PilotRefused(
-                "Give shares only for this survey's protected questions."
+                "Give shares only for this survey's questions with answers to "
+                "choose from."
             )
-        if given is not None and len(given) != mechanism.k:
+        count = answer_count(asked[pk])
+        if given is not None and len(given) != count:
             raise PilotRefused(
-                f"“{private[pk].text}” has {mechanism.k} answers: give "
-                f"{mechanism.k} shares."
+                f"“{asked[pk].text}” has {count} answers: give {count} shares."
             )
     params: dict[str, Any] = {
         "n": n,
@@ -100,17 +169,30 @@ def pilot_results(survey: Survey, params: dict[str, Any]) -> SurveyResults:
     """Simulate the pilot ``params`` describe and debias it like real results."""
     rng = np.random.default_rng(params["seed"])
     questions = selectors.survey_questions(survey)
-    tallies = {}
+    tallies, plain = {}, {}
+    n = params["n"]
     for question in questions:
-        mechanism = question.compiled_mechanism()
-        if mechanism is None or question.kind == "multi_select":
-            continue
         shares = params["shares"].get(str(question.pk))
-        values = _true_answers(mechanism.k, shares, params["n"], rng)
+        if not question.is_private:
+            plain[question.pk] = _plain_answers(question, shares, n, rng)
+            continue
+        mechanism = question.compiled_mechanism()
+        if mechanism is None:
+            continue
+        if question.kind == "multi_select":
+            values = _selections(
+                len(question.options), shares, mechanism.max_selections, n, rng
+            )
+        else:
+            values = _true_answers(mechanism.k, shares, n, rng)
         reports = mechanism.randomize(values, rng)
         tallies[(question.pk, question.spec_revision)] = mechanism.aggregate(reports)
     return selectors.results_from_tallies(
-        survey=survey, questions=questions, tallies=tallies, refreshed_at=None
+        survey=survey,
+        questions=questions,
+        tallies=tallies,
+        refreshed_at=None,
+        plain_answers=plain,
     )
 
 

@@ -53,6 +53,7 @@ from surveys.analysis.privacy_forms import GroupSizeForm
 from surveys.analysis.reading import latest_results
 from surveys.analysis.results import results_from_document
 from surveys.authoring import access
+from surveys.collection.questions import answer_choices
 from surveys.version import deniable_version
 
 POLL_SECONDS = 15
@@ -277,16 +278,20 @@ def survey_pilot(request, pk: int):
     the real ones, shown as the results page would show them (SIMULATED)."""
     survey = _survey(request, pk)
     questions = [
-        q
-        for q in selectors.survey_questions(survey)
-        if q.compiled_mechanism() is not None and q.kind != "multi_select"
+        q for q in selectors.survey_questions(survey) if pilots.takes_shares(q)
     ]
     fields = [
         {
             "question": q,
             "name": f"share-{q.pk}",
             "value": request.GET.get(f"share-{q.pk}", ""),
-            "labels": estimates.labels_for(q, q.compiled_mechanism()),
+            "labels": (
+                estimates.labels_for(q, q.compiled_mechanism())
+                if q.is_private and q.kind != "multi_select"
+                else [label for _, label in answer_choices(q)]
+            ),
+            # Multiple selections: one chance per option, not shares of 100%.
+            "independent": q.kind == "multi_select",
         }
         for q in questions
     ]
@@ -304,7 +309,10 @@ def survey_pilot(request, pk: int):
                     f"n is “{n_text}”; allowed: a whole number from 1 to "
                     f"{pilots.PILOT_N_MAX:,}."
                 )
-            shares = {f["question"].pk: pilots.parse_shares(f["value"]) for f in fields}
+            shares = {
+                f["question"].pk: pilots.parse_shares(f["value"], f["independent"])
+                for f in fields
+            }
             job, created = pilots.pilot_request(
                 survey=survey, n=int(n_text), shares=shares
             )
@@ -326,7 +334,7 @@ def _pilot_context(context: dict, survey, job: AnalysisJob) -> None:
             "results": results,
             "batch_size": dashboard.batch_size(),
             "cards": dashboard.cards(results),
-            "plain_rows": [],
+            "plain_rows": dashboard.plain_rows(results),
             "simulated": True,  # no batching: nobody's answers are in it
         }
         context["pilot_body"] = mark_safe(  # noqa: S308

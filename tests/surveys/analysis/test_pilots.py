@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import numpy as np
 import pytest
 from django.urls import reverse
@@ -138,3 +140,115 @@ def test_pilots_never_reach_the_real_results(ada_client, yes_no, ada):
     ada_client.get(url, {"n": "400"})
     results = selectors.survey_results(survey=survey)
     assert results.questions[0].n == 0
+
+
+# --- multiple selections and unprotected questions ------------------------------
+@pytest.fixture
+def mixed(ada):
+    survey = authoring.survey_create(owner=ada, title="Mixed pilot", epsilon_budget=10)
+    authoring.question_create(
+        survey=survey,
+        text="Which have you done?",
+        privacy=PrivacyConfig(
+            kind="multi_select", options=("A", "B", "C"), epsilon=4.0
+        ),
+    )
+    authoring.question_create(
+        survey=survey,
+        text="Where did you hear of us?",
+        privacy=PrivacyConfig(
+            kind="single_choice", is_private=False, options=("Web", "Friend", "Ad")
+        ),
+        not_private_acknowledged=True,
+    )
+    authoring.question_create(
+        survey=survey,
+        text="Your age",
+        privacy=PrivacyConfig(
+            kind="numeric",
+            is_private=False,
+            low=Decimal(18),
+            high=Decimal(30),
+            step=Decimal(1),
+        ),
+        not_private_acknowledged=True,
+    )
+    return survey
+
+
+def _by_text(survey, text: str):
+    return survey.questions.get(text=text)
+
+
+def test_multi_select_chances_need_not_add_up_to_100():
+    assert pilots.parse_shares("20, 70, 50", independent=True) == [0.2, 0.7, 0.5]
+    with pytest.raises(pilots.PilotRefused, match="from 0 to 100"):
+        pilots.parse_shares("20, 170", independent=True)
+
+
+def test_a_large_multi_select_pilot_recovers_each_options_chance(mixed):
+    question = _by_text(mixed, "Which have you done?")
+    params = {"n": 60_000, "shares": {str(question.pk): [0.1, 0.6, 0.3]}, "seed": 2}
+    result = pilots.pilot_results(mixed, params).questions[0]
+    assert result.n == 60_000
+    for estimate, interval, true in zip(
+        result.estimate, result.intervals, [0.1, 0.6, 0.3], strict=True
+    ):
+        assert interval.low - 0.01 <= true <= interval.high + 0.01
+        assert estimate == pytest.approx(true, abs=0.03)
+
+
+def test_simulated_respondents_tick_no_more_than_the_cap():
+    rng = np.random.default_rng(0)
+    matrix = pilots._selections(4, [0.9, 0.9, 0.9, 0.9], 2, 1000, rng)
+    assert matrix.sum(axis=1).max() == 2
+    assert matrix.any(axis=0).all()  # every option is still ticked by someone
+
+
+def test_a_pilot_summarises_unprotected_answers_with_the_given_shares(mixed):
+    question = _by_text(mixed, "Where did you hear of us?")
+    params = {"n": 20_000, "shares": {str(question.pk): [0.5, 0.3, 0.2]}, "seed": 3}
+    plain = {p.question_id: p for p in pilots.pilot_results(mixed, params).plain}
+    summary = plain[question.pk]
+    assert summary.n == 20_000
+    assert summary.shares() == pytest.approx([0.5, 0.3, 0.2], abs=0.015)
+
+
+def test_an_unprotected_number_is_drawn_from_its_range(mixed):
+    question = _by_text(mixed, "Your age")
+    params = {"n": 5_000, "shares": {}, "seed": 4}
+    plain = {p.question_id: p for p in pilots.pilot_results(mixed, params).plain}
+    summary = plain[question.pk]
+    assert summary.n == 5_000
+    assert (summary.lowest, summary.highest) == (18.0, 30.0)
+    assert summary.mean == pytest.approx(24, abs=0.3)
+
+
+def test_shares_for_an_unprotected_number_are_refused(mixed):
+    question = _by_text(mixed, "Your age")
+    with pytest.raises(pilots.PilotRefused, match="answers to choose"):
+        pilots.pilot_request(survey=mixed, n=10, shares={question.pk: [1.0]})
+    assert not AnalysisJob.objects.exists()
+
+
+def test_the_pilot_page_simulates_multi_select_and_unprotected_questions(
+    ada_client, mixed
+):
+    chosen = _by_text(mixed, "Which have you done?")
+    heard = _by_text(mixed, "Where did you hear of us?")
+    url = reverse("analysis:pilot", args=[mixed.pk])
+    form = ada_client.get(url).content.decode()
+    assert f'name="share-{chosen.pk}"' in form
+    assert "need not add up to 100" in form
+    assert f'name="share-{heard.pk}"' in form
+    html = ada_client.get(
+        url,
+        {
+            "n": "400",
+            f"share-{chosen.pk}": "10, 60, 30",
+            f"share-{heard.pk}": "50,30,20",
+        },
+    ).content.decode()
+    assert 'id="pilot-error"' not in html
+    assert f'id="q{chosen.pk}"' in html
+    assert 'id="plain-answers"' in html and "Where did you hear of us?" in html
