@@ -47,13 +47,20 @@ def _undisguise(match: re.Match[str]) -> str:
     return quote(SECRET_PATH.sub(REDACTED, normal), safe=_SAFE)
 
 
+# The query string of a respondent's page: it may carry the survey's link fields
+# (e.g. PROLIFIC_PID), which identify a person; logs keep the path only.
+RESPONDENT_QUERY = re.compile(r"(/s/(?!manage/)[^\s?#\"'<>]*)\?[^\s#\"'<>]*")
+
+
 def redact(text: str) -> str:
-    """``text`` with every invitation token and receipt code in a path replaced.
+    """``text`` with every invitation token and receipt code in a path replaced,
+    and the query string of every respondent's page.
 
     Paths are matched as the server routes them (:func:`normalise_path`), so
     ``/s/%69/<token>/`` is redacted as ``/s/i/[redacted]/`` is.
     """
-    return SECRET_PATH.sub(REDACTED, _DISGUISED.sub(_undisguise, text))
+    text = SECRET_PATH.sub(REDACTED, _DISGUISED.sub(_undisguise, text))
+    return RESPONDENT_QUERY.sub(r"\1?[redacted]", text)
 
 
 # Paths only researchers (signed in) use; every other request may come from a

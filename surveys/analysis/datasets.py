@@ -37,7 +37,7 @@ from ldp.mechanisms.oracle import FrequencyOracle
 from surveys.analysis.exports import CHUNK_SIZE, csv_lines, neutralise, spec_revisions
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, Survey
-from surveys.collection.models import PlainAnswer, Report, Submission
+from surveys.collection.models import LinkValue, PlainAnswer, Report, Submission
 from surveys.collection.questions import answer_choices
 
 Progress = Callable[[float], None] | None
@@ -75,6 +75,8 @@ class Variable:
     debias: str = ""
     # Written as labels in the CSV (a factor in R); else as numbers.
     factor: bool = False
+    # Free text (a link field's value): a string column everywhere.
+    text: bool = False
 
     def codebook_row(self) -> dict[str, Any]:
         row = asdict(self)
@@ -351,9 +353,30 @@ def blocks(survey: Survey) -> list[Block]:
     return found
 
 
-def variables(survey: Survey, found: list[Block] | None = None) -> list[Variable]:
-    """Every variable of the wide table (the codebook), the id column first."""
+LINK_COLUMN = "link_{}"
+
+
+def link_names(survey: Survey) -> list[str]:
+    """The survey's link fields, then any stored under a name since removed."""
+    declared = list(survey.link_fields)
+    stored = (
+        LinkValue.objects.filter(submission__survey=survey)
+        .exclude(name__in=declared)
+        .values_list("name", flat=True)
+        .distinct()
+    )
+    return declared + sorted(stored)
+
+
+def variables(
+    survey: Survey,
+    found: list[Block] | None = None,
+    links: list[str] | None = None,
+) -> list[Variable]:
+    """Every variable of the wide table (the codebook): the id column, the link
+    fields' values (text), then the questions' columns."""
     found = blocks(survey) if found is None else found
+    links = link_names(survey) if links is None else links
     out = [
         Variable(
             name=ID_COLUMN,
@@ -366,6 +389,20 @@ def variables(survey: Survey, found: list[Block] | None = None) -> list[Variable
             debias="An identifier; links nothing outside this survey's exports.",
         )
     ]
+    out.extend(
+        Variable(
+            name=LINK_COLUMN.format(name),
+            question_id=0,
+            position=0,
+            question="",
+            kind="link_field",
+            protected=False,
+            label=f"from the survey link: {name} (identifies the respondent)",
+            debias="Sent as it was in the respondent's survey link; not randomized.",
+            text=True,
+        )
+        for name in links
+    )
     for block in found:
         out.extend(block.variables)
         if block.revision_column:
@@ -411,8 +448,11 @@ def _by_submission(rows: Iterable[tuple]) -> Iterator[tuple[str, list[tuple]]]:
         yield current, group
 
 
-def _merged(survey: Survey) -> Iterator[tuple[str, list[tuple], list[tuple]]]:
-    """(public id, its reports, its plain answers), by public id; one pass each.
+def _merged(
+    survey: Survey,
+) -> Iterator[tuple[str, list[tuple], list[tuple], list[tuple]]]:
+    """(public id, its reports, its plain answers, its link values), by public
+    id; one pass each.
 
     Only submissions stored when the export began (their internal key at most
     the largest one then; the key is used here and never written), so one
@@ -437,18 +477,24 @@ def _merged(survey: Survey) -> Iterator[tuple[str, list[tuple], list[tuple]]]:
         .values_list("submission__public_id", "question_id", "value")
         .iterator(chunk_size=CHUNK_SIZE)
     )
-    next_report = next(reports, None)
-    next_answer = next(answers, None)
+    links = _by_submission(
+        LinkValue.objects.filter(submission__survey=survey, submission_id__lte=upto)
+        .order_by("submission__public_id", "name")
+        .values_list("submission__public_id", "name", "value")
+        .iterator(chunk_size=CHUNK_SIZE)
+    )
+    streams = [reports, answers, links]
+    heads = [next(stream, None) for stream in streams]
     for public_id in _submissions(survey, upto):
-        mine_reports: list[tuple] = []
-        mine_answers: list[tuple] = []
-        if next_report is not None and next_report[0] == public_id:
-            mine_reports = next_report[1]
-            next_report = next(reports, None)
-        if next_answer is not None and next_answer[0] == public_id:
-            mine_answers = next_answer[1]
-            next_answer = next(answers, None)
-        yield public_id, mine_reports, mine_answers
+        mine: list[list[tuple]] = []
+        for index, stream in enumerate(streams):
+            head = heads[index]
+            if head is not None and head[0] == public_id:
+                mine.append(head[1])
+                heads[index] = next(stream, None)
+            else:
+                mine.append([])
+        yield public_id, mine[0], mine[1], mine[2]
 
 
 def coded_rows(
@@ -459,7 +505,9 @@ def coded_rows(
     for block in found:
         by_question.setdefault(block.question.pk, []).append(block)
     total = Submission.objects.filter(survey=survey).count() if progress else 0
-    for done, (public_id, reports, answers) in enumerate(_merged(survey), start=1):
+    links = link_names(survey)
+    merged = enumerate(_merged(survey), start=1)
+    for done, (public_id, reports, answers, link_values) in merged:
         cells: dict[int, list[Any]] = {}  # id(block) -> its cells
         for question_id, revision, payload in reports:
             for block in by_question.get(question_id, []):
@@ -470,7 +518,8 @@ def coded_rows(
         for question_id, value in answers:
             for block in by_question.get(question_id, []):
                 cells[id(block)] = block.decode(value)
-        row: list[Any] = [public_id]
+        given = dict(link_values)
+        row: list[Any] = [public_id, *(given.get(name) for name in links)]
         for block in found:
             width = len(block.variables) + (1 if block.revision_column else 0)
             row.extend(cells.get(id(block), [None] * width))
@@ -584,6 +633,7 @@ def _frame(survey: Survey, progress: Progress) -> tuple[Any, list[Variable]]:
     columns = variables(survey, found)
     data: dict[str, list[Any]] = {v.name: [] for v in columns}
     names = list(data)
+    text_columns = {v.name for v in columns if v.text or v.name == ID_COLUMN}
     for row in coded_rows(survey, found, progress):
         for name, cell in zip(names, row, strict=True):
             data[name].append(cell)
@@ -591,7 +641,7 @@ def _frame(survey: Survey, progress: Progress) -> tuple[Any, list[Variable]]:
         {
             name: (
                 pd.Series(values, dtype="string").fillna("").astype(str)
-                if name == ID_COLUMN
+                if name in text_columns
                 else pd.Series(values, dtype="float64")
             )
             for name, values in data.items()
@@ -756,7 +806,7 @@ def _r_vector(items: Iterable[Any]) -> str:
 def _r_class(variable: Variable) -> str:
     """Text for factors and the id; doubles for numbers (OLH seeds exceed R's
     32-bit integers once multiplied); integers for codes and bits."""
-    if variable.name == ID_COLUMN or variable.factor:
+    if variable.name == ID_COLUMN or variable.factor or variable.text:
         return "character"
     return "numeric" if variable.measure == "scale" else "integer"
 

@@ -51,7 +51,11 @@ SURVEY_FIELDS: dict[str, type | tuple[type, ...]] = {
     "time_zone": str,
     "close_at_responses": (int, type(None)),
     "invitation_only": bool,
+    "link_fields": list,
+    "link_fields_acknowledged": bool,
 }
+# Written only when set, so a survey without them reads on servers that predate them.
+OPTIONAL_SURVEY_FIELDS = ("link_fields", "link_fields_acknowledged")
 QUESTION_FIELDS: dict[str, type | tuple[type, ...]] = {
     "kind": str,
     "text": str,
@@ -128,7 +132,11 @@ def definition_document(survey: Survey) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "version": VERSION,
-        "survey": {name: getattr(survey, name) for name in SURVEY_FIELDS},
+        "survey": {
+            name: getattr(survey, name)
+            for name in SURVEY_FIELDS
+            if name not in OPTIONAL_SURVEY_FIELDS or survey.link_fields
+        },
         "questions": [
             question_document(
                 q, {other.pk: n for n, other in enumerate(questions, start=1)}

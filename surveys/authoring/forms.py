@@ -45,6 +45,21 @@ PROTECTED = "protected"
 PLAIN = "plain"
 
 
+class LinkFieldsField(forms.CharField):
+    """Names separated by commas, as a list (validated by the model)."""
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return ", ".join(value)
+        return value
+
+    def to_python(self, value: Any) -> list[str]:  # type: ignore[override]
+        text = super().to_python(value) or ""
+        if isinstance(value, list):
+            return value
+        return [part.strip() for part in text.split(",") if part.strip()]
+
+
 class SurveyForm(forms.ModelForm):
     epsilon_budget = forms.FloatField(
         label="Privacy budget (total ε per respondent)",
@@ -66,6 +81,19 @@ class SurveyForm(forms.ModelForm):
         help_text="Used to show the margin of error you can expect per question.",
     )
 
+    link_fields = LinkFieldsField(
+        label="Record from the link (optional)",
+        required=False,
+        help_text=(
+            "Names of URL parameters to store with each response, separated by "
+            "commas, e.g. PROLIFIC_PID, STUDY_ID for "
+            "…/s/…/?PROLIFIC_PID={{%PROLIFIC_PID%}}. They are stored as they "
+            "are sent, not randomized: a panel's participant id identifies the "
+            "respondent to you, and the consent page tells respondents so and "
+            "shows them the values. Their protected answers stay randomized."
+        ),
+    )
+
     class Meta:
         model = Survey
         fields = (
@@ -78,8 +106,13 @@ class SurveyForm(forms.ModelForm):
             "allow_reanswer",
             "completion_code",
             "completion_redirect_url",
+            "link_fields",
+            "link_fields_acknowledged",
         )
         labels: ClassVar = {
+            "link_fields_acknowledged": (
+                "I understand that these fields identify respondents to me"
+            ),
             "consent_text": "Consent text",
             "researcher_contact": "Researcher contact",
             "allow_reanswer": "Let a device that already answered answer again",

@@ -7,10 +7,13 @@ SpecRevision instead of overwriting the old one.  ``compiled_mechanism()`` on
 either gives the compiled ldp mechanism from a process-wide cache.
 """
 
+import re
 import secrets
+from typing import Any
 from urllib.parse import quote
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator, RegexValidator, URLValidator
 from django.db import models
 
@@ -39,6 +42,29 @@ def validate_redirect_url(value: str) -> None:
 def new_public_token() -> str:
     """An unguessable slug for a survey's public link."""
     return secrets.token_urlsafe(16)
+
+
+LINK_FIELDS_MAX = 5
+LINK_FIELD_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
+
+
+def validate_link_fields(value: Any) -> None:
+    """At most LINK_FIELDS_MAX distinct names, each a letter then up to 31
+    letters, digits or underscores (as panels name them: PROLIFIC_PID)."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValidationError("Link fields are a list of names.")
+    if len(value) > LINK_FIELDS_MAX:
+        raise ValidationError(
+            f"{len(value)} link fields; allowed: at most {LINK_FIELDS_MAX}."
+        )
+    for name in value:
+        if not LINK_FIELD_NAME.match(name):
+            raise ValidationError(
+                f"“{name}” is not a link field name: use a letter, then up to 31 "
+                "letters, digits or underscores (e.g. PROLIFIC_PID)."
+            )
+    if len({name.lower() for name in value}) != len(value):
+        raise ValidationError("Each link field is named once.")
 
 
 class Survey(models.Model):
@@ -74,6 +100,13 @@ class Survey(models.Model):
     completion_redirect_url = models.CharField(
         max_length=500, blank=True, validators=[validate_redirect_url]
     )
+    # URL parameters recorded with each response (e.g. PROLIFIC_PID): values
+    # sent as they are, which identify respondents to the researcher; the
+    # consent page says so and shows the values (surveys/collection).
+    link_fields = models.JSONField(
+        default=list, blank=True, validators=[validate_link_fields]
+    )
+    link_fields_acknowledged = models.BooleanField(default=False)
     public_token = models.CharField(
         max_length=32, unique=True, default=new_public_token
     )
@@ -102,6 +135,19 @@ class Survey(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    def clean(self) -> None:
+        super().clean()
+        if self.link_fields and not self.link_fields_acknowledged:
+            raise ValidationError(
+                {
+                    "link_fields_acknowledged": (
+                        "Link fields are stored as they are sent and identify "
+                        "respondents to you: tick the box to confirm that this "
+                        "is intended."
+                    )
+                }
+            )
 
     def completion_url(self) -> str:
         """Where respondents go after submitting ("" for nowhere), with the

@@ -103,6 +103,8 @@ def survey_create(
     allow_reanswer: bool = False,
     completion_code: str = "",
     completion_redirect_url: str = "",
+    link_fields: list[str] | None = None,
+    link_fields_acknowledged: bool = False,
 ) -> Survey:
     survey = Survey(
         owner=owner,
@@ -115,6 +117,8 @@ def survey_create(
         allow_reanswer=allow_reanswer,
         completion_code=completion_code,
         completion_redirect_url=completion_redirect_url,
+        link_fields=list(link_fields or []),
+        link_fields_acknowledged=link_fields_acknowledged,
     )
     survey.full_clean()
     survey.save()
@@ -134,6 +138,8 @@ def survey_update(
     allow_reanswer: bool = False,
     completion_code: str = "",
     completion_redirect_url: str = "",
+    link_fields: list[str] | None = None,
+    link_fields_acknowledged: bool = False,
 ) -> Survey:
     """Change a survey's texts and plan; a live survey's budget can't drop below
     its total ε."""
@@ -148,6 +154,8 @@ def survey_update(
     survey.allow_reanswer = allow_reanswer
     survey.completion_code = completion_code
     survey.completion_redirect_url = completion_redirect_url
+    survey.link_fields = list(link_fields or [])
+    survey.link_fields_acknowledged = link_fields_acknowledged
     if survey.published_at is not None:
         error = budget_error(survey, selectors.survey_epsilon_exact(survey=survey))
         if error:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -30,7 +31,7 @@ from surveys.collection.questions import (
     most_selections,
     plain_decimal,
 )
-from surveys.collection.services import ResponseIn, SentReport
+from surveys.collection.services import ResponseIn, SentReport, link_value_problem
 
 MAX_REPORT_CHARS = 65_536
 # A numeric question's low, high and step have at most this many decimal places.
@@ -240,6 +241,28 @@ class DeviceOnlyField(forms.Field):
         return None
 
 
+LINK_PREFIX = "link_"
+
+
+class LinkValueField(forms.CharField):
+    """One link field's value (a URL parameter), carried as a hidden input."""
+
+    widget = forms.HiddenInput
+
+    def __init__(self, name: str, declared: list[str], **kwargs: Any) -> None:
+        super().__init__(required=False, strip=False, **kwargs)
+        self.link_name = name
+        self.declared = declared
+
+    def clean(self, value: Any) -> str:
+        text = super().clean(value) or ""
+        if text:
+            problem = link_value_problem(self.link_name, text, self.declared)
+            if problem:
+                raise forms.ValidationError(f"{problem} Nothing was stored.")
+        return text
+
+
 class ReportField(forms.CharField):
     """The JSON report the respondent's device computed for one question."""
 
@@ -385,11 +408,21 @@ class ResponseForm(forms.Form):
             )
         return key
 
-    def __init__(self, *args: Any, survey: Survey, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        survey: Survey,
+        link_values: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.survey = survey
         self.questions = list(survey.questions.all())
         self.fields["survey_revision"].initial = survey.revision
+        for name in survey.link_fields:
+            self.fields[f"{LINK_PREFIX}{name}"] = LinkValueField(
+                name, survey.link_fields, initial=(link_values or {}).get(name, "")
+            )
         for question in self.questions:
             if question.is_private:
                 self._add_private(question)
@@ -526,10 +559,31 @@ class ResponseForm(forms.Form):
                 )
         return hidden
 
+    def link_inputs(self) -> list[Any]:
+        """The hidden inputs carrying the link fields' values (bound fields)."""
+        return [self[f"{LINK_PREFIX}{name}"] for name in self.survey.link_fields]
+
+    def link_values(self) -> dict[str, str]:
+        """The link fields' values this form carries (initial or posted), by name."""
+        values = {}
+        for name in self.survey.link_fields:
+            bound = self[f"{LINK_PREFIX}{name}"]
+            value = bound.value() if self.is_bound else bound.initial
+            if value:
+                values[name] = str(value)
+        return values
+
     def clean(self) -> dict[str, Any]:
         """An optional question is answered or skipped, never both nor neither;
         a question hidden by display logic arrives with nothing at all."""
         data = super().clean()
+        for key in self.data:
+            if key.startswith(LINK_PREFIX) and key not in self.fields:
+                self.add_error(
+                    None,
+                    f"This survey records no “{key[len(LINK_PREFIX) :]}” from its "
+                    "link; nothing was stored.",
+                )
         hidden = self._check_conditions(data)
         for question in self.questions:
             if not question.optional or question.pk in hidden:
@@ -674,6 +728,11 @@ class ResponseForm(forms.Form):
             reports=reports,
             plain_answers=plain,
             skipped=skipped,
+            link_values={
+                name: data[f"{LINK_PREFIX}{name}"]
+                for name in self.survey.link_fields
+                if data.get(f"{LINK_PREFIX}{name}")
+            },
         )
 
     def js_config(self) -> dict[str, Any]:

@@ -212,6 +212,33 @@ class SkippedAnswer(models.Model):
         return f"skip {self.pk} of question {self.question_id}"
 
 
+LINK_VALUE_MAX = 100
+
+
+class LinkValue(models.Model):
+    """A URL parameter the survey records from its link (``Survey.link_fields``),
+    stored as it was sent: it identifies the respondent to the researcher, as
+    the consent page says.  Deleted with its submission (withdrawal) and survey.
+    """
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="link_values"
+    )
+    name = models.CharField(max_length=32)
+    value = models.CharField(max_length=LINK_VALUE_MAX)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "name"], name="one_link_value_per_name"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"link value {self.name} of submission {self.submission_id}"
+
+
 def new_recipient_salt() -> str:
     """Random input to a recipient's invitation token (``mailings.token_for``)."""
     import secrets

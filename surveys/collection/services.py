@@ -22,7 +22,9 @@ from django.db import IntegrityError, transaction
 from surveys.authoring import display_logic, lifecycle
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import (
+    LINK_VALUE_MAX,
     Invitation,
+    LinkValue,
     PlainAnswer,
     Report,
     SkippedAnswer,
@@ -74,6 +76,8 @@ class ResponseIn:
     plain_answers: Mapping[int, Any] = field(default_factory=dict)
     # Optional questions marked "Prefer not to answer": no report, no answer.
     skipped: frozenset[int] = frozenset()
+    # Values of the survey's link fields (URL parameters), by name; sent as is.
+    link_values: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -392,6 +396,7 @@ def submission_ingest(
     invitation = _invitation(survey, invitation_token)
     checker = _Checker(survey)
     plain = checker.check(response)
+    _check_link_values(survey, response)
     receipt_code = new_receipt_code()
     try:
         with transaction.atomic():
@@ -493,6 +498,34 @@ def _store_rows(rows: list[tuple[Submission, ResponseIn, dict[int, Any]]]) -> No
         for submission, response, _ in rows
         for pk in sorted(response.skipped)
     )
+    LinkValue.objects.bulk_create(
+        LinkValue(submission=submission, name=name, value=value)
+        for submission, response, _ in rows
+        for name, value in sorted(response.link_values.items())
+    )
+
+
+def link_value_problem(name: str, value: str, declared: list[str]) -> str:
+    """Why a link field's value cannot be stored ("" when it can)."""
+    if name not in declared:
+        return f"This survey records no “{name}” from its link."
+    if len(value) > LINK_VALUE_MAX:
+        return (
+            f"The link's {name} is {len(value)} characters long; at most "
+            f"{LINK_VALUE_MAX} are stored."
+        )
+    if not value.isprintable() or value != value.strip():
+        return f"The link's {name} holds control characters or surrounding spaces."
+    return ""
+
+
+def _check_link_values(survey: Survey, response: ResponseIn) -> None:
+    for name, value in response.link_values.items():
+        problem = link_value_problem(name, value, survey.link_fields)
+        if problem:
+            raise SubmissionRejected(
+                f"{problem} Nothing was stored.", code="link_field"
+            )
 
 
 def _invitation(survey: Survey, token: str | None) -> Invitation | None:

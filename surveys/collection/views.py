@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
@@ -172,12 +173,35 @@ def _unanswerable(request: HttpRequest, survey: Survey) -> HttpResponse:
 
 
 # --- consent ----------------------------------------------------------------------
+def _link_values(request: HttpRequest, survey: Survey) -> dict[str, str] | str:
+    """The survey's link fields found in the page's query string (others are
+    ignored and never stored), or why one cannot be stored."""
+    values = {}
+    for name in survey.link_fields:
+        value = request.GET.get(name, "")
+        if value:
+            problem = services.link_value_problem(name, value, survey.link_fields)
+            if problem:
+                return f"{problem} Ask the researcher for a correct link."
+            values[name] = value
+    return values
+
+
+def _bad_link(request: HttpRequest, survey: Survey, problem: str) -> HttpResponse:
+    return _problem(request, problem, status=400, survey=survey)
+
+
 def _consent(
     request: HttpRequest, survey: Survey, start_url: str, *, invitation: bool = False
 ) -> HttpResponse:
     availability = lifecycle.survey_availability(survey)
     if not availability.is_open:
         return _not_open(request, survey, availability)
+    link_values = _link_values(request, survey)
+    if isinstance(link_values, str):
+        return _bad_link(request, survey, link_values)
+    if link_values:
+        start_url = f"{start_url}?{urlencode(link_values)}"
     try:
         form = ResponseForm(survey=survey)
     except ValueError:
@@ -192,6 +216,7 @@ def _consent(
             # What is stored, said by the server that stores it (protection
             # itself is worded by the device).
             "invitation": invitation,
+            "link_values": link_values,
             "has_plain": any(not q.is_private for q in survey.questions.all()),
             "has_optional": any(q.optional for q in form.questions),
             "received_unit": settings.RECEIVED_AT_GRANULARITY,
@@ -264,7 +289,10 @@ def _respond(
             invitation_token=invitation_token,
             within_grace=within_grace,
         )
-    form = ResponseForm(survey=survey)
+    link_values = _link_values(request, survey)
+    if isinstance(link_values, str):
+        return _bad_link(request, survey, link_values)
+    form = ResponseForm(survey=survey, link_values=link_values)
     return _form_page(request, survey, form)
 
 
@@ -314,6 +342,7 @@ def _form_page(
             "error": error,
             # Signed "loaded while open" (lifecycle's grace period); not stored.
             "open_stamp": lifecycle.open_stamp(survey),
+            "link_values": form.link_values(),
             **_device_context(survey, form, "respond"),
         },
         status=status,

@@ -216,3 +216,27 @@ def test_display_logic_survives_export_and_import(study, bob):
         "any_of": [1],
     }
     assert definitions.definition_document(copy) == document
+
+
+def test_link_fields_survive_export_and_import(study, bob):
+    Survey.objects.filter(pk=study.pk).update(
+        link_fields=["PROLIFIC_PID"], link_fields_acknowledged=True
+    )
+    study.refresh_from_db()
+    document = definitions.definition_document(study)
+    jsonschema.validate(document, SCHEMA)
+    copy = definitions.definition_import(owner=bob, document=document)
+    assert copy.link_fields == ["PROLIFIC_PID"]
+    assert copy.link_fields_acknowledged
+
+
+def test_a_survey_without_link_fields_writes_none(study):
+    assert "link_fields" not in definitions.definition_document(study)["survey"]
+
+
+def test_imported_link_fields_without_the_acknowledgement_import_nothing(study, bob):
+    document = definitions.definition_document(study)
+    document["survey"]["link_fields"] = ["PROLIFIC_PID"]
+    with pytest.raises(services.ValidationError, match="identify respondents"):
+        definitions.definition_import(owner=bob, document=document)
+    assert not Survey.objects.filter(owner=bob).exists()
