@@ -85,17 +85,41 @@ function keepOrOther(v, truth, P, Q) {
   return i < truth ? i : i + 1;
 }
 
-// The contract's cumulative(weights, v): the least index i with
-// weights[0] + ... + weights[i] > v (for 0 <= v < sum). It scans every
-// weight, with no early exit, so its work does not depend on the answer.
-function cumulative(weights, v) {
+// Running sums of a weight list: prefix[i] = weights[0] + ... + weights[i].
+function prefixSums(weights) {
+  const prefix = new Array(weights.length);
   let sum = 0;
-  let index = 0;
   for (let i = 0; i < weights.length; i++) {
     sum += weights[i];
-    index += sum <= v ? 1 : 0;
+    prefix[i] = sum;
+  }
+  return prefix;
+}
+
+// The contract's cumulative(weights, v), from the weights' running sums: the
+// least index i with prefix[i] > v (for 0 <= v < sum), i.e. how many running
+// sums are <= v. A binary search with a fixed number of steps, floor(log2 n)
+// + 1 whatever v is, so its work does not depend on the answer or the draw.
+function cumulative(prefix, v) {
+  const n = prefix.length;
+  let step = 1;
+  while (step * 2 <= n) step *= 2;
+  let index = 0;
+  for (; step > 0; step >>= 1) {
+    const next = index + step;
+    index += next <= n && prefix[next - 1] <= v ? step : 0;
   }
   return index;
+}
+
+// The running sums a spec samples from (computed once per checked spec).
+function tablesFor(spec) {
+  const w = spec.weights;
+  if (spec.mechanism === "ordinal") return { rows: w.rows.map(prefixSums) };
+  if (spec.mechanism === "geometric" || spec.mechanism === "gaussian") {
+    return { kernel: prefixSums(w.kernel) };
+  }
+  return {};
 }
 
 // ---------------------------------------------------------------- validation
@@ -312,14 +336,18 @@ export function validateSpec(spec, answer) {
       checkBound(spec, "keep + (k+ell-1)*other", w.keep + (k + spec.ell - 1) * w.other);
       break;
   }
-  if (answer !== undefined) {
-    if (MULTI.has(spec.mechanism)) {
-      checkSelection(spec, answer, k, spec.mechanism === "padding_sampling" ? spec.ell : k);
-    } else if (!(Number.isInteger(answer) && answer >= 0 && answer < k)) {
-      fail(spec, `answer must be an integer in [0, ${k}), got ${JSON.stringify(answer)}`);
-    }
-  }
+  if (answer !== undefined) checkAnswer(spec, answer, k);
   return k;
+}
+
+// Throw an Error if `answer` is not valid for the (already validated) `spec`
+// with n = k answers or levels (see validateSpec).
+function checkAnswer(spec, answer, k) {
+  if (MULTI.has(spec.mechanism)) {
+    checkSelection(spec, answer, k, spec.mechanism === "padding_sampling" ? spec.ell : k);
+  } else if (!(Number.isInteger(answer) && answer >= 0 && answer < k)) {
+    fail(spec, `answer must be an integer in [0, ${k}), got ${JSON.stringify(answer)}`);
+  }
 }
 
 // ------------------------------------------------------------------ sampling
@@ -331,6 +359,12 @@ export function validateSpec(spec, answer) {
  */
 export function randomizeWithSource(spec, answer, nextWord) {
   const k = validateSpec(spec, answer);
+  return sample(spec, k, tablesFor(spec), answer, nextWord);
+}
+
+// Draw one report of a valid `answer` under a validated `spec` with n = k and
+// its running sums `tables` (tablesFor).
+function sample(spec, k, tables, answer, nextWord) {
   const w = spec.weights;
   const x = answer;
   const below = (S) => uniformBelow(S, nextWord);
@@ -374,11 +408,11 @@ export function randomizeWithSource(spec, answer, nextWord) {
       return [j, v < w.keep ? s : 1 - s];
     }
     case "ordinal":
-      return cumulative(w.rows[x], below(w.total));
+      return cumulative(tables.rows[x], below(w.total));
     case "geometric":
     case "gaussian": {
       // k is the grid's m; kernel index j is the offset d = j - (m-1).
-      const y = x + cumulative(w.kernel, below(w.total)) - (k - 1);
+      const y = x + cumulative(tables.kernel, below(w.total)) - (k - 1);
       return Math.min(Math.max(y, 0), k - 1);
     }
     case "duchi":
@@ -862,8 +896,9 @@ export function checkSurvey(specs, spentMilli = 0) {
   return { questions, ratio, epsilonMilli: milli, spentMilli, totalMilli: spentMilli + milli, totalRatio };
 }
 
-// Checked specs, each with the frozen copy that is actually sampled from, so
-// changing the spec object after the check cannot change what is sampled.
+// Checked specs, each with the frozen copy that is actually sampled from (and
+// its answer count), so changing the spec object after the check cannot change
+// what is sampled, and a spec is validated once per page, not once per report.
 const checked = new WeakMap();
 
 function deepFrozenCopy(value) {
@@ -884,9 +919,10 @@ function checkedCopy(spec) {
     if (found) return found;
   }
   const copy = deepFrozenCopy(spec);
-  checkSpec(copy);
-  if (spec !== null && typeof spec === "object") checked.set(spec, copy);
-  return copy;
+  checkSpec(copy); // validates the spec (validateSpec) and its declared ε
+  const entry = { spec: copy, k: answerCount(copy), tables: tablesFor(copy) };
+  if (spec !== null && typeof spec === "object") checked.set(spec, entry);
+  return entry;
 }
 
 /**
@@ -898,5 +934,7 @@ function checkedCopy(spec) {
  */
 export function randomize(spec, answer) {
   secureSource(); // checked on every call, even while the pool has words
-  return randomizeWithSource(checkedCopy(spec), answer, nextSecureWord);
+  const entry = checkedCopy(spec);
+  checkAnswer(entry.spec, answer, entry.k); // the answer on every call
+  return sample(entry.spec, entry.k, entry.tables, answer, nextSecureWord);
 }

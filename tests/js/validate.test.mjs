@@ -166,3 +166,20 @@ test("multi-select randomizing leaves the caller's selection untouched", () => {
   randomize(MULTI, [3, 1]);
   assert.deepEqual(selection, [4, 0]);
 });
+
+test("randomize reads a spec once per page and still checks every answer", () => {
+  let reads = 0;
+  const spec = new Proxy(structuredClone(good), {
+    get(target, key, receiver) {
+      reads += 1;
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  randomize(spec, 1);
+  const afterFirst = reads;
+  assert.ok(afterFirst > 0);
+  for (let i = 0; i < 100; i++) randomize(spec, i % 5);
+  assert.equal(reads, afterFirst, "the checked copy is sampled; the spec is not read again");
+  assert.throws(() => randomize(spec, 5), /answer must be an integer in \[0, 5\)/);
+  assert.throws(() => randomize(spec, 1.5), /answer must be an integer/);
+});

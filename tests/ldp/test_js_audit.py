@@ -97,8 +97,8 @@ MUTANTS: dict[str, tuple[str, str]] = {
     ),
     # Geometric/Gaussian: kernel index j read as offset j - m, not j - (m-1).
     "kernel offset off by one": (
-        "const y = x + cumulative(w.kernel, below(w.total)) - (k - 1);",
-        "const y = x + cumulative(w.kernel, below(w.total)) - k;",
+        "const y = x + cumulative(tables.kernel, below(w.total)) - (k - 1);",
+        "const y = x + cumulative(tables.kernel, below(w.total)) - k;",
     ),
     # Geometric/Gaussian: reports off the grid are not clamped to its ends.
     "clamping dropped": (
