@@ -43,7 +43,9 @@
       if (!data.is_private) {
         text = words.CATALOG.page.notProtected;
       } else {
-        const described = words.describeQuestion(data.spec, agent.checkSpec(data.spec));
+        const described = words.describeQuestion(
+          data.spec, agent.checkSpec(data.spec), data.design ? data.design.type : "",
+        );
         text = `${described.label}. ${described.sentence}`;
       }
     } catch (problem) {
@@ -65,6 +67,11 @@
     const kind = selectedKind();
     for (const group of form.querySelectorAll("[data-kinds]")) {
       group.hidden = !group.dataset.kinds.split(" ").includes(kind);
+    }
+    const chosen = form.querySelector('input[name="design"]:checked');
+    const design = chosen ? chosen.value : "symmetric";
+    for (const group of form.querySelectorAll("[data-design]")) {
+      group.hidden = group.dataset.design !== design;
     }
     const privateOn = isProtected();
     byId("private-settings").hidden = !privateOn;

@@ -282,6 +282,7 @@ def survey_duplicate(*, survey: Survey, user) -> Survey:
             not_private_acknowledged=q.not_private_acknowledged,
             requested_epsilon=q.requested_epsilon,
             mechanism=q.mechanism,
+            design=q.design,
             spec=q.spec,
         )
         for position, q in enumerate(originals, start=1)
@@ -333,6 +334,9 @@ def _apply(
     question.not_private_acknowledged = (not config.is_private) and acknowledged
     question.requested_epsilon = config.epsilon
     question.mechanism = config.mechanism
+    question.design = (
+        config.design.as_json() if config.design and config.is_private else None
+    )
     question.spec = mechanism.spec if mechanism else None
 
 
@@ -340,7 +344,9 @@ def _privacy_key(config: PrivacyConfig) -> tuple:
     """What decides the randomization (ε and mechanism only matter if private)."""
     key = (config.kind, config.is_private, config.options, config.low, config.high)
     key += (config.step, config.max_selections)
-    return key + ((config.epsilon, config.mechanism) if config.is_private else ())
+    design = config.design.as_json() if config.design else None
+    private = (config.epsilon, config.mechanism, str(design))
+    return key + (private if config.is_private else ())
 
 
 @transaction.atomic
