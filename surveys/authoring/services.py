@@ -340,6 +340,11 @@ def _apply(
     question.spec = mechanism.spec if mechanism else None
 
 
+def _epsilon_field(config: PrivacyConfig) -> str:
+    """The form field that decides a question's ε: its design, if it has one."""
+    return "design" if config.design is not None else "requested_epsilon"
+
+
 def _privacy_key(config: PrivacyConfig) -> tuple:
     """What decides the randomization (ε and mechanism only matter if private)."""
     key = (config.kind, config.is_private, config.options, config.low, config.high)
@@ -375,7 +380,7 @@ def question_create(
     if published and mechanism is not None:
         total = selectors.survey_epsilon_exact(survey=survey) + mechanism.epsilon_exact
         if error := budget_error(survey, total):
-            raise ValidationError({"requested_epsilon": [error]})
+            raise ValidationError({_epsilon_field(config): [error]})
     last = survey.questions.aggregate(last=Max("position"))["last"] or 0
     display_logic.validate(survey, show_if, position=last + 1)
     question = Question(survey=survey, position=last + 1, show_if=show_if)
@@ -460,7 +465,7 @@ def question_update(
             survey=survey, exclude_question_id=question.pk
         )
         if error := budget_error(survey, others + mechanism.epsilon_exact):
-            raise ValidationError({"requested_epsilon": [error]})
+            raise ValidationError({_epsilon_field(config): [error]})
     _apply(
         question,
         config,

@@ -51,7 +51,7 @@ def test_estimator_takes_p_and_q_from_the_design_not_from_epsilon():
 
 @pytest.mark.parametrize(("name", "spec"), [("custom", CUSTOM), ("uq", UNRELATED)])
 def test_seeded_simulation_recovers_the_true_share_within_its_interval(name, spec):
-    mechanism, answers, estimate = _simulate(spec, share=0.3, n=20_000, seed=16)
+    _, answers, estimate = _simulate(spec, share=0.3, n=20_000, seed=16)
     truth = answers.mean()
     interval = estimate.confidence_interval(level=0.95)
     assert interval.low[1] <= truth <= interval.high[1]

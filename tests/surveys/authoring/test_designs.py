@@ -30,6 +30,7 @@ from surveys.authoring.mechanisms import (
     design_label,
 )
 from surveys.authoring.models import Question, Survey
+from surveys.collection.forms import ResponseForm
 
 pytestmark = pytest.mark.django_db
 
@@ -377,3 +378,22 @@ def test_survey_page_lists_the_design_with_its_epsilon(
     assert "ε 1.95 · Forced response, unrelated-question design" in html
     summary = selectors.question_privacy_config(survey.questions.get())
     assert previews.preview(summary, n=100).epsilon_display == "1.95"
+
+
+def test_answer_page_tells_the_device_which_design_to_word(ada_client, make_survey):
+    survey = make_survey(epsilon_budget=10)
+    ada_client.post(_add_url(survey), CUSTOM_DATA)
+    ada_client.post(_add_url(survey), UNRELATED_DATA)
+    ada_client.post(_add_url(survey), {**BASE, "mechanism": "warner"})
+    config = ResponseForm(survey=survey).js_config()
+    assert [q["design"] for q in config["questions"]] == [
+        "custom",
+        "unrelated_question",
+        "",
+    ]
+    # The figures come from the spec's weights, never from this word.
+    assert [q["spec"]["mechanism"] for q in config["questions"]] == [
+        "forced_response",
+        "forced_response",
+        "warner",
+    ]
