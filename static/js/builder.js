@@ -73,6 +73,9 @@
     for (const group of form.querySelectorAll("[data-design]")) {
       group.hidden = group.dataset.design !== design;
     }
+    // A custom split or an unrelated-question design decides ε itself.
+    const epsilonField = byId("id_requested_epsilon")?.closest(".field");
+    if (epsilonField) epsilonField.hidden = kind === "yes_no" && design !== "symmetric";
     const privateOn = isProtected();
     byId("private-settings").hidden = !privateOn;
     byId("plain-settings").hidden = privateOn;

@@ -397,3 +397,33 @@ def test_answer_page_tells_the_device_which_design_to_word(ada_client, make_surv
         "forced_response",
         "warner",
     ]
+
+
+def test_a_duplicated_survey_keeps_each_questions_design(ada, ada_client, make_survey):
+    survey = make_survey()
+    ada_client.post(_add_url(survey), UNRELATED_DATA)
+    copy = services.survey_duplicate(survey=survey, user=ada)
+    (question,) = copy.questions.all()
+    assert question.design == survey.questions.get().design
+    assert question.spec == survey.questions.get().spec
+
+
+def test_a_design_change_after_responses_starts_a_new_spec_revision(
+    ada, ada_client, make_survey, respond
+):
+    survey = make_survey()
+    ada_client.post(_add_url(survey), CUSTOM_DATA)
+    survey = services.survey_publish(survey=survey, user=ada)
+    respond(survey)
+    question = survey.questions.get()
+    url = reverse(
+        "authoring:question_edit", kwargs={"pk": survey.pk, "question_pk": question.pk}
+    )
+    changed = {**CUSTOM_DATA, "fr_truthful": "60", "fr_forced_yes": "30"}
+    ada_client.post(url, changed)
+    question.refresh_from_db()
+    assert question.spec_revision == 2
+    assert question.design["truthful"] == "3/5"
+    first, second = question.spec_revisions.order_by("revision")
+    assert first.spec["weights"] == {"truthful": 7, "forced_yes": 2, "forced_no": 1}
+    assert second.spec["weights"] == {"truthful": 6, "forced_yes": 3, "forced_no": 1}

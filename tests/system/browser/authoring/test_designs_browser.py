@@ -74,6 +74,7 @@ def test_researcher_builds_a_custom_split_and_an_unrelated_question_design(
     _type_into(page, "#id_text", "Have you ever cheated on an exam?")
     _choose(page, "Custom split: truthful, forced “yes”, forced “no”")
     assert page.is_hidden("#design-unrelated")
+    assert page.is_hidden("#id_requested_epsilon")  # the design decides ε
     _type_into(page, "#id_fr_truthful", "70")
     _type_into(page, "#id_fr_forced_yes", "20")
     _type_into(page, "#id_fr_forced_no", "5")
