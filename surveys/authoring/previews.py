@@ -22,9 +22,8 @@ from scipy import stats
 
 import ldp
 from ldp.accounting import sequential_composition
-from ldp.exact import display_epsilon
+from ldp.exact import display_epsilon, display_epsilon_significant
 from ldp.mechanisms.oracle import SupportMechanism
-from surveys.analysis.templatetags.privacy_numbers import epsilon_text
 from surveys.authoring.catalogue import (
     MEAN,
     SHARE,
@@ -225,7 +224,7 @@ def preview_mechanism(
         epsilon=mechanism.epsilon,
         # The exact ε of the compiled weights, rounded up to 3 significant
         # digits: never understated.
-        epsilon_display=epsilon_text(mechanism.epsilon_exact),
+        epsilon_display=display_epsilon_significant(mechanism.epsilon_exact),
         epsilon_exact=mechanism.epsilon_exact,
         plain_words=facts["plain_words"],
         spec=mechanism.spec,

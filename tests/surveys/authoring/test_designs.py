@@ -17,9 +17,9 @@ import pytest
 from django.urls import reverse
 
 import ldp
+from ldp.exact import display_epsilon_significant as epsilon_text
 from ldp.exact import log_ratio
 from ldp.mechanisms.binary import unrelated_question_spec
-from surveys.analysis.templatetags.privacy_numbers import epsilon_text
 from surveys.authoring import definitions, previews, selectors, services
 from surveys.authoring.forms import QuestionForm
 from surveys.authoring.mechanisms import (

@@ -7,8 +7,8 @@ from fractions import Fraction
 import pytest
 
 import ldp
+from ldp.exact import display_epsilon_significant as epsilon_text
 from ldp.recommendation import recommend_multiselect
-from surveys.analysis.templatetags.privacy_numbers import epsilon_text
 from surveys.authoring import mechanisms, previews
 from surveys.authoring.mechanisms import PrivacyConfig
 

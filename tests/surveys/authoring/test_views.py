@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 import ldp
-from surveys.analysis.templatetags.privacy_numbers import epsilon_text
+from ldp.exact import display_epsilon_significant as epsilon_text
 from surveys.authoring import services
 from surveys.authoring.models import Question, Survey
 
