@@ -274,6 +274,47 @@ def display_epsilon(value: Decimal, digits: int = 3) -> str:
     return str(value.quantize(quantum, rounding=ROUND_CEILING))
 
 
+def display_epsilon_significant(value: Decimal, digits: int = 3) -> str:
+    """Return ε as a decimal string rounded UP to ``digits`` significant digits.
+
+    Parameters
+    ----------
+    value : Decimal
+        The exact delivered ε (positive).
+    digits : int, optional
+        Significant digits (default 3).
+
+    Returns
+    -------
+    str
+        For example ``"1.10"`` for ε = ln 3 and ``"2.08"`` for ε = ln 8.
+
+    Notes
+    -----
+    With ``e = floor(log10 ε) − digits + 1``, the value is
+    ``ceil(ε · 10^−e) · 10^e``, so the displayed value is never below ε (a
+    carry such as 9.995 → 10.0 keeps ``digits`` digits).  0 is ``"0"``.
+
+    References
+    ----------
+    .. [1] docs/maths.md, section 1.4 (exact arithmetic, rounded up).
+
+    Examples
+    --------
+    >>> display_epsilon_significant(log_ratio(8, 1))
+    '2.08'
+    >>> display_epsilon_significant(Decimal("0.020001"))
+    '0.0201'
+    """
+    if value <= 0:
+        return "0"
+    exponent = value.adjusted() - digits + 1
+    rounded = value.quantize(Decimal(1).scaleb(exponent), rounding=ROUND_CEILING)
+    if rounded.adjusted() - exponent >= digits:  # 9.995 → 10.00: one digit fewer
+        rounded = value.quantize(Decimal(1).scaleb(exponent + 1), ROUND_CEILING)
+    return format(rounded, "f")
+
+
 def keep_other_weights(epsilon: float, outputs: int) -> tuple[int, int]:
     """Integer weights ``(P, Q)`` of a symmetric randomized response.
 

@@ -26,6 +26,9 @@ export const CATALOG = {
   atMostTimes: "at most {n} times in {d}",
   atMostTime: "at most 1 time in {d}",
   atMostPercent: "at most {n} times in 100",
+  count: "{n} times",
+  countOne: "1 time",
+  about: "about {text}",
   moreThan99: "more than 99 times in 100",
   always: "every time",
   never: "never",
@@ -43,7 +46,8 @@ export const CATALOG = {
   },
   mechanism: {
     forced_response: "Your device reports your true answer {truth}; otherwise it reports the other answer.",
-    forced_response_uneven: "Your device reports your true answer {truthYes} if it is “Yes” and {truthNo} if it is “No”; otherwise it reports the other answer.",
+    forced_response_split: "Your device sends your true answer {truth}; {yes} it sends “Yes” and {no} “No” instead, whatever your answer.",
+    unrelated_question: "Your device sends your true answer {truth}; otherwise it answers a made-up question for you, “Yes” {yes} and “No” the rest of the time.",
     warner: "Your device reports your true answer {truth}; otherwise it reports the opposite answer.",
     grr: "Your device reports your true answer {truth}; otherwise it reports one of the other {others} answers, picked at random.",
     grr_two: "Your device reports your true answer {truth}; otherwise it reports the other answer.",
@@ -229,6 +233,37 @@ function truthOf(keep, others, count) {
   return frequency(big(keep), big(keep) + big(count) * big(others));
 }
 
+/**
+ * A design's parts (truthful, forced "yes", forced "no") over one total, on
+ * one denominator: exact when it is at most 100 (shown in 100 when it
+ * divides 100: 7/10, 1/5, 1/10 -> 70, 20, 10 in 100), otherwise whole
+ * percents rounded against the respondent (the truth up, the forced answers
+ * down, never below 1) with "about".
+ * Returns [truth as "N times in D", then "N times" for each other part].
+ */
+function splitOf(parts, total) {
+  let g = total;
+  for (const part of parts) g = gcd(part, g);
+  let d = total / g;
+  let counts = parts.map((part) => part / g);
+  let about = false;
+  if (d < 100n && 100n % d === 0n) {
+    counts = counts.map((n) => n * (100n / d));
+    d = 100n;
+  } else if (d > 100n) {
+    counts = parts.map((part, i) => {
+      const n = i === 0 ? ceilDiv(100n * part, total) : (100n * part) / total;
+      return n < 1n ? 1n : n;
+    });
+    d = 100n;
+    about = true;
+  }
+  const mark = (text) => (about ? fill(CATALOG.about, { text }) : text);
+  return counts.map((n, i) => mark(i === 0
+    ? fill(n === 1n ? CATALOG.time : CATALOG.times, { n, d })
+    : (n === 1n ? CATALOG.countOne : fill(CATALOG.count, { n }))));
+}
+
 function largestShare(rows, total) {
   let best = 0;
   rows.forEach((row, x) => { if (row[x] > best) best = row[x]; });
@@ -246,19 +281,27 @@ function clampedDiagonal(kernel, m, total) {
 
 /**
  * The main-text sentence for one checked spec: what the device does, in
- * frequencies taken from the spec's integer weights.
+ * frequencies taken from the spec's integer weights. `design` only chooses
+ * how a forced-response spec is told ("unrelated_question": as a made-up
+ * answer drawn on the device); every figure still comes from the weights, so
+ * a server cannot overstate the protection with it.
  */
-export function mechanismSentence(spec) {
+export function mechanismSentence(spec, design = "") {
   const w = spec.weights;
   const k = spec.k;
   const say = (key, values) => fill(CATALOG.mechanism[key], values);
   switch (spec.mechanism) {
     case "forced_response": {
-      const S = big(w.truthful + w.forced_yes + w.forced_no);
-      const yes = big(w.truthful + w.forced_yes), no = big(w.truthful + w.forced_no);
-      return yes === no
-        ? say("forced_response", { truth: frequency(yes, S) })
-        : say("forced_response_uneven", { truthYes: frequency(yes, S), truthNo: frequency(no, S) });
+      const t = big(w.truthful), a = big(w.forced_yes), b = big(w.forced_no);
+      const S = t + a + b;
+      // The same weights, worded as the researcher's design: otherwise a
+      // made-up answer, "Yes" a/(a + b) of the time (Greenberg et al. 1969).
+      if (design === "unrelated_question") {
+        return say("unrelated_question", { truth: frequency(t, S), yes: frequency(a, a + b) });
+      }
+      if (a === b) return say("forced_response", { truth: frequency(t + a, S) });
+      const [truth, yes, no] = splitOf([t, a, b], S);
+      return say("forced_response_split", { truth, yes, no });
     }
     case "warner":
       return say("warner", { truth: truthOf(w.keep, w.flip, 1) });
@@ -304,15 +347,15 @@ export function mechanismSentence(spec) {
 
 /**
  * Everything shown about one protected question, from its spec and the
- * randomizer's verdict ({ratio, epsilonMilli}): {strength, label, sentence,
- * odds, epsilon}.
+ * randomizer's verdict ({ratio, epsilonMilli}) and, for forced response, the
+ * researcher's design type: {strength, label, sentence, odds, epsilon}.
  */
-export function describeQuestion(spec, verdict) {
+export function describeQuestion(spec, verdict, design = "") {
   const key = strength(verdict.ratio);
   return {
     strength: key,
     label: CATALOG.strength[key],
-    sentence: mechanismSentence(spec),
+    sentence: mechanismSentence(spec, design),
     odds: fill(CATALOG.odds, {
       percent: certainty(verdict.ratio),
       factor: oddsFactor(verdict.ratio),

@@ -43,7 +43,9 @@
       if (!data.is_private) {
         text = words.CATALOG.page.notProtected;
       } else {
-        const described = words.describeQuestion(data.spec, agent.checkSpec(data.spec));
+        const described = words.describeQuestion(
+          data.spec, agent.checkSpec(data.spec), data.design ? data.design.type : "",
+        );
         text = `${described.label}. ${described.sentence}`;
       }
     } catch (problem) {
@@ -66,6 +68,14 @@
     for (const group of form.querySelectorAll("[data-kinds]")) {
       group.hidden = !group.dataset.kinds.split(" ").includes(kind);
     }
+    const chosen = form.querySelector('input[name="design"]:checked');
+    const design = chosen ? chosen.value : "symmetric";
+    for (const group of form.querySelectorAll("[data-design]")) {
+      group.hidden = group.dataset.design !== design;
+    }
+    // A custom split or an unrelated-question design decides ε itself.
+    const epsilonField = byId("id_requested_epsilon")?.closest(".field");
+    if (epsilonField) epsilonField.hidden = kind === "yes_no" && design !== "symmetric";
     const privateOn = isProtected();
     byId("private-settings").hidden = !privateOn;
     byId("plain-settings").hidden = privateOn;

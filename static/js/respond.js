@@ -161,7 +161,7 @@ function fillText(name, value) {
 }
 
 function protectionBlock(container, question, verdict) {
-  const described = words.describeQuestion(question.spec, verdict);
+  const described = words.describeQuestion(question.spec, verdict, question.design || "");
   const line = document.createElement("p");
   line.className = `protection strength-${described.strength}`;
   const label = document.createElement("strong");

@@ -12,7 +12,7 @@ import numpy as np
 
 import ldp
 from surveys.analysis.results import Interval, QuestionResult
-from surveys.authoring.catalogue import mechanism_label
+from surveys.authoring.mechanisms import design_label
 from surveys.authoring.models import Question
 from surveys.collection.questions import answer_choices
 
@@ -144,7 +144,9 @@ def question_result(
         kind=question.kind,
         spec_revision=question.spec_revision,
         mechanism=mechanism.name,
-        mechanism_label=mechanism_label(mechanism.name),
+        # Names the researcher's forced-response design (custom split or
+        # unrelated question) with its split, when the question has one.
+        mechanism_label=design_label(mechanism.name, question.design),
         epsilon=float(mechanism.epsilon),
         n=n,
         labels=labels_for(question, mechanism),

@@ -28,7 +28,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from surveys.authoring import previews, selectors, services
-from surveys.authoring.mechanisms import DEFAULT_EPSILON, PrivacyConfig
+from surveys.authoring.mechanisms import DEFAULT_EPSILON, ForcedDesign, PrivacyConfig
 from surveys.authoring.models import Question, Survey
 
 FORMAT = "deniable.survey-definition"
@@ -72,6 +72,7 @@ QUESTION_FIELDS: dict[str, type | tuple[type, ...]] = {
     "not_private_acknowledged": bool,
     "epsilon": (int, float),
     "mechanism": str,
+    "design": (dict, type(None)),
     "spec": (dict, type(None)),
     "show_if": (dict, type(None)),
 }
@@ -117,6 +118,7 @@ def question_document(
             else DEFAULT_EPSILON
         ),
         "mechanism": question.mechanism,
+        "design": question.design if question.is_private else None,
         "spec": question.spec if question.is_private else None,
         "show_if": show_if,
     }
@@ -238,6 +240,12 @@ def _privacy(data: dict[str, Any], where: str) -> PrivacyConfig:
         raise ValidationError(
             f"{where}: every option must be text. Nothing was imported."
         )
+    design = None
+    if data.get("design") is not None:
+        try:
+            design = ForcedDesign.from_json(data["design"])
+        except ValueError as error:
+            raise ValidationError(f"{where}: {error}. Nothing was imported.") from None
     return PrivacyConfig(
         kind=data["kind"],
         is_private=data.get("is_private", True),
@@ -248,6 +256,7 @@ def _privacy(data: dict[str, Any], where: str) -> PrivacyConfig:
         high=_decimal(data.get("numeric_high"), where),
         step=_decimal(data.get("numeric_step"), where),
         max_selections=data.get("max_selections"),
+        design=design,
     )
 
 

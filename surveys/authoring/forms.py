@@ -6,6 +6,7 @@ and renders radio groups as fieldsets with a legend.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, ClassVar
 
 from django import forms
@@ -13,7 +14,13 @@ from django.core.exceptions import ValidationError
 
 from ldp.spec.ceilings import EPSILON_CEILING_SURVEY
 from surveys.authoring import display_logic, mechanisms, validation
-from surveys.authoring.mechanisms import PrivacyConfig
+from surveys.authoring.mechanisms import (
+    CUSTOM,
+    SYMMETRIC,
+    UNRELATED_QUESTION,
+    ForcedDesign,
+    PrivacyConfig,
+)
 from surveys.authoring.models import Question, Survey
 
 
@@ -29,6 +36,39 @@ def add_validation_errors(form: forms.Form, error: ValidationError) -> None:
             form.add_error(None, message)
 
 
+DESIGN_PERCENT_FIELDS = (
+    "fr_truthful",
+    "fr_forced_yes",
+    "fr_forced_no",
+    "uq_truthful",
+    "uq_prevalence",
+)
+WHY_NO_REAL_INNOCUOUS_QUESTION = (
+    "Why the device draws the innocuous answer instead of asking a real question "
+    "(such as “Were you born in January to March?”): a respondent who answers a "
+    "real innocuous question truthfully and whose true innocuous answer is "
+    "“no” sends “yes” only if the sensitive answer is “yes”, so for them a "
+    "“yes” proves it (ε = ∞), and the server may know the innocuous answer "
+    "from other sources. Drawn on the device with a known prevalence, the "
+    "innocuous answer is the same coin for everyone, and ε stays finite."
+)
+
+
+def _percent_field(label: str, help_text: str = "") -> forms.DecimalField:
+    return forms.DecimalField(
+        label=label,
+        required=False,
+        max_digits=8,
+        help_text=help_text,
+        error_messages={"invalid": "Enter a percentage, e.g. 70 or 12.5."},
+        widget=forms.NumberInput(attrs={"step": "0.1", "inputmode": "decimal"}),
+    )
+
+
+def _percent(value: Fraction) -> str:
+    return f"{float(value * 100):g}"
+
+
 PRIVACY_FIELDS = (
     "kind",
     "options",
@@ -40,6 +80,8 @@ PRIVACY_FIELDS = (
     "not_private_acknowledged",
     "requested_epsilon",
     "mechanism",
+    "design",
+    *DESIGN_PERCENT_FIELDS,
 )
 PROTECTED = "protected"
 PLAIN = "plain"
@@ -167,6 +209,8 @@ class SurveyForm(forms.ModelForm):
 class QuestionForm(forms.Form):
     """One question; ``preview_only`` relaxes the text for the live preview."""
 
+    why_simulated = WHY_NO_REAL_INNOCUOUS_QUESTION
+
     kind = forms.ChoiceField(
         label="Question type", choices=Question.Kind.choices, initial="yes_no"
     )
@@ -269,6 +313,36 @@ class QuestionForm(forms.Form):
         required=False,
         initial="",
     )
+    design = forms.ChoiceField(
+        label="Forced-response design (yes/no questions)",
+        choices=[
+            (SYMMETRIC, "Symmetric, from the ε above"),
+            (CUSTOM, "Custom split: truthful, forced “yes”, forced “no”"),
+            (
+                UNRELATED_QUESTION,
+                "Unrelated question: the device draws an innocuous answer",
+            ),
+        ],
+        required=False,
+        initial=SYMMETRIC,
+        widget=forms.RadioSelect,
+        help_text=(
+            "A custom split or an unrelated-question design uses forced "
+            "response and decides ε itself (the ε above is then not used); "
+            "the preview shows the exact ε."
+        ),
+    )
+    fr_truthful = _percent_field("Truthful (%)", "The three must add up to 100.")
+    fr_forced_yes = _percent_field("Forced “yes” (%)")
+    fr_forced_no = _percent_field("Forced “no” (%)")
+    uq_truthful = _percent_field(
+        "Sent truthfully (%)", "How often the device sends the true answer."
+    )
+    uq_prevalence = _percent_field(
+        "Known prevalence of the innocuous “yes” (%)",
+        "Otherwise the device sends “yes” this often, e.g. 25 for “born in "
+        "January to March”. More than 0 and less than 100.",
+    )
 
     def __init__(
         self,
@@ -305,11 +379,54 @@ class QuestionForm(forms.Form):
             "section_intro": question.section_intro,
             "requested_epsilon": question.requested_epsilon,
             "mechanism": question.mechanism,
+            **cls._design_initial(question.design),
             "show_if": [
                 f"{question.show_if['question']}:{value}"
                 for value in (question.show_if or {}).get("any_of", [])
             ],
         }
+
+    @staticmethod
+    def _design_initial(stored: dict[str, str] | None) -> dict[str, Any]:
+        if not stored:
+            return {"design": SYMMETRIC}
+        design = ForcedDesign.from_json(stored)
+        if design.kind == UNRELATED_QUESTION:
+            return {
+                "design": UNRELATED_QUESTION,
+                "uq_truthful": _percent(design.truthful),
+                "uq_prevalence": _percent(design.prevalence or Fraction(0)),
+            }
+        return {
+            "design": CUSTOM,
+            "fr_truthful": _percent(design.truthful),
+            "fr_forced_yes": _percent(design.forced_yes or Fraction(0)),
+            "fr_forced_no": _percent(design.forced_no or Fraction(0)),
+        }
+
+    def _design(self, data: dict[str, Any]) -> ForcedDesign | None:
+        """The chosen forced-response design (None: symmetric from ε), its
+        percentages read exactly as fractions (12.5 → 1/8)."""
+        chosen = data.get("design") or SYMMETRIC
+        if chosen == SYMMETRIC or data.get("kind") != "yes_no":
+            return None
+
+        def share(name: str) -> Fraction | None:
+            value = data.get(name)
+            return None if value is None else Fraction(value) / 100
+
+        if chosen == UNRELATED_QUESTION:
+            return ForcedDesign(
+                kind=UNRELATED_QUESTION,
+                truthful=share("uq_truthful"),
+                prevalence=share("uq_prevalence"),
+            )
+        return ForcedDesign(
+            kind=CUSTOM,
+            truthful=share("fr_truthful"),
+            forced_yes=share("fr_forced_yes"),
+            forced_no=share("fr_forced_no"),
+        )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -334,6 +451,7 @@ class QuestionForm(forms.Form):
             high=data.get("numeric_high"),
             step=data.get("numeric_step"),
             max_selections=data.get("max_selections"),
+            design=self._design(data),
         )
         try:
             self.config, self.compiled = validation.question_validate(

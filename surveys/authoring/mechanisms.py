@@ -21,6 +21,7 @@ from typing import Any
 import ldp
 from ldp.exact import exp_decimal
 from ldp.mechanisms import REGISTRY
+from ldp.mechanisms.binary import unrelated_question_design
 from surveys.authoring.catalogue import mechanism_label, mechanisms_for_kind
 from surveys.authoring.compiled import (
     compiled_mechanism,
@@ -77,6 +78,180 @@ class MechanismUnavailable(MechanismError):
     """The kind or mechanism is designed here but ldp cannot build it yet."""
 
 
+SYMMETRIC, CUSTOM, UNRELATED_QUESTION = "symmetric", "custom", "unrelated_question"
+DESIGN_KINDS = (CUSTOM, UNRELATED_QUESTION)
+# Designs are given in tenths of a percent: every probability is a multiple
+# of 1/1000 (the unrelated-question design's a = (1 − t)π then has
+# denominator at most 10^6, compiled exactly).
+DESIGN_QUANTUM = Fraction(1, 1000)
+
+
+def _percent_text(value: Fraction) -> str:
+    """A design probability as a percentage: 1/5 → "20", 1/8 → "12.5"."""
+    return f"{float(value * 100):g}"
+
+
+@dataclass(frozen=True)
+class ForcedDesign:
+    """A forced-response design the researcher chose instead of the symmetric one.
+
+    ``CUSTOM``: report the truth with probability ``t``, "yes" with ``a`` and
+    "no" with ``b`` (``t + a + b = 1``; Boruch 1971, Fox & Tracy 1986).
+    ``UNRELATED_QUESTION``: report the truth with probability ``t`` and
+    otherwise a device-drawn innocuous answer, "yes" with known prevalence
+    ``π`` (Greenberg et al., JASA 64(326), 1969, in its ε-LDP form): the
+    forced-response design ``(t, (1 − t)π, (1 − t)(1 − π))``
+    (``ldp.mechanisms.binary.unrelated_question_design``).  Either way
+    ``ε = max(ln((t + a)/a), ln((t + b)/b))`` (docs/maths.md, section 2.7).
+    """
+
+    kind: str
+    truthful: Fraction | None = None  # None only before validation
+    forced_yes: Fraction | None = None  # CUSTOM
+    forced_no: Fraction | None = None  # CUSTOM
+    prevalence: Fraction | None = None  # UNRELATED_QUESTION
+
+    def fractions(self) -> dict[str, Fraction]:
+        """The exact design ``{truthful, forced_yes, forced_no}``."""
+        if self.kind == UNRELATED_QUESTION:
+            return unrelated_question_design(self.truthful, self.prevalence)
+        return {
+            "truthful": self.truthful or Fraction(0),
+            "forced_yes": self.forced_yes or Fraction(0),
+            "forced_no": self.forced_no or Fraction(0),
+        }
+
+    def as_json(self) -> dict[str, str]:
+        """The design as stored and exported: exact ``"p/q"`` strings."""
+        if self.kind == UNRELATED_QUESTION:
+            values = {"truthful": self.truthful, "prevalence": self.prevalence}
+        else:
+            values = {
+                "truthful": self.truthful,
+                "forced_yes": self.forced_yes,
+                "forced_no": self.forced_no,
+            }
+        return {"type": self.kind} | {k: str(v) for k, v in values.items()}
+
+    @classmethod
+    def from_json(cls, data: Any) -> ForcedDesign:
+        """A design from :meth:`as_json`'s form; ValueError saying what is wrong."""
+        fields = {
+            CUSTOM: ("truthful", "forced_yes", "forced_no"),
+            UNRELATED_QUESTION: ("truthful", "prevalence"),
+        }
+        kind = data.get("type") if isinstance(data, dict) else None
+        if kind not in fields:
+            raise ValueError(
+                f"the design's “type” is {kind!r}; allowed: {', '.join(DESIGN_KINDS)}"
+            )
+        if set(data) != {"type", *fields[kind]}:
+            raise ValueError(
+                f"a {kind} design has exactly the fields type, "
+                f"{', '.join(fields[kind])} (got {', '.join(sorted(data))})"
+            )
+        values: dict[str, Fraction] = {}
+        for name in fields[kind]:
+            raw = data[name]
+            try:
+                if not isinstance(raw, str):
+                    raise TypeError
+                values[name] = Fraction(raw)
+            except (TypeError, ValueError, ZeroDivisionError):
+                raise ValueError(
+                    f"the design's “{name}” is {raw!r:.40}; allowed: a fraction "
+                    'such as "7/10"'
+                ) from None
+        return cls(kind=kind, **values)
+
+    def describe(self) -> str:
+        """The design in words, as the builder and the results name it."""
+        if self.kind == UNRELATED_QUESTION:
+            return (
+                "unrelated-question design: true answer "
+                f"{_percent_text(self.truthful or Fraction(0))}%, "
+                "otherwise a made-up answer drawn on the device, “yes” "
+                f"{_percent_text(self.prevalence or Fraction(0))}% of the time"
+            )
+        return (
+            "custom split: true answer "
+            f"{_percent_text(self.truthful or Fraction(0))}%, "
+            f"“yes” {_percent_text(self.forced_yes or Fraction(0))}%, "
+            f"“no” {_percent_text(self.forced_no or Fraction(0))}%"
+        )
+
+
+def design_label(name: str, stored: dict[str, str] | None) -> str:
+    """The method's label with the researcher's design, if any: "Forced
+    response, custom split: true answer 70%, “yes” 20%, “no” 10%" (what the
+    builder's preview and the dashboard card name)."""
+    label = mechanism_label(name)
+    if name != "forced_response" or not stored:
+        return label
+    try:
+        design = ForcedDesign.from_json(stored)
+    except ValueError:
+        return label
+    return f"{label}, {design.describe()}"
+
+
+def design_problems(design: ForcedDesign) -> dict[str, list[str]]:
+    """What is wrong with a researcher's design, keyed by form field.
+
+    A custom split needs ``t, a, b > 0`` (a forced answer of 0 makes that
+    report prove the answer: ε = ∞; a truthful share of 0 carries no
+    information) with ``t + a + b = 1``; an unrelated-question design
+    ``0 < t < 1`` and ``0 < π < 1``.  Every probability is a whole or a
+    tenth of a percent (a multiple of ``DESIGN_QUANTUM``).
+    """
+    errors: dict[str, list[str]] = {}
+    if design.kind == UNRELATED_QUESTION:
+        checks = [
+            ("uq_truthful", "The truthful percentage", design.truthful, True),
+            ("uq_prevalence", "The prevalence", design.prevalence, True),
+        ]
+    else:
+        checks = [
+            ("fr_truthful", "The truthful percentage", design.truthful, False),
+            ("fr_forced_yes", "The forced “yes” percentage", design.forced_yes, False),
+            ("fr_forced_no", "The forced “no” percentage", design.forced_no, False),
+        ]
+    for field_name, what, value, below_100 in checks:
+        if value is None:
+            errors[field_name] = ["Required for this design."]
+        elif value <= 0 or (below_100 and value >= 1):
+            allowed = "more than 0 and less than 100" if below_100 else "more than 0"
+            why = (
+                " (at 0 or 100 one report would prove the answer)"
+                if field_name == "uq_prevalence"
+                else " (at 0 a report could prove the answer)"
+                if field_name.startswith("fr_forced")
+                else ""
+            )
+            errors[field_name] = [
+                f"{what} is {_percent_text(value)}%; allowed: {allowed}{why}."
+            ]
+        elif value % DESIGN_QUANTUM:
+            errors[field_name] = [
+                f"{what} is {float(value * 100):.6g}%; allowed: a whole or a tenth "
+                "of a percent, e.g. 12.5."
+            ]
+    if design.kind == CUSTOM and not errors:
+        total = sum(
+            (
+                v or Fraction(0)
+                for v in (design.truthful, design.forced_yes, design.forced_no)
+            ),
+            Fraction(0),
+        )
+        if total != 1:
+            errors["fr_truthful"] = [
+                f"The three percentages add up to {_percent_text(total)}%; they "
+                "must add up to exactly 100."
+            ]
+    return errors
+
+
 @dataclass(frozen=True)
 class PrivacyConfig:
     """Everything about a question that decides how its answer is randomized."""
@@ -90,6 +265,9 @@ class PrivacyConfig:
     high: Decimal | None = None
     step: Decimal | None = None
     max_selections: int | None = None  # multi-select; None = every option
+    # Forced response only: a custom split or the unrelated-question design;
+    # None = the symmetric design from ε.
+    design: ForcedDesign | None = None
 
     @property
     def k(self) -> int:
@@ -351,9 +529,19 @@ def requested_spec(config: PrivacyConfig) -> dict[str, Any]:
             f"{mechanism_label(name)} is not available yet; choose Recommended or "
             "another mechanism."
         )
+    if config.design is not None and name != "forced_response":
+        raise MechanismError(
+            "A custom split or an unrelated-question design is a forced-response "
+            f"design, not {mechanism_label(name)}: choose Forced response as the "
+            "method, or the symmetric design."
+        )
     spec: dict[str, Any] = {"version": ldp.SPEC_VERSION, "mechanism": name}
     spec.update(rule.domain(config))
-    if name == "forced_response":
+    if name == "forced_response" and config.design is not None:
+        if problems := design_problems(config.design):
+            raise MechanismError(" ".join(m for ms in problems.values() for m in ms))
+        spec["design"] = {k: str(v) for k, v in config.design.fractions().items()}
+    elif name == "forced_response":
         spec["design"] = forced_response_design(config.epsilon)
     else:
         spec["epsilon"] = config.epsilon

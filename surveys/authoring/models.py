@@ -204,6 +204,11 @@ class Question(models.Model):
     requested_epsilon = models.FloatField(null=True, blank=True)
     # Empty: the recommended mechanism for (kind, k, ε).
     mechanism = models.CharField(max_length=40, blank=True)
+    # Forced response only: the researcher's own design, as exact "p/q" strings
+    # (mechanisms.ForcedDesign.as_json): {"type": "custom", "truthful",
+    # "forced_yes", "forced_no"} or {"type": "unrelated_question", "truthful",
+    # "prevalence"}.  None: the symmetric design from the requested ε.
+    design = models.JSONField(null=True, blank=True)
     # The compiled ldp spec (with integer weights); None for non-private questions.
     spec = models.JSONField(null=True, blank=True)
     spec_revision = models.PositiveIntegerField(default=1)

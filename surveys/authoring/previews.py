@@ -22,16 +22,15 @@ from scipy import stats
 
 import ldp
 from ldp.accounting import sequential_composition
-from ldp.exact import display_epsilon
+from ldp.exact import display_epsilon, display_epsilon_significant
 from ldp.mechanisms.oracle import SupportMechanism
 from surveys.authoring.catalogue import (
     MEAN,
     SHARE,
     describe_mechanism,
-    mechanism_label,
 )
 from surveys.authoring.compiled import shared_get, shared_key, shared_set
-from surveys.authoring.mechanisms import PrivacyConfig, build
+from surveys.authoring.mechanisms import PrivacyConfig, build, design_label
 
 CONFIDENCE_LEVEL = 0.95
 FIVE_POINTS = 0.05
@@ -63,6 +62,9 @@ class Preview:
     plain_words: str = ""
     # The compiled spec: the builder's page words it with the device's module.
     spec: dict[str, Any] | None = None
+    # The researcher's forced-response design (ForcedDesign.as_json), if any:
+    # the device words an unrelated-question design as one.
+    design: dict[str, str] | None = None
     # SHARE: margin of an answer's share; MEAN: margin of the mean answer.
     margin_kind: str = SHARE
     # Respondents needed for ±5 points (SHARE) or ±5% of the range (MEAN).
@@ -93,6 +95,7 @@ class Preview:
             "epsilon_display": self.epsilon_display,
             "plain_words": self.plain_words,
             "spec": self.spec,
+            "design": self.design,
             "n": self.n,
             "level": CONFIDENCE_LEVEL,
             "margin": self.margin,
@@ -121,7 +124,8 @@ def preview(
         )
     # Compiling can take a while on numeric grids: reuse a compiled one.
     mechanism = mechanism or build(config)
-    result = preview_mechanism(mechanism, n=n)
+    design = config.design.as_json() if config.design is not None else None
+    result = preview_mechanism(mechanism, n=n, design=design)
     if config.kind == "ordinal" and result.margin_kind == SHARE:
         note = (
             " The scale's order is not used by this method; the order-aware "
@@ -196,8 +200,13 @@ def planning(
     return z * math.sqrt(variance / n), needed, kind
 
 
-def preview_mechanism(mechanism: ldp.Mechanism, *, n: int) -> Preview:
+def preview_mechanism(
+    mechanism: ldp.Mechanism, *, n: int, design: dict[str, str] | None = None
+) -> Preview:
     """The builder's figures for a compiled mechanism at ``n`` respondents.
+
+    ``design``: the question's own forced-response design (stored form), named
+    in the method's label (``mechanisms.design_label``).
 
     Delivered ε from the integer weights (``Mechanism.epsilon_exact``), the
     catalogue's plain words and :func:`planning`'s margin and sample size.
@@ -210,9 +219,12 @@ def preview_mechanism(mechanism: ldp.Mechanism, *, n: int) -> Preview:
         margin=margin,
         margin_kind=kind,
         mechanism=mechanism.name,
-        mechanism_label=mechanism_label(mechanism.name),
+        mechanism_label=design_label(mechanism.name, design),
+        design=design,
         epsilon=mechanism.epsilon,
-        epsilon_display=mechanism.epsilon_display,
+        # The exact ε of the compiled weights, rounded up to 3 significant
+        # digits: never understated.
+        epsilon_display=display_epsilon_significant(mechanism.epsilon_exact),
         epsilon_exact=mechanism.epsilon_exact,
         plain_words=facts["plain_words"],
         spec=mechanism.spec,

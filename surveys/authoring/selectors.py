@@ -74,6 +74,11 @@ def question_privacy_config(question: Question) -> mechanisms.PrivacyConfig:
         high=question.numeric_high,
         step=question.numeric_step,
         max_selections=question.max_selections,
+        design=(
+            mechanisms.ForcedDesign.from_json(question.design)
+            if question.design
+            else None
+        ),
     )
 
 
@@ -143,7 +148,9 @@ def _summary(question: Question, n: int) -> QuestionSummary:
             return QuestionSummary(question, None, "This question has no spec yet.")
         plain = previews.preview(question_privacy_config(question), n=n)
         return QuestionSummary(question, plain)
-    return QuestionSummary(question, previews.preview_mechanism(mechanism, n=n))
+    return QuestionSummary(
+        question, previews.preview_mechanism(mechanism, n=n, design=question.design)
+    )
 
 
 def survey_overview(*, survey: Survey) -> SurveyOverview:

@@ -290,6 +290,7 @@ def survey_duplicate(*, survey: Survey, user) -> Survey:
             not_private_acknowledged=q.not_private_acknowledged,
             requested_epsilon=q.requested_epsilon,
             mechanism=q.mechanism,
+            design=q.design,
             spec=q.spec,
         )
         for position, q in enumerate(originals, start=1)
@@ -341,14 +342,24 @@ def _apply(
     question.not_private_acknowledged = (not config.is_private) and acknowledged
     question.requested_epsilon = config.epsilon
     question.mechanism = config.mechanism
+    question.design = (
+        config.design.as_json() if config.design and config.is_private else None
+    )
     question.spec = mechanism.spec if mechanism else None
+
+
+def _epsilon_field(config: PrivacyConfig) -> str:
+    """The form field that decides a question's ε: its design, if it has one."""
+    return "design" if config.design is not None else "requested_epsilon"
 
 
 def _privacy_key(config: PrivacyConfig) -> tuple:
     """What decides the randomization (ε and mechanism only matter if private)."""
     key = (config.kind, config.is_private, config.options, config.low, config.high)
     key += (config.step, config.max_selections)
-    return key + ((config.epsilon, config.mechanism) if config.is_private else ())
+    design = config.design.as_json() if config.design else None
+    private = (config.epsilon, config.mechanism, str(design))
+    return key + (private if config.is_private else ())
 
 
 @transaction.atomic
@@ -377,7 +388,7 @@ def question_create(
     if published and mechanism is not None:
         total = selectors.survey_epsilon_exact(survey=survey) + mechanism.epsilon_exact
         if error := budget_error(survey, total):
-            raise ValidationError({"requested_epsilon": [error]})
+            raise ValidationError({_epsilon_field(config): [error]})
     last = survey.questions.aggregate(last=Max("position"))["last"] or 0
     display_logic.validate(survey, show_if, position=last + 1)
     question = Question(survey=survey, position=last + 1, show_if=show_if)
@@ -462,7 +473,7 @@ def question_update(
             survey=survey, exclude_question_id=question.pk
         )
         if error := budget_error(survey, others + mechanism.epsilon_exact):
-            raise ValidationError({"requested_epsilon": [error]})
+            raise ValidationError({_epsilon_field(config): [error]})
     _apply(
         question,
         config,

@@ -118,9 +118,28 @@ def question_validate(
                 f"{len(options)} options; allowed: 1 to {len(options)} (or leave "
                 "it empty for no limit)."
             ]
+    design = privacy.design if privacy.is_private else None
+    mechanism_name = privacy.mechanism or ""
+    if design is not None:
+        if privacy.kind != "yes_no":
+            errors["design"] = [
+                "A custom split or an unrelated-question design is for yes/no "
+                "questions only."
+            ]
+        elif mechanism_name not in ("", "forced_response"):
+            errors["design"] = [
+                "A custom split or an unrelated-question design is a "
+                "forced-response design: choose Forced response as the method, or "
+                "the symmetric design."
+            ]
+        mechanism_name = "forced_response"
+        errors.update(mechanisms.design_problems(design))
     epsilon = privacy.epsilon
-    if privacy.is_private and not (
-        epsilon is not None and 0 < epsilon <= mechanisms.EPSILON_MAX
+    # With a design, ε follows from it: the requested ε is not used.
+    if (
+        design is None
+        and privacy.is_private
+        and not (epsilon is not None and 0 < epsilon <= mechanisms.EPSILON_MAX)
     ):
         errors["requested_epsilon"] = [
             f"ε is {epsilon}; allowed: more than 0 and at most "
@@ -135,12 +154,18 @@ def question_validate(
         kind=privacy.kind,
         is_private=privacy.is_private,
         options=options,
-        epsilon=float(epsilon) if epsilon is not None else mechanisms.DEFAULT_EPSILON,
-        mechanism=privacy.mechanism or "",
+        epsilon=(
+            float(epsilon)
+            if epsilon is not None
+            and (design is None or 0 < epsilon <= mechanisms.EPSILON_MAX)
+            else mechanisms.DEFAULT_EPSILON
+        ),
+        mechanism=mechanism_name,
         low=low,
         high=high,
         step=step,
         max_selections=max_selections,
+        design=design,
     )
     if errors:
         raise ValidationError(errors)
@@ -153,18 +178,27 @@ def question_validate(
         raise ValidationError({field: [str(error)]}) from None
     except mechanisms.MechanismError as error:
         field = "mechanism" if config.mechanism else "requested_epsilon"
+        if config.design is not None:
+            field = "design"
         raise ValidationError({field: [str(error)]}) from None
     if above_question_ceiling(mechanism.epsilon_exact):
         # Forced response fixes ε by its design, not by the requested ε.
-        design = config.mechanism == "forced_response"
-        field = "mechanism" if design else "requested_epsilon"
+        fixed = config.mechanism == "forced_response"
+        field = "mechanism" if fixed else "requested_epsilon"
+        if config.design is not None:
+            field = "design"
         raise ValidationError(
             {
                 field: [
                     f"This question would deliver ε = {mechanism.epsilon_display}; "
                     "respondents' devices refuse any question above ε = "
                     f"{EPSILON_CEILING_QUESTION} (one answer could then move even "
-                    "odds to over 99%). Choose a smaller ε."
+                    "odds to over 99%). "
+                    + (
+                        "Give the forced answers larger percentages."
+                        if config.design is not None
+                        else "Choose a smaller ε."
+                    )
                 ]
             }
         )

@@ -744,6 +744,9 @@ class ResponseForm(forms.Form):
                     "text": q.text,
                     "kind": q.kind,
                     "spec": q.spec,
+                    # How the device words a forced-response spec (its figures
+                    # come from the spec's weights either way).
+                    "design": (q.design or {}).get("type", ""),
                     "spec_revision": q.spec_revision,
                     "answer_group": f"q{q.pk}_answer",
                     "report_field": f"q{q.pk}_report",

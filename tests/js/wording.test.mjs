@@ -8,7 +8,8 @@ import { test } from "node:test";
 import { ROOT, VECTORS_PATH } from "./support.mjs";
 import { checkSpec, checkSurvey } from "../../ldp/js/randomizer.js";
 import {
-  CATALOG, certainty, describeQuestion, describeRefusal, describeSurvey, frequency, oddsFactor,
+  CATALOG, certainty, describeQuestion, describeRefusal, describeSurvey, frequency, mechanismSentence,
+  oddsFactor,
   strength,
 } from "../../ldp/js/wording.js";
 
@@ -24,7 +25,7 @@ const numbers = (text) => (text.match(/\d[\d,.]*/g) || []).map((n) => n.replace(
 const significant = (n) => n.replace(".", "").replace(/^0+/, "").replace(/0+$/, "").length;
 
 test("every mechanism kind has wording and a runnable vector spec", () => {
-  assert.deepEqual(Object.keys(CATALOG.mechanism).filter((k) => !k.includes("_uneven") && k !== "grr_two").sort(), MECHANISMS);
+  assert.deepEqual(Object.keys(CATALOG.mechanism).filter((k) => !["grr_two", "forced_response_split", "unrelated_question"].includes(k)).sort(), MECHANISMS);
   assert.deepEqual([...new Set(runnable.map((g) => g.spec.mechanism))].sort(), MECHANISMS);
 });
 
@@ -56,9 +57,30 @@ test("the coin design reads “3 times in 4” and “at most 75% sure”", () =
   assert.equal(words.label, "Strong protection");
 });
 
-test("an uneven forced-response design gives both exact frequencies", () => {
+test("a custom forced-response split names its three exact frequencies in 100", () => {
   const spec = runnable.find((g) => g.name === "forced_response 7/10 1/5 1/10").spec;
-  assert.match(describeQuestion(spec, checkSpec(spec)).sentence, /9 times in 10 if it is “Yes” and 4 times in 5 if it is “No”/);
+  assert.equal(
+    describeQuestion(spec, checkSpec(spec)).sentence,
+    "Your device sends your true answer 70 times in 100; 20 times it sends “Yes” and 10 times “No” instead, whatever your answer.",
+  );
+});
+
+test("a split on a finer grid is about whole percents: the truth rounded up, forced answers down", () => {
+  // 12.5% / 12.3% / 75.2%: 1000ths do not fit in 100.
+  const spec = { mechanism: "forced_response", weights: { truthful: 752, forced_yes: 125, forced_no: 123 } };
+  assert.equal(
+    mechanismSentence(spec),
+    "Your device sends your true answer about 76 times in 100; about 12 times it sends “Yes” and about 12 times “No” instead, whatever your answer.",
+  );
+});
+
+test("the unrelated-question design is told as a made-up answer with its prevalence", () => {
+  // t = 3/5, π = 1/4: weights 6, 1, 3 (ldp.mechanisms.binary.unrelated_question_spec).
+  const spec = { mechanism: "forced_response", weights: { truthful: 6, forced_yes: 1, forced_no: 3 } };
+  assert.equal(
+    mechanismSentence(spec, "unrelated_question"),
+    "Your device sends your true answer 3 times in 5; otherwise it answers a made-up question for you, “Yes” 1 time in 4 and “No” the rest of the time.",
+  );
 });
 
 test("frequencies: exact small fractions, otherwise two digits rounded up", () => {

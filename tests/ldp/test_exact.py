@@ -11,6 +11,7 @@ from ldp.exact import (
     PRECISION,
     channel_epsilon,
     display_epsilon,
+    display_epsilon_significant,
     keep_other_weights,
     log_ratio,
     round_up_float,
@@ -138,3 +139,21 @@ def test_keep_other_weights_never_exceed_requested_ratio():
     assert keep + 9 * other <= 2**32
     assert log_ratio(keep, other) <= Decimal(1)
     assert log_ratio(keep + 1, other) > Decimal(1)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("1.0986122886681098", "1.10"),
+        ("2.0794415416798357", "2.08"),
+        ("0.0201", "0.0201"),
+        ("0.02000001", "0.0201"),
+        ("9.9951", "10.0"),
+        ("12.34", "12.4"),
+        ("7", "7.00"),
+        ("0", "0"),
+    ],
+)
+def test_significant_display_rounds_up_to_three_significant_digits(value, shown):
+    assert display_epsilon_significant(Decimal(value)) == shown
+    assert Decimal(shown) >= Decimal(value)

@@ -149,6 +149,16 @@ def forms_for(world: World) -> dict[str, Form]:
         "requested_epsilon": st.one_of(BAD_FLOAT, st.sampled_from(["0", "-1", "11"])),
         "max_selections": st.one_of(BAD_INT, st.sampled_from(["0", "-1"])),
         "protection": any_text.filter(lambda v: v not in {"protected", "plain"}),
+        **{
+            name: st.one_of(BAD_DECIMAL, st.sampled_from(["0", "-5", "100", "12.55"]))
+            for name in (
+                "fr_truthful",
+                "fr_forced_yes",
+                "fr_forced_no",
+                "uq_truthful",
+                "uq_prevalence",
+            )
+        },
     }
     response_fields = tuple(ResponseForm(survey=world.survey).fields)
     response_bad: dict[str, st.SearchStrategy] = {
@@ -198,6 +208,24 @@ def forms_for(world: World) -> dict[str, Form]:
             "max_selections": "2",
             "protection": "plain",
             "not_private_acknowledged": "on",
+        },
+        {
+            "kind": "yes_no",
+            "text": "Ever?",
+            "protection": "protected",
+            "requested_epsilon": "1",
+            "design": "custom",
+            "fr_truthful": "40",
+            "fr_forced_yes": "30",
+            "fr_forced_no": "30",
+        },
+        {
+            "kind": "yes_no",
+            "text": "Ever?",
+            "protection": "protected",
+            "design": "unrelated_question",
+            "uq_truthful": "20",
+            "uq_prevalence": "50",
         },
     ]
     sign_in = {"username": "ada", "password": PASSWORD}
@@ -373,6 +401,14 @@ def query_bases(world: World) -> dict[str, list[dict]]:
                 "protection": "protected",
                 "requested_epsilon": "2",
                 "mechanism": "padding_sampling",
+                "question": str(world.question.pk),
+            },
+            {
+                "kind": "yes_no",
+                "protection": "protected",
+                "design": "unrelated_question",
+                "uq_truthful": "60",
+                "uq_prevalence": "25",
                 "question": str(world.question.pk),
             },
         ],

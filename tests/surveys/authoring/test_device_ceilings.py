@@ -70,7 +70,7 @@ def test_a_live_survey_above_the_ceiling_warns_its_owner(owner, client):
     page = client.get(reverse("authoring:survey_detail", args=[survey.pk]))
     text = page.content.decode()
     assert "Respondents' devices will refuse this survey" in text
-    assert "“Q?” delivers ε = 7.000" in text
+    assert "“Q?” delivers ε = 7.00" in text
     assert "respondents will see a refusal and nothing will be sent" in text
 
 

@@ -7,6 +7,7 @@ from fractions import Fraction
 import pytest
 
 import ldp
+from ldp.exact import display_epsilon_significant as epsilon_text
 from ldp.recommendation import recommend_multiselect
 from surveys.authoring import mechanisms, previews
 from surveys.authoring.mechanisms import PrivacyConfig
@@ -115,7 +116,7 @@ def test_preview_reports_ldp_delivered_epsilon_and_margin():
     preview = previews.preview(config, n=800)
     mechanism = ldp.build(ldp.recommend(k=4, epsilon=1.5).spec)
     assert preview.epsilon == mechanism.epsilon
-    assert preview.epsilon_display == mechanism.epsilon_display
+    assert preview.epsilon_display == epsilon_text(mechanism.epsilon_exact)
     assert preview.margin == ldp.margin_of_error(mechanism, 800, 0.95)
 
 

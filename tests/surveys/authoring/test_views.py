@@ -7,6 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 import ldp
+from ldp.exact import display_epsilon_significant as epsilon_text
 from surveys.authoring import services
 from surveys.authoring.models import Question, Survey
 
@@ -134,7 +135,9 @@ def test_question_page_renders_the_preview_without_javascript(ada_client, survey
     )
     html = ada_client.get(url).content.decode()
     mechanism = ldp.build(question.spec)
-    assert f'<dd id="preview-epsilon">{mechanism.epsilon_display}</dd>' in html
+    assert (
+        f'<dd id="preview-epsilon">{epsilon_text(mechanism.epsilon_exact)}</dd>' in html
+    )
     margin = ldp.margin_of_error(mechanism, survey.planned_respondents, 0.95)
     assert f"±{-(-margin * 1000 // 1) / 10:.1f} percentage points" in html
 
@@ -146,7 +149,9 @@ def test_update_preview_button_renders_without_saving(ada_client, survey):
     )
     data = {**QUESTION, "requested_epsilon": "3", "preview": "1"}
     html = ada_client.post(url, data).content.decode()
-    expected = ldp.build(ldp.recommend(k=4, epsilon=3.0).spec).epsilon_display
+    expected = epsilon_text(
+        ldp.build(ldp.recommend(k=4, epsilon=3.0).spec).epsilon_exact
+    )
     assert f'<dd id="preview-epsilon">{expected}</dd>' in html
     assert Question.objects.get(pk=question.pk).requested_epsilon == 1.0
 
@@ -158,7 +163,7 @@ def test_preview_endpoint_numbers_equal_ldp(ada_client, make_survey):
     mechanism = ldp.build(ldp.recommend(k=4, epsilon=0.7).spec)
     assert data["ok"] is True
     assert data["epsilon"] == mechanism.epsilon
-    assert data["epsilon_display"] == mechanism.epsilon_display
+    assert data["epsilon_display"] == epsilon_text(mechanism.epsilon_exact)
     assert data["margin"] == ldp.margin_of_error(mechanism, 750, 0.95)
     assert data["n"] == 750
     assert data["n_for_five_points"] == ldp.sample_size(mechanism, 0.05, 0.95)
@@ -334,6 +339,8 @@ def test_missing_question_text_still_renders_the_preview(ada_client, make_survey
     survey = make_survey()
     url = reverse("authoring:question_create", kwargs={"pk": survey.pk})
     html = ada_client.post(url, {**QUESTION, "text": ""}).content.decode()
-    expected = ldp.build(ldp.recommend(k=4, epsilon=1.0).spec).epsilon_display
+    expected = epsilon_text(
+        ldp.build(ldp.recommend(k=4, epsilon=1.0).spec).epsilon_exact
+    )
     assert f'<dd id="preview-epsilon">{expected}</dd>' in html
     assert not survey.questions.exists()

@@ -143,7 +143,9 @@ def test_verify_page_shows_the_sources_and_their_sha384(client):
     assert sri(assets.WORDING_PATH.read_bytes()) in page
     assert "crypto.getRandomValues" in page
     assert "export function randomize(spec, answer)" in page
-    assert "export function describeQuestion(spec, verdict)" in page
+    assert (
+        "export function describeQuestion(spec, verdict, design = &quot;&quot;)" in page
+    )
     # The limit, stated where the fingerprints are shown.
     assert "What this page cannot prove" in page
     assert "out of band" in page
