@@ -382,7 +382,7 @@ def binned_distribution(
     .. [3] R. Varadhan, C. Roland, "Simple and globally convergent methods
        for accelerating the convergence of any EM algorithm", Scand. J.
        Statist. 35, 2008 (SQUAREM).
-    .. [4] docs/maths.md, section 13.
+    .. [4] docs/maths.md, section 11.
     """
     values = np.asarray(values, dtype=float)
     if values.size != channel.levels:

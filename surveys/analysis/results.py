@@ -25,7 +25,7 @@ class Distribution:
 
     The constrained maximum-likelihood level distribution summed into bins,
     with percentile parametric-bootstrap intervals (``ldp.binned_distribution``,
-    docs/maths.md, section 13).
+    docs/maths.md, section 11).
     """
 
     labels: list[str]  # one per bin: "0–7", or a scale point's label
