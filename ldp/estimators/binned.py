@@ -301,7 +301,11 @@ class BinnedDistribution:
         """Percentile bootstrap interval of the median (Efron & Tibshirani, ch. 13)."""
         check_level(level)
         tail = (1 - level) / 2
-        low, high = np.quantile(self.median_replicates, [tail, 1 - tail])
+        # The median is a level, so its bounds are levels too (the inverse of
+        # the empirical distribution function, not an interpolation).
+        low, high = np.quantile(
+            self.median_replicates, [tail, 1 - tail], method="inverted_cdf"
+        )
         return ConfidenceInterval(
             min(float(low), self.median), max(float(high), self.median)
         )

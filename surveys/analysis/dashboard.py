@@ -236,9 +236,10 @@ def _binned(result: QuestionResult) -> dict[str, Any]:
     if d is None or not result.n:
         return {}
     return {
-        "median": number(d.median),
-        "median_low": number(d.median_interval.low),
-        "median_high": number(d.median_interval.high),
+        # A median is one of the answers' values: shown as the answer is.
+        "median": f"{d.median:g}",
+        "median_low": f"{d.median_interval.low:g}",
+        "median_high": f"{d.median_interval.high:g}",
         "bin_rows": _bin_rows(d),
         "bin_chart": _bin_chart(result, d),
         "bin_method": d.method,
