@@ -19,6 +19,11 @@ array([0.5 , 0.29, 0.21])
 
 from ldp.counts import SupportCounts
 from ldp.estimators.base import Estimate
+from ldp.estimators.binned import (
+    BinnedDistribution,
+    binned_distribution,
+    mechanism_distribution,
+)
 from ldp.estimators.channel import ChannelEstimate
 from ldp.estimators.frequency import FrequencyEstimate
 from ldp.estimators.intervals import ConfidenceInterval, critical_value
@@ -73,6 +78,7 @@ __all__ = [
     "MECHANISMS",
     "SPEC_VERSION",
     "Alternative",
+    "BinnedDistribution",
     "CalibrationError",
     "CalibrationWeights",
     "ChannelEstimate",
@@ -92,6 +98,7 @@ __all__ = [
     "RegressionTable",
     "SupportCounts",
     "WeightedEstimate",
+    "binned_distribution",
     "build",
     "critical_value",
     "design_matrix",
@@ -101,6 +108,7 @@ __all__ = [
     "mean_margin_of_error",
     "mean_sample_size",
     "mean_worst_case_variance",
+    "mechanism_distribution",
     "post_stratify",
     "power",
     "rake",

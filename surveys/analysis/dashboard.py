@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
 
 from surveys.analysis import charts
-from surveys.analysis.results import QuestionResult, SurveyResults
+from surveys.analysis.results import Distribution, QuestionResult, SurveyResults
 from surveys.analysis.selectors import PENDING_COUNT_CAP
 
 SHARE_KINDS = {"yes_no", "single_choice", "multi_select"}
@@ -79,6 +80,14 @@ def _outside(estimate: float, interval) -> str:
 
 
 @dataclass(frozen=True)
+class BinRow:
+    label: str
+    share: str
+    low: str
+    high: str
+
+
+@dataclass(frozen=True)
 class QuestionCard:
     result: QuestionResult
     rows: list[Row]
@@ -98,6 +107,14 @@ class QuestionCard:
     scale_note: str  # how an ordinal mean is numbered
     # Item non-response of an optional question ("" when required).
     skipped: str = ""
+    # Scales and numbers: the median and the binned distribution, shown
+    # instead of the per-level table (which stays in the exports).
+    median: str = ""
+    median_low: str = ""
+    median_high: str = ""
+    bin_rows: list[BinRow] = field(default_factory=list)
+    bin_chart: str = ""
+    bin_method: str = ""
 
 
 def _rows(result: QuestionResult) -> list[Row]:
@@ -175,17 +192,78 @@ def _outside_note(rows: list[Row], has_consistent: bool) -> str:
     )
 
 
+def _bin_rows(distribution: Distribution) -> list[BinRow]:
+    return [
+        BinRow(label, percent(share), percent(interval.low), percent(interval.high))
+        for label, share, interval in zip(
+            distribution.labels,
+            distribution.shares,
+            distribution.intervals,
+            strict=True,
+        )
+    ]
+
+
+def _bin_chart(result: QuestionResult, distribution: Distribution) -> str:
+    bars = [
+        charts.Bar(label, share, interval.low, interval.high)
+        for label, share, interval in zip(
+            distribution.labels,
+            distribution.shares,
+            distribution.intervals,
+            strict=True,
+        )
+    ]
+    desc = "; ".join(
+        f"{b.label}: {percent(b.estimate)} (95% interval {percent(b.low)} to "
+        f"{percent(b.high)})"
+        for b in bars
+    )
+    return charts.interval_chart(
+        chart_id=f"chart-q{result.question_id}",
+        title=f"Distribution of answers to “{result.text}”",
+        desc=(
+            f"Bars: {distribution.method} from {result.n} randomized reports; "
+            f"whiskers: 95% intervals. {desc}."
+        ),
+        bars=bars,
+    )
+
+
+def _binned(result: QuestionResult) -> dict[str, Any]:
+    """The card's median and bins fields, and no per-level table or chart."""
+    d = result.distribution
+    if d is None or not result.n:
+        return {}
+    return {
+        # A median is one of the answers' values: shown as the answer is.
+        "median": f"{d.median:g}",
+        "median_low": f"{d.median_interval.low:g}",
+        "median_high": f"{d.median_interval.high:g}",
+        "bin_rows": _bin_rows(d),
+        "bin_chart": _bin_chart(result, d),
+        "bin_method": d.method,
+        "rows": [],
+        "rows_hidden": 0,
+        "chart": "",
+        "outside_note": "",
+    }
+
+
 def question_card(result: QuestionResult) -> QuestionCard:
     in_units = result.kind in MEAN_KINDS
     fmt = number if in_units else points
     mean_interval = result.mean_interval
     rows = _rows(result)[:TABLE_ROWS_MAX]
+    fields: dict[str, Any] = {
+        "rows": rows,
+        "outside_note": _outside_note(rows, result.consistent is not None),
+        "rows_hidden": max(len(result.labels) - TABLE_ROWS_MAX, 0),
+        "chart": _chart(result),
+    }
+    fields.update(_binned(result))
     return QuestionCard(
         result=result,
-        rows=rows,
-        outside_note=_outside_note(rows, result.consistent is not None),
-        rows_hidden=max(len(result.labels) - TABLE_ROWS_MAX, 0),
-        chart=_chart(result),
         shares_in_units=in_units,
         # No reports: no margin to speak of (the worst case at n = 1 would read
         # like ±196%); the card says so in words instead.
@@ -207,6 +285,7 @@ def question_card(result: QuestionResult) -> QuestionCard:
             if result.kind == "ordinal" and result.labels
             else ""
         ),
+        **fields,
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 import ldp
+from surveys.analysis import bins
 from surveys.analysis.results import Interval, QuestionResult
 from surveys.authoring.mechanisms import design_label
 from surveys.authoring.models import Question
@@ -20,6 +21,7 @@ LEVEL = 0.95
 FAKE_SHARE = 0.01  # the influence factor: what 1% fake respondents can do
 FAR_OUTSIDE = 0.1
 Z = ldp.critical_value(LEVEL)
+BINNED_KINDS = (Question.Kind.NUMERIC, Question.Kind.ORDINAL)
 
 
 def _floats(values: Any) -> list[float]:
@@ -98,8 +100,14 @@ def question_result(
     *,
     target_margin: float,
     older_reports: int = 0,
+    cuts: list[float] | None = None,
 ) -> QuestionResult:
-    """The result of one question from its current revision's aggregate."""
+    """The result of one question from its current revision's aggregate.
+
+    Scales and numbers also get their binned distribution and median
+    (:func:`surveys.analysis.bins.distribution`), numbers in the researcher's
+    bins ``cuts`` when given.
+    """
     n = stat.n if stat is not None else 0
     warnings: list[str] = []
     fields: dict[str, Any] = {
@@ -118,13 +126,26 @@ def question_result(
         )
     else:
         fields.update(_estimate_fields(mechanism.estimate(stat)))
+        if question.kind in BINNED_KINDS:
+            fields["distribution"] = bins.distribution(
+                mechanism,
+                stat,
+                labels=labels_for(question, mechanism),
+                numeric=question.kind == Question.Kind.NUMERIC,
+                cuts=cuts,
+                # Seeded by the question and n: the same reports give the
+                # same intervals, in every snapshot and export.
+                seed=question.pk * 1_000_003 + n,
+            )
     if mechanism.bias_bound > 1e-6:
         warnings.append(
             "This mechanism's channel is numerically singular: its mean may be "
             f"biased by up to {mechanism.bias_bound:.3g}."
         )
     raw = fields["estimate"]
-    if raw and (min(raw) < -FAR_OUTSIDE or max(raw) > 1 + FAR_OUTSIDE):
+    # With a binned distribution the per-level shares are left to the exports.
+    far = raw and (min(raw) < -FAR_OUTSIDE or max(raw) > 1 + FAR_OUTSIDE)
+    if far and fields.get("distribution") is None:
         warnings.append(
             f"Some raw estimates lie far outside 0–100% ({min(raw):.0%} to "
             f"{max(raw):.0%}): the noise still dominates at n = {n}; read the "

@@ -29,8 +29,16 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 METHOD = (
     "Unbiased estimates by inverting each question's randomization channel "
     "(frequency oracles: (C/n − q*)/(p* − q*)); consistent estimates are the "
-    "Euclidean projection onto the simplex (Norm-Sub)."
+    "Euclidean projection onto the simplex (Norm-Sub). Scales and numbers also "
+    "have a binned distribution: the constrained maximum-likelihood level "
+    "distribution (EM) summed into bins, with percentile parametric-bootstrap "
+    "intervals, and the median with its bootstrap interval."
 )
+# What a per-answer row is, in the CSV's "row_type" column.
+RAW_LEVEL = "raw per-level inversion (unbiased; can be negative; not a distribution)"
+SHARE = "share"
+BIN = "bin share (constrained maximum likelihood, bootstrap interval)"
+BINNED_KINDS = ("ordinal", "numeric")
 
 
 # --- CSV ----------------------------------------------------------------------------
@@ -73,6 +81,7 @@ ESTIMATE_COLUMNS = [
     "epsilon",
     "spec_revision",
     "n",
+    "row_type",
     "answer",
     "estimate",
     "standard_error",
@@ -84,6 +93,9 @@ ESTIMATE_COLUMNS = [
     "mean_standard_error",
     "mean_ci_low",
     "mean_ci_high",
+    "median",
+    "median_ci_low",
+    "median_ci_high",
     "margin_of_error",
     "target_margin",
     "responses_needed",
@@ -94,21 +106,34 @@ ESTIMATE_COLUMNS = [
 
 def _question_rows(survey_id: int, q: QuestionResult) -> Iterator[list[Any]]:
     mean_interval = q.mean_interval
+    d = q.distribution
+    row_type = RAW_LEVEL if q.kind in BINNED_KINDS else SHARE
+    rows: list[tuple[str, str, Any, Any, Any, Any, str]] = []
     if q.estimate:
         consistent = q.consistent or [None] * len(q.estimate)
-        shares = zip(
-            q.labels,
-            q.estimate,
-            q.standard_error,
-            q.intervals,
-            consistent,
-            strict=True,
+        rows.extend(
+            (row_type, label, est, se, interval, fixed, q.interval_method)
+            for label, est, se, interval, fixed in zip(
+                q.labels,
+                q.estimate,
+                q.standard_error,
+                q.intervals,
+                consistent,
+                strict=True,
+            )
         )
-    else:
+    if d is not None:
+        rows.extend(
+            (BIN, label, share, "", interval, None, "bootstrap percentile")
+            for label, share, interval in zip(
+                d.labels, d.shares, d.intervals, strict=True
+            )
+        )
+    if not rows:
         # No per-answer shares (no reports yet, or a mean-only mechanism such as
         # Duchi's): one row still carries n, ε, the mean and the warnings.
-        shares = iter([("", "", "", None, None)])
-    for label, est, se, interval, fixed in shares:
+        rows.append(("", "", "", "", None, None, q.interval_method))
+    for kind, label, est, se, interval, fixed, method in rows:
         yield [
             survey_id,
             q.question_id,
@@ -120,17 +145,21 @@ def _question_rows(survey_id: int, q: QuestionResult) -> Iterator[list[Any]]:
             q.epsilon,
             q.spec_revision,
             q.n,
+            kind,
             label,
             est,
             se,
             "" if interval is None else interval.low,
             "" if interval is None else interval.high,
-            q.interval_method,
+            method,
             "" if fixed is None else fixed,
             "" if q.mean is None else q.mean,
             "" if q.mean_standard_error is None else q.mean_standard_error,
             "" if mean_interval is None else mean_interval.low,
             "" if mean_interval is None else mean_interval.high,
+            "" if d is None else d.median,
+            "" if d is None else d.median_interval.low,
+            "" if d is None else d.median_interval.high,
             q.margin_of_error,
             q.target_margin,
             q.responses_needed,
@@ -144,6 +173,13 @@ def estimates_csv(results: SurveyResults) -> Iterator[str]:
         row for q in results.questions for row in _question_rows(results.survey_id, q)
     )
     return csv_lines(ESTIMATE_COLUMNS, rows)
+
+
+def _question_document(q: QuestionResult) -> dict[str, Any]:
+    """A question's fields, with what its per-answer shares are ("estimate_kind")."""
+    document = dataclasses.asdict(q)
+    document["estimate_kind"] = RAW_LEVEL if q.kind in BINNED_KINDS else SHARE
+    return document
 
 
 def estimates_document(results: SurveyResults) -> dict[str, Any]:
@@ -165,7 +201,7 @@ def estimates_document(results: SurveyResults) -> dict[str, Any]:
         "snapshot_version": results.version,
         "confidence_level": 0.95,
         "method": METHOD,
-        "questions": [dataclasses.asdict(q) for q in results.questions],
+        "questions": [_question_document(q) for q in results.questions],
         "not_protected": [
             plain.get(pk, {"question_id": pk, "text": text})
             for pk, text in results.not_protected

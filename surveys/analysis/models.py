@@ -158,3 +158,23 @@ class AnalysisJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} job {self.pk} of survey {self.survey_id}: {self.status}"
+
+
+class QuestionBins(models.Model):
+    """A researcher's cut points for one number question's binned distribution.
+
+    ``cuts`` are answer values, increasing, within the question's range (the
+    range's ends are added); without a row the results use five equal-width
+    bins with round cut points.  Saving a row changes the survey's results
+    definition (``selectors.survey_definition``), so the snapshot is stale and
+    the workers recompute it.
+    """
+
+    question = models.OneToOneField(
+        Question, on_delete=models.CASCADE, primary_key=True, related_name="bins"
+    )
+    cuts = models.JSONField()  # list of floats
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"bins of question {self.question_id}: {self.cuts}"

@@ -91,6 +91,45 @@ SCHEMAS: dict[str, Any] = {
             "responses_needed": {"type": "integer"},
             "influence_factor": {"type": "number"},
             "warnings": {"type": "array", "items": {"type": "string"}},
+            "estimate_kind": {
+                "type": "string",
+                "description": (
+                    "What 'estimate' holds: 'share', or for scales and numbers "
+                    "'raw per-level inversion (unbiased; can be negative; not a "
+                    "distribution)'."
+                ),
+            },
+            "distribution": {
+                "oneOf": [
+                    {"$ref": "#/components/schemas/Distribution"},
+                    {"type": "null"},
+                ]
+            },
+        },
+    },
+    "Distribution": {
+        "type": "object",
+        "description": (
+            "Scales and numbers: the constrained maximum-likelihood answer "
+            "distribution (EM) summed into bins, with 95% percentile "
+            "parametric-bootstrap intervals, and the median with its interval."
+        ),
+        "properties": {
+            "labels": {"type": "array", "items": {"type": "string"}},
+            "shares": {"type": "array", "items": {"type": "number"}},
+            "intervals": {
+                "type": "array",
+                "items": {"$ref": "#/components/schemas/Interval"},
+            },
+            "median": {"type": "number"},
+            "median_interval": {"$ref": "#/components/schemas/Interval"},
+            "method": {"type": "string"},
+            "resamples": {"type": "integer"},
+            "cuts": {
+                "type": "array",
+                "items": {"type": "number"},
+                "description": "The researcher's cut points ([]: default bins).",
+            },
         },
     },
     "SurveyEstimates": {

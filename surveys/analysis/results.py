@@ -20,6 +20,25 @@ class Interval:
 
 
 @dataclass(frozen=True)
+class Distribution:
+    """The answer distribution of a scale or number question, in bins.
+
+    The constrained maximum-likelihood level distribution summed into bins,
+    with percentile parametric-bootstrap intervals (``ldp.binned_distribution``,
+    docs/maths.md, section 11).
+    """
+
+    labels: list[str]  # one per bin: "0–7", or a scale point's label
+    shares: list[float]  # on the simplex: non-negative, summing to 1
+    intervals: list[Interval]  # 95% percentile bootstrap
+    median: float
+    median_interval: Interval
+    method: str  # "constrained maximum likelihood, bootstrap interval"
+    resamples: int
+    cuts: list[float]  # the researcher's cut points ([] for the default bins)
+
+
+@dataclass(frozen=True)
 class QuestionResult:
     """One private question's estimate from its current spec revision's tally.
 
@@ -52,6 +71,9 @@ class QuestionResult:
     responses_needed: int  # more responses needed for target_margin (0 if met)
     influence_factor: float  # how far 1% fake respondents can move an estimate
     warnings: list[str]
+    # Scales and numbers: binned distribution and median (None otherwise, or
+    # when the mechanism has no channel over the levels to fit).
+    distribution: Distribution | None = None
 
 
 @dataclass(frozen=True)
@@ -108,7 +130,9 @@ class SurveyResults:
 
 # Bumped whenever the stored form of the results changes: a snapshot stored by
 # an earlier release is then recomputed instead of misread.
-DOCUMENT_FORMAT = 3  # 2: item non-response ("skipped"); 3: unprotected answers
+# 2: item non-response ("skipped"); 3: unprotected answers; 4: binned
+# distributions and medians of scales and numbers.
+DOCUMENT_FORMAT = 4
 READER_FIELDS = (
     "pending_reports",
     "computed_at",
@@ -147,6 +171,18 @@ def _interval(value: dict[str, float] | None) -> Interval | None:
     return None if value is None else Interval(value["low"], value["high"])
 
 
+def _distribution(value: dict[str, Any] | None) -> Distribution | None:
+    if value is None:
+        return None
+    return Distribution(
+        **{
+            **value,
+            "intervals": [Interval(i["low"], i["high"]) for i in value["intervals"]],
+            "median_interval": Interval(**value["median_interval"]),
+        }
+    )
+
+
 def results_to_document(results: SurveyResults) -> dict[str, Any]:
     """The results as a JSON document (what a snapshot stores)."""
     document = dataclasses.asdict(results)
@@ -170,6 +206,7 @@ def results_from_document(document: dict[str, Any], **fields: Any) -> SurveyResu
     for q in data["questions"]:
         q["intervals"] = [Interval(i["low"], i["high"]) for i in q["intervals"]]
         q["mean_interval"] = _interval(q["mean_interval"])
+        q["distribution"] = _distribution(q.get("distribution"))
         questions.append(QuestionResult(**q))
     refreshed = data["refreshed_at"]
     return SurveyResults(

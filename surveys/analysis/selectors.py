@@ -15,7 +15,12 @@ from django.db.models.fields.json import KeyTextTransform
 import ldp
 from ldp.accounting import sequential_composition
 from surveys.analysis.estimates import question_result
-from surveys.analysis.models import ResultSnapshot, Tally, TallyWatermark
+from surveys.analysis.models import (
+    QuestionBins,
+    ResultSnapshot,
+    Tally,
+    TallyWatermark,
+)
 from surveys.analysis.results import (
     PlainSummary,
     SurveyResults,
@@ -68,14 +73,25 @@ def survey_tallies(*, survey_id: int) -> dict[tuple[int, int], ldp.SupportCounts
     }
 
 
+def question_cuts(question_ids: list[int]) -> dict[int, list[float]]:
+    """Researchers' cut points (``QuestionBins``) by question id."""
+    return dict(
+        QuestionBins.objects.filter(question_id__in=question_ids).values_list(
+            "question_id", "cuts"
+        )
+    )
+
+
 def survey_definition(questions: list[Question]) -> str:
-    """A fingerprint of what results are computed under: texts, order, specs.
+    """A fingerprint of what results are computed under: texts, order, specs,
+    and the researchers' bins.
 
     A snapshot computed under another definition is stale (a question was
-    edited, added or removed), whatever its watermark.
+    edited, added or removed, or its bins changed), whatever its watermark.
     """
     return _definition(
-        (q.pk, q.position, q.text, q.is_private, q.spec_revision) for q in questions
+        ((q.pk, q.position, q.text, q.is_private, q.spec_revision) for q in questions),
+        question_cuts([q.pk for q in questions]),
     )
 
 
@@ -87,10 +103,15 @@ def current_definition(*, survey_id: int) -> str:
         .order_by("position", "id")
         .values_list("pk", "position", "text", "is_private", "spec_revision")
     )
-    return _definition(rows)
+    cuts = dict(
+        QuestionBins.objects.filter(question__survey_id=survey_id).values_list(
+            "question_id", "cuts"
+        )
+    )
+    return _definition(rows, cuts)
 
 
-def _definition(rows) -> str:
+def _definition(rows, cuts: dict[int, list[float]]) -> str:
     digest = hashlib.sha256()
     for pk, position, text, is_private, revision in rows:
         digest.update(
@@ -98,6 +119,9 @@ def _definition(rows) -> str:
                 [pk, position, text, is_private, revision], ensure_ascii=False
             ).encode()
         )
+    # Without bins the fingerprint is as before (no snapshot goes stale).
+    for pk in sorted(cuts):
+        digest.update(json.dumps(["bins", pk, cuts[pk]]).encode())
     return digest.hexdigest()
 
 
@@ -122,6 +146,7 @@ def results_from_tallies(
     if not 0 < target_margin < 1:
         raise ValueError(f"target_margin is {target_margin!r}; allowed: 0 < m < 1")
     results, plain, epsilons = [], [], []
+    cuts = question_cuts([q.pk for q in questions])
     for question in questions:
         if not question.is_private:
             plain.append((question.pk, question.text))
@@ -142,6 +167,7 @@ def results_from_tallies(
                 tallies.get((question.pk, question.spec_revision)),
                 target_margin=target_margin,
                 older_reports=older,
+                cuts=cuts.get(question.pk),
             )
         )
     return SurveyResults(

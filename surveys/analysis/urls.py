@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from surveys.analysis import api, views
+from surveys.analysis import api, bins_views, views
 from surveys.api_tokens import views as token_views
 
 app_name = "analysis"
@@ -18,6 +18,11 @@ page_patterns = [
         name="job_status",
     ),
     path("<int:pk>/privacy/", views.survey_privacy, name="privacy"),
+    path(
+        "<int:pk>/questions/<int:question_pk>/bins/",
+        bins_views.question_bins,
+        name="question_bins",
+    ),
     path("<int:pk>/pilot/", views.survey_pilot, name="pilot"),
     path(
         "<int:pk>/export/estimates.csv",

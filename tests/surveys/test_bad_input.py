@@ -299,6 +299,19 @@ def forms_for(world: World) -> dict[str, Form]:
             {"export": any_text.filter(lambda v: export_kinds.get(v.strip()) is None)},
             [{"export": "reports_csv"}],
         ),
+        # Cut points of the protected number question (0.5 to 5 in steps of 0.5).
+        "analysis:question_bins": Form(
+            "owner",
+            ("cuts",),
+            {
+                "cuts": st.one_of(
+                    BAD_TEXT,
+                    BAD_FLOAT,
+                    st.sampled_from(["3, 2", "0", "6", "0.7, 0.8", "1 2 1", "a, b"]),
+                )
+            },
+            [{"cuts": "1, 2.5"}],
+        ),
         "two_factor_setup": Form("owner", ("code",), {"code": NOT_A_CODE}),
         "collection:respond": Form(
             "anonymous", response_fields, response_bad, [response_body(world.survey)]
@@ -483,6 +496,10 @@ def url_for(name: str, pattern, world: World) -> str:
         "token": world.invitation,
         "receipt": new_receipt_code(),  # names no submission
     }
+    if name == "analysis:question_bins":  # only a number question has bins
+        values["question_pk"] = world.survey.questions.get(
+            kind="numeric", is_private=True
+        ).pk
     names = list(pattern.pattern.converters)
     if "job_pk" in names:  # a background analysis job of the survey's
         from surveys.analysis.models import AnalysisJob
@@ -550,6 +567,7 @@ def request(
 
 FORM_NAMES = {
     "login",
+    "analysis:question_bins",
     "admin:login",
     "password_change",
     "authoring:survey_create",

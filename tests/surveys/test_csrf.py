@@ -64,6 +64,7 @@ STATE_CHANGING = {
     "analysis:api_tokens": "owner",
     "analysis:api_token_revoke": "owner",
     "analysis:export_job_request": "owner",
+    "analysis:question_bins": "owner",
     "collection:recipients": "owner",
     "collection:recipients_send": "owner",
 }
@@ -210,6 +211,7 @@ def data_for(name: str, world) -> dict:
         "authoring:question_move": {"direction": "down"},
         "analysis:api_tokens": {"name": "forged"},
         "analysis:export_job_request": {"export": "reports_csv"},
+        "analysis:question_bins": {"cuts": "1, 2"},
         "login": {"username": "ada", "password": "x" * 12},
     }.get(name, {})
 
