@@ -75,6 +75,7 @@ QUESTION_FIELDS: dict[str, type | tuple[type, ...]] = {
     "design": (dict, type(None)),
     "spec": (dict, type(None)),
     "show_if": (dict, type(None)),
+    "grid": str,
 }
 REQUIRED_SURVEY = ("title",)
 REQUIRED_QUESTION = ("kind", "text")
@@ -121,6 +122,7 @@ def question_document(
         "design": question.design if question.is_private else None,
         "spec": question.spec if question.is_private else None,
         "show_if": show_if,
+        **({"grid": question.grid} if question.grid else {}),
     }
 
 
@@ -347,6 +349,14 @@ def definition_import(*, owner, document: dict[str, Any]) -> Survey:
                 section_intro=data.get("section_intro", ""),
                 show_if=show_if,
             )
+            grid = data.get("grid", "")
+            if grid:
+                if len(grid) > 200 or not data["text"].startswith(grid):
+                    raise ValidationError(
+                        "“grid” is the stem its text starts with (at most 200 "
+                        "characters)."
+                    )
+                Question.objects.filter(pk=question.pk).update(grid=grid)
             created[number] = question.pk
         except ValidationError as error:
             problems.extend(_prefixed(where, error))

@@ -598,3 +598,52 @@ class CollaboratorForm(forms.Form):
         ],
         initial="viewer",
     )
+
+
+class GridForm(forms.Form):
+    """A grid of scale items: one stem, several items, one scale; each item
+    becomes its own protected scale question (``services.grid_create``)."""
+
+    stem = forms.CharField(
+        label="Question shown above the grid",
+        max_length=200,
+        help_text=(
+            "For example: How often have you done each of these in the past year?"
+        ),
+    )
+    items = forms.CharField(
+        label="Items, one per line (2 to 20)",
+        widget=forms.Textarea(attrs={"rows": 5}),
+        help_text="Each item is a row of the grid and its own protected question.",
+    )
+    options = forms.CharField(
+        label="Scale, one point per line, in order",
+        widget=forms.Textarea(attrs={"rows": 5}),
+        initial="Never\nOnce or twice\nSometimes\nOften",
+    )
+    requested_epsilon = forms.FloatField(
+        label="ε for each item",
+        initial=mechanisms.DEFAULT_EPSILON,
+        help_text=(
+            "Every item is randomized on its own, so a respondent's privacy loss "
+            "for the grid is this ε times the number of items; the survey page "
+            "shows the total against the budget."
+        ),
+        widget=forms.NumberInput(attrs={"step": "any", "inputmode": "decimal"}),
+    )
+    optional = forms.BooleanField(
+        label="Each item may be answered “Prefer not to answer”", required=False
+    )
+
+    def service_kwargs(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "stem": data["stem"],
+            "items": data["items"].splitlines(),
+            "privacy": PrivacyConfig(
+                kind=Question.Kind.ORDINAL,
+                options=validation.normalize_options(data["options"]),
+                epsilon=data["requested_epsilon"],
+            ),
+            "optional": data["optional"],
+        }

@@ -159,6 +159,9 @@ class Survey(models.Model):
         )
 
 
+GRID_SEPARATOR = " — "
+
+
 class Question(models.Model):
     class Kind(models.TextChoices):
         YES_NO = "yes_no", "Yes / no"
@@ -200,6 +203,11 @@ class Question(models.Model):
     # Display logic (surveys.authoring.display_logic): shown only when an
     # earlier unprotected question's answer is one of ``any_of``.
     show_if = models.JSONField(null=True, blank=True)
+    # A row of a grid of scale items: the grid's stem ("How often do you…"),
+    # shared by consecutive rows with the same scale, each row its own
+    # protected question.  The row's text is "stem — item" (GRID_SEPARATOR), so
+    # results and exports name it whole; the answer page shows the item.
+    grid = models.CharField(max_length=200, blank=True)
     not_private_acknowledged = models.BooleanField(default=False)
     requested_epsilon = models.FloatField(null=True, blank=True)
     # Empty: the recommended mechanism for (kind, k, ε).
@@ -224,6 +232,15 @@ class Question(models.Model):
         ]
 
     def __str__(self) -> str:
+        return self.text
+
+    @property
+    def grid_item(self) -> str:
+        """A grid row's item: its text after the grid's stem (the whole text
+        when the row's text no longer starts with it)."""
+        prefix = self.grid + GRID_SEPARATOR
+        if self.grid and self.text.startswith(prefix):
+            return self.text[len(prefix) :]
         return self.text
 
     def compiled_mechanism(self) -> ldp.Mechanism | None:

@@ -21,7 +21,7 @@ from ldp.spec.ceilings import EPSILON_CEILING_SURVEY, above_survey_ceiling
 from surveys.authoring import access, display_logic, mechanisms, previews, selectors
 from surveys.authoring.lifecycle_services import require_not_archived
 from surveys.authoring.mechanisms import PrivacyConfig
-from surveys.authoring.models import Question, SpecRevision, Survey
+from surveys.authoring.models import GRID_SEPARATOR, Question, SpecRevision, Survey
 from surveys.authoring.validation import question_validate
 
 BUDGET_MAX = 100.0
@@ -292,6 +292,7 @@ def survey_duplicate(*, survey: Survey, user) -> Survey:
             mechanism=q.mechanism,
             design=q.design,
             spec=q.spec,
+            grid=q.grid,
         )
         for position, q in enumerate(originals, start=1)
     )
@@ -360,6 +361,67 @@ def _privacy_key(config: PrivacyConfig) -> tuple:
     design = config.design.as_json() if config.design else None
     private = (config.epsilon, config.mechanism, str(design))
     return key + (private if config.is_private else ())
+
+
+GRID_ROWS_MIN, GRID_ROWS_MAX = 2, 20
+
+
+@transaction.atomic
+def grid_create(
+    *,
+    survey: Survey,
+    stem: str,
+    items: list[str],
+    privacy: PrivacyConfig,
+    optional: bool = False,
+    section_title: str = "",
+    section_intro: str = "",
+) -> list[Question]:
+    """Add a grid of scale items at the end: one protected scale question per
+    item, each with its own mechanism, ε and report, sharing the stem and the
+    scale (shown together as one grid on the answer page).  All or nothing."""
+    stem = " ".join(stem.split())
+    items = [" ".join(item.split()) for item in items if item.strip()]
+    if not stem:
+        raise ValidationError(
+            {"stem": ["Give the grid a question, e.g. “How often do you…”."]}
+        )
+    if len(stem) > 200:
+        raise ValidationError(
+            {"stem": ["The grid's question is at most 200 characters."]}
+        )
+    if not GRID_ROWS_MIN <= len(items) <= GRID_ROWS_MAX:
+        raise ValidationError(
+            {
+                "items": [
+                    f"{len(items)} items; a grid has {GRID_ROWS_MIN} to "
+                    f"{GRID_ROWS_MAX}, one per line."
+                ]
+            }
+        )
+    if len({item.lower() for item in items}) != len(items):
+        raise ValidationError({"items": ["Each item appears once."]})
+    if privacy.kind != Question.Kind.ORDINAL or not privacy.is_private:
+        raise ValidationError("A grid's rows are protected scale questions.")
+    longest = max(items, key=len)
+    if len(stem) + len(GRID_SEPARATOR) + len(longest) > 500:
+        raise ValidationError(
+            {"items": [f"“{longest}” is too long next to the grid's question."]}
+        )
+    made = []
+    for number, item in enumerate(items):
+        question = question_create(
+            survey=survey,
+            text=f"{stem}{GRID_SEPARATOR}{item}",
+            privacy=privacy,
+            optional=optional,
+            section_title=section_title if number == 0 else "",
+            section_intro=section_intro if number == 0 else "",
+        )
+        Question.objects.filter(pk=question.pk).update(grid=stem)
+        question.grid = stem
+        made.append(question)
+    return made
 
 
 @transaction.atomic

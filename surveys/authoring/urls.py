@@ -25,6 +25,7 @@ urlpatterns = [
     path("<int:pk>/delete/", lifecycle_views.survey_delete, name="survey_delete"),
     path("<int:pk>/preview/", views.question_preview, name="question_preview"),
     path("<int:pk>/questions/new/", views.question_create, name="question_create"),
+    path("<int:pk>/questions/new-grid/", views.grid_create, name="grid_create"),
     path(
         "<int:pk>/questions/<int:question_pk>/edit/",
         views.question_edit,

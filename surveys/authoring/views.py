@@ -35,6 +35,7 @@ from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.forms import (
     CollaboratorForm,
     DefinitionImportForm,
+    GridForm,
     PlanningForm,
     QuestionForm,
     SurveyForm,
@@ -295,6 +296,22 @@ def question_create(request: HttpRequest, pk: int) -> HttpResponse:
                 return redirect("authoring:question_create", pk=survey.pk)
             return redirect("authoring:survey_detail", pk=survey.pk)
     return _question_page(request, survey, form, None)
+
+
+@login_required
+def grid_create(request: HttpRequest, pk: int) -> HttpResponse:
+    """Add a grid of scale items: one protected scale question per item."""
+    survey = selectors.survey_get_for(user=request.user, pk=pk, need=access.EDIT)
+    form = GridForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            rows = services.grid_create(survey=survey, **form.service_kwargs())
+        except ValidationError as error:
+            add_validation_errors(form, error)
+        else:
+            messages.success(request, f"Grid added: {len(rows)} scale questions.")
+            return redirect("authoring:survey_detail", pk=survey.pk)
+    return render(request, "authoring/grid_form.html", {"survey": survey, "form": form})
 
 
 @login_required

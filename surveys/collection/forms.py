@@ -360,6 +360,11 @@ class QuestionBlock:
     answer: BoundField
     hidden: list[BoundField]
     skip: BoundField | None = None
+    # A row of a grid of scale items shown together (see ``sections``): the
+    # first row opens the grid, the last closes it.
+    in_grid: bool = False
+    grid_start: bool = False
+    grid_end: bool = False
 
     @property
     def protected(self) -> bool:
@@ -373,6 +378,36 @@ class QuestionBlock:
             return ""
         low, high, step = (plain_decimal(v) for v in bounds)
         return f"a number from {low} to {high}, in steps of {step}"
+
+
+def _grid_key(question: Question) -> tuple | None:
+    """What rows of one grid share (None: not a grid row): the stem and scale of
+    a protected scale question without display logic."""
+    if not question.grid or question.kind != Question.Kind.ORDINAL:
+        return None
+    if not question.is_private or question.show_if:
+        return None
+    return (question.grid, tuple(question.options))
+
+
+def _mark_grids(blocks: list[QuestionBlock]) -> None:
+    """Mark runs of two or more consecutive rows of the same grid."""
+    start = 0
+    while start < len(blocks):
+        key = _grid_key(blocks[start].question)
+        end = start + 1
+        while (
+            key is not None
+            and end < len(blocks)
+            and _grid_key(blocks[end].question) == key
+        ):
+            end += 1
+        if key is not None and end - start >= 2:
+            for block in blocks[start:end]:
+                block.in_grid = True
+            blocks[start].grid_start = True
+            blocks[end - 1].grid_end = True
+        start = end
 
 
 @dataclass
@@ -682,6 +717,8 @@ class ResponseForm(forms.Form):
             if question.section_title or not groups:
                 groups.append((question.section_title, question.section_intro, []))
             groups[-1][2].append(block)
+        for _, _, blocks in groups:
+            _mark_grids(blocks)
         return [
             SectionBlock(
                 number, len(groups), title or f"Section {number}", intro, blocks

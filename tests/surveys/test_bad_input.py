@@ -39,7 +39,7 @@ from surveys.accounts import two_factor
 from surveys.analysis import export_kinds
 from surveys.api_tokens.services import api_token_create
 from surveys.authoring import services as authoring
-from surveys.authoring.forms import PlanningForm, QuestionForm, SurveyForm
+from surveys.authoring.forms import GridForm, PlanningForm, QuestionForm, SurveyForm
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection import services as collection
 from surveys.collection.forms import ResponseForm
@@ -270,6 +270,26 @@ def forms_for(world: World) -> dict[str, Form]:
         ),
         "authoring:question_edit": Form(
             "owner", _question_fields(), question_bad, question_bases
+        ),
+        "authoring:grid_create": Form(
+            "owner",
+            tuple(GridForm.base_fields),
+            {
+                "stem": st.one_of(BAD_TEXT, st.just("x" * 201)),
+                "items": st.sampled_from(["only one", "\n".join("x" * 21), "a\na"]),
+                "options": st.sampled_from(["", "just one"]),
+                "requested_epsilon": st.one_of(
+                    BAD_FLOAT, st.sampled_from(["0", "-1", "11"])
+                ),
+            },
+            [
+                {
+                    "stem": "How often have you done each?",
+                    "items": "Cheated\nLied",
+                    "options": "Never\nSometimes\nOften",
+                    "requested_epsilon": "1",
+                }
+            ],
         ),
         # A refused move shows a message on the survey page (a redirect).
         "authoring:question_move": Form(
@@ -574,6 +594,7 @@ FORM_NAMES = {
     "authoring:survey_edit",
     "authoring:question_create",
     "authoring:question_edit",
+    "authoring:grid_create",
     "authoring:question_move",
     "collection:invitations",
     "analysis:api_tokens",

@@ -47,6 +47,7 @@ STATE_CHANGING = {
     "authoring:survey_import": "owner",
     "authoring:survey_people": "owner",
     "authoring:question_create": "owner",
+    "authoring:grid_create": "owner",
     "authoring:question_edit": "owner",
     "authoring:question_move": "owner",
     "authoring:question_delete": "owner",
