@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from surveys.analysis import api, views
+from surveys.analysis import api, model_views, views
 from surveys.api_tokens import views as token_views
 
 app_name = "analysis"
@@ -19,6 +19,18 @@ page_patterns = [
     ),
     path("<int:pk>/privacy/", views.survey_privacy, name="privacy"),
     path("<int:pk>/pilot/", views.survey_pilot, name="pilot"),
+    path("<int:pk>/regression/", model_views.survey_regression, name="regression"),
+    path(
+        "<int:pk>/regression/table.csv",
+        model_views.regression_csv,
+        name="regression_csv",
+    ),
+    path("<int:pk>/weights/", model_views.survey_weights, name="weights"),
+    path(
+        "<int:pk>/weights/estimates.csv",
+        model_views.weights_csv,
+        name="weights_csv",
+    ),
     path(
         "<int:pk>/export/estimates.csv",
         views.export_estimates_csv,
