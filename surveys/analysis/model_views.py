@@ -188,7 +188,7 @@ def survey_weights(request, pk: int):
         try:
             job = _weights_job(request, survey)
         except weights.WeightingRefused as refused:
-            context["weights_error"] = str(refused)
+            context["weighted_error"] = str(refused)
         else:
             _job_context(context, job, "weighted")
     if context.get("weighted"):
