@@ -100,7 +100,10 @@ def survey_regression(request, pk: int):
         else:
             _job_context(context, job, "regression")
     if context.get("regression"):
-        context["regression_rows"] = model_tables.regression_rows(context["regression"])
+        result = context["regression"]
+        context["regression_rows"] = model_tables.regression_rows(result)
+        test = result.get("lr_test")
+        context["lr_p"] = model_tables.p_value(test["pvalue"] if test else None)
     return render(request, "analysis/regression.html", context)
 
 

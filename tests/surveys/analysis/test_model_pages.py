@@ -55,6 +55,7 @@ def test_the_regression_page_shows_a_publishable_logistic_table(ada_client, seed
     assert "Forced response" in html or "forced" in html.lower()
     assert "randomized on each respondent's device" in html
     assert "standard errors are therefore larger" in html
+    assert "degrees of freedom, p &lt; 0.001." in html  # region and age matter
 
 
 def test_a_linear_regression_page_has_no_odds_ratios(ada_client, seeded):
