@@ -1,7 +1,8 @@
 """Researcher-chosen analyses as background jobs: request, run, read back.
 
-A request names an analysis (a cross-tab of two randomized questions, or a
-breakdown of one by a plain question) and is tied to the survey's latest
+A request names an analysis (a cross-tab of two randomized questions, a
+breakdown of one by a plain question, a regression (``regressions``) or
+weighted estimates (``weights``)) and is tied to the survey's latest
 results snapshot: the job reads only the reports up to that snapshot's
 watermark, so these analyses advance in the same batches as the results (two
 successive answers never isolate one respondent), and an identical request
