@@ -210,6 +210,14 @@ def _interval(estimate: Any) -> tuple[Any, Any]:
     return interval.low, interval.high
 
 
+def _mean_label(question: Question, mechanism: ldp.Mechanism) -> str:
+    """The mean's label, saying how an ordinal scale is numbered."""
+    if question.kind != Question.Kind.ORDINAL:
+        return "Mean"
+    labels = labels_for(question, mechanism)
+    return f"Mean on the scale 0 ({labels[0]}) to {len(labels) - 1} ({labels[-1]})"
+
+
 def question_rows(
     question: Question, payloads: list[Any], weights: np.ndarray
 ) -> dict[str, Any]:
@@ -261,7 +269,7 @@ def question_rows(
         low_w, high_w = _interval(weighted_mean)
         entry["rows"].append(
             {
-                "label": "Mean",
+                "label": _mean_label(question, mechanism),
                 "unweighted": float(plain_mean.estimate),
                 "unweighted_low": float(low_u),
                 "unweighted_high": float(high_u),

@@ -8,6 +8,7 @@ import pytest
 import ldp
 from surveys.analysis import jobs, weights
 from surveys.analysis.models import AnalysisJob
+from surveys.analysis.services import snapshot_refresh, tallies_refresh
 from surveys.collection.models import PlainAnswer, Report
 from tests.surveys.analysis.model_support import (
     CHEATED,
@@ -199,3 +200,28 @@ def test_raking_that_cannot_meet_the_margins_fails_the_job(seeded):
     job, _ = _run(seeded, {REGION: EVEN, EMPLOYED: [0.1, 0.9]})
     assert job.status == AnalysisJob.Status.FAILED
     assert "Raking did not converge" in job.error
+
+
+def test_every_mechanism_family_gets_a_weighted_estimate(researcher):
+    from tests.surveys.analysis.conftest import make_survey, submit_bulk
+
+    survey = make_survey(researcher)
+    submit_bulk(survey, 60)
+    tallies_refresh(survey_id=survey.pk)
+    snapshot_refresh(survey_id=survey.pk, force=True)
+    plain = survey.questions.get(is_private=False)
+    job, _ = weights.weighted_request(survey=survey, margins={plain.pk: [1.0, 0.0]})
+    jobs.job_run(job_id=job.pk)
+    job.refresh_from_db()
+    assert job.status == AnalysisJob.Status.DONE, job.error
+    entries = {
+        e["text"].removeprefix("Question under "): e for e in job.result["questions"]
+    }
+    assert len(entries) == survey.questions.filter(is_private=True).count()
+    for name, entry in entries.items():
+        assert entry["rows"] and not entry["note"], name
+        for row in entry["rows"]:  # everyone answered "Yes": equal weights
+            assert row["weighted"] == pytest.approx(row["unweighted"]), name
+    assert entries["ordinal"]["rows"][0]["label"].startswith("Mean on the scale 0")
+    assert entries["duchi"]["measure"] == "mean"
+    assert entries["olh"]["measure"] == "share"
