@@ -1,7 +1,8 @@
 """Researcher-chosen analyses as background jobs: request, run, read back.
 
-A request names an analysis (a cross-tab of two randomized questions, or a
-breakdown of one by a plain question) and is tied to the survey's latest
+A request names an analysis (a cross-tab of two randomized questions, a
+breakdown of one by a plain question, a regression (``regressions``) or
+weighted estimates (``weights``)) and is tied to the survey's latest
 results snapshot: the job reads only the reports up to that snapshot's
 watermark, so these analyses advance in the same batches as the results (two
 successive answers never isolate one respondent), and an identical request
@@ -31,11 +32,18 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from surveys.analysis import crosstabs, dashboard, export_kinds, pilots, selectors
-from surveys.analysis.models import AnalysisJob, export_storage
+from surveys.analysis import (
+    crosstabs,
+    dashboard,
+    export_kinds,
+    pilots,
+    regressions,
+    selectors,
+    weights,
+)
+from surveys.analysis.models import AnalysisJob, export_storage, job_find_or_create
 from surveys.analysis.results import results_to_document
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import Submission
@@ -78,18 +86,7 @@ def job_request(
     snapshot = selectors.latest_snapshot(survey_id=survey.pk)
     watermark = snapshot.watermark if snapshot is not None else 0
     lookup = {"survey": survey, "kind": kind, "params": params, "watermark": watermark}
-    return _find_or_create(lookup)
-
-
-def _find_or_create(lookup: dict[str, Any]) -> tuple[AnalysisJob, bool]:
-    job = AnalysisJob.objects.filter(**lookup).first()
-    if job is not None:
-        return job, False
-    try:
-        with transaction.atomic():
-            return AnalysisJob.objects.create(**lookup), True
-    except IntegrityError:  # an identical request made it first
-        return AnalysisJob.objects.get(**lookup), False
+    return job_find_or_create(lookup)
 
 
 def export_data_mark(survey: Survey) -> int:
@@ -121,7 +118,7 @@ def export_request(*, survey: Survey, name: str) -> tuple[AnalysisJob, bool]:
         "watermark": export_data_mark(survey),
     }
     AnalysisJob.objects.filter(**lookup, status=FAILED).delete()
-    return _find_or_create(lookup)
+    return job_find_or_create(lookup)
 
 
 def latest_exports(survey: Survey) -> dict[str, AnalysisJob]:
@@ -278,6 +275,17 @@ def _breakdown_view(result: crosstabs.Breakdown) -> dict[str, Any]:
     }
 
 
+# Kinds whose result is computed from the survey and the job's params up to its
+# watermark: (compute, the refusal it raises when the data do not allow it).
+MODEL_JOBS: dict[str, tuple[Any, type[ValueError]]] = {
+    AnalysisJob.Kind.REGRESSION: (
+        regressions.regression_result,
+        regressions.RegressionRefused,
+    ),
+    AnalysisJob.Kind.WEIGHTED: (weights.weighted_result, weights.WeightingRefused),
+}
+
+
 def job_run(*, job_id: int) -> AnalysisJob | None:
     """Run a queued job and store its table (or why it is not possible).
 
@@ -302,6 +310,19 @@ def job_run(*, job_id: int) -> AnalysisJob | None:
     if job.kind == AnalysisJob.Kind.PILOT:
         document = results_to_document(pilots.pilot_results(job.survey, job.params))
         job.status, job.error, job.result = DONE, "", document
+        job.progress, job.finished_at = 1.0, timezone.now()
+        job.save(update_fields=["status", "error", "result", "progress", "finished_at"])
+        return job
+    if job.kind in MODEL_JOBS:
+        compute, refused = MODEL_JOBS[job.kind]
+        try:
+            result = compute(
+                job.survey, job.params, upto=job.watermark, progress=progress
+            )
+        except refused as why:
+            job.status, job.error, job.result = FAILED, str(why), None
+        else:
+            job.status, job.error, job.result = DONE, "", result
         job.progress, job.finished_at = 1.0, timezone.now()
         job.save(update_fields=["status", "error", "result", "progress", "finished_at"])
         return job

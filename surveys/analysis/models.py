@@ -11,7 +11,7 @@ import os
 
 from django.conf import settings
 from django.core.files.storage import FileSystemStorage
-from django.db import models
+from django.db import IntegrityError, models, transaction
 
 from surveys.authoring.models import Question, Survey
 
@@ -104,8 +104,8 @@ def export_storage() -> FileSystemStorage:
 
 
 class AnalysisJob(models.Model):
-    """A researcher-chosen analysis (a cross-tab, a breakdown, an export) run by
-    a worker.
+    """A researcher-chosen analysis (a cross-tab, a breakdown, a regression,
+    weighted estimates, an export) run by a worker.
 
     A cross-tab or breakdown is computed on the reports up to the survey's
     results snapshot (``watermark``), so it advances in the same batches as the
@@ -122,6 +122,8 @@ class AnalysisJob(models.Model):
         BREAKDOWN = "breakdown", "breakdown"
         EXPORT = "export", "export"
         PILOT = "pilot", "simulated pilot"
+        REGRESSION = "regression", "regression"
+        WEIGHTED = "weighted", "weighted estimates"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "queued"
@@ -178,3 +180,16 @@ class QuestionBins(models.Model):
 
     def __str__(self) -> str:
         return f"bins of question {self.question_id}: {self.cuts}"
+
+
+def job_find_or_create(lookup: dict) -> tuple[AnalysisJob, bool]:
+    """(the job ``lookup`` names, created): an identical request made at the
+    same moment finds the one the other created (the unique constraint)."""
+    job = AnalysisJob.objects.filter(**lookup).first()
+    if job is not None:
+        return job, False
+    try:
+        with transaction.atomic():
+            return AnalysisJob.objects.create(**lookup), True
+    except IntegrityError:  # an identical request made it first
+        return AnalysisJob.objects.get(**lookup), False

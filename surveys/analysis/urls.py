@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from surveys.analysis import api, bins_views, views
+from surveys.analysis import api, bins_views, model_views, views
 from surveys.api_tokens import views as token_views
 
 app_name = "analysis"
@@ -24,6 +24,18 @@ page_patterns = [
         name="question_bins",
     ),
     path("<int:pk>/pilot/", views.survey_pilot, name="pilot"),
+    path("<int:pk>/regression/", model_views.survey_regression, name="regression"),
+    path(
+        "<int:pk>/regression/table.csv",
+        model_views.regression_csv,
+        name="regression_csv",
+    ),
+    path("<int:pk>/weights/", model_views.survey_weights, name="weights"),
+    path(
+        "<int:pk>/weights/estimates.csv",
+        model_views.weights_csv,
+        name="weights_csv",
+    ),
     path(
         "<int:pk>/export/estimates.csv",
         views.export_estimates_csv,

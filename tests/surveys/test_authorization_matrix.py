@@ -335,8 +335,8 @@ def test_respondent_of_another_survey_cannot_open_or_answer_survey_a_invitations
 
 # --- co-researchers (surveys.authoring.access) ------------------------------------
 # What a viewer may open: reading the survey, its results and exports.  Asking
-# for an export file, a cross-tab or a simulated pilot queues a job, a read all
-# the same.
+# for an export file, a cross-tab, a simulated pilot, a regression or weighted
+# estimates queues a job, a read all the same.
 VIEWER_URLS = {
     "authoring:survey_detail",
     "authoring:survey_definition",
@@ -346,6 +346,10 @@ VIEWER_URLS = {
     "analysis:job_status",
     "analysis:privacy",
     "analysis:pilot",
+    "analysis:regression",
+    "analysis:regression_csv",
+    "analysis:weights",
+    "analysis:weights_csv",
     *OWNER_EXPORTS,
 }
 # The owner's alone: archive, delete, who has access (and their own API tokens).

@@ -398,6 +398,10 @@ QUERY_FIELDS = {
         "question",
     ),
     "analysis:pilot": ("n",),
+    "analysis:regression": ("outcome", "covariate"),
+    "analysis:regression_csv": ("outcome", "covariate"),
+    "analysis:weights": ("weigh",),
+    "analysis:weights_csv": ("weigh",),
     "analysis:privacy": ("k",),
     "analysis:api_reports": ("after", "limit"),
     "login": ("next",),
@@ -413,6 +417,31 @@ def query_bases(world: World) -> dict[str, list[dict]]:
             {"n": "20"},
         ],
         "analysis:privacy": [{"k": "7"}],
+        **{
+            name: [
+                {
+                    "outcome": by_kind["yes_no", True],
+                    "covariate": by_kind["single_choice", False],
+                },
+                {
+                    "outcome": by_kind["numeric", True],
+                    "covariate": by_kind["numeric", False],
+                },
+            ]
+            for name in ("analysis:regression", "analysis:regression_csv")
+        },
+        **{
+            name: [
+                {
+                    "weigh": "1",
+                    f"margin-{by_kind['single_choice', False]}": ", ".join(
+                        ["0"] * (len(OPTIONS) - 1) + ["100"]
+                    ),
+                },
+                {"weigh": "1", f"margin-{by_kind['yes_no', False]}": "40, 60"},
+            ]
+            for name in ("analysis:weights", "analysis:weights_csv")
+        },
         "analysis:crosstab": [
             {"a": by_kind["yes_no", True], "b": by_kind["single_choice", True]},
             {"q": by_kind["numeric", True], "by": by_kind["yes_no", True]},
@@ -693,6 +722,8 @@ def test_each_valid_base_body_is_accepted(world, name):
         "analysis:crosstab",
         "authoring:question_preview",
         "analysis:pilot",
+        "analysis:regression",
+        "analysis:weights",
         "analysis:privacy",
     ],
 )

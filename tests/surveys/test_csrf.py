@@ -95,6 +95,10 @@ READ_ONLY = {
     "analysis:job_status",
     "analysis:privacy",
     "analysis:pilot",  # GET: finds or queues a simulated job, like crosstab
+    "analysis:regression",  # GET: finds or queues a regression job, like crosstab
+    "analysis:regression_csv",  # GET: the same job's table as CSV
+    "analysis:weights",  # GET: finds or queues a weighting job, like crosstab
+    "analysis:weights_csv",  # GET: the same job's table as CSV
     "analysis:export_estimates_csv",
     "analysis:export_estimates_json",
     "analysis:export_reports_csv",

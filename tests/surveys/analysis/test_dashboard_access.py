@@ -26,6 +26,8 @@ PUBLIC = {"api_openapi"}
 # Pages another researcher POSTs to (a form's action); the export request
 # accepts only POST (the owner's is answered 302, below).
 POSTED = {"api_token_revoke", "export_job_request"}
+# The CSV of the model its query names: without one, a 400 saying what to give.
+MODEL_CSV = {"regression_csv", "weights_csv"}
 
 
 def _names(patterns) -> list[str]:
@@ -89,11 +91,23 @@ def test_another_researcher_gets_404(client, ada, bobs_survey, bobs_token, name)
     assert response.status_code == 404
 
 
-@pytest.mark.parametrize("name", [n for n in PAGES if n != "export_job_request"])
+@pytest.mark.parametrize(
+    "name", [n for n in PAGES if n != "export_job_request" and n not in MODEL_CSV]
+)
 def test_owner_gets_every_page(client, bob, bobs_survey, bobs_token, name):
     client.force_login(bob)
     response = client.get(_url(name, bobs_survey, bobs_token))
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize("name", sorted(MODEL_CSV))
+def test_owner_asking_for_a_model_csv_without_a_model_is_told_what_to_give(
+    client, bob, bobs_survey, bobs_token, name
+):
+    client.force_login(bob)
+    response = client.get(_url(name, bobs_survey, bobs_token))
+    assert response.status_code == 400
+    assert "on the" in response.content.decode() and "page" in response.content.decode()
 
 
 def test_owner_can_ask_for_an_export(client, bob, bobs_survey, bobs_token):

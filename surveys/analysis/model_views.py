@@ -1,0 +1,217 @@
+"""Researchers' model pages: regression and weighted estimates, with their CSV.
+
+Both are GET forms, like cross-tabs and the pilot: a valid request finds or
+queues a background job (``jobs.job_run``) on the survey's current results and
+the same address shows its progress, then its table.  Every page goes through
+``access.survey_get_for`` (VIEW access; 404 for anyone else).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse, HttpResponseBadRequest
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.http import require_GET
+
+from surveys.analysis import model_tables, regressions, tasks, weights
+from surveys.analysis.models import AnalysisJob
+from surveys.analysis.reading import latest_results
+from surveys.authoring import access
+
+JOB_RESEND_SECONDS = 30  # as views.JOB_RESEND_SECONDS: a lost sending is redone
+COMPUTING_RETRY_SECONDS = 5
+
+
+def _survey(request, pk: int):
+    return access.survey_get_for(user=request.user, pk=pk, need=access.VIEW)
+
+
+def _pk(text: str) -> int | None:
+    text = text.strip()
+    return int(text) if text.isdecimal() and len(text) <= 10 else None
+
+
+def _sent(job: AnalysisJob, created: bool) -> AnalysisJob:
+    """Send a new job (or one whose sending was lost) to a worker."""
+    lost = job.status == AnalysisJob.Status.QUEUED and (
+        job.created_at < timezone.now() - timedelta(seconds=JOB_RESEND_SECONDS)
+    )
+    if created or lost:
+        tasks.send_analysis_job(job.pk)
+        job.refresh_from_db()  # with no broker it has run by now
+    return job
+
+
+def _regression_job(request, survey) -> AnalysisJob:
+    """The job the query asks for (RegressionRefused: why not)."""
+    outcome = _pk(request.GET.get("outcome", ""))
+    covariates = [_pk(value) for value in request.GET.getlist("covariate")]
+    if any(pk is None for pk in covariates):
+        raise regressions.RegressionRefused("Pick covariates among the ones listed.")
+    chosen = [pk for pk in covariates if pk is not None]
+    references = {pk: request.GET.get(f"ref-{pk}", "") for pk in chosen}
+    latest_results(survey)  # brings the snapshot (the job's data) up to date
+    job, created = regressions.regression_request(
+        survey=survey, outcome=outcome, covariates=chosen, references=references
+    )
+    return _sent(job, created)
+
+
+def _job_context(context: dict, job: AnalysisJob, prefix: str) -> None:
+    if job.status == AnalysisJob.Status.DONE:
+        context[prefix] = job.result
+    elif job.status == AnalysisJob.Status.FAILED:
+        context[f"{prefix}_error"] = job.error
+    else:
+        context[f"{prefix}_job"] = job
+
+
+@login_required
+@require_GET
+def survey_regression(request, pk: int):
+    """A regression of a protected answer on unprotected ones."""
+    survey = _survey(request, pk)
+    covariates = regressions.covariate_candidates(survey)
+    chosen = set(request.GET.getlist("covariate"))
+    context: dict = {
+        "survey": survey,
+        "outcomes": regressions.outcome_candidates(survey),
+        "covariates": [
+            {
+                "question": q,
+                "checked": str(q.pk) in chosen,
+                "levels": regressions.levels(q),
+                "reference": request.GET.get(f"ref-{q.pk}", ""),
+            }
+            for q in covariates
+        ],
+        "selected_outcome": request.GET.get("outcome", ""),
+        "minimum": regressions.CASES_PER_COEFFICIENT,
+        "query": request.GET.urlencode(),
+    }
+    if "outcome" in request.GET:
+        try:
+            job = _regression_job(request, survey)
+        except regressions.RegressionRefused as refused:
+            context["regression_error"] = str(refused)
+        else:
+            _job_context(context, job, "regression")
+    if context.get("regression"):
+        result = context["regression"]
+        context["regression_rows"] = model_tables.regression_rows(result)
+        test = result.get("lr_test")
+        context["lr_p"] = model_tables.p_value(test["pvalue"] if test else None)
+    return render(request, "analysis/regression.html", context)
+
+
+def _computing() -> HttpResponse:
+    response = HttpResponse(
+        "The analysis is being computed; try again in a few seconds.\n",
+        status=503,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["Retry-After"] = str(COMPUTING_RETRY_SECONDS)
+    return response
+
+
+def _refused(message: str) -> HttpResponse:
+    return HttpResponseBadRequest(
+        message + "\n", content_type="text/plain; charset=utf-8"
+    )
+
+
+def _csv(survey, job: AnalysisJob, lines, suffix: str) -> HttpResponse:
+    response = HttpResponse("".join(lines), content_type="text/csv; charset=utf-8")
+    name = f"survey-{survey.pk}-{suffix}-{job.pk}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _finished(job: AnalysisJob) -> HttpResponse | None:
+    if job.status == AnalysisJob.Status.FAILED:
+        return _refused(job.error)
+    if job.status != AnalysisJob.Status.DONE:
+        return _computing()
+    return None
+
+
+@login_required
+@require_GET
+def regression_csv(request, pk: int):
+    """The coefficient table of the regression the query names, as CSV."""
+    survey = _survey(request, pk)
+    if "outcome" not in request.GET:
+        return _refused("Choose the outcome and covariates on the regression page.")
+    try:
+        job = _regression_job(request, survey)
+    except regressions.RegressionRefused as refused:
+        return _refused(str(refused))
+    waiting = _finished(job)
+    if waiting is not None:
+        return waiting
+    return _csv(survey, job, model_tables.regression_csv(job.result), "regression")
+
+
+def _weights_job(request, survey) -> AnalysisJob:
+    """The job the query asks for (WeightingRefused: why not)."""
+    margins = {}
+    for question in weights.margin_candidates(survey):
+        text = request.GET.get(f"margin-{question.pk}", "")
+        shares = weights.parse_margin(question, text)
+        if shares is not None:
+            margins[question.pk] = shares
+    latest_results(survey)  # brings the snapshot (the job's data) up to date
+    job, created = weights.weighted_request(survey=survey, margins=margins)
+    return _sent(job, created)
+
+
+@login_required
+@require_GET
+def survey_weights(request, pk: int):
+    """Weighted estimates of every protected question, to population margins."""
+    survey = _survey(request, pk)
+    context: dict = {
+        "survey": survey,
+        "fields": [
+            {
+                "question": q,
+                "name": f"margin-{q.pk}",
+                "value": request.GET.get(f"margin-{q.pk}", ""),
+                "labels": weights.answer_labels(q),
+            }
+            for q in weights.margin_candidates(survey)
+        ],
+        "query": request.GET.urlencode(),
+    }
+    if "weigh" in request.GET:
+        try:
+            job = _weights_job(request, survey)
+        except weights.WeightingRefused as refused:
+            context["weighted_error"] = str(refused)
+        else:
+            _job_context(context, job, "weighted")
+    if context.get("weighted"):
+        context["weighted_questions"] = model_tables.weighted_rows(context["weighted"])
+        context["margin_tables"] = model_tables.margin_rows(context["weighted"])
+    return render(request, "analysis/weights.html", context)
+
+
+@login_required
+@require_GET
+def weights_csv(request, pk: int):
+    """The weighted and unweighted estimates the query names, as CSV."""
+    survey = _survey(request, pk)
+    if "weigh" not in request.GET:
+        return _refused("Give the population margins on the weights page.")
+    try:
+        job = _weights_job(request, survey)
+    except weights.WeightingRefused as refused:
+        return _refused(str(refused))
+    waiting = _finished(job)
+    if waiting is not None:
+        return waiting
+    return _csv(survey, job, model_tables.weighted_csv(job.result), "weighted")
