@@ -152,6 +152,19 @@ def _chart(result: QuestionResult) -> str:
             result.labels, result.estimate, result.intervals, consistent, strict=True
         )
     ]
+    return _share_chart(
+        result,
+        bars,
+        f"Estimated shares for “{result.text}”",
+        f"Bars: unbiased estimates from {result.n} randomized reports; "
+        "whiskers: 95% intervals; dots: consistent estimates.",
+    )
+
+
+def _share_chart(
+    result: QuestionResult, bars: list[charts.Bar], title: str, legend: str
+) -> str:
+    """An interval chart of shares whose description lists every bar's figures."""
     desc = "; ".join(
         f"{b.label}: {percent(b.estimate)} (95% interval {percent(b.low)} to "
         f"{percent(b.high)})"
@@ -159,11 +172,8 @@ def _chart(result: QuestionResult) -> str:
     )
     return charts.interval_chart(
         chart_id=f"chart-q{result.question_id}",
-        title=f"Estimated shares for “{result.text}”",
-        desc=(
-            f"Bars: unbiased estimates from {result.n} randomized reports; "
-            f"whiskers: 95% intervals; dots: consistent estimates. {desc}."
-        ),
+        title=title,
+        desc=f"{legend} {desc}.",
         bars=bars,
     )
 
@@ -214,19 +224,12 @@ def _bin_chart(result: QuestionResult, distribution: Distribution) -> str:
             strict=True,
         )
     ]
-    desc = "; ".join(
-        f"{b.label}: {percent(b.estimate)} (95% interval {percent(b.low)} to "
-        f"{percent(b.high)})"
-        for b in bars
-    )
-    return charts.interval_chart(
-        chart_id=f"chart-q{result.question_id}",
-        title=f"Distribution of answers to “{result.text}”",
-        desc=(
-            f"Bars: {distribution.method} from {result.n} randomized reports; "
-            f"whiskers: 95% intervals. {desc}."
-        ),
-        bars=bars,
+    return _share_chart(
+        result,
+        bars,
+        f"Distribution of answers to “{result.text}”",
+        f"Bars: {distribution.method} from {result.n} randomized reports; "
+        "whiskers: 95% intervals.",
     )
 
 

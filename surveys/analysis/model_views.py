@@ -139,21 +139,38 @@ def _finished(job: AnalysisJob) -> HttpResponse | None:
     return None
 
 
-@login_required
-@require_GET
-def regression_csv(request, pk: int):
-    """The coefficient table of the regression the query names, as CSV."""
+def _job_csv(
+    request, pk: int, *, asks: str, missing: str, job_for, refusal, table, name
+):
+    """The CSV of the finished job the query names (400 with the reason when
+    it is refused or not asked for, 503 while it is being computed)."""
     survey = _survey(request, pk)
-    if "outcome" not in request.GET:
-        return _refused("Choose the outcome and covariates on the regression page.")
+    if asks not in request.GET:
+        return _refused(missing)
     try:
-        job = _regression_job(request, survey)
-    except regressions.RegressionRefused as refused:
+        job = job_for(request, survey)
+    except refusal as refused:
         return _refused(str(refused))
     waiting = _finished(job)
     if waiting is not None:
         return waiting
-    return _csv(survey, job, model_tables.regression_csv(job.result), "regression")
+    return _csv(survey, job, table(job.result), name)
+
+
+@login_required
+@require_GET
+def regression_csv(request, pk: int):
+    """The coefficient table of the regression the query names, as CSV."""
+    return _job_csv(
+        request,
+        pk,
+        asks="outcome",
+        missing="Choose the outcome and covariates on the regression page.",
+        job_for=_regression_job,
+        refusal=regressions.RegressionRefused,
+        table=model_tables.regression_csv,
+        name="regression",
+    )
 
 
 def _weights_job(request, survey) -> AnalysisJob:
@@ -204,14 +221,13 @@ def survey_weights(request, pk: int):
 @require_GET
 def weights_csv(request, pk: int):
     """The weighted and unweighted estimates the query names, as CSV."""
-    survey = _survey(request, pk)
-    if "weigh" not in request.GET:
-        return _refused("Give the population margins on the weights page.")
-    try:
-        job = _weights_job(request, survey)
-    except weights.WeightingRefused as refused:
-        return _refused(str(refused))
-    waiting = _finished(job)
-    if waiting is not None:
-        return waiting
-    return _csv(survey, job, model_tables.weighted_csv(job.result), "weighted")
+    return _job_csv(
+        request,
+        pk,
+        asks="weigh",
+        missing="Give the population margins on the weights page.",
+        job_for=_weights_job,
+        refusal=weights.WeightingRefused,
+        table=model_tables.weighted_csv,
+        name="weighted",
+    )
