@@ -36,6 +36,7 @@ from ldp.mechanisms.multiselect.base import MultiSelectMechanism
 from ldp.mechanisms.oracle import FrequencyOracle
 from surveys.analysis.exports import CHUNK_SIZE, csv_lines, neutralise, spec_revisions
 from surveys.authoring.catalogue import mechanism_label
+from surveys.authoring.mechanisms import design_label
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import LinkValue, PlainAnswer, Report, Submission
 from surveys.collection.questions import answer_choices
@@ -209,7 +210,13 @@ def _protected_block(question: Question, spec: dict, base: str, revision: int) -
         "kind": question.kind,
         "protected": True,
         "mechanism": name,
-        "mechanism_label": mechanism_label(name),
+        # The researcher's forced-response design (its split) names the
+        # current revision; earlier revisions keep the method's name.
+        "mechanism_label": (
+            design_label(name, question.design)
+            if revision == question.spec_revision
+            else mechanism_label(name)
+        ),
         "epsilon": eps,
         "epsilon_exact": str(mechanism.epsilon_exact),
         "spec_revision": revision,

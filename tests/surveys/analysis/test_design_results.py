@@ -65,3 +65,21 @@ def test_result_recovers_a_simulated_share_and_names_the_design(ada, name):
     t, a = weights["truthful"] / total, weights["forced_yes"] / total
     assert result.estimate[1] == pytest.approx((stat.counts[1] / stat.n - a) / t)
     assert result.mechanism_label == LABELS[name]
+
+
+@pytest.mark.parametrize("name", sorted(DESIGNS))
+def test_the_privacy_view_and_the_codebook_name_the_design(ada, name):
+    from surveys.analysis import datasets
+    from surveys.analysis.privacy import survey_privacy_view
+
+    survey = services.survey_create(owner=ada, title="Designs")
+    services.question_create(
+        survey=survey,
+        text="Have you ever cheated on an exam?",
+        privacy=PrivacyConfig(kind="yes_no", design=DESIGNS[name]),
+    )
+    survey = services.survey_publish(survey=survey, user=ada)
+    (view,) = survey_privacy_view(survey).questions
+    assert view.mechanism_label == LABELS[name]
+    protected = [v for v in datasets.variables(survey) if v.protected]
+    assert protected and all(v.mechanism_label == LABELS[name] for v in protected)
