@@ -362,6 +362,8 @@ def binned_distribution(
     Returns
     -------
     BinnedDistribution
+        Bin shares and median of the fit, with the bootstrap replicates their
+        intervals are read from.
 
     Notes
     -----
@@ -387,6 +389,16 @@ def binned_distribution(
        for accelerating the convergence of any EM algorithm", Scand. J.
        Statist. 35, 2008 (SQUAREM).
     .. [4] docs/maths.md, section 11.
+
+    Examples
+    --------
+    >>> import ldp
+    >>> m = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 2.0})
+    >>> stat = m.aggregate([0, 1, 1, 2, 1])
+    >>> d = binned_distribution(level_channel(m), stat.counts, stat.n,
+    ...                         [0.0, 1.0, 2.0], [1.0], resamples=20)
+    >>> d.bins
+    ((0.0, 0.0), (1.0, 2.0))
     """
     values = np.asarray(values, dtype=float)
     if values.size != channel.levels:
@@ -473,8 +485,10 @@ def mechanism_distribution(
     cuts : sequence of float or None
         Cut points in answer units (level indices for a categorical scale);
         None for one bin per level.
-    resamples, seed
-        As for :func:`binned_distribution`.
+    resamples : int
+        Bootstrap resamples, as for :func:`binned_distribution`.
+    seed : int or numpy.random.Generator
+        Seeds the bootstrap, as for :func:`binned_distribution`.
 
     Returns
     -------
