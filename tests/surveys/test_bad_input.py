@@ -213,7 +213,7 @@ def forms_for(world: World) -> dict[str, Form]:
             "kind": "yes_no",
             "text": "Ever?",
             "protection": "protected",
-            "requested_epsilon": "1",
+            # No requested_epsilon: a design's ε comes from its split.
             "design": "custom",
             "fr_truthful": "40",
             "fr_forced_yes": "30",

@@ -19,14 +19,16 @@ def gunicorn_config() -> dict:
     return runpy.run_path(str(ROOT / "gunicorn.conf.py"))
 
 
-def test_redact_replaces_invitation_tokens_and_receipts_only():
+def test_redact_replaces_tokens_receipts_and_respondents_query_strings_only():
     redact = gunicorn_config()["redact"]
+    # A respondent's query string may carry a link field (e.g. PROLIFIC_PID).
     assert redact(f"GET /s/i/{TOKEN}/answer/?x=1 HTTP/1.1") == (
-        "GET /s/i/[redacted]/answer/?x=1 HTTP/1.1"
+        "GET /s/i/[redacted]/answer/?[redacted] HTTP/1.1"
     )
     assert redact(f"/s/receipt/{RECEIPT}/") == "/s/receipt/[redacted]/"
     assert redact("/s/verify/") == "/s/verify/"
     assert redact("/s/public-link/answer/") == "/s/public-link/answer/"
+    assert redact("GET /results/3/?n=2 HTTP/1.1") == "GET /results/3/?n=2 HTTP/1.1"
 
 
 def test_access_log_through_gunicorns_logger_holds_no_token(tmp_path):
