@@ -63,9 +63,7 @@ def _url(name: str, survey, token) -> str:
             survey=survey, kind="crosstab", params={"a": 1, "b": 2}, watermark=0
         )[0].pk
     if "question_pk" in names:  # a protected number question's bins
-        values["question_pk"] = survey.questions.get(
-            kind="numeric", is_private=True
-        ).pk
+        values["question_pk"] = survey.questions.get(kind="numeric", is_private=True).pk
     missing = [n for n in names if n not in values]
     assert not missing, f"{name}: add a test value for {missing}"
     return reverse(f"analysis:{name}", kwargs={n: values[n] for n in names})
