@@ -311,7 +311,10 @@ PENDING_COUNT_CAP = 10_000
 
 
 def _reports_after(survey_id: int, watermark: int) -> QuerySet[Report]:
-    return Report.objects.filter(question__survey_id=survey_id, id__gt=watermark)
+    """The survey's reports past ``watermark``, found through its questions
+    (the (question, id) index): never a scan of other surveys' later reports."""
+    questions = Question.objects.filter(survey_id=survey_id).values("id")
+    return Report.objects.filter(question_id__in=questions, id__gt=watermark)
 
 
 def responses_between(*, survey_id: int, after: int, up_to: int | None) -> int:
@@ -328,7 +331,9 @@ def pending_after(*, survey_id: int, watermark: int) -> tuple[int, int]:
     Capped at PENDING_COUNT_CAP + 1, so the cost does not grow with a backlog.
     """
     cap = PENDING_COUNT_CAP + 1
-    reports = _reports_after(survey_id, watermark).order_by("id")[:cap].count()
+    # No ORDER BY: ordering by id made PostgreSQL walk the primary key through
+    # every later report of every survey (4.8 s behind 11 million of them).
+    reports = _reports_after(survey_id, watermark).order_by()[:cap].count()
     if not reports:
         return 0, 0
     submissions = (
