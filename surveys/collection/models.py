@@ -113,6 +113,9 @@ class Submission(models.Model):
                 fields=["survey", "idempotency_key"], name="one_submission_per_key"
             ),
         ]
+        # A survey's latest submission (an export's data version) by one
+        # backward index step, never a walk through other surveys' later ones.
+        indexes = [models.Index(fields=["survey", "id"], name="submission_survey_id")]
 
     def __str__(self) -> str:
         return f"submission {self.pk} to survey {self.survey_id}"
