@@ -83,11 +83,13 @@ def _batch_delay() -> None:
 
 
 # --- the horizon fence -----------------------------------------------------------
-def report_horizon(*, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> int | None:
+def report_horizon(*, lock_timeout_ms: int | None = None) -> int | None:
     """The largest report id below which no report can still appear, or None.
 
-    None means in-flight submissions did not finish within the lock timeout.
+    None means in-flight submissions did not finish within the lock timeout
+    (``LOCK_TIMEOUT_MS`` unless given).
     """
+    lock_timeout_ms = lock_timeout_ms or LOCK_TIMEOUT_MS
     table = connection.ops.quote_name(Report._meta.db_table)
     if connection.vendor != "postgresql":
         # SQLite has one writer at a time: commit order is id order.
@@ -179,7 +181,7 @@ def tallies_refresh(
     *,
     survey_id: int,
     batch_size: int | None = None,
-    lock_timeout_ms: int = LOCK_TIMEOUT_MS,
+    lock_timeout_ms: int | None = None,
 ) -> RefreshOutcome:
     """Fold the survey's reports past its watermark into its tallies.
 
