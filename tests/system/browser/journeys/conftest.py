@@ -65,3 +65,20 @@ def download(page, link) -> tuple[str, bytes]:
         link.click()
     done = event.value
     return done.suggested_filename, Path(done.path()).read_bytes()
+
+
+def answer_page(browser, live_server, survey, viewport):
+    """A respondent's answer page, past the consent page, once the device is
+    ready: (context, page, the POST requests it sends, its script errors)."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=viewport)
+    posts: list = []
+    context.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(live_server.url + f"/s/{survey.public_token}/")
+    page.get_by_role("link", name="Take part").click()
+    expect(page.get_by_role("button", name="Send my answers")).to_be_enabled()
+    return context, page, posts, errors

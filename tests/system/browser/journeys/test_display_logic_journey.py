@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection.models import PlainAnswer, Report, Submission
-from tests.system.browser.journeys.conftest import DESKTOP, PHONE
+from tests.system.browser.journeys.conftest import DESKTOP, PHONE, answer_page
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -43,24 +43,11 @@ def branching(researcher):
     return authoring.survey_publish(survey=survey, user=researcher)
 
 
-def _answer_page(browser, live_server, survey, viewport):
-    context = browser.new_context(viewport=viewport)
-    posts: list = []
-    context.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(live_server.url + f"/s/{survey.public_token}/")
-    page.get_by_role("link", name="Take part").click()
-    expect(page.get_by_role("button", name="Send my answers")).to_be_enabled()
-    return context, page, posts, errors
-
-
 def test_a_hidden_question_sends_nothing_from_a_phone(
     live_server, browser, branching, artifacts
 ):
     drives, follow = branching.questions.all()
-    context, page, posts, errors = _answer_page(browser, live_server, branching, PHONE)
+    context, page, posts, errors = answer_page(browser, live_server, branching, PHONE)
     expect(page.get_by_role("group", name=FOLLOW)).to_be_hidden()
     group = page.get_by_role("group", name=DRIVES)
     group.get_by_label("Yes").check()
@@ -86,9 +73,7 @@ def test_a_shown_question_is_answered_with_the_keyboard_and_its_report_arrives(
     live_server, browser, branching, artifacts
 ):
     _, follow = branching.questions.all()
-    context, page, posts, errors = _answer_page(
-        browser, live_server, branching, DESKTOP
-    )
+    context, page, posts, errors = answer_page(browser, live_server, branching, DESKTOP)
     page.get_by_role("group", name=DRIVES).get_by_label("Yes").focus()
     page.keyboard.press("Space")
     follow_group = page.get_by_role("group", name=FOLLOW)

@@ -14,7 +14,12 @@ from playwright.sync_api import expect
 
 from surveys.authoring import services as authoring
 from surveys.collection.models import Report, Submission
-from tests.system.browser.journeys.conftest import DESKTOP, PHONE, sign_in
+from tests.system.browser.journeys.conftest import (
+    DESKTOP,
+    PHONE,
+    answer_page,
+    sign_in,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,15 +45,7 @@ def test_a_grid_is_built_in_the_builder_and_answered_row_by_row(
     assert [q.grid_item for q in rows] == list(ITEMS)
 
     # Desktop, keyboard only: each row is a radio group of its own.
-    context = browser.new_context(viewport=DESKTOP)
-    posts: list = []
-    context.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(live_server.url + f"/s/{survey.public_token}/")
-    page.get_by_role("link", name="Take part").click()
-    expect(page.get_by_role("button", name="Send my answers")).to_be_enabled()
+    context, page, posts, errors = answer_page(browser, live_server, survey, DESKTOP)
     grid = page.get_by_role("group", name=STEM)
     expect(grid).to_be_visible()
     for item, answer in zip(ITEMS, ("Never", "Sometimes", "Often"), strict=True):
