@@ -323,8 +323,9 @@ def test_an_archived_survey_is_read_only(published, ada):
 
 
 def test_an_archived_surveys_page_offers_no_change_to_its_questions(
-    ada_client, published, ada
+    ada_client, published, ada, respond
 ):
+    respond(published)
     lifecycle_services.survey_archive(survey=published, user=ada)
     question = published.questions.first()
     text = ada_client.get(
@@ -338,6 +339,8 @@ def test_an_archived_surveys_page_offers_no_change_to_its_questions(
     ):
         assert url not in text
     assert "Duplicate" in text
+    # Nor does it say how a change to a question would be handled.
+    assert "specs are frozen" not in text
 
 
 def test_the_list_hides_archived_surveys_unless_asked(ada_client, published, ada):
