@@ -371,6 +371,17 @@ def test_the_delete_page_offers_the_export_first(ada_client, published):
     assert reverse("analysis:export_estimates_csv", args=[published.pk]) in text
 
 
+def test_the_delete_page_suggests_archiving_only_a_survey_not_archived_yet(
+    ada_client, published, ada
+):
+    url = reverse("authoring:survey_delete", args=[published.pk])
+    assert "Or archive the survey instead" in ada_client.get(url).content.decode()
+    lifecycle_services.survey_archive(survey=published, user=ada)
+    text = ada_client.get(url).content.decode()
+    assert "Or archive the survey instead" not in text
+    assert "Export first" in text
+
+
 def test_delete_without_the_typed_title_changes_nothing(ada_client, published):
     response = ada_client.post(
         reverse("authoring:survey_delete", args=[published.pk]),
