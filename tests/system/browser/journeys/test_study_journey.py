@@ -378,6 +378,8 @@ def test_a_study_is_built_piloted_fielded_reminded_closed_and_archived_in_the_br
     expect(page.get_by_role("status")).to_contain_text("1 email sent")
     assert len(smtp.to(ANA)) == 1
     assert len(smtp.to(BEN)) == 2
+    invited, reminded = smtp.to(BEN)
+    assert _link(invited, INVITATION) == _link(reminded, INVITATION)
     expect(
         page.locator("#recipient-counts").get_by_role(
             "row", name=re.compile("Reminders sent")
