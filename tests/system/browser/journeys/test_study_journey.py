@@ -61,6 +61,15 @@ ANA, BEN = "ana@example.org", "ben@example.org"
 INVITATION = r"http://[^\s]+/s/i/[\w-]+/"
 
 
+@pytest.fixture(autouse=True)
+def _patient_expectations():
+    """Every ``expect`` waits up to SLOW on a loaded machine (then back to
+    Playwright's default for the other tests)."""
+    expect.set_options(timeout=SLOW)
+    yield
+    expect.set_options(timeout=None)
+
+
 @pytest.fixture
 def smtp(settings):
     with SmtpServer() as server:
@@ -197,7 +206,7 @@ def pilot(page, shots: Shots) -> None:
     page.get_by_label(f"Expected shares for “{CHEATED}” (%)").fill("70, 30")
     page.get_by_role("button", name="Run the simulated pilot").click()
     results = page.locator("#pilot-results")
-    expect(results).to_be_visible(timeout=SLOW)
+    expect(results).to_be_visible()
     expect(page.locator("#simulated-heading")).to_contain_text(
         "Results at n = 400 simulated respondents"
     )
@@ -251,7 +260,7 @@ def answer_on_phone_with_the_keyboard(browser, link: str, shots: Shots, problems
     page.goto(link)
     page.get_by_role("link", name="Take part").click()
     send = page.get_by_role("button", name="Send my answers")
-    expect(page.get_by_text("Section 1 of 3")).to_be_visible(timeout=SLOW)
+    expect(page.get_by_text("Section 1 of 3")).to_be_visible()
     press(
         page,
         page.get_by_role("group", name=DRIVES).get_by_label("Yes", exact=True),
@@ -307,7 +316,7 @@ def answer_from_email(
     page = watch(context.new_page(), problems)
     page.goto(link)
     page.get_by_role("link", name="Take part").click()
-    expect(page.get_by_text("Section 1 of 3")).to_be_visible(timeout=SLOW)
+    expect(page.get_by_text("Section 1 of 3")).to_be_visible()
     drove = "Yes" if drives else "No"
     page.get_by_role("group", name=DRIVES).get_by_label(drove, exact=True).check()
     page.locator("#section-1 [data-section-next]").click()
@@ -405,9 +414,7 @@ def test_a_study_is_built_piloted_fielded_reminded_closed_and_archived_in_the_br
     )
     expect(page.locator(".page-head .status")).to_have_text("Closed")
     page.get_by_role("link", name="Results").click()
-    expect(page.locator("[data-freshness]")).to_contain_text(
-        f"from {TARGET} responses", timeout=SLOW
-    )
+    expect(page.locator("[data-freshness]")).to_contain_text(f"from {TARGET} responses")
     expect(page.locator(".page-head .status")).to_have_text("Closed")
     shots(page, "close", "desktop")
 
