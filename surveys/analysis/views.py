@@ -52,7 +52,7 @@ from surveys.analysis.privacy import survey_privacy_view
 from surveys.analysis.privacy_forms import GroupSizeForm
 from surveys.analysis.reading import latest_results
 from surveys.analysis.results import results_from_document
-from surveys.authoring import access
+from surveys.authoring import access, lifecycle
 from surveys.collection.questions import answer_choices
 from surveys.version import deniable_version
 
@@ -147,6 +147,7 @@ def survey_dashboard(request, pk: int):
     survey = _survey(request, pk)
     context = _results_context(survey)
     context["poll_seconds"] = POLL_SECONDS
+    context["availability"] = lifecycle.survey_availability(survey)
     context["exports"] = _export_rows(survey)
     context["export_retention_hours"] = settings.EXPORT_RETENTION_HOURS
     return render(request, "analysis/dashboard.html", context)
