@@ -23,6 +23,10 @@ median of ``--repeat`` requests after one warm-up request each of:
   survey resource, and the start of a raw-report export (the time to its first
   streamed chunk; the whole export grows with n by nature).
 
+With ``--shared-cache`` the in-process reads use a Redis server of the
+script's own as the shared cache (``CACHE_URL``), as deployed: sessions and
+snapshot heads are then read from it.
+
 With ``--http`` the same reads are then made over HTTP against the compose
 ``web`` command (gunicorn, ``gunicorn.conf.py``, ``--web-workers`` workers) on
 127.0.0.1, with a Redis of its own as broker and shared cache (as deployed),
@@ -366,7 +370,43 @@ def main() -> None:
     parser.add_argument(
         "--queries", action="store_true", help="print database queries per read"
     )
+    parser.add_argument(
+        "--shared-cache",
+        action="store_true",
+        help="in process too, use a Redis of its own as the shared cache (as"
+        " deployed: sessions and snapshot heads read from it)",
+    )
     args = parser.parse_args()
+    with contextlib.ExitStack() as stack:
+        if args.shared_cache:
+            stack.enter_context(_own_shared_cache())
+        _measure(args)
+
+
+@contextlib.contextmanager
+def _own_shared_cache():
+    """A Redis server of its own as ``CACHE_URL`` for the in-process reads."""
+    from benchmarks.load import Process, free_port
+
+    port = free_port()
+    log_dir = Path(tempfile.mkdtemp(prefix="deniable-reads-cache-"))
+    redis = Process(
+        "redis",
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", ""],
+        dict(os.environ),
+        log_dir / "redis.log",
+    )
+    try:
+        url = f"redis://127.0.0.1:{port}/0"
+        _wait_for_redis(url)
+        os.environ["CACHE_URL"] = url
+        yield
+    finally:
+        os.environ.pop("CACHE_URL", None)
+        redis.stop()
+
+
+def _measure(args: argparse.Namespace) -> None:
     sizes = [int(float(s)) for s in args.sizes.split(",")]
     if os.environ.get("DATABASE_URL", "").startswith("postgres"):
         run(sizes, args.repeat, args.runs, args.http, args.web_workers, args.queries)

@@ -9,8 +9,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, QuerySet, Subquery
-from django.db.models.fields.json import KeyTextTransform
+from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
 
 import ldp
 from ldp.accounting import sequential_composition
@@ -27,6 +26,7 @@ from surveys.analysis.results import (
     document_readable,
     results_from_document,
 )
+from surveys.analysis.snapshot_heads import snapshot_head
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import PlainAnswer, Report, SkippedAnswer
 from surveys.collection.questions import answer_choices
@@ -325,17 +325,49 @@ def responses_between(*, survey_id: int, after: int, up_to: int | None) -> int:
     return reports.values("submission_id").distinct().count()
 
 
+class _CountedRows(Subquery):
+    """``(SELECT COUNT(*) FROM (subquery))``: the rows of a (capped) subquery."""
+
+    template = "(SELECT COUNT(*) FROM (%(subquery)s) AS counted_rows)"
+    output_field = IntegerField()
+
+
 def pending_after(*, survey_id: int, watermark: int) -> tuple[int, int]:
     """(reports, submissions) stored past ``watermark``, each capped.
 
     Capped at PENDING_COUNT_CAP + 1, so the cost does not grow with a backlog.
     """
+    return marks_after(survey_id=survey_id, watermark=watermark)[1:]
+
+
+def marks_after(*, survey_id: int, watermark: int) -> tuple[int, int, int]:
+    """(tally watermark, reports, submissions stored past ``watermark``).
+
+    The counts are capped at PENDING_COUNT_CAP + 1, so the cost does not grow
+    with a backlog.  One query when nothing is pending (the tally watermark and
+    the capped count of reports together), two otherwise.
+    """
     cap = PENDING_COUNT_CAP + 1
     # No ORDER BY: ordering by id made PostgreSQL walk the primary key through
     # every later report of every survey (4.8 s behind 11 million of them).
-    reports = _reports_after(survey_id, watermark).order_by()[:cap].count()
+    row = (
+        Survey.objects.filter(pk=survey_id)
+        .annotate(
+            tally_mark=Subquery(
+                TallyWatermark.objects.filter(survey_id=survey_id).values(
+                    "last_report_id"
+                )[:1]
+            ),
+            pending=_CountedRows(
+                _reports_after(survey_id, watermark).order_by().values("id")[:cap]
+            ),
+        )
+        .order_by()
+        .values_list("tally_mark", "pending")[:1]
+    )
+    tally_mark, reports = next(iter(row), (0, 0))
     if not reports:
-        return 0, 0
+        return tally_mark or 0, 0, 0
     submissions = (
         _reports_after(survey_id, watermark)
         .order_by()
@@ -343,7 +375,7 @@ def pending_after(*, survey_id: int, watermark: int) -> tuple[int, int]:
         .distinct()[:cap]
         .count()
     )
-    return reports, submissions
+    return tally_mark or 0, reports, submissions
 
 
 @dataclass(frozen=True)
@@ -394,39 +426,30 @@ def latest_results(*, survey: Survey) -> SnapshotState:
     """The survey's results as its latest snapshot holds them.
 
     A fixed number of queries whatever the number of reports or the cost of
-    the analysis: the snapshot with the tally watermark (its document only the
-    first time a process reads that snapshot), the questions' fingerprint (to
-    see if it is stale), and one or two capped counts of what arrived since.
+    the analysis: the snapshot's head (from the shared cache between changes,
+    see :mod:`surveys.analysis.snapshot_heads`), its document only the first
+    time a process reads that snapshot, then one query for the tally watermark
+    with a capped count of what arrived since (a second count when something
+    did).
     """
-    tally_mark = TallyWatermark.objects.filter(survey_id=OuterRef("survey_id"))
-    snapshot = (
-        ResultSnapshot.objects.filter(survey_id=survey.pk)
-        .defer("document")
-        .annotate(
-            tally_mark=Subquery(tally_mark.values("last_report_id")[:1]),
-            document_format=KeyTextTransform("format", "document"),
-        )
-        .first()
-    )
-    if snapshot is None:
+    head = snapshot_head(survey_id=survey.pk)
+    if head is None:
         return SnapshotState(None, stale=True)
-    parsed = _parsed_results(snapshot.pk, snapshot.version, snapshot.document_format)
+    parsed = _parsed_results(head.snapshot_id, head.version, head.document_format)
     if parsed is None:
         return SnapshotState(None, stale=True)
-    definition = current_definition(survey_id=survey.pk)
-    reports, submissions = pending_after(
-        survey_id=survey.pk, watermark=snapshot.watermark
+    tally_mark, reports, submissions = marks_after(
+        survey_id=survey.pk, watermark=head.watermark
     )
     results = replace(
         parsed,
         pending_reports=reports,
-        computed_at=snapshot.computed_at,
-        responses=snapshot.responses,
+        computed_at=head.computed_at,
+        responses=head.responses,
         pending_responses=submissions,
-        version=snapshot.version,
+        version=head.version,
     )
-    watermark = snapshot.tally_mark or 0
-    stale = snapshot.definition != definition or snapshot.watermark < watermark
+    stale = not head.current_definition or head.watermark < tally_mark
     return SnapshotState(results, stale=stale)
 
 
