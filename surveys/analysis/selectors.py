@@ -26,7 +26,7 @@ from surveys.analysis.results import (
     document_readable,
     results_from_document,
 )
-from surveys.analysis.snapshot_heads import snapshot_head
+from surveys.analysis.snapshot_heads import SnapshotHead, snapshot_head
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import PlainAnswer, Report, SkippedAnswer
 from surveys.collection.questions import answer_choices
@@ -340,42 +340,66 @@ def pending_after(*, survey_id: int, watermark: int) -> tuple[int, int]:
     return marks_after(survey_id=survey_id, watermark=watermark)[1:]
 
 
-def marks_after(*, survey_id: int, watermark: int) -> tuple[int, int, int]:
-    """(tally watermark, reports, submissions stored past ``watermark``).
+def marks_annotations(*, survey_id: int, watermark: int) -> dict[str, Subquery]:
+    """Annotations of a survey row with what a reader compares its snapshot to.
 
-    The counts are capped at PENDING_COUNT_CAP + 1, so the cost does not grow
-    with a backlog.  One query when nothing is pending (the tally watermark and
-    the capped count of reports together), two otherwise.
+    ``tally_mark``: the tally watermark; ``pending_reports`` and
+    ``pending_submissions``: reports stored past ``watermark`` and their
+    submissions, each capped at PENDING_COUNT_CAP + 1 so the cost does not grow
+    with a backlog.  Added to the query that loads the survey, they cost no
+    round trip of their own.
     """
     cap = PENDING_COUNT_CAP + 1
     # No ORDER BY: ordering by id made PostgreSQL walk the primary key through
     # every later report of every survey (4.8 s behind 11 million of them).
-    row = (
-        Survey.objects.filter(pk=survey_id)
-        .annotate(
-            tally_mark=Subquery(
-                TallyWatermark.objects.filter(survey_id=survey_id).values(
-                    "last_report_id"
-                )[:1]
-            ),
-            pending=_CountedRows(
-                _reports_after(survey_id, watermark).order_by().values("id")[:cap]
-            ),
+    after = _reports_after(survey_id, watermark).order_by()
+    return {
+        "tally_mark": Subquery(
+            TallyWatermark.objects.filter(survey_id=survey_id).values("last_report_id")[
+                :1
+            ]
+        ),
+        "pending_reports": _CountedRows(after.values("id")[:cap]),
+        "pending_submissions": _CountedRows(
+            after.values("submission_id").distinct()[:cap]
+        ),
+    }
+
+
+@dataclass(frozen=True)
+class Marks:
+    """A survey's tally watermark and what arrived past its snapshot (capped)."""
+
+    tally_mark: int
+    pending_reports: int
+    pending_submissions: int
+
+    @classmethod
+    def of(cls, survey: Survey) -> Marks | None:
+        """The marks a query annotated ``survey`` with (None: not annotated)."""
+        if not hasattr(survey, "pending_reports"):
+            return None
+        return cls(
+            survey.tally_mark or 0,
+            survey.pending_reports or 0,
+            survey.pending_submissions or 0,
         )
+
+
+def marks_after(*, survey_id: int, watermark: int) -> tuple[int, int, int]:
+    """(tally watermark, reports, submissions stored past ``watermark``), in one
+    query (see :func:`marks_annotations`)."""
+    survey = (
+        Survey.objects.filter(pk=survey_id)
         .order_by()
-        .values_list("tally_mark", "pending")[:1]
+        .only("pk")
+        .annotate(**marks_annotations(survey_id=survey_id, watermark=watermark))
+        .first()
     )
-    tally_mark, reports = next(iter(row), (0, 0))
-    if not reports:
-        return tally_mark or 0, 0, 0
-    submissions = (
-        _reports_after(survey_id, watermark)
-        .order_by()
-        .values("submission_id")
-        .distinct()[:cap]
-        .count()
-    )
-    return tally_mark or 0, reports, submissions
+    marks = Marks.of(survey) if survey is not None else None
+    if marks is None:
+        return 0, 0, 0
+    return marks.tally_mark, marks.pending_reports, marks.pending_submissions
 
 
 @dataclass(frozen=True)
@@ -422,24 +446,33 @@ def _parsed_results(
     return parsed
 
 
-def latest_results(*, survey: Survey) -> SnapshotState:
+def latest_results(
+    *,
+    survey: Survey,
+    head: SnapshotHead | bool | None = True,
+    marks: Marks | None = None,
+) -> SnapshotState:
     """The survey's results as its latest snapshot holds them.
 
     A fixed number of queries whatever the number of reports or the cost of
     the analysis: the snapshot's head (from the shared cache between changes,
     see :mod:`surveys.analysis.snapshot_heads`), its document only the first
     time a process reads that snapshot, then one query for the tally watermark
-    with a capped count of what arrived since (a second count when something
-    did).
+    and capped counts of what arrived since, or none when they are given
+    (``marks``, loaded by :func:`marks_annotations` on the watermark of the
+    ``head`` given with them).
     """
-    head = snapshot_head(survey_id=survey.pk)
-    if head is None:
+    if head is True:
+        head = snapshot_head(survey_id=survey.pk)
+    if not isinstance(head, SnapshotHead):
         return SnapshotState(None, stale=True)
     parsed = _parsed_results(head.snapshot_id, head.version, head.document_format)
     if parsed is None:
         return SnapshotState(None, stale=True)
-    tally_mark, reports, submissions = marks_after(
-        survey_id=survey.pk, watermark=head.watermark
+    tally_mark, reports, submissions = (
+        (marks.tally_mark, marks.pending_reports, marks.pending_submissions)
+        if marks is not None
+        else marks_after(survey_id=survey.pk, watermark=head.watermark)
     )
     results = replace(
         parsed,

@@ -46,6 +46,9 @@ from surveys.analysis.models import ResultSnapshot
 # A backstop only: every change bumps the generation.  It bounds how long a
 # head can outlive a change whose bump was lost while the cache was unreachable.
 SNAPSHOT_HEAD_SECONDS = 120
+# A generation outlives its heads by far; one that expired is started afresh
+# like a lost one (so ids that were only ever asked for do not stay).
+GENERATION_SECONDS = 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -128,7 +131,7 @@ def snapshot_head(*, survey_id: int) -> SnapshotHead | None:
         found = cache.get_many(keys)
         generation = found.get(keys[0])
         if generation is None:
-            cache.add(keys[0], secrets.randbits(62), timeout=None)
+            cache.add(keys[0], secrets.randbits(62), timeout=GENERATION_SECONDS)
             generation = cache.get(keys[0])
     except Exception:  # the cache is down: the database answers
         return head_from_database(survey_id=survey_id)
