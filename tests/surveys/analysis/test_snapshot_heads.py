@@ -26,7 +26,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def redis_cache(url: str) -> dict:
     return {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "surveys.cache.RedisCache",
             "LOCATION": url,
             "KEY_PREFIX": f"test-heads-{uuid.uuid4().hex}",
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
