@@ -45,8 +45,8 @@ def test_a_redis_cache_url_selects_the_client_keeping_backend(redis_url):
     run = run_manage(
         "shell",
         "-c",
-        'from django.core.cache import caches; c = caches["default"]; print(type(c).__module__,'
-        " type(c).__name__)",
+        "from django.core.cache import caches; c = caches['default'];"
+        " print(type(c).__module__, type(c).__name__)",
         env=clean_env(CACHE_URL=redis_url),
     )
     assert run.stdout.strip().splitlines()[-1] == "surveys.cache RedisCache"
