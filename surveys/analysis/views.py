@@ -50,7 +50,7 @@ from surveys.analysis import (
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.privacy import survey_privacy_view
 from surveys.analysis.privacy_forms import GroupSizeForm
-from surveys.analysis.reading import latest_results
+from surveys.analysis.reading import latest_results, survey_with_results
 from surveys.analysis.results import results_from_document
 from surveys.authoring import access, lifecycle
 from surveys.collection.questions import answer_choices
@@ -63,13 +63,19 @@ def _survey(request, pk: int):
     return access.survey_get_for(user=request.user, pk=pk, need=access.VIEW)
 
 
+def _survey_with_results(request, pk: int):
+    """The survey the reader may view (404 otherwise) and its latest results."""
+    return survey_with_results(
+        access.accessible_surveys(user=request.user, need=access.VIEW), pk
+    )
+
+
 # While no snapshot exists yet (a worker is computing the first), exports
 # answer 503 with this Retry-After and the dashboard says so.
 COMPUTING_RETRY_SECONDS = 5
 
 
-def _results_context(survey) -> dict:
-    results = latest_results(survey)
+def _results_context(survey, results) -> dict:
     return {
         "survey": survey,
         "results": results,
@@ -144,8 +150,8 @@ def _computing() -> HttpResponse:
 @require_GET
 @never_cache
 def survey_dashboard(request, pk: int):
-    survey = _survey(request, pk)
-    context = _results_context(survey)
+    survey, results = _survey_with_results(request, pk)
+    context = _results_context(survey, results)
     context["poll_seconds"] = POLL_SECONDS
     context["availability"] = lifecycle.survey_availability(survey)
     context["exports"] = _export_rows(survey)
@@ -168,8 +174,8 @@ def _export_rows(survey) -> list[dict]:
 @never_cache
 def survey_dashboard_live(request, pk: int):
     """The results fragment as JSON, for dashboard.js to swap in place."""
-    survey = _survey(request, pk)
-    context = _results_context(survey)
+    survey, results = _survey_with_results(request, pk)
+    context = _results_context(survey, results)
     html = render_to_string("analysis/_results.html", context, request=request)
     results = context["results"]
     return JsonResponse(
@@ -444,8 +450,7 @@ def _attachment(response, name: str):
 @login_required
 @require_GET
 def export_estimates_csv(request, pk: int):
-    survey = _survey(request, pk)
-    results = latest_results(survey)
+    survey, results = _survey_with_results(request, pk)
     if results is None:
         return _computing()
     body = "".join(exports.estimates_csv(results))
@@ -456,8 +461,7 @@ def export_estimates_csv(request, pk: int):
 @login_required
 @require_GET
 def export_estimates_json(request, pk: int):
-    survey = _survey(request, pk)
-    results = latest_results(survey)
+    survey, results = _survey_with_results(request, pk)
     if results is None:
         return _computing()
     document = exports.estimates_document(results)
