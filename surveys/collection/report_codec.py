@@ -27,7 +27,7 @@ so exports serialise byte for byte as before).  ``stored_counts`` folds stored
 rows straight into support counts, packed bits through
 ``aggregate_packed`` without unpacking a batch.
 
-This is a storage format: changing it needs a data migration (collection 0008
+This is a storage format: changing it needs a data migration (collection 0009
 converted the JSON payloads of earlier versions with these functions).
 """
 

@@ -1,15 +1,17 @@
-"""Reports stored compactly: ``value`` or ``bits`` instead of a JSON payload.
+"""Existing reports converted from their JSON payload to ``value`` or ``bits``.
 
-Each existing row is converted with ``surveys.collection.report_codec`` under
-the spec it was made with, in batches of ``BATCH`` rows, each batch its own
-transaction (the migration is not atomic), so a large table is never held in
-memory or in one transaction; a run that stops half-way resumes with the rows
-not yet converted.  Reversible: going back fills ``payload`` again from the
-columns (``report_codec.decode``), batch by batch, before dropping them.
+Each row is converted with ``surveys.collection.report_codec`` under the spec
+it was made with, ``BATCH`` rows at a time, each batch its own transaction
+(this migration is not atomic): a large table is never held in memory or in
+one transaction, and a run that stops part-way is simply run again (it
+converts the rows not yet converted; the migration is recorded as applied only
+once every row is).  Reversible: going back fills ``payload`` again from the
+columns (``report_codec.decode``), in the same batches.
 
-Stop the web processes while it runs (docs/operations.md, "Upgrade"): a
-version older than this one would store payloads only.
+Stop the web processes while 0008 to 0010 run (docs/operations.md,
+"Upgrade"): a version older than this one would store payloads only.
 """
+
 
 from __future__ import annotations
 
@@ -131,35 +133,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("authoring", "0010_question_grid"),
-        ("collection", "0007_submission_survey_id"),
+        ("collection", "0008_report_value_bits"),
     ]
 
-    operations = [
-        migrations.AddField(
-            model_name="report",
-            name="value",
-            field=models.PositiveIntegerField(blank=True, null=True),
-        ),
-        migrations.AddField(
-            model_name="report",
-            name="bits",
-            field=models.BinaryField(blank=True, null=True),
-        ),
-        migrations.AlterField(
-            model_name="report",
-            name="payload",
-            field=models.JSONField(null=True),
-        ),
-        migrations.RunPython(payloads_to_columns, columns_to_payloads),
-        migrations.RemoveField(model_name="report", name="payload"),
-        migrations.AddConstraint(
-            model_name="report",
-            constraint=models.CheckConstraint(
-                condition=(
-                    models.Q(value__isnull=False, bits__isnull=True)
-                    | models.Q(value__isnull=True, bits__isnull=False)
-                ),
-                name="report_value_or_bits",
-            ),
-        ),
-    ]
+    operations = [migrations.RunPython(payloads_to_columns, columns_to_payloads)]
