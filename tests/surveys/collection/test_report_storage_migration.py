@@ -123,7 +123,9 @@ def test_a_stopped_conversion_converts_the_rest_when_run_again(
         _migrate(AFTER)
     monkeypatch.setattr(report_codec, "encode", encode)
     OldReport = _state(CONVERTING).get_model("collection", "Report")
-    done = OldReport._default_manager.filter(Q(value__isnull=False) | Q(bits__isnull=False))
+    done = OldReport._default_manager.filter(
+        Q(value__isnull=False) | Q(bits__isnull=False)
+    )
     # The two batches that committed: the 32 lowest ids, in id order.
     assert sorted(done.values_list("id", flat=True)) == sorted(written)[:32]
 
