@@ -1,7 +1,8 @@
 """Bulk-load randomized reports into a benchmark's scratch database with COPY.
 
 Shared by the benchmarks that need many stored reports (``refresh.py``,
-``reads.py``). Rows are written the way the app writes them: random public
+``reads.py``). Rows are written the way the app writes them (each report in
+its compact columns, ``report_codec.encode``): random public
 identifiers, an unknown receipt code and ``received_at`` at the configured
 granularity. Needs Django set up against a PostgreSQL database.
 """
@@ -21,6 +22,7 @@ def store_reports(
     from django.db import connection
 
     import ldp
+    from surveys.collection import report_codec
     from surveys.collection.models import (
         Report,
         Submission,
@@ -66,18 +68,21 @@ def store_reports(
             )
             ids = [row[0] for row in cursor.fetchall()]
             columns = (
-                "submission_id, question_id, spec_revision, payload, public_id, is_test"
+                "submission_id, question_id, spec_revision, value, bits, public_id, "
+                "is_test"
             )
             with cursor.copy(
                 f"COPY {Report._meta.db_table} ({columns}) FROM STDIN"
             ) as copy:
                 for submission_id, payload in zip(ids, payloads.tolist(), strict=True):
+                    stored = report_codec.encode(question.spec, payload)
                     copy.write_row(
                         (
                             submission_id,
                             question.pk,
                             question.spec_revision,
-                            payload,
+                            stored.value,
+                            stored.bits,
                             new_public_id(),
                             False,
                         )

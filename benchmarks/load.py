@@ -774,19 +774,21 @@ def recount_equal(survey_id: int) -> bool:
     import ldp
     from surveys.analysis.selectors import survey_tallies
     from surveys.authoring.models import SpecRevision
+    from surveys.collection import report_codec
     from surveys.collection.models import Report
 
-    payloads: dict[tuple[int, int], list[Any]] = defaultdict(list)
-    for question_id, revision, payload in (
-        Report.objects.filter(question__survey_id=survey_id)
-        .order_by("id")
-        .values_list("question_id", "spec_revision", "payload")
-    ):
-        payloads[(question_id, revision)].append(payload)
     specs = {
         (r.question_id, r.revision): r.spec
         for r in SpecRevision.objects.filter(question__survey_id=survey_id)
     }
+    payloads: dict[tuple[int, int], list[Any]] = defaultdict(list)
+    for question_id, revision, value, bits in (
+        Report.objects.filter(question__survey_id=survey_id)
+        .order_by("id")
+        .values_list("question_id", "spec_revision", "value", "bits")
+    ):
+        key = (question_id, revision)
+        payloads[key].append(report_codec.decode(specs[key], value, bits))
     direct = {
         key: ldp.build(specs[key]).aggregate(values).to_dict()
         for key, values in payloads.items()

@@ -23,6 +23,7 @@ from ldp.estimators.crosstab import (
 )
 from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question, Survey
+from surveys.collection import report_codec
 from surveys.collection.models import PlainAnswer, Report
 from surveys.collection.questions import CHOICE_KINDS, value_label
 
@@ -88,8 +89,8 @@ def _current_reports(question: Question, upto: int | None = None) -> dict[int, o
     )
     if upto is not None:
         reports = reports.filter(id__lte=upto)
-    rows = reports.order_by("id").values_list("submission_id", "payload")
-    return dict(rows.iterator(chunk_size=CHUNK))
+    rows = reports.order_by("id").values_list("submission_id", "value", "bits")
+    return dict(report_codec.decode_rows(question.spec, rows.iterator(CHUNK)))
 
 
 @dataclass(frozen=True)

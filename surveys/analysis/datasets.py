@@ -38,6 +38,7 @@ from surveys.analysis.exports import CHUNK_SIZE, csv_lines, neutralise, spec_rev
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.mechanisms import design_label
 from surveys.authoring.models import Question, Survey
+from surveys.collection import report_codec
 from surveys.collection.models import LinkValue, PlainAnswer, Report, Submission
 from surveys.collection.questions import answer_choices
 
@@ -472,10 +473,16 @@ def _merged(
         .first()
         or 0
     )
+    revisions = spec_revisions(survey)
     reports = _by_submission(
-        Report.objects.filter(question__survey=survey, submission_id__lte=upto)
+        (public_id, q, r, report_codec.decode(revisions[q][r], value, bits))
+        for public_id, q, r, value, bits in Report.objects.filter(
+            question__survey=survey, submission_id__lte=upto
+        )
         .order_by("submission__public_id", "question_id")
-        .values_list("submission__public_id", "question_id", "spec_revision", "payload")
+        .values_list(
+            "submission__public_id", "question_id", "spec_revision", "value", "bits"
+        )
         .iterator(chunk_size=CHUNK_SIZE)
     )
     answers = _by_submission(

@@ -21,6 +21,7 @@ from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
 from surveys.analysis.results import QuestionResult, SurveyResults
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, SpecRevision, Survey
+from surveys.collection import report_codec
 from surveys.collection.models import PlainAnswer, Report
 from surveys.collection.questions import answer_choices
 
@@ -340,7 +341,11 @@ def _reports(
     after: str = "",
     limit: int | None = None,
     include_test: bool = False,
-):
+    revisions: dict[int, dict[int, dict]] | None = None,
+) -> Iterator[tuple[Any, ...]]:
+    """Report rows ``(public_id, submission public_id, received_at, question id,
+    spec revision, report, is_test)``, the report decoded from its stored
+    columns into the JSON the device sent (``report_codec``)."""
     # Ordered by the random public identifier, never by id: the order of an
     # export says nothing about the order in which reports arrived.
     manager = Report.all_objects if include_test else Report.objects
@@ -353,13 +358,17 @@ def _reports(
             "submission__received_at",
             "question_id",
             "spec_revision",
-            "payload",
+            "value",
+            "bits",
             "is_test",
         )
     )
-    if limit is not None:
-        return list(rows[:limit])
-    return rows.iterator(chunk_size=CHUNK_SIZE)
+    specs = spec_revisions(survey) if revisions is None else revisions
+    found = rows[:limit] if limit is not None else rows.iterator(CHUNK_SIZE)
+    for *head, question_id, revision, value, bits, is_test in found:
+        spec = specs[question_id][revision]
+        report = report_codec.decode(spec, value, bits)
+        yield (*head, question_id, revision, report, is_test)
 
 
 def _plain_answers(survey: Survey, include_test: bool = False):
@@ -429,7 +438,7 @@ def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
                     ],
                     False,
                 )
-        for row in _reports(survey, include_test=include_test):
+        for row in _reports(survey, include_test=include_test, revisions=revisions):
             doc = report_document(row)
             yield marked(
                 [
@@ -490,4 +499,5 @@ def reports_json(survey: Survey) -> Iterator[str]:
 def reports_page(survey: Survey, *, after: str, limit: int) -> list[dict[str, Any]]:
     """One page of reports with public_id > ``after`` (keyset pagination, for the
     API; "" starts at the first)."""
-    return [report_document(row) for row in _reports(survey, after=after, limit=limit)]
+    rows = _reports(survey, after=after, limit=limit)
+    return [report_document(row) for row in rows]

@@ -29,6 +29,7 @@ from surveys.analysis import selectors
 from surveys.analysis.models import AnalysisJob, job_find_or_create
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, Survey
+from surveys.collection import report_codec
 from surveys.collection.models import PlainAnswer, Report
 from surveys.collection.questions import CHOICE_KINDS, answer_choices, value_label
 
@@ -184,8 +185,8 @@ def regression_data(
         raise RegressionRefused(f"“{outcome.text}” is no longer protected.")
     rows = Report.objects.filter(
         question=outcome, spec_revision=outcome.spec_revision, id__lte=upto
-    ).values_list("submission_id", "payload")
-    payloads = dict(rows.iterator(chunk_size=CHUNK))
+    ).values_list("submission_id", "value", "bits")
+    payloads = dict(report_codec.decode_rows(outcome.spec, rows.iterator(CHUNK)))
     progress(0.3)
     answers: dict[int, dict[int, Any]] = {}
     for question in chosen:

@@ -47,6 +47,7 @@ from surveys.analysis.models import ResultSnapshot, Tally, TallyWatermark
 from surveys.analysis.results import document_readable, results_to_document
 from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question, SpecRevision, Survey
+from surveys.collection import report_codec
 from surveys.collection.models import Report
 
 logger = logging.getLogger(__name__)
@@ -133,15 +134,16 @@ class _Specs:
 
 
 def _aggregate(
-    rows: Iterable[tuple[int, int, Any]], specs: _Specs
+    rows: Iterable[tuple[int, int, Any, Any]], specs: _Specs
 ) -> dict[tuple[int, int], ldp.SupportCounts]:
-    """Aggregate (question_id, spec_revision, payload) rows per revision."""
-    payloads: dict[tuple[int, int], list[Any]] = defaultdict(list)
-    for question_id, revision, payload in rows:
-        payloads[(question_id, revision)].append(payload)
+    """Aggregate stored (question_id, spec_revision, value, bits) rows per
+    revision, straight from their compact columns (``report_codec``)."""
+    stored: dict[tuple[int, int], list[tuple[Any, Any]]] = defaultdict(list)
+    for question_id, revision, value, bits in rows:
+        stored[(question_id, revision)].append((value, bits))
     return {
-        key: specs.mechanism(key).aggregate(reports)
-        for key, reports in payloads.items()
+        key: report_codec.stored_counts(specs.mechanism(key), reports)
+        for key, reports in stored.items()
     }
 
 
@@ -210,7 +212,9 @@ def tallies_refresh(
                     question_id__in=question_ids, id__gt=start, id__lte=horizon
                 )
                 .order_by("id")
-                .values_list("id", "question_id", "spec_revision", "payload")[:size]
+                .values_list("id", "question_id", "spec_revision", "value", "bits")[
+                    :size
+                ]
             )
             full = len(rows) == size
             _add_to_tallies(survey_id, _aggregate((r[1:] for r in rows), specs))
@@ -237,7 +241,7 @@ def tallies_withdraw(*, survey_id: int, report_ids: list[int]) -> int:
         rows = list(
             Report.objects.filter(
                 id__in=report_ids, id__lte=mark.last_report_id
-            ).values_list("question_id", "spec_revision", "payload")
+            ).values_list("question_id", "spec_revision", "value", "bits")
         )
         if not rows:
             return 0
@@ -274,7 +278,9 @@ def _count_reports(
                 question_id__in=question_ids, id__gt=start, id__lte=end
             )
             .order_by("id")
-            .values_list("id", "question_id", "spec_revision", "payload")[:batch_size]
+            .values_list("id", "question_id", "spec_revision", "value", "bits")[
+                :batch_size
+            ]
         )
         for key, stat in _aggregate((r[1:] for r in rows), specs).items():
             totals[key] = totals[key] + stat if key in totals else stat

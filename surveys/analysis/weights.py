@@ -26,6 +26,7 @@ from surveys.analysis.estimates import labels_for
 from surveys.analysis.models import AnalysisJob, job_find_or_create
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, Survey
+from surveys.collection import report_codec
 from surveys.collection.models import PlainAnswer, Report
 from surveys.collection.questions import CHOICE_KINDS, answer_choices
 
@@ -299,8 +300,9 @@ def weighted_result(
     for done, question in enumerate(questions, start=1):
         rows = Report.objects.filter(
             question=question, spec_revision=question.spec_revision, id__lte=upto
-        ).values_list("submission_id", "payload")
-        pairs = [(s, p) for s, p in rows.iterator(chunk_size=CHUNK) if s in position]
+        ).values_list("submission_id", "value", "bits")
+        stored = report_codec.decode_rows(question.spec, rows.iterator(CHUNK))
+        pairs = [(s, p) for s, p in stored if s in position]
         weights = np.asarray([fit.weights[position[s]] for s, _ in pairs])
         entries.append(question_rows(question, [p for _, p in pairs], weights))
         progress(0.4 + 0.55 * done / len(questions))

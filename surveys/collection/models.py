@@ -134,7 +134,14 @@ class CountedReports(models.Manager["Report"]):
 
 
 class Report(models.Model):
-    """A randomized report for one private question (already private)."""
+    """A randomized report for one private question (already private).
+
+    Stored compactly (``surveys.collection.report_codec``): a report that is one
+    integer (or hadamard's ``[j, bit]``) in ``value``, k bits packed eight to a
+    byte (unary encodings, multi-select) or OLH's ``[a, b, y]`` in ``bits``;
+    exactly one of the two is set.  ``report_codec.decode(spec, value, bits)``
+    gives back the JSON report the device sent.
+    """
 
     submission = models.ForeignKey(
         Submission, on_delete=models.CASCADE, related_name="reports"
@@ -143,7 +150,9 @@ class Report(models.Model):
         Question, on_delete=models.PROTECT, related_name="reports"
     )
     spec_revision = models.PositiveIntegerField()
-    payload = models.JSONField()
+    # Exactly one of the two (the check constraint below), per mechanism.
+    value = models.PositiveIntegerField(null=True, blank=True)
+    bits = models.BinaryField(null=True, blank=True)
     # The only identifier of a report that leaves the server.
     public_id = models.CharField(max_length=26, unique=True, default=new_public_id)
     # Its submission's ``is_test``, kept here so counting reads need no join.
@@ -158,6 +167,13 @@ class Report(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["submission", "question"], name="one_report_per_question"
+            ),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(value__isnull=False, bits__isnull=True)
+                    | models.Q(value__isnull=True, bits__isnull=False)
+                ),
+                name="report_value_or_bits",
             ),
         ]
         indexes = [models.Index(fields=["question", "id"])]

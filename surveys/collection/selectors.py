@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -10,7 +11,8 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from surveys.authoring.models import Question, SpecRevision, Survey
-from surveys.collection.models import Invitation, Submission
+from surveys.collection import report_codec
+from surveys.collection.models import Invitation, Report, Submission
 from surveys.collection.questions import value_label
 from surveys.collection.respondent_words import (
     describe_report,
@@ -86,6 +88,45 @@ class ReceiptLine:
         return receipt_why((spec or {}).get("mechanism", ""))
 
 
+def report_specs(
+    wanted: Iterable[tuple[int, int]],
+) -> dict[tuple[int, int], dict[str, Any]]:
+    """The spec reports were made under, per (question id, spec revision) asked
+    for: its recorded ``SpecRevision``, else the question's spec if that
+    revision is still the question's current one (pairs with neither are left
+    out)."""
+    wanted = set(wanted)
+    specs = {
+        (r.question_id, r.revision): r.spec
+        for r in SpecRevision.objects.filter(
+            question_id__in={q for q, _ in wanted},
+            revision__in={revision for _, revision in wanted},
+        )
+        if (r.question_id, r.revision) in wanted
+    }
+    missing = {q for q, revision in wanted if (q, revision) not in specs}
+    for question in Question.objects.filter(pk__in=missing, spec__isnull=False):
+        if (question.pk, question.spec_revision) in wanted:
+            specs[(question.pk, question.spec_revision)] = question.spec
+    return specs
+
+
+def stored_payloads(submission: Submission) -> dict[int, tuple[int, Any]]:
+    """question id → (spec revision, the JSON report as sent) of a stored
+    submission, decoded from its compact columns (``report_codec``)."""
+    reports = list(submission.reports.all())
+    specs = report_specs((r.question_id, r.spec_revision) for r in reports)
+    return {
+        r.question_id: (
+            r.spec_revision,
+            report_codec.decode(
+                specs[(r.question_id, r.spec_revision)], r.value, r.bits
+            ),
+        )
+        for r in reports
+    }
+
+
 def submission_receipt(*, submission: Submission) -> list[ReceiptLine]:
     """What the server holds for one submission, question by question.
 
@@ -112,7 +153,7 @@ def submission_receipt(*, submission: Submission) -> list[ReceiptLine]:
             if spec is None:  # no record of that revision: say only the code
                 same = report.spec_revision == question.spec_revision
                 spec = (question.spec or {}) if same else {}
-            sent = describe_report(question, report.payload, spec)
+            sent = describe_report(question, _stored_report(report, spec), spec)
             lines.append(ReceiptLine(question, protected=True, sent=sent, spec=spec))
         elif question.pk in plain:
             value = plain[question.pk]
@@ -145,3 +186,11 @@ def submission_by_receipt(code: str) -> Submission | None:
         .filter(receipt_hash=receipt_code_hash(code), received_at__gte=oldest)
         .first()
     )
+
+
+def _stored_report(report: Report, spec: dict[str, Any]) -> Any:
+    """A stored report as sent (decoded under ``spec``), or, without a spec to
+    decode it, its stored code as it is (an integer, or the bytes in hex)."""
+    if spec.get("mechanism") in report_codec.MECHANISMS:
+        return report_codec.decode(spec, report.value, report.bits)
+    return report.value if report.bits is None else bytes(report.bits).hex()

@@ -21,6 +21,7 @@ from django.db import IntegrityError, transaction
 
 from surveys.authoring import display_logic, lifecycle
 from surveys.authoring.models import Question, Survey
+from surveys.collection import report_codec
 from surveys.collection.models import (
     LINK_VALUE_MAX,
     Invitation,
@@ -31,7 +32,7 @@ from surveys.collection.models import (
     Submission,
 )
 from surveys.collection.questions import CHOICE_KINDS, answer_choices, most_selections
-from surveys.collection.selectors import invitation_by_token
+from surveys.collection.selectors import invitation_by_token, stored_payloads
 from surveys.collection.signals import (
     announce_reports_on_commit,
     announce_withdrawal_on_commit,
@@ -140,6 +141,10 @@ class _Checker:
             for pk, q in self.private.items()
             if (mechanism := q.compiled_mechanism()) is not None
         }
+
+    def stored(self, pk: int, sent: SentReport) -> dict[str, Any]:
+        """The stored columns of a validated report (``report_codec.encode``)."""
+        return report_codec.encode(self.private[pk].spec, sent.payload).fields()
 
     def check(self, response: ResponseIn) -> dict[int, Any]:
         """Raise SubmissionRejected unless the response is whole and valid.
@@ -412,7 +417,7 @@ def submission_ingest(
                 receipt_hash=receipt_code_hash(receipt_code),
                 is_test=is_test,
             )
-            _store_rows([(submission, response, plain)])
+            _store_rows(checker, [(submission, response, plain)])
     except IntegrityError:
         # Another request won the race: either the same response (a retry)
         # or a different one for the same invitation.
@@ -466,23 +471,26 @@ def submissions_ingest_bulk(*, survey: Survey, responses: Iterable[ResponseIn]) 
         for response, _ in checked
     )
     _store_rows(
+        checker,
         [
             (submission, response, plain)
             for submission, (response, plain) in zip(submissions, checked, strict=True)
-        ]
+        ],
     )
     if submissions:
         announce_reports_on_commit(survey_id=survey.pk)  # results follow at once
     return len(submissions)
 
 
-def _store_rows(rows: list[tuple[Submission, ResponseIn, dict[int, Any]]]) -> None:
+def _store_rows(
+    checker: _Checker, rows: list[tuple[Submission, ResponseIn, dict[int, Any]]]
+) -> None:
     Report.objects.bulk_create(
         Report(
             submission=submission,
             question_id=pk,
             spec_revision=sent.spec_revision,
-            payload=sent.payload,
+            **checker.stored(pk, sent),
             is_test=submission.is_test,
         )
         for submission, response, _ in rows
@@ -566,8 +574,8 @@ def _existing(survey: Survey, response: ResponseIn) -> Submission | None:
     if submission is None:
         return None
     stored_reports = {
-        r.question_id: SentReport(r.spec_revision, r.payload)
-        for r in submission.reports.all()
+        pk: SentReport(revision, payload)
+        for pk, (revision, payload) in stored_payloads(submission).items()
     }
     if stored_reports != dict(response.reports):
         raise SubmissionRejected(

@@ -25,6 +25,7 @@ from surveys.collection.services import (
     submissions_ingest_bulk,
 )
 from tests.surveys.analysis.dashboard_support import PASSWORD
+from tests.surveys.stored_reports import payloads
 
 FOUR = ("Never", "Sometimes", "Often", "Always")
 GRID = {"low": Decimal(0), "high": Decimal(10), "step": Decimal(1)}
@@ -151,11 +152,11 @@ def direct_stats(survey: Survey, *, upto: int | None = None) -> dict:
         if upto is not None:
             reports = reports.filter(id__lte=upto)
         by_revision: dict[int, list] = {}
-        for revision, payload in reports.values_list("spec_revision", "payload"):
+        for revision, payload in payloads(reports, "spec_revision"):
             by_revision.setdefault(revision, []).append(payload)
-        for revision, payloads in by_revision.items():
+        for revision, sent in by_revision.items():
             spec = question.spec_revisions.get(revision=revision).spec
-            stat = ldp.build(spec).aggregate(payloads)
+            stat = ldp.build(spec).aggregate(sent)
             stats[(question.pk, revision)] = stat.to_dict()
     return stats
 

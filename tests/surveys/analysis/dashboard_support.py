@@ -20,6 +20,7 @@ from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import YES_NO_OPTIONS, PrivacyConfig
 from surveys.authoring.models import Survey
 from surveys.collection.services import ResponseIn, SentReport, submissions_ingest_bulk
+from tests.surveys.stored_reports import payloads
 
 PASSWORD = "correct horse battery staple"
 SEED = 20261122
@@ -159,10 +160,8 @@ def reference_estimates(survey: Survey) -> dict[int, object]:
     found = {}
     for question in survey.questions.filter(is_private=True):
         mechanism = ldp.build(question.spec)
-        reports = list(
-            question.reports.filter(spec_revision=question.spec_revision)
-            .order_by("id")
-            .values_list("payload", flat=True)
+        reports = payloads(
+            question.reports.filter(spec_revision=question.spec_revision).order_by("id")
         )
         found[question.pk] = mechanism.estimate(mechanism.aggregate(reports))
     return found

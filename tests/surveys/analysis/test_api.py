@@ -15,6 +15,7 @@ from surveys.analysis import urls as analysis_urls
 from surveys.api_tokens.models import ApiToken
 from surveys.api_tokens.services import api_token_create, token_hash
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
+from tests.surveys.stored_reports import payloads
 
 pytestmark = pytest.mark.django_db
 
@@ -83,7 +84,7 @@ def test_estimates_match_ldp_on_the_stored_reports(client, answered, secret):
     by_id = {q["question_id"]: q for q in response.json()["questions"]}
     question = answered.questions.get(spec__mechanism="grr")
     mechanism = ldp.build(question.spec)
-    reports = list(question.reports.values_list("payload", flat=True))
+    reports = payloads(question.reports.all())
     expected = mechanism.estimate(mechanism.aggregate(reports))
     assert by_id[question.pk]["estimate"] == pytest.approx(list(expected.estimate))
     assert by_id[question.pk]["n"] == 120

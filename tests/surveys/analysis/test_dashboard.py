@@ -21,6 +21,7 @@ from tests.surveys.analysis.dashboard_support import (
     reference_estimates,
     simulate,
 )
+from tests.surveys.stored_reports import payloads
 
 pytestmark = pytest.mark.django_db
 
@@ -294,10 +295,8 @@ def test_scale_and_number_cards_show_the_median_and_the_bins_ldp_computes(
     html = html.decode()
     for question in answered.questions.filter(kind__in=["ordinal", "numeric"]):
         mechanism = ldp.build(question.spec)
-        reports = list(
-            question.reports.filter(spec_revision=question.spec_revision)
-            .order_by("id")
-            .values_list("payload", flat=True)
+        reports = payloads(
+            question.reports.filter(spec_revision=question.spec_revision).order_by("id")
         )
         stat = mechanism.aggregate(reports)
         numeric = question.kind == "numeric"

@@ -18,6 +18,7 @@ from ldp.estimators.crosstab import crosstab_estimate, joint_histogram
 from surveys.analysis import crosstabs, dashboard
 from surveys.analysis.templatetags.privacy_numbers import epsilon_text
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
+from tests.surveys.stored_reports import payloads
 
 pytestmark = pytest.mark.django_db
 
@@ -37,8 +38,8 @@ def _by_mechanism(survey):
 
 
 def _paired_reports(qa, qb):
-    a = dict(qa.reports.values_list("submission_id", "payload"))
-    b = dict(qb.reports.values_list("submission_id", "payload"))
+    a = dict(payloads(qa.reports.all(), "submission_id"))
+    b = dict(payloads(qb.reports.all(), "submission_id"))
     both = sorted(set(a) & set(b))
     return [a[s] for s in both], [b[s] for s in both]
 
@@ -77,7 +78,7 @@ def test_breakdown_debiases_within_each_group_with_the_mechanism(answered):
     result = crosstabs.breakdown(question, by)
     mechanism = ldp.build(question.spec)
     groups = dict(by.plain_answers.values_list("submission_id", "value"))
-    reports = dict(question.reports.values_list("submission_id", "payload"))
+    reports = dict(payloads(question.reports.all(), "submission_id"))
     assert sum(s.n for s in result.strata) == 300
     for value, stratum in enumerate(result.strata):
         mine = [r for s, r in reports.items() if groups[s] == value]

@@ -35,6 +35,7 @@ from surveys.collection.models import PlainAnswer, Report, Submission
 from surveys.collection.services import ResponseIn, submissions_ingest_bulk
 from tests.surveys.analysis import dashboard_support
 from tests.surveys.analysis.conftest import FAMILIES, make_survey, submit_bulk
+from tests.surveys.stored_reports import payloads
 
 pytestmark = pytest.mark.django_db
 COUNT = 120
@@ -74,9 +75,11 @@ def _codebook(survey) -> dict[str, dict]:
 def _payloads(survey) -> dict[tuple[str, int], object]:
     return {
         (public_id, position): payload
-        for public_id, position, payload in Report.objects.filter(
-            question__survey=survey
-        ).values_list("submission__public_id", "question__position", "payload")
+        for public_id, position, payload in payloads(
+            Report.objects.filter(question__survey=survey),
+            "submission__public_id",
+            "question__position",
+        )
     }
 
 

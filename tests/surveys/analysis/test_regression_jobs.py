@@ -19,6 +19,7 @@ from tests.surveys.analysis.model_support import (
     questions,
     seed_respondents,
 )
+from tests.surveys.stored_reports import payloads
 
 pytestmark = pytest.mark.django_db
 
@@ -47,9 +48,7 @@ def _complete_cases(survey, outcome, covariates):
     """The outcome's reports and the covariates' answers, read here directly."""
     q = questions(survey)
     reports = dict(
-        Report.objects.filter(question=q[outcome]).values_list(
-            "submission_id", "payload"
-        )
+        payloads(Report.objects.filter(question=q[outcome]), "submission_id")
     )
     answers = {
         c: dict(
@@ -187,7 +186,7 @@ def test_a_fit_drifting_to_a_probability_of_zero_fails_the_job_with_why(ada):
     south = PlainAnswer.objects.filter(question=q[REGION], value=1)
     Report.objects.filter(
         question=q[CHEATED], submission_id__in=south.values("submission_id")
-    ).update(payload=0)  # every southern report "no": a debiased share below 0
+    ).update(value=0)  # every southern report "no": a debiased share below 0
     job, _ = _run(survey, CHEATED, [REGION])
     assert job.status == AnalysisJob.Status.FAILED and job.result is None
     assert "cannot be fitted" in job.error and "exactly 0 or 1" in job.error

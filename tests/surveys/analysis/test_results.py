@@ -20,18 +20,17 @@ from tests.surveys.analysis.conftest import (
     make_survey,
     submit_bulk,
 )
+from tests.surveys.stored_reports import payloads
 
 pytestmark = pytest.mark.django_db
 
 
 def _ldp_estimate(question):
-    payloads = list(
-        Report.objects.filter(
-            question=question, spec_revision=question.spec_revision
-        ).values_list("payload", flat=True)
+    reports = payloads(
+        Report.objects.filter(question=question, spec_revision=question.spec_revision)
     )
     mechanism = ldp.build(question.spec)
-    return mechanism, mechanism.aggregate(payloads)
+    return mechanism, mechanism.aggregate(reports)
 
 
 def _close(got, expected) -> bool:

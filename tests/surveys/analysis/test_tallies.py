@@ -10,6 +10,7 @@ from django.db import connection, connections, transaction
 
 from surveys.analysis import selectors, services
 from surveys.analysis.models import Tally
+from surveys.collection import report_codec
 from surveys.collection.models import Report, Submission
 from tests.surveys.analysis.conftest import (
     FAMILIES,
@@ -106,6 +107,7 @@ def _ns(survey) -> dict:
 def _insert_uncommitted(survey, started: threading.Event, finish: threading.Event):
     """In another connection: store a whole response, wait, then commit."""
     (response,) = responses(survey, 1, seed=99)
+    specs = dict(survey.questions.values_list("pk", "spec"))
     try:
         with transaction.atomic():
             submission = Submission.objects.create(
@@ -118,7 +120,7 @@ def _insert_uncommitted(survey, started: threading.Event, finish: threading.Even
                     submission=submission,
                     question_id=pk,
                     spec_revision=sent.spec_revision,
-                    payload=sent.payload,
+                    **report_codec.encode(specs[pk], sent.payload).fields(),
                 )
                 for pk, sent in response.reports.items()
             )

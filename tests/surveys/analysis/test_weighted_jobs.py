@@ -20,6 +20,7 @@ from tests.surveys.analysis.model_support import (
     questions,
     seed_respondents,
 )
+from tests.surveys.stored_reports import payloads
 
 pytestmark = pytest.mark.django_db
 EVEN = [1 / 3, 1 / 3, 1 / 3]
@@ -54,7 +55,7 @@ def _answers(survey, text):
 def _reports(survey, text):
     question = questions(survey)[text]
     rows = Report.objects.filter(question=question).order_by("submission_id")
-    return dict(rows.values_list("submission_id", "payload"))
+    return dict(payloads(rows, "submission_id"))
 
 
 def _margins(survey, margins):

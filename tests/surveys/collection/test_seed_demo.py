@@ -13,6 +13,7 @@ from surveys.accounts.models import User
 from surveys.authoring.models import Question, Survey
 from surveys.collection.demo import DEMO_PASSWORD, DEMO_USERNAME
 from surveys.collection.models import PlainAnswer, Report, Submission
+from tests.surveys.stored_reports import payload, payloads
 
 pytestmark = pytest.mark.django_db
 
@@ -77,7 +78,7 @@ def test_seed_demo_stores_valid_simulated_reports():
     assert Submission.objects.count() == 50
     assert Report.objects.count() == 300 and PlainAnswer.objects.count() == 50
     for report in Report.objects.select_related("question"):
-        ldp.build(report.question.spec).validate_report(report.payload)
+        ldp.build(report.question.spec).validate_report(payload(report))
 
 
 def test_seed_demo_is_idempotent():
@@ -91,12 +92,12 @@ def test_seed_demo_is_idempotent():
 
 def test_seed_demo_is_reproducible():
     seed("--respondents", "40")
-    first = list(Report.objects.order_by("id").values_list("payload", flat=True))
+    first = payloads(Report.objects.order_by("id"))
     Report.objects.all().delete()
     PlainAnswer.objects.all().delete()
     Submission.objects.all().delete()
     seed("--respondents", "40")
-    second = list(Report.objects.order_by("id").values_list("payload", flat=True))
+    second = payloads(Report.objects.order_by("id"))
     assert first == second
 
 

@@ -76,16 +76,34 @@ def _used_kept(recorded: Any, fields_now: dict) -> bool:
     return fields_now.get("used") is (recorded is not None)
 
 
+def _payload_stored_compactly(recorded: Any, fields_now: dict) -> bool:
+    """collection 0009: the JSON payload now lives in ``value`` or ``bits``,
+    which decode (under the report's spec) to exactly the payload recorded."""
+    import base64
+
+    from surveys.collection import report_codec
+    from surveys.collection.selectors import report_specs
+
+    key = (fields_now["question"], fields_now["spec_revision"])
+    bits = fields_now["bits"]
+    stored = base64.b64decode(bits) if bits is not None else None
+    spec = report_specs([key])[key]
+    return report_codec.decode(spec, fields_now["value"], stored) == recorded
+
+
 # Changes a migration makes on purpose, each with the check that it made exactly
 # that change.  collection 0002 (unlinkable respondents, docs/privacy.md): the
 # arrival time is truncated to RECEIVED_AT_GRANULARITY, an invitation keeps only
 # whether it was used, and a submission no longer names its invitation.
+# collection 0008-0010 (compact storage): a report's JSON payload became its
+# ``value`` or ``bits`` column.
 INTENDED_CHANGES = {
     ("collection.submission", "received_at"): _received_at_coarsened,
 }
 INTENDED_DROPS = {
     ("collection.invitation", "used_at"): _used_kept,
     ("collection.submission", "invitation"): lambda recorded, fields_now: True,
+    ("collection.report", "payload"): _payload_stored_compactly,
 }
 
 

@@ -19,6 +19,7 @@ from tests.browser import lying_script
 from tests.browser import lying_word as shared_lying_word
 from tests.conftest import ROOT
 from tests.surveys.collection.conftest import questions
+from tests.surveys.stored_reports import payloads
 
 ARTIFACTS = ROOT / "test-artifacts"
 # True answers: Yes, Yes, the first income bracket, "Disagree", 12 hours a week
@@ -137,7 +138,7 @@ def test_browser_sends_only_randomized_reports(live_server, survey, browser):
     assert all(d is None for m, _, d in requests if m != "POST")
 
     # What the server stored is what the Python reference computes from the word.
-    stored = {r.question_id: r.payload for r in Report.objects.all()}
+    stored = dict(payloads(Report.objects.all(), "question_id"))
     for name, value in TRUE.items():
         mechanism = ldp.build(q[name].spec)
         assert stored[q[name].pk] == mechanism.randomize_one(value, lambda: word)
@@ -254,7 +255,7 @@ def test_every_new_mechanism_matches_the_python_reference(
     assert len(posts) == 1
     fields = urllib.parse.parse_qs(posts[0], keep_blank_values=True)
     assert not [n for n in fields if n.endswith("_answer")]
-    stored = {r.question_id: r.payload for r in Report.objects.all()}
+    stored = dict(payloads(Report.objects.all(), "question_id"))
     for name, value in KIND_ANSWERS.items():
         truth = GRID_LEVEL[value] if isinstance(value, str) else value
         expected = ldp.build(q[name].spec).randomize_one(truth, lambda: WORD)

@@ -54,6 +54,7 @@ from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection import services as collection
 from surveys.collection.models import Report, Submission
 from tests.browser import lies, lying_script, lying_word
+from tests.surveys.stored_reports import payloads
 from tests.system.browser.journeys.conftest import PHONE
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -326,7 +327,7 @@ def test_distinctive_true_answers_appear_nowhere_after_a_forced_500_and_retry(
 
     # The build lied: each stored report is the reference's output for the
     # word, and none encodes the true answer.
-    stored = {r.question_id: r.payload for r in Report.objects.all()}
+    stored = dict(payloads(Report.objects.all(), "question_id"))
     assert Submission.objects.count() == 1
     for (mechanism, truth), (text, _, _, _) in zip(cases, CANARY, strict=True):
         report = stored[private[text].pk]

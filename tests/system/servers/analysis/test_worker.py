@@ -25,6 +25,7 @@ from tests.surveys.analysis.conftest import (
     untallied,
 )
 from tests.surveys.compose import service_command
+from tests.surveys.stored_reports import payloads
 
 VISIBILITY_TIMEOUT = 10
 
@@ -94,13 +95,7 @@ def test_worker_refreshes_after_a_submission_and_results_equal_ldp(
     for result in results.questions:
         question = survey.questions.get(pk=result.question_id)
         mechanism = ldp.build(question.spec)
-        stat = mechanism.aggregate(
-            list(
-                Report.objects.filter(question=question).values_list(
-                    "payload", flat=True
-                )
-            )
-        )
+        stat = mechanism.aggregate(payloads(Report.objects.filter(question=question)))
         assert result.n == stat.n == 301
         expected = mechanism.estimate(stat)
         assert result.estimate == [float(x) for x in expected.estimate]
