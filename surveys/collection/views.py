@@ -21,7 +21,7 @@ from django.http import (
     HttpResponseRedirect,
     JsonResponse,
 )
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
@@ -37,7 +37,10 @@ from surveys.collection.models import Invitation
 
 # --- finding the survey -----------------------------------------------------------
 def _public_survey(public_token: str) -> Survey:
-    return get_object_or_404(selectors.surveys_answerable(), public_token=public_token)
+    survey = selectors.answerable_survey(public_token)
+    if survey is None:
+        raise Http404("No such survey.")
+    return survey
 
 
 def _invitation(request: HttpRequest, token: str) -> Invitation | HttpResponse:

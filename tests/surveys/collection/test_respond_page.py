@@ -13,7 +13,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from surveys.authoring import lifecycle
+from surveys.authoring import compiled, lifecycle
 from surveys.authoring import services as authoring
 from surveys.authoring.models import Question, Survey
 from surveys.collection import respond_page
@@ -186,3 +186,12 @@ def test_a_duplicate_invitation_post_gets_its_receipt_and_stores_nothing_more(
     assert again.json()["created"] is False
     assert Submission.objects.count() == 1
     assert Report.objects.count() == PRIVATE_COUNT
+
+
+def test_a_warm_answer_page_and_post_compile_no_mechanism(client, survey):
+    page(client, survey)
+    assert client.post(respond_url(survey), body(survey), **JSON).status_code == 201
+    misses = compiled.cache_info().misses
+    page(Client(), survey)
+    assert client.post(respond_url(survey), body(survey), **JSON).status_code == 201
+    assert compiled.cache_info().misses == misses
