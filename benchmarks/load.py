@@ -236,6 +236,7 @@ class Stack:
         worker_concurrency: int = 1,
         log_dir: Path | None = None,
         env: dict[str, str] | None = None,
+        web_settings: str | None = None,
     ):
         self.database_url = database_url
         self.env = env or {}
@@ -245,6 +246,8 @@ class Stack:
         self.celery_workers = celery_workers
         self.worker_concurrency = worker_concurrency
         self.log_dir = log_dir or Path(tempfile.mkdtemp(prefix="deniable-load-"))
+        # Another settings module for gunicorn only (e.g. one adding baseline views).
+        self.web_settings = web_settings
         self.port = free_port()
         self.processes: list[Process] = []
 
@@ -269,6 +272,11 @@ class Stack:
                 self._env(
                     GUNICORN_BIND=f"127.0.0.1:{self.port}",
                     WEB_CONCURRENCY=str(self.web_workers),
+                    **(
+                        {"DJANGO_SETTINGS_MODULE": self.web_settings}
+                        if self.web_settings
+                        else {}
+                    ),
                 ),
             )
             tag = uuid.uuid4().hex[:8]

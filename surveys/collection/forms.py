@@ -244,6 +244,17 @@ class DeviceOnlyField(forms.Field):
 LINK_PREFIX = "link_"
 
 
+def link_inputs(survey: Survey, values: Mapping[str, str]) -> list[BoundField]:
+    """The hidden inputs carrying ``values`` of the survey's link fields, as
+    ``ResponseForm.link_inputs`` renders them (without building the whole form)."""
+    form = forms.Form()
+    for name in survey.link_fields:
+        form.fields[f"{LINK_PREFIX}{name}"] = LinkValueField(
+            name, survey.link_fields, initial=values.get(name, "")
+        )
+    return [form[f"{LINK_PREFIX}{name}"] for name in survey.link_fields]
+
+
 class LinkValueField(forms.CharField):
     """One link field's value (a URL parameter), carried as a hidden input."""
 

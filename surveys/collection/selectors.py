@@ -35,6 +35,33 @@ def surveys_answerable() -> QuerySet[Survey]:
     ).prefetch_related("questions")
 
 
+def answerable_survey(public_token: str) -> Survey | None:
+    """The answerable survey with this public token, its questions already
+    loaded (``survey.questions.all()`` queries nothing more), or None.
+
+    One query: the questions joined with their survey.  A survey with no
+    questions (never published so) costs a second one.
+    """
+    rows = list(
+        Question.objects.select_related("survey").filter(
+            survey__public_token=public_token,
+            survey__status__in=[Survey.Status.OPEN, Survey.Status.CLOSED],
+        )
+    )
+    if not rows:
+        return surveys_answerable().filter(public_token=public_token).first()
+    survey = rows[0].survey
+    for question in rows:
+        question.survey = survey  # one instance, as a prefetch would give
+    # What ``prefetch_related("questions")`` stores: the related manager's
+    # queryset with its results already in place.
+    loaded = survey.questions.all()
+    loaded._result_cache = rows
+    loaded._prefetch_done = True
+    survey._prefetched_objects_cache = {"questions": loaded}
+    return survey
+
+
 def invitation_by_token(
     token: str, *, survey: Survey | None = None
 ) -> Invitation | None:

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F, Func, IntegerField, OuterRef, Subquery
 
 from surveys.authoring import display_logic, lifecycle
 from surveys.authoring.models import Question, Survey
@@ -328,10 +329,9 @@ def _lock_and_recheck(
     re-publish that committed after the reports were validated is seen here.
     A report randomized under an old spec can therefore never be stored.
     """
-    survey = Survey.objects.select_for_update().get(pk=checker.survey.pk)
+    survey, current = _locked_survey(checker.survey.pk)
     # Under the lock, so concurrent submissions cannot overshoot the target.
     _check_open(survey, within_grace=within_grace, is_test=is_test)
-    current = dict(survey.questions.values_list("pk", "spec_revision"))
     if (
         survey.revision != checker.survey.revision
         or current != checker.revisions
@@ -343,6 +343,37 @@ def _lock_and_recheck(
             status=409,
             code="stale",
         )
+
+
+def _locked_survey(pk: int) -> tuple[Survey, dict[int, int]]:
+    """The survey row, locked, and its questions' spec revisions by id.
+
+    On PostgreSQL one statement (the revisions come as an array annotated on
+    the locked row); elsewhere the revisions are a second query.
+    """
+    surveys = Survey.objects.select_for_update(of=("self",))
+    if connection.vendor != "postgresql":
+        survey = surveys.get(pk=pk)
+        return survey, dict(survey.questions.values_list("pk", "spec_revision"))
+    from django.contrib.postgres.aggregates import ArrayAgg
+    from django.contrib.postgres.fields import ArrayField
+
+    pair = Func(
+        F("pk"),
+        F("spec_revision"),
+        template="ARRAY[%(expressions)s]",
+        output_field=ArrayField(IntegerField()),
+    )
+    pairs = (
+        Question.objects.filter(survey=OuterRef("pk"))
+        .order_by()
+        .values("survey")
+        .annotate(pairs=ArrayAgg(pair, order_by="pk"))
+        .values("pairs")
+    )
+    survey = surveys.annotate(revision_pairs=Subquery(pairs)).get(pk=pk)
+    rows = survey.revision_pairs or []  # type: ignore[attr-defined]
+    return survey, {pk: revision for pk, revision in rows}
 
 
 def _check_open(
@@ -394,9 +425,40 @@ def submission_ingest(
     afterwards: the submission keeps no key to the invitation, the invitation
     no time.
     """
-    existing = _existing(survey, response)
-    if existing is not None:
-        return _replayed(existing)
+    try:
+        return _ingest_new(
+            survey=survey,
+            response=response,
+            invitation_token=invitation_token,
+            within_grace=within_grace,
+            is_test=is_test,
+        )
+    except SubmissionRejected:
+        # A retry of a stored response is answered with its receipt even when
+        # the survey closed, changed, or its invitation was used (by it) since;
+        # looked up only now, so a new response costs no lookup.
+        existing = _existing(survey, response)
+        if existing is not None:
+            return _replayed(existing)
+        raise
+
+
+def _ingest_new(
+    *,
+    survey: Survey,
+    response: ResponseIn,
+    invitation_token: str | None,
+    within_grace: bool,
+    is_test: bool,
+) -> IngestOutcome:
+    """Store a response not stored before, in one transaction of four
+    statements on PostgreSQL (lock and re-check, the submission, its reports,
+    its answers; skips and link values add one each).
+
+    The submission's key is unique per survey: a concurrent or repeated
+    response with the same key fails the insert (the constraint is the
+    idempotency check), the transaction rolls back, and the stored one is
+    returned instead."""
     _check_open(survey, within_grace=within_grace, is_test=is_test)
     invitation = _invitation(survey, invitation_token)
     checker = _Checker(survey)

@@ -21,7 +21,7 @@ from django.http import (
     HttpResponseRedirect,
     JsonResponse,
 )
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
@@ -30,14 +30,17 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from surveys.authoring import access, lifecycle
 from surveys.authoring.models import Survey
-from surveys.collection import assets, ratelimit, selectors, services
+from surveys.collection import assets, ratelimit, respond_page, selectors, services
 from surveys.collection.forms import InvitationsForm, ResponseForm
 from surveys.collection.models import Invitation
 
 
 # --- finding the survey -----------------------------------------------------------
 def _public_survey(public_token: str) -> Survey:
-    return get_object_or_404(selectors.surveys_answerable(), public_token=public_token)
+    survey = selectors.answerable_survey(public_token)
+    if survey is None:
+        raise Http404("No such survey.")
+    return survey
 
 
 def _invitation(request: HttpRequest, token: str) -> Invitation | HttpResponse:
@@ -276,10 +279,6 @@ def _respond(
         return _not_open(request, survey, lifecycle.survey_availability(survey))
     if request.method == "POST" and (exceeded := ratelimit.check_survey(survey.pk)):
         return _too_many(request, exceeded)
-    try:
-        ResponseForm(survey=survey)
-    except ValueError:
-        return _unanswerable(request, survey)
     if request.method == "POST":
         return store_posted_answers(
             request,
@@ -292,8 +291,18 @@ def _respond(
     link_values = _link_values(request, survey)
     if isinstance(link_values, str):
         return _bad_link(request, survey, link_values)
-    form = ResponseForm(survey=survey, link_values=link_values)
-    return _form_page(request, survey, form)
+    try:
+        # Rendered once per survey content; this request's CSRF token, stamp
+        # and link fields are filled in (``respond_page``).
+        return respond_page.respond_page(
+            request,
+            survey,
+            link_values,
+            make_form=lambda: ResponseForm(survey=survey),
+            context=lambda form: _page_context(survey, form),
+        )
+    except ValueError:
+        return _unanswerable(request, survey)
 
 
 def store_posted_answers(
@@ -302,7 +311,10 @@ def store_posted_answers(
     """Validate the posted answer form and store it (``services.submission_ingest``
     with ``ingest``'s options): the receipt (a 303 to it, or JSON for the page's
     script, with the completion ``redirect_url``), or the form's refusal."""
-    form = ResponseForm(request.POST, survey=survey)
+    try:
+        form = ResponseForm(request.POST, survey=survey)  # built once per POST
+    except ValueError:
+        return _unanswerable(request, survey)
     if not form.is_valid():
         error = services.SubmissionRejected(" ".join(form.problems()))
         return _rejected(request, survey, error, form=form)
@@ -337,16 +349,23 @@ def _form_page(
         request,
         "collection/respond.html",
         {
-            "survey": survey,
-            "form": form,
+            **_page_context(survey, form),
             "error": error,
             # Signed "loaded while open" (lifecycle's grace period); not stored.
             "open_stamp": lifecycle.open_stamp(survey),
             "link_values": form.link_values(),
-            **_device_context(survey, form, "respond"),
         },
         status=status,
     )
+
+
+def _page_context(survey: Survey, form: ResponseForm) -> dict[str, Any]:
+    """What the answer page shows the same to every respondent of ``survey``."""
+    return {
+        "survey": survey,
+        "form": form,
+        **_device_context(survey, form, "respond"),
+    }
 
 
 def _wants_json(request: HttpRequest) -> bool:

@@ -1,0 +1,219 @@
+"""The answer page, rendered once per survey content and reused.
+
+Rendering the answer page (every question's widgets, sections, grids and the
+device's configuration) costs far more than everything else its GET does, and
+for one survey it is the same for every respondent but for three things:
+
+* the CSRF token (``{% csrf_token %}``), which is per browser;
+* the signed "loaded while open" stamp (``lifecycle.open_stamp``), which
+  carries the time;
+* the survey's link fields (URL parameters such as ``PROLIFIC_PID``): their
+  hidden inputs and the note that shows their values.
+
+So the page is rendered once, as an anonymous visitor sees it, with a random
+marker in place of each of the three, and kept in this process, split at the
+markers.  Each request joins the pieces with its own token, stamp and link
+fields, escaped as the template would escape them.  Nothing else in the page
+depends on the request, and nothing one respondent sent is ever in it.
+
+The key is a SHA-256 of everything the page is rendered from: the survey's
+fields and every field of every question (texts, options, specs, positions,
+display logic...).  Any change, whether or not it starts a new survey
+revision (a text-only edit or a move does not), gives a new key, so the page
+is rendered again; old entries fall out of the bounded cache.
+
+Served from the cache only to anonymous visitors with no pending messages (a
+signed-in researcher's page has their name and a sign-out form in its header);
+everyone else gets a page rendered for them alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from surveys.authoring import lifecycle
+from surveys.authoring.models import Question, Survey
+from surveys.collection.forms import ResponseForm, link_inputs
+from surveys.version import deniable_version
+
+TEMPLATE = "collection/respond.html"
+LINK_FIELDS_TEMPLATE = "collection/respond_link_fields.html"
+# Pages kept per process (a page is tens of kilobytes; a survey's page is one
+# entry until its content changes).
+PAGE_CACHE_SIZE = 64
+# Random per process: no survey text can contain them by accident.
+_MARK = secrets.token_hex(16)
+CSRF_SLOT = f"csrf-{_MARK}"
+STAMP_SLOT = f"stamp-{_MARK}"
+LINKS_SLOT = f"links-{_MARK}"
+SLOTS = (CSRF_SLOT, STAMP_SLOT, LINKS_SLOT)
+
+# The survey fields the page shows or its device configuration carries.
+SURVEY_FIELDS = (
+    "pk",
+    "public_token",
+    "revision",
+    "title",
+    "allow_reanswer",
+    "researcher_contact",
+    "link_fields",
+    "status",
+    "updated_at",
+)
+QUESTION_FIELDS = tuple(field.attname for field in Question._meta.concrete_fields)
+
+_lock = threading.Lock()
+_pages: OrderedDict[str, tuple[tuple[str, ...], tuple[str, ...]]] = OrderedDict()
+_counts = {"hits": 0, "renders": 0}
+
+
+def page_key(survey: Survey, questions: list[Question]) -> str:
+    """A digest of everything the answer page is rendered from."""
+    facts = (
+        deniable_version(),
+        tuple(getattr(survey, name) for name in SURVEY_FIELDS),
+        tuple(
+            tuple(getattr(question, name) for name in QUESTION_FIELDS)
+            for question in questions
+        ),
+    )
+    return hashlib.sha256(repr(facts).encode()).hexdigest()
+
+
+def _split(html: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The page cut at its markers: (pieces, slot after each piece but the
+    last); None unless each marker occurs exactly once."""
+    if any(html.count(slot) != 1 for slot in SLOTS):
+        return None
+    order = sorted(SLOTS, key=html.index)
+    pieces = []
+    rest = html
+    for slot in order:
+        before, rest = rest.split(slot, 1)
+        pieces.append(before)
+    pieces.append(rest)
+    return tuple(pieces), tuple(order)
+
+
+def _fill(
+    pieces: tuple[str, ...], order: tuple[str, ...], values: Mapping[str, str]
+) -> str:
+    parts = [pieces[0]]
+    for slot, piece in zip(order, pieces[1:], strict=True):
+        parts.append(values[slot])
+        parts.append(piece)
+    return "".join(parts)
+
+
+def link_fields_html(survey: Survey, link_values: Mapping[str, str]) -> SafeString:
+    """The link fields' hidden inputs and the note showing their values."""
+    return mark_safe(  # noqa: S308 - rendered by the template engine, escaped there
+        render_to_string(
+            LINK_FIELDS_TEMPLATE,
+            {
+                "link_inputs": link_inputs(survey, link_values),
+                "link_values": dict(link_values),
+            },
+        )
+    )
+
+
+def _shareable(request: HttpRequest) -> bool:
+    """Whether this visitor sees the anonymous page (no name, no messages)."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return False
+    return not len(messages.get_messages(request))
+
+
+def respond_page(
+    request: HttpRequest,
+    survey: Survey,
+    link_values: Mapping[str, str],
+    make_form: Callable[[], ResponseForm],
+    context: Callable[[ResponseForm], dict[str, Any]],
+) -> HttpResponse:
+    """The answer page for this request (200).
+
+    ``make_form`` builds the unbound form and ``context`` the template's
+    context for it (survey, form, device configuration); both are called only
+    when the page is rendered, not when it is reused.  ``make_form`` may raise
+    ValueError (a question the browser cannot answer); nothing is cached then.
+    """
+    questions = list(survey.questions.all())
+    if not _shareable(request):
+        form = make_form()
+        return render(
+            request,
+            TEMPLATE,
+            {
+                **context(form),
+                "open_stamp": lifecycle.open_stamp(survey),
+                "link_fields": link_fields_html(survey, link_values),
+            },
+        )
+    key = page_key(survey, questions)
+    with _lock:
+        cached = _pages.get(key)
+        if cached is not None:
+            _pages.move_to_end(key)
+            _counts["hits"] += 1
+    if cached is None:
+        form = make_form()
+        html = render_to_string(
+            TEMPLATE,
+            {
+                **context(form),
+                # As an anonymous visitor with no messages sees the page.
+                "deniable_version": deniable_version(),
+                "csrf_token": CSRF_SLOT,
+                "open_stamp": STAMP_SLOT,
+                "link_fields": mark_safe(LINKS_SLOT),  # noqa: S308 - a marker
+            },
+        )
+        cached = _split(html)
+        if cached is None:  # a marker went missing: never serve this page shared
+            raise RuntimeError("the answer page lost one of its markers")
+        with _lock:
+            _counts["renders"] += 1
+            _pages[key] = cached
+            _pages.move_to_end(key)
+            while len(_pages) > PAGE_CACHE_SIZE:
+                _pages.popitem(last=False)
+    pieces, order = cached
+    html = _fill(
+        pieces,
+        order,
+        {
+            CSRF_SLOT: escape(get_token(request)),
+            STAMP_SLOT: escape(lifecycle.open_stamp(survey)),
+            LINKS_SLOT: link_fields_html(survey, link_values),
+        },
+    )
+    return HttpResponse(html)
+
+
+def cache_info() -> dict[str, int]:
+    """Pages reused (``hits``), rendered (``renders``) and kept (``size``)."""
+    with _lock:
+        return {**_counts, "size": len(_pages)}
+
+
+def cache_clear() -> None:
+    """Forget every kept page (for tests and benchmarks)."""
+    with _lock:
+        _pages.clear()
+        _counts["hits"] = _counts["renders"] = 0

@@ -1,0 +1,197 @@
+"""The answer page rendered once per survey content and reused
+(``respond_page``), and the answer POST in a bounded number of statements."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+from django.db import connection
+from django.middleware.csrf import _unmask_cipher_token
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from surveys.authoring import compiled, lifecycle
+from surveys.authoring import services as authoring
+from surveys.authoring.models import Question, Survey
+from surveys.collection import respond_page
+from surveys.collection.models import (
+    LinkValue,
+    PlainAnswer,
+    Report,
+    SkippedAnswer,
+    Submission,
+)
+from tests.surveys.collection.conftest import JSON, PRIVATE_COUNT, body
+
+pytestmark = pytest.mark.django_db
+
+PID_A = "aaaaaaaaaaaaaaaaaaaaaaaa"
+PID_B = "bbbbbbbbbbbbbbbbbbbbbbbb"
+TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+STAMP = re.compile(r'name="opened" value="([^"]*)"')
+
+
+@pytest.fixture(autouse=True)
+def empty_page_cache():
+    respond_page.cache_clear()
+    yield
+    respond_page.cache_clear()
+
+
+@pytest.fixture
+def panel_survey(survey) -> Survey:
+    Survey.objects.filter(pk=survey.pk).update(
+        link_fields=["PROLIFIC_PID"], link_fields_acknowledged=True
+    )
+    survey.refresh_from_db()
+    return survey
+
+
+def respond_url(survey: Survey) -> str:
+    return reverse("collection:respond", args=[survey.public_token])
+
+
+def page(client: Client, survey: Survey, **query: str) -> str:
+    response = client.get(respond_url(survey), query)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def token_secret(html: str) -> str:
+    (masked,) = TOKEN.findall(html)
+    return _unmask_cipher_token(masked)
+
+
+# --- per-request values are this request's own ------------------------------------
+def test_a_reused_page_carries_this_browsers_csrf_token_not_the_first_ones(survey):
+    first, second = Client(), Client()
+    page_a = page(first, survey)
+    page_b = page(second, survey)
+    assert respond_page.cache_info()["hits"] == 1
+    secret_b = second.cookies["csrftoken"].value
+    assert token_secret(page_b) == secret_b
+    assert token_secret(page_a) == first.cookies["csrftoken"].value != secret_b
+
+
+def test_a_reused_page_carries_this_requests_link_values_only(panel_survey):
+    page(Client(), panel_survey, PROLIFIC_PID=PID_A)
+    page_b = page(Client(), panel_survey, PROLIFIC_PID=PID_B)
+    page_none = page(Client(), panel_survey)
+    assert respond_page.cache_info()["hits"] == 2
+    assert PID_A not in page_b
+    assert f'name="link_PROLIFIC_PID" value="{PID_B}"' in page_b
+    assert f"<code>{PID_B}</code>" in page_b
+    assert PID_A not in page_none and PID_B not in page_none
+    assert "data-link-fields" not in page_none
+
+
+def test_a_reused_page_is_stamped_for_this_request(survey):
+    page(Client(), survey)
+    (stamp,) = STAMP.findall(page(Client(), survey))
+    assert lifecycle.stamp_within_grace(survey, stamp)
+
+
+def test_a_reused_page_equals_a_page_rendered_for_the_request(panel_survey):
+    client = Client()
+    page(client, panel_survey)  # rendered and kept
+    reused = page(client, panel_survey, PROLIFIC_PID=PID_B)
+    respond_page.cache_clear()
+    fresh = page(client, panel_survey, PROLIFIC_PID=PID_B)
+    assert respond_page.cache_info() == {"hits": 0, "renders": 1, "size": 1}
+
+    def same(html: str) -> str:
+        return STAMP.sub("", TOKEN.sub("", html))
+
+    assert same(reused) == same(fresh)
+
+
+def test_a_signed_in_researcher_gets_a_page_of_their_own(client, survey, researcher):
+    client.force_login(researcher)
+    html = page(client, survey)
+    assert "Signed in as ada" in html
+    assert respond_page.cache_info() == {"hits": 0, "renders": 0, "size": 0}
+    assert "Signed in as" not in page(Client(), survey)
+
+
+# --- rendered again when the survey changes ----------------------------------------
+def test_the_page_is_rendered_again_after_a_text_only_question_edit(survey):
+    page(Client(), survey)
+    question = survey.questions.first()
+    Question.objects.filter(pk=question.pk).update(text="A reworded question?")
+    html = page(Client(), survey)
+    assert "A reworded question?" in html
+    assert respond_page.cache_info()["renders"] == 2
+
+
+def test_the_page_is_rendered_again_for_a_new_survey_revision_alone(survey):
+    page(Client(), survey)
+    # Nothing else changes (a queryset update leaves updated_at alone).
+    Survey.objects.filter(pk=survey.pk).update(revision=survey.revision + 1)
+    survey.refresh_from_db()
+    html = page(Client(), survey)
+    assert f'name="survey_revision" value="{survey.revision}"' in html
+    assert respond_page.cache_info()["renders"] == 2
+
+
+def test_the_page_is_rendered_again_after_a_re_publish(survey, researcher):
+    before = page(Client(), survey)
+    published = authoring.survey_publish(survey=survey, user=researcher)
+    assert published.revision == survey.revision + 1
+    after = page(Client(), published)
+    assert f'name="survey_revision" value="{survey.revision}"' in before
+    assert f'name="survey_revision" value="{published.revision}"' in after
+    assert respond_page.cache_info()["renders"] == 2
+
+
+# --- the POST ----------------------------------------------------------------------
+def test_an_answer_post_takes_at_most_eight_statements(client, survey):
+    data = body(survey)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(respond_url(survey), data, **JSON)
+    assert response.status_code == 201
+    # Survey, questions; then one transaction: lock and re-check, submission,
+    # reports, unprotected answers (plus its begin and end).
+    assert len(queries.captured_queries) <= 8, [
+        q["sql"][:80] for q in queries.captured_queries
+    ]
+
+
+def test_a_duplicate_post_with_the_same_key_stores_nothing_twice(client, panel_survey):
+    data = body(panel_survey, key=uuid.uuid4(), link_PROLIFIC_PID=PID_A)
+    first = client.post(respond_url(panel_survey), data, **JSON)
+    second = client.post(respond_url(panel_survey), data, **JSON)
+    assert (first.status_code, second.status_code) == (201, 200)
+    assert first.json()["receipt_url"] != second.json()["receipt_url"]
+    assert Submission.objects.count() == 1
+    assert Report.objects.count() == PRIVATE_COUNT
+    assert PlainAnswer.objects.count() == 1
+    assert LinkValue.objects.count() == 1
+    assert not SkippedAnswer.objects.exists()
+
+
+def test_a_duplicate_invitation_post_gets_its_receipt_and_stores_nothing_more(
+    client, survey
+):
+    from surveys.collection import services
+
+    (token,) = services.invitations_create(survey=survey, count=1)
+    url = reverse("collection:respond_invitation", args=[token])
+    data = body(survey)
+    assert client.post(url, data, **JSON).status_code == 201
+    again = client.post(url, data, **JSON)
+    assert again.status_code == 200
+    assert again.json()["created"] is False
+    assert Submission.objects.count() == 1
+    assert Report.objects.count() == PRIVATE_COUNT
+
+
+def test_a_warm_answer_page_and_post_compile_no_mechanism(client, survey):
+    page(client, survey)
+    assert client.post(respond_url(survey), body(survey), **JSON).status_code == 201
+    misses = compiled.cache_info().misses
+    page(Client(), survey)
+    assert client.post(respond_url(survey), body(survey), **JSON).status_code == 201
+    assert compiled.cache_info().misses == misses
