@@ -16,6 +16,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from surveys.analysis import charts
+from surveys.analysis.consistent import method_label
 from surveys.analysis.results import Distribution, QuestionResult, SurveyResults
 from surveys.analysis.selectors import PENDING_COUNT_CAP
 
@@ -115,6 +116,8 @@ class QuestionCard:
     bin_rows: list[BinRow] = field(default_factory=list)
     bin_chart: str = ""
     bin_method: str = ""
+    # The consistent column's method in words ("" when there is no column).
+    consistent_label: str = ""
 
 
 def _rows(result: QuestionResult) -> list[Row]:
@@ -250,6 +253,7 @@ def _binned(result: QuestionResult) -> dict[str, Any]:
         "rows_hidden": 0,
         "chart": "",
         "outside_note": "",
+        "consistent_label": "",
     }
 
 
@@ -263,6 +267,7 @@ def question_card(result: QuestionResult) -> QuestionCard:
         "outside_note": _outside_note(rows, result.consistent is not None),
         "rows_hidden": max(len(result.labels) - TABLE_ROWS_MAX, 0),
         "chart": _chart(result),
+        "consistent_label": method_label(result.consistent_method) if rows else "",
     }
     fields.update(_binned(result))
     return QuestionCard(

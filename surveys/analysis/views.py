@@ -36,6 +36,7 @@ from django.views.decorators.http import require_GET, require_POST
 from surveys.accounts.sessions import passive
 from surveys.analysis import (
     charts,
+    consistent,
     crosstabs,
     dashboard,
     datasets,
@@ -422,6 +423,10 @@ def survey_privacy(request, pk: int):
             "delta_chart": delta_chart,
             "group_form": group_form,
             "group_size": group_form.group_size(),
+            "consistent_method": consistent.method_label(
+                selectors.consistent_method(survey_id=survey.pk)
+            ),
+            "can_edit": access.can(survey, request.user, access.EDIT),
         },
     )
 
