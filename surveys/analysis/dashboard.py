@@ -19,6 +19,11 @@ from surveys.analysis import charts
 from surveys.analysis.consistent import method_label
 from surveys.analysis.results import Distribution, QuestionResult, SurveyResults
 from surveys.analysis.selectors import PENDING_COUNT_CAP
+from surveys.authoring.catalogue import (
+    BINS_ALTERNATIVE,
+    MEAN_ONLY_REASON,
+    identifies_only_the_mean,
+)
 
 SHARE_KINDS = {"yes_no", "single_choice", "multi_select"}
 MEAN_KINDS = {"ordinal", "numeric"}
@@ -118,6 +123,10 @@ class QuestionCard:
     bin_method: str = ""
     # The consistent column's method in words ("" when there is no column).
     consistent_label: str = ""
+    # Why there is no distribution and what to choose instead, for a
+    # mechanism whose reports identify only the mean ("" otherwise).
+    mean_only_reason: str = ""
+    bins_alternative: str = ""
 
 
 def _rows(result: QuestionResult) -> list[Row]:
@@ -270,6 +279,10 @@ def question_card(result: QuestionResult) -> QuestionCard:
         "consistent_label": method_label(result.consistent_method) if rows else "",
     }
     fields.update(_binned(result))
+    if result.kind == "numeric" and identifies_only_the_mean(result.mechanism):
+        fields.update(
+            mean_only_reason=MEAN_ONLY_REASON, bins_alternative=BINS_ALTERNATIVE
+        )
     return QuestionCard(
         result=result,
         shares_in_units=in_units,
