@@ -35,6 +35,10 @@ from pathlib import Path
 from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# One BLAS thread: CPU time then counts work, not threads spinning while the
+# machine is shared (set before numpy is first imported).
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
 
 def setup() -> None:
