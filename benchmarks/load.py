@@ -235,8 +235,10 @@ class Stack:
         celery_workers: int = 2,
         worker_concurrency: int = 1,
         log_dir: Path | None = None,
+        env: dict[str, str] | None = None,
     ):
         self.database_url = database_url
+        self.env = env or {}
         self.broker_url = broker_url
         self.cache_url = cache_url or broker_url
         self.web_workers = web_workers
@@ -251,7 +253,7 @@ class Stack:
             DATABASE_URL=self.database_url,
             CELERY_BROKER_URL=self.broker_url,
             CACHE_URL=self.cache_url,
-            **extra,
+            **{**self.env, **extra},
         )
 
     def _start(self, name: str, args: list[str], env: dict[str, str]) -> Process:

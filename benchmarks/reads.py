@@ -23,6 +23,10 @@ median of ``--repeat`` requests after one warm-up request each of:
   survey resource, and the start of a raw-report export (the time to its first
   streamed chunk; the whole export grows with n by nature).
 
+With ``--shared-cache`` the in-process reads use a Redis server of the
+script's own as the shared cache (``CACHE_URL``), as deployed: sessions and
+snapshot heads are then read from it.
+
 With ``--http`` the same reads are then made over HTTP against the compose
 ``web`` command (gunicorn, ``gunicorn.conf.py``, ``--web-workers`` workers) on
 127.0.0.1, with a Redis of its own as broker and shared cache (as deployed),
@@ -228,6 +232,7 @@ def over_http(
     )
     redis_url = f"redis://127.0.0.1:{port}/0"
     cookie = f"{settings.SESSION_COOKIE_NAME}={session}"
+    work_rows: list[tuple[str, dict[str, float]]] = []
     try:
         _wait_for_redis(redis_url)
         with Stack(
@@ -236,16 +241,27 @@ def over_http(
             web_workers=web_workers,
             celery_workers=0,
             log_dir=log_dir,
+            # One database connection per worker for the whole run, so the CPU
+            # time of its backend is all counted (the default reconnects every
+            # 60 s, and a closed backend's CPU time can no longer be read).
+            env={"DATABASE_CONN_MAX_AGE": "3600"},
         ) as stack:
+            work: dict[str, float] = {}  # CPU seconds a request, by label
 
-            def timed(path: str, headers: dict[str, str]) -> list[float]:
+            def timed(
+                path: str, headers: dict[str, str], label: str = ""
+            ) -> list[float]:
                 request(stack.port, "GET", path, headers=headers)  # warm-up
+                request(stack.port, "GET", path, headers=headers)  # both workers
+                pids = server_pids(stack.processes[0].process.pid, redis.process.pid)
+                before = cpu_seconds(pids)
                 times = []
                 for _ in range(count):
                     answer = request(stack.port, "GET", path, headers=headers)
                     if answer.status != 200:
                         raise SystemExit(f"{answer.status} from {path} over HTTP")
                     times.append(answer.seconds)
+                work[label or path] = (cpu_seconds(pids) - before) / count
                 return times
 
             print(f"\nover HTTP: gunicorn, {web_workers} workers, {count} requests")
@@ -266,14 +282,14 @@ def over_http(
                 # The floor of every researcher's read: the same trivial view
                 # with the session cookie (session and user loaded, sign-in
                 # checked), as a ratio to the anonymous one.
-                floor = timed("/ping", {"Cookie": cookie})
+                floor = timed("/ping", {"Cookie": cookie}, "/ping signed in")
                 p50, p99 = percentile(floor, 50), percentile(floor, 99)
                 cells = [f"{p50 / base50:8.1f}× {p99 / base99:8.1f}×"]
                 for name, path in http_paths(survey).items():
                     headers = {"Cookie": cookie}
                     if name == "API survey":
                         headers = {"Authorization": f"Bearer {secret}"}
-                    times = timed(path, headers)
+                    times = timed(path, headers, name)
                     p50, p99 = percentile(times, 50), percentile(times, 99)
                     cells.append(f"{p50 / base50:8.1f}× {p99 / base99:8.1f}×")
                 times = export_job_starts(stack.port, survey, cookie, count)
@@ -283,12 +299,74 @@ def over_http(
                     f"{label:>36} | {base50 * 1000:7.2f}/{base99 * 1000:<7.2f} | "
                     + " | ".join(f"{c:>22}" for c in cells)
                 )
+                work_rows.append((label, dict(work)))
         print(
             "\nEach cell: p50 and p99 latency as ratios to the same gunicorn's /ping"
             " p50 and p99 (whole responses, one new connection each)."
         )
+        print_work(work_rows)
     finally:
         redis.stop()
+
+
+def server_pids(web_group: int, redis_pid: int) -> list[int]:
+    """The processes that serve a request: gunicorn's (its process group),
+    the database's backends for this database, and the Redis server."""
+    from django.db import connection
+
+    web = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == web_group:  # field 5: the process group
+                    web.append(int(entry.name))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        backends = [row[0] for row in cursor.fetchall()]
+    return [*web, *backends, redis_pid]
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User plus system CPU time the processes have used (those still alive)."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (ticks)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def print_work(rows: list[tuple[str, dict[str, float]]]) -> None:
+    """CPU time a request of each read takes in the servers, as ratios."""
+    if not rows:
+        return
+    names = [name for name in rows[0][1] if name != "/ping"]
+    print(
+        "\nCPU time a request takes in the servers (gunicorn, PostgreSQL's"
+        " backends, Redis), as ratios to /ping anonymous | signed in"
+    )
+    print(f"{'case':>36} | {'ping ms':>8} | " + " | ".join(f"{n:>17}" for n in names))
+    for label, work in rows:
+        base, floor = work["/ping"], work["/ping signed in"]
+        cells = [
+            f"{work[n] / base:6.1f}× | {work[n] / floor:4.1f}×"
+            if base > 0 and floor > 0
+            else "—"
+            for n in names
+        ]
+        print(
+            f"{label:>36} | {base * 1000:8.2f} | "
+            + " | ".join(f"{c:>17}" for c in cells)
+        )
+    print(
+        "CPU time is read from /proc before and after the requests (1/100 s"
+        " ticks: use --http 200 or more); it does not wait on other work, so"
+        " it stays steady on a busy machine where latencies do not."
+    )
 
 
 def export_job_starts(port: int, survey, cookie: str, count: int) -> list[float]:
@@ -366,7 +444,43 @@ def main() -> None:
     parser.add_argument(
         "--queries", action="store_true", help="print database queries per read"
     )
+    parser.add_argument(
+        "--shared-cache",
+        action="store_true",
+        help="in process too, use a Redis of its own as the shared cache (as"
+        " deployed: sessions and snapshot heads read from it)",
+    )
     args = parser.parse_args()
+    with contextlib.ExitStack() as stack:
+        if args.shared_cache:
+            stack.enter_context(_own_shared_cache())
+        _measure(args)
+
+
+@contextlib.contextmanager
+def _own_shared_cache():
+    """A Redis server of its own as ``CACHE_URL`` for the in-process reads."""
+    from benchmarks.load import Process, free_port
+
+    port = free_port()
+    log_dir = Path(tempfile.mkdtemp(prefix="deniable-reads-cache-"))
+    redis = Process(
+        "redis",
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", ""],
+        dict(os.environ),
+        log_dir / "redis.log",
+    )
+    try:
+        url = f"redis://127.0.0.1:{port}/0"
+        _wait_for_redis(url)
+        os.environ["CACHE_URL"] = url
+        yield
+    finally:
+        os.environ.pop("CACHE_URL", None)
+        redis.stop()
+
+
+def _measure(args: argparse.Namespace) -> None:
     sizes = [int(float(s)) for s in args.sizes.split(",")]
     if os.environ.get("DATABASE_URL", "").startswith("postgres"):
         run(sizes, args.repeat, args.runs, args.http, args.web_workers, args.queries)

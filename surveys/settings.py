@@ -288,7 +288,8 @@ CACHE_URL = env_str("CACHE_URL")
 if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's Redis cache, keeping one client (surveys/cache.py).
+            "BACKEND": "surveys.cache.RedisCache",
             "LOCATION": CACHE_URL,
             "KEY_PREFIX": "deniable",
             "TIMEOUT": 300,

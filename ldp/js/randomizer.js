@@ -45,18 +45,18 @@ const MAX_LEVELS = 1001; // numeric grid levels m
 // uniformBelow(S): a uniform integer in [0, S) from uniform words.
 // Words at or above `limit` (the top WORD_SPACE mod S of them) are rejected,
 // so every residue mod S is hit by exactly floor(WORD_SPACE / S) words.
-// This is the only place a raw random word meets `%`.
+// This is the only place a raw random word is reduced (remainder, below).
 function uniformBelow(S, nextWord) {
   if (!Number.isSafeInteger(S) || S < 1 || S > WORD_SPACE) {
     throw new RangeError(`uniformBelow: bound ${S} is not an integer in [1, 2^32]`);
   }
-  const limit = WORD_SPACE - (WORD_SPACE % S);
+  const limit = WORD_SPACE - remainder(WORD_SPACE, S);
   for (;;) {
     const u = nextWord();
     if (!Number.isInteger(u) || u < 0 || u >= WORD_SPACE) {
       throw new RangeError(`random source returned ${u}, not a 32-bit word`);
     }
-    if (u < limit) return u % S;
+    if (u < limit) return remainder(u, S);
   }
 }
 
@@ -71,9 +71,19 @@ function parity(t) {
   return t & 1;
 }
 
-// floor(r / Q) for integers 0 <= r < 2^53, Q >= 1, in exact integer steps.
+// floor(r / Q) for integers r >= 0 and Q >= 1 with r + Q <= 2^53, exactly:
+// write r = qQ + s with 0 <= s < Q. If s = 0, r / Q = q is exact. Else the
+// true r / Q lies at least 1/Q below q + 1, and half the spacing of doubles
+// there is at most (q + 1) 2^-53 < 1/Q (as (q + 1) Q <= r + Q <= 2^53), so
+// rounding never reaches q + 1. No `%` on doubles, which engines compute
+// with a slow fmod call once r passes 2^31.
 function quotient(r, Q) {
-  return (r - (r % Q)) / Q;
+  return Math.floor(r / Q);
+}
+
+// r mod Q for the same r and Q, exactly (see quotient).
+function remainder(r, Q) {
+  return r - quotient(r, Q) * Q;
 }
 
 // Pick "the truth" with weight P, else one of the other n-1 values with
@@ -367,19 +377,18 @@ export function randomizeWithSource(spec, answer, nextWord) {
 function sample(spec, k, tables, answer, nextWord) {
   const w = spec.weights;
   const x = answer;
-  const below = (S) => uniformBelow(S, nextWord);
   switch (spec.mechanism) {
     case "forced_response": {
       const T = w.truthful, A = w.forced_yes;
-      const v = below(T + A + w.forced_no);
+      const v = uniformBelow(T + A + w.forced_no, nextWord);
       return v < T ? x : v < T + A ? 1 : 0;
     }
     case "warner": {
-      const v = below(w.keep + w.flip);
+      const v = uniformBelow(w.keep + w.flip, nextWord);
       return v < w.keep ? x : 1 - x;
     }
     case "grr": {
-      const v = below(w.keep + (k - 1) * w.other);
+      const v = uniformBelow(w.keep + (k - 1) * w.other, nextWord);
       return keepOrOther(v, x, w.keep, w.other);
     }
     case "sue":
@@ -388,38 +397,38 @@ function sample(spec, k, tables, answer, nextWord) {
       // answer, A0 otherwise.
       const bits = new Array(k);
       for (let i = 0; i < k; i++) {
-        const v = below(w.total);
+        const v = uniformBelow(w.total, nextWord);
         bits[i] = v < (i === x ? w.one_if_one : w.one_if_zero) ? 1 : 0;
       }
       return bits;
     }
     case "olh": {
-      const a = below(w.prime);
-      const b = below(w.prime);
+      const a = uniformBelow(w.prime, nextWord);
+      const b = uniformBelow(w.prime, nextWord);
       // a*x + b < 2^31 * 2^12 + 2^31 < 2^53: exact in a Number.
-      const h = ((a * x + b) % w.prime) % w.g;
-      const v = below(w.keep + (w.g - 1) * w.other);
+      const h = remainder(remainder(a * x + b, w.prime), w.g);
+      const v = uniformBelow(w.keep + (w.g - 1) * w.other, nextWord);
       return [a, b, keepOrOther(v, h, w.keep, w.other)];
     }
     case "hadamard": {
-      const j = below(w.K);
+      const j = uniformBelow(w.K, nextWord);
       const s = parity(j & x) === 0 ? 1 : 0; // H[j, x] = +1 -> bit 1
-      const v = below(w.keep + w.flip);
+      const v = uniformBelow(w.keep + w.flip, nextWord);
       return [j, v < w.keep ? s : 1 - s];
     }
     case "ordinal":
-      return cumulative(tables.rows[x], below(w.total));
+      return cumulative(tables.rows[x], uniformBelow(w.total, nextWord));
     case "geometric":
     case "gaussian": {
       // k is the grid's m; kernel index j is the offset d = j - (m-1).
-      const y = x + cumulative(tables.kernel, below(w.total)) - (k - 1);
+      const y = x + cumulative(tables.kernel, uniformBelow(w.total, nextWord)) - (k - 1);
       return Math.min(Math.max(y, 0), k - 1);
     }
     case "duchi":
-      return below(w.total) < w.base + x * w.slope ? 1 : 0;
+      return uniformBelow(w.total, nextWord) < w.base + x * w.slope ? 1 : 0;
     case "piecewise": {
       const H = w.high, band = w.width * H, start = w.starts[x];
-      const v = below(band + (w.outputs - w.width) * w.low);
+      const v = uniformBelow(band + (w.outputs - w.width) * w.low, nextWord);
       if (v < band) return start + quotient(v, H);
       const i = quotient(v - band, w.low);
       return i < start ? i : i + w.width;
@@ -430,7 +439,7 @@ function sample(spec, k, tables, answer, nextWord) {
       for (const option of x) selected[option] = 1;
       const bits = new Array(k);
       for (let i = 0; i < k; i++) {
-        const v = below(w.total);
+        const v = uniformBelow(w.total, nextWord);
         bits[i] = v < (selected[i] === 1 ? w.one_if_one : w.one_if_zero) ? 1 : 0;
       }
       return bits;
@@ -440,9 +449,9 @@ function sample(spec, k, tables, answer, nextWord) {
       // sample one, then GRR over the k + ell items.
       const ell = spec.ell;
       const sorted = Array.from(x).sort((a, b) => a - b);
-      const j = below(ell);
+      const j = uniformBelow(ell, nextWord);
       const t = j < sorted.length ? sorted[j] : k + j;
-      const v = below(w.keep + (k + ell - 1) * w.other);
+      const v = uniformBelow(w.keep + (k + ell - 1) * w.other, nextWord);
       return keepOrOther(v, t, w.keep, w.other);
     }
   }

@@ -15,6 +15,9 @@ allows at most ℓ ticks, a simulated respondent who ticked more keeps ℓ of th
 at random, so shares above what the cap allows come out lower).  Unprotected
 questions are simulated too, sent as given, and summarised as the results page
 summarises them; an unprotected number is drawn uniformly from its range.
+Display logic is followed: a question shown only for some answers to an earlier
+unprotected question is answered only by the simulated respondents whose
+simulated answer shows it, so its n (and margin) is what fielding would give.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import numpy as np
 from surveys.analysis import selectors
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.results import SurveyResults
+from surveys.authoring import display_logic
 from surveys.authoring.models import Survey
 from surveys.collection.questions import answer_choices, most_selections
 
@@ -108,8 +112,9 @@ def _selections(
     return matrix
 
 
-def _plain_answers(question, shares, n: int, rng) -> list[tuple[Any, int]]:
-    """(value, count) pairs of ``n`` simulated answers sent as given."""
+def _plain_values(question, shares, n: int, rng) -> list[Any]:
+    """``n`` simulated answers sent as given, one per respondent, as sent (a
+    list of values for a multiple-selection question)."""
     if question.kind == "numeric":
         low, high, step = (
             question.numeric_low,
@@ -117,15 +122,36 @@ def _plain_answers(question, shares, n: int, rng) -> list[tuple[Any, int]]:
             question.numeric_step,
         )
         levels = int((high - low) / step) + 1
-        drawn = Counter(rng.integers(0, levels, size=n).tolist())
-        return [(float(low + step * level), c) for level, c in sorted(drawn.items())]
+        drawn = rng.integers(0, levels, size=n).tolist()
+        return [float(low + step * level) for level in drawn]
     values = [value for value, _ in answer_choices(question)]
     if question.kind == "multi_select":
         matrix = _selections(len(values), shares, most_selections(question), n, rng)
-        rows = Counter(tuple(np.flatnonzero(row).tolist()) for row in matrix)
-        return [([values[i] for i in row], c) for row, c in sorted(rows.items())]
-    chosen = Counter(_true_answers(len(values), shares, n, rng).tolist())
-    return [(values[index], c) for index, c in sorted(chosen.items())]
+        return [[values[i] for i in np.flatnonzero(row)] for row in matrix]
+    return [values[index] for index in _true_answers(len(values), shares, n, rng)]
+
+
+def _counted(answers: list[Any]) -> list[tuple[Any, int]]:
+    """(value, count) pairs of the answers, in the order of the values."""
+    counts = Counter(tuple(a) if isinstance(a, list) else a for a in answers)
+    return [
+        (list(value) if isinstance(value, tuple) else value, count)
+        for value, count in sorted(counts.items())
+    ]
+
+
+def _shown(question, answers: dict[int, list[Any]], n: int) -> np.ndarray:
+    """Which of the ``n`` simulated respondents see ``question``: all of them,
+    or, under display logic, those whose simulated answer to its (unprotected)
+    driver shows it; a respondent who was not shown the driver is not shown
+    the question either (``display_logic.is_shown``)."""
+    if question.show_if is None:
+        return np.ones(n, dtype=bool)
+    driver = answers.get(question.show_if.get("question"), [None] * n)
+    return np.array(
+        [display_logic.is_shown(question.show_if, answer) for answer in driver],
+        dtype=bool,
+    )
 
 
 def pilot_request(
@@ -152,6 +178,8 @@ def pilot_request(
         "shares": {str(pk): v for pk, v in sorted(shares.items()) if v is not None},
         "seed": PILOT_SEED,
         "definition": selectors.survey_definition(questions),
+        # Display logic decides who answers what: a change makes a new pilot.
+        "logic": {str(q.pk): q.show_if for q in questions if q.show_if},
     }
     lookup = {
         "survey": survey,
@@ -171,10 +199,21 @@ def pilot_results(survey: Survey, params: dict[str, Any]) -> SurveyResults:
     questions = selectors.survey_questions(survey)
     tallies, plain = {}, {}
     n = params["n"]
+    # Each unprotected answer per simulated respondent (None: not shown), for
+    # the display logic of the questions after it.
+    answers: dict[int, list[Any]] = {}
     for question in questions:
         shares = params["shares"].get(str(question.pk))
+        shown = _shown(question, answers, n)
         if not question.is_private:
-            plain[question.pk] = _plain_answers(question, shares, n, rng)
+            drawn = _plain_values(question, shares, n, rng)
+            answers[question.pk] = [
+                answer if seen else None
+                for answer, seen in zip(drawn, shown, strict=True)
+            ]
+            plain[question.pk] = _counted(
+                [answer for answer, seen in zip(drawn, shown, strict=True) if seen]
+            )
             continue
         mechanism = question.compiled_mechanism()
         if mechanism is None:
@@ -185,7 +224,9 @@ def pilot_results(survey: Survey, params: dict[str, Any]) -> SurveyResults:
             )
         else:
             values = _true_answers(mechanism.k, shares, n, rng)
-        reports = mechanism.randomize(values, rng)
+        if not shown.any():
+            continue  # nobody was shown it: no reports, as in the real results
+        reports = mechanism.randomize(values[shown], rng)
         tallies[(question.pk, question.spec_revision)] = mechanism.aggregate(reports)
     return selectors.results_from_tallies(
         survey=survey,

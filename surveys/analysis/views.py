@@ -49,9 +49,9 @@ from surveys.analysis.job_views import computing, job_context, job_sent, refused
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.privacy import survey_privacy_view
 from surveys.analysis.privacy_forms import GroupSizeForm
-from surveys.analysis.reading import latest_results
+from surveys.analysis.reading import latest_results, survey_with_results
 from surveys.analysis.results import results_from_document
-from surveys.authoring import access
+from surveys.authoring import access, lifecycle
 from surveys.collection.questions import answer_choices
 from surveys.version import deniable_version
 
@@ -62,8 +62,14 @@ def _survey(request, pk: int):
     return access.survey_get_for(user=request.user, pk=pk, need=access.VIEW)
 
 
-def _results_context(survey) -> dict:
-    results = latest_results(survey)
+def _survey_with_results(request, pk: int):
+    """The survey the reader may view (404 otherwise) and its latest results."""
+    return survey_with_results(
+        access.accessible_surveys(user=request.user, need=access.VIEW), pk
+    )
+
+
+def _results_context(survey, results) -> dict:
     return {
         "survey": survey,
         "results": results,
@@ -134,9 +140,10 @@ def _computing() -> HttpResponse:
 @require_GET
 @never_cache
 def survey_dashboard(request, pk: int):
-    survey = _survey(request, pk)
-    context = _results_context(survey)
+    survey, results = _survey_with_results(request, pk)
+    context = _results_context(survey, results)
     context["poll_seconds"] = POLL_SECONDS
+    context["availability"] = lifecycle.survey_availability(survey)
     context["exports"] = _export_rows(survey)
     context["export_retention_hours"] = settings.EXPORT_RETENTION_HOURS
     return render(request, "analysis/dashboard.html", context)
@@ -157,8 +164,8 @@ def _export_rows(survey) -> list[dict]:
 @never_cache
 def survey_dashboard_live(request, pk: int):
     """The results fragment as JSON, for dashboard.js to swap in place."""
-    survey = _survey(request, pk)
-    context = _results_context(survey)
+    survey, results = _survey_with_results(request, pk)
+    context = _results_context(survey, results)
     html = render_to_string("analysis/_results.html", context, request=request)
     results = context["results"]
     return JsonResponse(
@@ -415,8 +422,7 @@ def _attachment(response, name: str):
 @login_required
 @require_GET
 def export_estimates_csv(request, pk: int):
-    survey = _survey(request, pk)
-    results = latest_results(survey)
+    survey, results = _survey_with_results(request, pk)
     if results is None:
         return _computing()
     body = "".join(exports.estimates_csv(results))
@@ -427,8 +433,7 @@ def export_estimates_csv(request, pk: int):
 @login_required
 @require_GET
 def export_estimates_json(request, pk: int):
-    survey = _survey(request, pk)
-    results = latest_results(survey)
+    survey, results = _survey_with_results(request, pk)
     if results is None:
         return _computing()
     document = exports.estimates_document(results)

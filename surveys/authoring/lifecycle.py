@@ -66,6 +66,17 @@ class Availability:
         """Closed by its own settings (a date or the target), not by a person."""
         return self.reason in (Reason.DATE, Reason.TARGET)
 
+    @property
+    def badge(self) -> str:
+        """The state in one or two words, for the badge beside a survey's title:
+        a survey closed by its date or target reads "Closed", not "Open"."""
+        return {
+            State.DRAFT: "Draft",
+            State.NOT_YET: "Not open yet",
+            State.OPEN: "Open",
+            State.CLOSED: "Closed",
+        }[self.state]
+
     def describe(self) -> str:
         """The state in words, for the builder."""
         return {

@@ -22,6 +22,7 @@ from surveys.authoring import access, display_logic, mechanisms, previews, selec
 from surveys.authoring.lifecycle_services import require_not_archived
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import GRID_SEPARATOR, Question, SpecRevision, Survey
+from surveys.authoring.signals import questions_reordered
 from surveys.authoring.validation import question_validate
 
 BUDGET_MAX = 100.0
@@ -609,6 +610,7 @@ def _renumber(survey: Survey, ordered: list[Question] | None = None) -> None:
     for position, question in enumerate(ordered, start=1):
         question.position = position
     Question.objects.bulk_update(ordered, ["position"])
+    questions_reordered.send(sender=Question, survey_id=survey.pk)
 
 
 @transaction.atomic

@@ -62,7 +62,14 @@ def survey_list(request: HttpRequest) -> HttpResponse:
     show_archived = request.GET.get("archived") == "1"
     owned = selectors.surveys_for_owner(user=request.user)
     surveys = list(owned if show_archived else owned.filter(archived=False))
-    rows = [(survey, selectors.survey_overview(survey=survey)) for survey in surveys]
+    rows = [
+        (
+            survey,
+            selectors.survey_overview(survey=survey),
+            lifecycle.survey_availability(survey, responses=survey.response_count),
+        )
+        for survey in surveys
+    ]
     return render(
         request,
         "authoring/survey_list.html",

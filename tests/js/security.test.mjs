@@ -117,21 +117,21 @@ test("source: no Math.random/exp/log, no float noise, no imports", () => {
   assert.match(src, /getRandomValues/);
 });
 
-test("source: `%` on a raw word only inside the rejection routine", () => {
+test("source: a raw word is reduced only inside the rejection routine", () => {
   const src = code();
   const start = src.indexOf("function uniformBelow(");
   const end = src.indexOf("\n}\n", start);
   assert.ok(start >= 0 && end > start, "uniformBelow is defined");
   const body = src.slice(start, end);
-  assert.match(body, /if \(u < limit\) return u % S;/);
-  // Outside it, `%` may only appear on values uniformBelow already returned:
-  // the OLH hash and the exact floor division quotient(r, Q).
+  assert.match(body, /if \(u < limit\) return remainder\(u, S\);/);
+  // Outside it, no `%` at all, and the exact remainder only on values
+  // uniformBelow already returned: the OLH hash (and remainder's own body).
   const outside = (src.slice(0, start) + src.slice(end))
     .split("\n")
-    .filter((line) => line.includes("%"))
+    .filter((line) => line.includes("%") || line.includes("remainder("))
     .map((line) => line.trim());
   assert.deepEqual(outside, [
-    "return (r - (r % Q)) / Q;",
-    "const h = ((a * x + b) % w.prime) % w.g;",
+    "function remainder(r, Q) {",
+    "const h = remainder(remainder(a * x + b, w.prime), w.g);",
   ]);
 });

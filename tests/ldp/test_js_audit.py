@@ -74,7 +74,10 @@ AUDIT_SCRIPT = ROOT / "tests" / "js" / "audit.mjs"
 # name -> (text in the module, its replacement). Each must occur in the source.
 MUTANTS: dict[str, tuple[str, str]] = {
     # One random byte mod S instead of rejection sampling a whole word.
-    "byte-mod-k": ("if (u < limit) return u % S;", "return (u & 255) % S;"),
+    "byte-mod-k": (
+        "if (u < limit) return remainder(u, S);",
+        "return remainder(u & 255, S);",
+    ),
     # Warner keeps the truth with probability (P + F/2)/S instead of P/S.
     "truth kept with wrong probability": (
         "return v < w.keep ? x : 1 - x;",
@@ -92,13 +95,13 @@ MUTANTS: dict[str, tuple[str, str]] = {
     ),
     # Unary bit i compares the loop index, not the random draw, to the weight.
     "index instead of random value": (
-        "const v = below(w.total);",
-        "const v = (below(w.total), i);",
+        "const v = uniformBelow(w.total, nextWord);",
+        "const v = (uniformBelow(w.total, nextWord), i);",
     ),
     # Geometric/Gaussian: kernel index j read as offset j - m, not j - (m-1).
     "kernel offset off by one": (
-        "const y = x + cumulative(tables.kernel, below(w.total)) - (k - 1);",
-        "const y = x + cumulative(tables.kernel, below(w.total)) - k;",
+        "cumulative(tables.kernel, uniformBelow(w.total, nextWord)) - (k - 1);",
+        "cumulative(tables.kernel, uniformBelow(w.total, nextWord)) - k;",
     ),
     # Geometric/Gaussian: reports off the grid are not clamped to its ends.
     "clamping dropped": (
@@ -112,8 +115,8 @@ MUTANTS: dict[str, tuple[str, str]] = {
     ),
     # Duchi: P(+B) uses the next level's weight (x + 1 instead of x).
     "duchi level off by one": (
-        "return below(w.total) < w.base + x * w.slope ? 1 : 0;",
-        "return below(w.total) < w.base + (x + 1) * w.slope ? 1 : 0;",
+        "return uniformBelow(w.total, nextWord) < w.base + x * w.slope ? 1 : 0;",
+        "return uniformBelow(w.total, nextWord) < w.base + (x + 1) * w.slope ? 1 : 0;",
     ),
     # Padding-and-sampling: always a padding item, whatever was selected.
     "selection never sampled": (

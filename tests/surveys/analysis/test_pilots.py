@@ -252,3 +252,67 @@ def test_the_pilot_page_simulates_multi_select_and_unprotected_questions(
     assert 'id="pilot-error"' not in html
     assert f'id="q{chosen.pk}"' in html
     assert 'id="plain-answers"' in html and "Where did you hear of us?" in html
+
+
+# --- display logic ---
+@pytest.fixture
+def branching(ada):
+    survey = authoring.survey_create(owner=ada, title="Driving", epsilon_budget=5)
+    drives = authoring.question_create(
+        survey=survey,
+        text="Do you drive?",
+        privacy=PrivacyConfig(kind="yes_no", is_private=False),
+        not_private_acknowledged=True,
+    )
+    authoring.question_create(
+        survey=survey,
+        text="Have you driven after drinking?",
+        privacy=PrivacyConfig(kind="yes_no", epsilon=1.0, mechanism="warner"),
+        show_if={"question": drives.pk, "any_of": [1]},
+    )
+    authoring.question_create(
+        survey=survey,
+        text="Have you ever cheated on an exam?",
+        privacy=PrivacyConfig(kind="yes_no", epsilon=1.0, mechanism="warner"),
+    )
+    return survey
+
+
+def test_a_question_shown_for_some_answers_is_answered_only_by_those_respondents(
+    branching,
+):
+    drives = _by_text(branching, "Do you drive?")
+    params = {"n": 4_000, "shares": {str(drives.pk): [0.3, 0.7]}, "seed": 6}
+    results = pilots.pilot_results(branching, params)
+    (plain,) = results.plain
+    drivers = plain.counts[plain.labels.index("Yes")]
+    assert plain.n == 4_000
+    assert drivers == pytest.approx(1_200, abs=120)
+    by_text = {q.text: q.n for q in results.questions}
+    assert by_text == {
+        "Have you driven after drinking?": drivers,
+        "Have you ever cheated on an exam?": 4_000,
+    }
+
+
+def test_a_question_nobody_is_shown_gets_no_simulated_reports(branching):
+    drives = _by_text(branching, "Do you drive?")
+    params = {"n": 500, "shares": {str(drives.pk): [0, 100]}, "seed": 7}
+    results = pilots.pilot_results(branching, params)
+    assert {q.text: q.n for q in results.questions}.get(
+        "Have you driven after drinking?", 0
+    ) == 0
+
+
+def test_changing_the_display_logic_makes_a_new_pilot(branching):
+    follow = _by_text(branching, "Have you driven after drinking?")
+    drives = _by_text(branching, "Do you drive?")
+    first, _ = pilots.pilot_request(survey=branching, n=300, shares={})
+    authoring.question_update(
+        question=follow,
+        text=follow.text,
+        privacy=PrivacyConfig(kind="yes_no", epsilon=1.0, mechanism="warner"),
+        show_if={"question": drives.pk, "any_of": [0]},
+    )
+    again, created = pilots.pilot_request(survey=branching, n=300, shares={})
+    assert created and again.pk != first.pk

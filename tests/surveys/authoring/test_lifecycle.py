@@ -3,6 +3,7 @@ archive and delete."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -183,6 +184,47 @@ def test_the_detail_page_hides_the_public_link_of_an_invitation_only_survey(
     assert "Invitation only" in page.content.decode()
 
 
+def badges(html: str) -> list[tuple[str, str]]:
+    """The status badges on a page, as (data-state, text)."""
+    return re.findall(
+        r'<span class="status [^"]*" data-state="(\w+)">([^<]*)</span>', html
+    )
+
+
+def test_a_survey_closed_by_its_target_is_badged_closed_everywhere(
+    ada_client, published, respond
+):
+    with_fields(published, close_at_responses=1)
+    respond(published)
+    pages = [
+        reverse("authoring:survey_detail", args=[published.pk]),
+        reverse("authoring:survey_list"),
+        reverse("analysis:dashboard", args=[published.pk]),
+    ]
+    for url in pages:
+        assert badges(ada_client.get(url).content.decode()) == [("closed", "Closed")]
+
+
+def test_a_survey_before_its_opening_time_is_badged_not_open_yet(ada_client, published):
+    with_fields(published, opens_at=timezone.now() + timedelta(days=1))
+    page = ada_client.get(reverse("authoring:survey_detail", args=[published.pk]))
+    assert badges(page.content.decode()) == [("not_yet", "Not open yet")]
+
+
+def test_each_date_on_the_survey_page_names_its_time_zone(ada_client, published):
+    with_fields(
+        published,
+        time_zone="Europe/Paris",
+        opens_at=datetime(2026, 6, 1, 10, 0, tzinfo=UTC),
+        closes_at=datetime(2026, 7, 1, 10, 0, tzinfo=UTC),
+    )
+    text = ada_client.get(
+        reverse("authoring:survey_detail", args=[published.pk])
+    ).content.decode()
+    assert "Opens 1 Jun 2026, 12:00 (Europe/Paris)." in text
+    assert "Closes 1 Jul 2026, 12:00 (Europe/Paris)." in text
+
+
 # --- notifications ---
 def test_the_owner_is_emailed_once_when_the_survey_opens_at_its_date(published):
     with_fields(published, opens_at=NOW - timedelta(minutes=1))
@@ -280,6 +322,27 @@ def test_an_archived_survey_is_read_only(published, ada):
     assert archived.questions.count() == 2
 
 
+def test_an_archived_surveys_page_offers_no_change_to_its_questions(
+    ada_client, published, ada, respond
+):
+    respond(published)
+    lifecycle_services.survey_archive(survey=published, user=ada)
+    question = published.questions.first()
+    text = ada_client.get(
+        reverse("authoring:survey_detail", args=[published.pk])
+    ).content.decode()
+    for url in (
+        reverse("authoring:question_create", args=[published.pk]),
+        reverse("authoring:grid_create", args=[published.pk]),
+        reverse("authoring:question_edit", args=[published.pk, question.pk]),
+        reverse("authoring:question_move", args=[published.pk, question.pk]),
+    ):
+        assert url not in text
+    assert "Duplicate" in text
+    # Nor does it say how a change to a question would be handled.
+    assert "specs are frozen" not in text
+
+
 def test_the_list_hides_archived_surveys_unless_asked(ada_client, published, ada):
     lifecycle_services.survey_archive(survey=published, user=ada)
     url = reverse("authoring:survey_list")
@@ -306,6 +369,17 @@ def test_the_delete_page_offers_the_export_first(ada_client, published):
     assert "Export first" in text
     assert reverse("analysis:export_reports_csv", args=[published.pk]) in text
     assert reverse("analysis:export_estimates_csv", args=[published.pk]) in text
+
+
+def test_the_delete_page_suggests_archiving_only_a_survey_not_archived_yet(
+    ada_client, published, ada
+):
+    url = reverse("authoring:survey_delete", args=[published.pk])
+    assert "Or archive the survey instead" in ada_client.get(url).content.decode()
+    lifecycle_services.survey_archive(survey=published, user=ada)
+    text = ada_client.get(url).content.decode()
+    assert "Or archive the survey instead" not in text
+    assert "Export first" in text
 
 
 def test_delete_without_the_typed_title_changes_nothing(ada_client, published):

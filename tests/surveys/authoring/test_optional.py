@@ -89,3 +89,36 @@ def test_a_section_introduction_without_a_title_is_refused(ada_client, make_surv
     html = ada_client.post(url, {**QUESTION, "section_intro": "Hello"}).content
     assert "A section introduction needs a section title" in html.decode()
     assert not survey.questions.exists()
+
+
+def test_the_survey_page_shows_where_sections_start_and_which_questions_are_optional(
+    ada_client, make_survey
+):
+    survey = make_survey()
+    services.question_create(
+        survey=survey,
+        text="Ever cheated?",
+        privacy=PrivacyConfig("yes_no"),
+        section_title="About exams",
+    )
+    services.question_create(
+        survey=survey, text="Ever copied?", privacy=PrivacyConfig("yes_no")
+    )
+    services.question_create(
+        survey=survey,
+        text="Ever lied?",
+        privacy=PrivacyConfig("yes_no"),
+        optional=True,
+        section_title="About you",
+    )
+    html = ada_client.get(
+        reverse("authoring:survey_detail", kwargs={"pk": survey.pk})
+    ).content.decode()
+    cards = html.split('class="question-card"')[1:]
+    assert len(cards) == 3
+    sections = ['data-field="section"' in card for card in cards]
+    optional = ['data-field="optional"' in card for card in cards]
+    assert sections == [True, False, True]
+    assert optional == [False, False, True]
+    assert "New section: <strong>About you</strong>" in cards[2]
+    assert "optional (“Prefer not to answer”)" in cards[2]

@@ -1,0 +1,13 @@
+"""Signals the authoring app sends; other apps connect to them in their ready().
+
+Authoring never imports the apps that read its questions (analysis sits above
+it), so it announces the changes that Django's model signals do not carry.
+"""
+
+from __future__ import annotations
+
+from django.dispatch import Signal
+
+# Sent inside the transaction that renumbered a survey's questions in bulk
+# (``bulk_update`` sends no ``post_save``).  Keyword argument: ``survey_id``.
+questions_reordered = Signal()
