@@ -116,18 +116,27 @@ def survey_definition(questions: list[Question]) -> str:
 
 def current_definition(*, survey_id: int) -> str:
     """``survey_definition`` of the survey's questions, reading only the five
-    columns it fingerprints (not the specs)."""
-    rows = (
+    columns it fingerprints (not the specs) and, in the same query, the
+    survey's consistent method."""
+    rows = list(
         Question.objects.filter(survey_id=survey_id)
         .order_by("position", "id")
-        .values_list("pk", "position", "text", "is_private", "spec_revision")
+        .values_list(
+            "pk",
+            "position",
+            "text",
+            "is_private",
+            "spec_revision",
+            "survey__results_settings__consistent_method",
+        )
     )
     cuts = dict(
         QuestionBins.objects.filter(question__survey_id=survey_id).values_list(
             "question_id", "cuts"
         )
     )
-    return _definition(rows, cuts, consistent_method(survey_id=survey_id))
+    method = (rows[0][5] if rows else None) or ResultsSettings.Consistent.PROJECTION
+    return _definition((row[:5] for row in rows), cuts, method)
 
 
 def _definition(rows, cuts: dict[int, list[float]], method: str) -> str:
