@@ -32,11 +32,16 @@ class AnalysisConfig(AppConfig):
         self._forget_snapshot_heads_on_change()
 
     def _forget_snapshot_heads_on_change(self) -> None:
-        """A snapshot stored, or the questions, bins or survey changed: readers
-        must not keep the cached snapshot head (surveys/analysis/snapshot_heads.py)."""
+        """A snapshot stored, or the questions, bins, consistent method or survey
+        changed: readers must not keep the cached snapshot head
+        (surveys/analysis/snapshot_heads.py)."""
         from django.db.models.signals import post_delete, post_save
 
-        from surveys.analysis.models import QuestionBins, ResultSnapshot
+        from surveys.analysis.models import (
+            QuestionBins,
+            ResultSnapshot,
+            ResultsSettings,
+        )
         from surveys.analysis.receivers import (
             forget_head_of_bins,
             forget_head_of_question,
@@ -53,7 +58,9 @@ class AnalysisConfig(AppConfig):
                 sender=Survey,
                 dispatch_uid=f"analysis-head-survey-{name}",
             )
-            for model in (Question, ResultSnapshot):
+            # A survey's consistent method (ResultsSettings) is in its results
+            # definition, as the questions are.
+            for model in (Question, ResultSnapshot, ResultsSettings):
                 signal.connect(
                     forget_head_of_question,
                     sender=model,

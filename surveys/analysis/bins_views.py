@@ -6,6 +6,8 @@ a worker recomputes it (``tasks.send_snapshot``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
@@ -16,15 +18,28 @@ from surveys.analysis import bins, tasks
 from surveys.analysis.bins_forms import BinsForm
 from surveys.analysis.models import QuestionBins
 from surveys.authoring import access
+from surveys.authoring.catalogue import (
+    BINS_ALTERNATIVE,
+    MEAN_ONLY_REASON,
+    identifies_only_the_mean,
+)
 from surveys.authoring.models import Question
 
+NOT_A_NUMBER = "Only protected number questions can be grouped into bins."
 
-def _values(question: Question):
-    """The question's possible answers, or None when it cannot have bins."""
+
+def _values(question: Question) -> tuple[Any, str | None]:
+    """(the question's possible answers, None) or (None, why it has no bins)."""
     if question.kind != Question.Kind.NUMERIC or not question.is_private:
-        return None
+        return None, NOT_A_NUMBER
     mechanism = question.compiled_mechanism()
-    return None if mechanism is None else mechanism.input_values()
+    values = None if mechanism is None else mechanism.input_values()
+    if mechanism is None or values is None:
+        return None, NOT_A_NUMBER
+    if identifies_only_the_mean(mechanism.name):
+        # docs/maths.md, section 11.1: the reports identify the mean alone.
+        return None, f"{MEAN_ONLY_REASON} {BINS_ALTERNATIVE}"
+    return values, None
 
 
 @login_required
@@ -37,11 +52,11 @@ def question_bins(request, pk: int, question_pk: int):
     """
     survey = access.survey_get_for(user=request.user, pk=pk, need=access.EDIT)
     question = get_object_or_404(survey.questions, pk=question_pk)
-    values = _values(question)
+    values, refusal = _values(question)
     stored = QuestionBins.objects.filter(question=question).first()
-    context = {"survey": survey, "question": question, "values": values}
-    if values is None:
-        context["refusal"] = "Only protected number questions can be grouped into bins."
+    context = {"survey": survey, "question": question}
+    if refusal is not None:
+        context["refusal"] = refusal
         return render(
             request,
             "analysis/question_bins.html",

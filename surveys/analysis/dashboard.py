@@ -16,8 +16,14 @@ from django.conf import settings
 from django.utils import timezone
 
 from surveys.analysis import charts
+from surveys.analysis.consistent import method_label
 from surveys.analysis.results import Distribution, QuestionResult, SurveyResults
 from surveys.analysis.selectors import PENDING_COUNT_CAP
+from surveys.authoring.catalogue import (
+    BINS_ALTERNATIVE,
+    MEAN_ONLY_REASON,
+    identifies_only_the_mean,
+)
 
 SHARE_KINDS = {"yes_no", "single_choice", "multi_select"}
 MEAN_KINDS = {"ordinal", "numeric"}
@@ -115,6 +121,12 @@ class QuestionCard:
     bin_rows: list[BinRow] = field(default_factory=list)
     bin_chart: str = ""
     bin_method: str = ""
+    # The consistent column's method in words ("" when there is no column).
+    consistent_label: str = ""
+    # Why there is no distribution and what to choose instead, for a
+    # mechanism whose reports identify only the mean ("" otherwise).
+    mean_only_reason: str = ""
+    bins_alternative: str = ""
 
 
 def _rows(result: QuestionResult) -> list[Row]:
@@ -250,6 +262,7 @@ def _binned(result: QuestionResult) -> dict[str, Any]:
         "rows_hidden": 0,
         "chart": "",
         "outside_note": "",
+        "consistent_label": "",
     }
 
 
@@ -263,8 +276,13 @@ def question_card(result: QuestionResult) -> QuestionCard:
         "outside_note": _outside_note(rows, result.consistent is not None),
         "rows_hidden": max(len(result.labels) - TABLE_ROWS_MAX, 0),
         "chart": _chart(result),
+        "consistent_label": method_label(result.consistent_method) if rows else "",
     }
     fields.update(_binned(result))
+    if result.kind == "numeric" and identifies_only_the_mean(result.mechanism):
+        fields.update(
+            mean_only_reason=MEAN_ONLY_REASON, bins_alternative=BINS_ALTERNATIVE
+        )
     return QuestionCard(
         result=result,
         shares_in_units=in_units,

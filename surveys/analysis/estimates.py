@@ -68,7 +68,14 @@ def influence_factor(mechanism: ldp.Mechanism) -> float:
     return mechanism.manipulation_bound(FAKE_SHARE)
 
 
-def _estimate_fields(estimate: ldp.Estimate) -> dict[str, Any]:
+def consistent_method_for(estimate: ldp.Estimate, wanted: str) -> str:
+    """The consistent method used for ``estimate``: ``wanted`` where its family
+    offers it, else the family's default (docs/maths.md, section 6.2)."""
+    methods = estimate.consistent_methods
+    return wanted if wanted in methods else methods[0]
+
+
+def _estimate_fields(estimate: ldp.Estimate, consistent_method: str) -> dict[str, Any]:
     """Shares (where identifiable) and the mean (where answers have values)."""
     fields: dict[str, Any] = {}
     if estimate.identifiable:
@@ -79,9 +86,14 @@ def _estimate_fields(estimate: ldp.Estimate) -> dict[str, Any]:
             standard_error=_floats(estimate.standard_error),
             intervals=_intervals(interval.low, interval.high),
             interval_method=method,
-            # Multi-select shares need not sum to 1: no simplex projection.
-            consistent=_floats(estimate.consistent()) if estimate.sums_to_one else None,
         )
+        # Multi-select shares need not sum to 1: no consistent distribution.
+        if estimate.sums_to_one:
+            used = consistent_method_for(estimate, consistent_method)
+            fields.update(
+                consistent=_floats(estimate.consistent(used)),
+                consistent_method=used,
+            )
     mean = estimate.mean()
     if mean is not None:
         mean_interval = mean.confidence_interval(LEVEL)
@@ -101,12 +113,14 @@ def question_result(
     target_margin: float,
     older_reports: int = 0,
     cuts: list[float] | None = None,
+    consistent_method: str = "norm-sub",
 ) -> QuestionResult:
     """The result of one question from its current revision's aggregate.
 
     Scales and numbers also get their binned distribution and median
     (:func:`surveys.analysis.bins.distribution`), numbers in the researcher's
-    bins ``cuts`` when given.
+    bins ``cuts`` when given.  ``consistent_method`` is the survey's choice of
+    consistent estimate ("norm-sub" or "mle", :func:`consistent_method_for`).
     """
     n = stat.n if stat is not None else 0
     warnings: list[str] = []
@@ -116,6 +130,7 @@ def question_result(
         "intervals": [],
         "interval_method": mechanism.interval_method,
         "consistent": None,
+        "consistent_method": None,
         "mean": None,
         "mean_standard_error": None,
         "mean_interval": None,
@@ -125,7 +140,7 @@ def question_result(
             "No reports yet." if n == 0 else f"Only {n} report: too few to estimate."
         )
     else:
-        fields.update(_estimate_fields(mechanism.estimate(stat)))
+        fields.update(_estimate_fields(mechanism.estimate(stat), consistent_method))
         if question.kind in BINNED_KINDS:
             fields["distribution"] = bins.distribution(
                 mechanism,

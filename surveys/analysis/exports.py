@@ -30,7 +30,9 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 METHOD = (
     "Unbiased estimates by inverting each question's randomization channel "
     "(frequency oracles: (C/n − q*)/(p* − q*)); consistent estimates are the "
-    "Euclidean projection onto the simplex (Norm-Sub). Scales and numbers also "
+    "Euclidean projection onto the simplex (Norm-Sub) or, where the researcher "
+    "chose it, the maximum-likelihood distribution through the randomization "
+    "(EM); the consistent_method column names the one used. Scales and numbers also "
     "have a binned distribution: the constrained maximum-likelihood level "
     "distribution (EM) summed into bins, with percentile parametric-bootstrap "
     "intervals, and the median with its bootstrap interval."
@@ -90,6 +92,7 @@ ESTIMATE_COLUMNS = [
     "ci_high",
     "interval_method",
     "consistent",
+    "consistent_method",
     "mean",
     "mean_standard_error",
     "mean_ci_low",
@@ -154,6 +157,7 @@ def _question_rows(survey_id: int, q: QuestionResult) -> Iterator[list[Any]]:
             "" if interval is None else interval.high,
             method,
             "" if fixed is None else fixed,
+            "" if fixed is None else q.consistent_method or "",
             "" if q.mean is None else q.mean,
             "" if q.mean_standard_error is None else q.mean_standard_error,
             "" if mean_interval is None else mean_interval.low,

@@ -8,21 +8,16 @@ the same address shows its progress, then its table.  Every page goes through
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse
 from django.shortcuts import render
-from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from surveys.analysis import model_tables, regressions, tasks, weights
+from surveys.analysis import model_tables, regressions, weights
+from surveys.analysis.job_views import finished, job_context, job_sent, refused
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.reading import latest_results
 from surveys.authoring import access
-
-JOB_RESEND_SECONDS = 30  # as views.JOB_RESEND_SECONDS: a lost sending is redone
-COMPUTING_RETRY_SECONDS = 5
 
 
 def _survey(request, pk: int):
@@ -32,17 +27,6 @@ def _survey(request, pk: int):
 def _pk(text: str) -> int | None:
     text = text.strip()
     return int(text) if text.isdecimal() and len(text) <= 10 else None
-
-
-def _sent(job: AnalysisJob, created: bool) -> AnalysisJob:
-    """Send a new job (or one whose sending was lost) to a worker."""
-    lost = job.status == AnalysisJob.Status.QUEUED and (
-        job.created_at < timezone.now() - timedelta(seconds=JOB_RESEND_SECONDS)
-    )
-    if created or lost:
-        tasks.send_analysis_job(job.pk)
-        job.refresh_from_db()  # with no broker it has run by now
-    return job
 
 
 def _regression_job(request, survey) -> AnalysisJob:
@@ -57,16 +41,7 @@ def _regression_job(request, survey) -> AnalysisJob:
     job, created = regressions.regression_request(
         survey=survey, outcome=outcome, covariates=chosen, references=references
     )
-    return _sent(job, created)
-
-
-def _job_context(context: dict, job: AnalysisJob, prefix: str) -> None:
-    if job.status == AnalysisJob.Status.DONE:
-        context[prefix] = job.result
-    elif job.status == AnalysisJob.Status.FAILED:
-        context[f"{prefix}_error"] = job.error
-    else:
-        context[f"{prefix}_job"] = job
+    return job_sent(job, created)
 
 
 @login_required
@@ -95,32 +70,16 @@ def survey_regression(request, pk: int):
     if "outcome" in request.GET:
         try:
             job = _regression_job(request, survey)
-        except regressions.RegressionRefused as refused:
-            context["regression_error"] = str(refused)
+        except regressions.RegressionRefused as refusal:
+            context["regression_error"] = str(refusal)
         else:
-            _job_context(context, job, "regression")
+            job_context(context, job, "regression")
     if context.get("regression"):
         result = context["regression"]
         context["regression_rows"] = model_tables.regression_rows(result)
         test = result.get("lr_test")
         context["lr_p"] = model_tables.p_value(test["pvalue"] if test else None)
     return render(request, "analysis/regression.html", context)
-
-
-def _computing() -> HttpResponse:
-    response = HttpResponse(
-        "The analysis is being computed; try again in a few seconds.\n",
-        status=503,
-        content_type="text/plain; charset=utf-8",
-    )
-    response["Retry-After"] = str(COMPUTING_RETRY_SECONDS)
-    return response
-
-
-def _refused(message: str) -> HttpResponse:
-    return HttpResponseBadRequest(
-        message + "\n", content_type="text/plain; charset=utf-8"
-    )
 
 
 def _csv(survey, job: AnalysisJob, lines, suffix: str) -> HttpResponse:
@@ -131,14 +90,6 @@ def _csv(survey, job: AnalysisJob, lines, suffix: str) -> HttpResponse:
     return response
 
 
-def _finished(job: AnalysisJob) -> HttpResponse | None:
-    if job.status == AnalysisJob.Status.FAILED:
-        return _refused(job.error)
-    if job.status != AnalysisJob.Status.DONE:
-        return _computing()
-    return None
-
-
 def _job_csv(
     request, pk: int, *, asks: str, missing: str, job_for, refusal, table, name
 ):
@@ -146,12 +97,12 @@ def _job_csv(
     it is refused or not asked for, 503 while it is being computed)."""
     survey = _survey(request, pk)
     if asks not in request.GET:
-        return _refused(missing)
+        return refused(missing)
     try:
         job = job_for(request, survey)
-    except refusal as refused:
-        return _refused(str(refused))
-    waiting = _finished(job)
+    except refusal as refusal_error:
+        return refused(str(refusal_error))
+    waiting = finished(job)
     if waiting is not None:
         return waiting
     return _csv(survey, job, table(job.result), name)
@@ -183,7 +134,7 @@ def _weights_job(request, survey) -> AnalysisJob:
             margins[question.pk] = shares
     latest_results(survey)  # brings the snapshot (the job's data) up to date
     job, created = weights.weighted_request(survey=survey, margins=margins)
-    return _sent(job, created)
+    return job_sent(job, created)
 
 
 @login_required
@@ -207,10 +158,10 @@ def survey_weights(request, pk: int):
     if "weigh" in request.GET:
         try:
             job = _weights_job(request, survey)
-        except weights.WeightingRefused as refused:
-            context["weighted_error"] = str(refused)
+        except weights.WeightingRefused as refusal:
+            context["weighted_error"] = str(refusal)
         else:
-            _job_context(context, job, "weighted")
+            job_context(context, job, "weighted")
     if context.get("weighted"):
         context["weighted_questions"] = model_tables.weighted_rows(context["weighted"])
         context["margin_tables"] = model_tables.margin_rows(context["weighted"])

@@ -182,6 +182,36 @@ class QuestionBins(models.Model):
         return f"bins of question {self.question_id}: {self.cuts}"
 
 
+class ResultsSettings(models.Model):
+    """A survey's choices of how its results are computed (no row: the defaults).
+
+    ``consistent_method`` names the ldp post-processing that turns the
+    unbiased shares into a distribution (docs/maths.md, section 6.2): the
+    Euclidean projection onto the simplex, or the maximum-likelihood estimate
+    through the mechanism's channel.  Changing it changes the survey's results
+    definition (``selectors.survey_definition``), so the snapshot is stale and
+    the workers recompute it.
+    """
+
+    class Consistent(models.TextChoices):
+        PROJECTION = "norm-sub", "Projection onto the simplex (Norm-Sub)"
+        MLE = "mle", "Maximum likelihood through the randomization (EM)"
+
+    survey = models.OneToOneField(
+        Survey,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="results_settings",
+    )
+    consistent_method = models.CharField(
+        max_length=16, choices=Consistent.choices, default=Consistent.PROJECTION
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"results settings of survey {self.survey_id}: {self.consistent_method}"
+
+
 def job_find_or_create(lookup: dict) -> tuple[AnalysisJob, bool]:
     """(the job ``lookup`` names, created): an identical request made at the
     same moment finds the one the other created (the unique constraint)."""

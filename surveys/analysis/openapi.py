@@ -59,8 +59,8 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "description": (
             "Unbiased estimates of one randomized question under its current "
-            "spec revision. Shares may fall outside [0, 1]; 'consistent' is the "
-            "projection onto the simplex."
+            "spec revision. Shares may fall outside [0, 1]; 'consistent' is a "
+            "distribution made from them by the method 'consistent_method' names."
         ),
         "properties": {
             "question_id": {"type": "integer"},
@@ -81,6 +81,15 @@ SCHEMAS: dict[str, Any] = {
             },
             "interval_method": {"type": "string"},
             "consistent": {"type": ["array", "null"], "items": {"type": "number"}},
+            "consistent_method": {
+                "type": ["string", "null"],
+                "enum": ["norm-sub", "mle", None],
+                "description": (
+                    "How 'consistent' was made: 'norm-sub' (Euclidean projection "
+                    "onto the simplex) or 'mle' (maximum likelihood through the "
+                    "randomization channel, by EM); null without 'consistent'."
+                ),
+            },
             "mean": {"type": ["number", "null"]},
             "mean_standard_error": {"type": ["number", "null"]},
             "mean_interval": {

@@ -30,7 +30,8 @@ def forget_head_of_survey(sender: type, *, instance, **kwargs) -> None:
 
 
 def forget_head_of_question(sender: type, *, instance, **kwargs) -> None:
-    """A question (or a snapshot) was saved or deleted: the same, for its survey."""
+    """A question (or a snapshot, or the survey's results settings) was saved or
+    deleted: the same, for its survey."""
     forget_head(instance.survey_id)
 
 

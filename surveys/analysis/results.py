@@ -62,7 +62,7 @@ class QuestionResult:
     standard_error: list[float]
     intervals: list[Interval]  # 95%, exact where the mechanism allows
     interval_method: str  # "exact" | "wilson" | "wald" | "t"
-    consistent: list[float] | None  # norm-sub shares where they form a distribution
+    consistent: list[float] | None  # consistent shares where they form a distribution
     mean: float | None
     mean_standard_error: float | None
     mean_interval: Interval | None
@@ -74,6 +74,9 @@ class QuestionResult:
     # Scales and numbers: binned distribution and median (None otherwise, or
     # when the mechanism has no channel over the levels to fit).
     distribution: Distribution | None = None
+    # The ldp method of ``consistent``: "norm-sub" (projection onto the simplex)
+    # or "mle" (maximum likelihood through the channel); None without it.
+    consistent_method: str | None = None
 
 
 @dataclass(frozen=True)
@@ -131,8 +134,8 @@ class SurveyResults:
 # Bumped whenever the stored form of the results changes: a snapshot stored by
 # an earlier release is then recomputed instead of misread.
 # 2: item non-response ("skipped"); 3: unprotected answers; 4: binned
-# distributions and medians of scales and numbers.
-DOCUMENT_FORMAT = 4
+# distributions and medians of scales and numbers; 5: the consistent method.
+DOCUMENT_FORMAT = 5
 READER_FIELDS = (
     "pending_reports",
     "computed_at",

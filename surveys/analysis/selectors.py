@@ -17,6 +17,7 @@ from surveys.analysis.estimates import question_result
 from surveys.analysis.models import (
     QuestionBins,
     ResultSnapshot,
+    ResultsSettings,
     Tally,
     TallyWatermark,
 )
@@ -82,36 +83,63 @@ def question_cuts(question_ids: list[int]) -> dict[int, list[float]]:
     )
 
 
+def consistent_method(*, survey_id: int) -> str:
+    """The survey's consistent-estimate method (``ResultsSettings``; default:
+    the projection onto the simplex, "norm-sub")."""
+    stored = (
+        ResultsSettings.objects.filter(survey_id=survey_id)
+        .values_list("consistent_method", flat=True)
+        .first()
+    )
+    return stored or ResultsSettings.Consistent.PROJECTION.value
+
+
 def survey_definition(questions: list[Question]) -> str:
     """A fingerprint of what results are computed under: texts, order, specs,
-    and the researchers' bins.
+    the researchers' bins and the survey's consistent-estimate method.
 
     A snapshot computed under another definition is stale (a question was
-    edited, added or removed, or its bins changed), whatever its watermark.
+    edited, added or removed, its bins changed, or the consistent method),
+    whatever its watermark.
     """
+    method = (
+        consistent_method(survey_id=questions[0].survey_id)
+        if questions
+        else ResultsSettings.Consistent.PROJECTION.value
+    )
     return _definition(
         ((q.pk, q.position, q.text, q.is_private, q.spec_revision) for q in questions),
         question_cuts([q.pk for q in questions]),
+        method,
     )
 
 
 def current_definition(*, survey_id: int) -> str:
     """``survey_definition`` of the survey's questions, reading only the five
-    columns it fingerprints (not the specs)."""
-    rows = (
+    columns it fingerprints (not the specs) and, in the same query, the
+    survey's consistent method."""
+    rows = list(
         Question.objects.filter(survey_id=survey_id)
         .order_by("position", "id")
-        .values_list("pk", "position", "text", "is_private", "spec_revision")
+        .values_list(
+            "pk",
+            "position",
+            "text",
+            "is_private",
+            "spec_revision",
+            "survey__results_settings__consistent_method",
+        )
     )
     cuts = dict(
         QuestionBins.objects.filter(question__survey_id=survey_id).values_list(
             "question_id", "cuts"
         )
     )
-    return _definition(rows, cuts)
+    method = (rows[0][5] if rows else None) or ResultsSettings.Consistent.PROJECTION
+    return _definition((row[:5] for row in rows), cuts, method)
 
 
-def _definition(rows, cuts: dict[int, list[float]]) -> str:
+def _definition(rows, cuts: dict[int, list[float]], method: str) -> str:
     digest = hashlib.sha256()
     for pk, position, text, is_private, revision in rows:
         digest.update(
@@ -122,6 +150,9 @@ def _definition(rows, cuts: dict[int, list[float]]) -> str:
     # Without bins the fingerprint is as before (no snapshot goes stale).
     for pk in sorted(cuts):
         digest.update(json.dumps(["bins", pk, cuts[pk]]).encode())
+    # Likewise with the default consistent method.
+    if method != ResultsSettings.Consistent.PROJECTION:
+        digest.update(json.dumps(["consistent", method]).encode())
     return digest.hexdigest()
 
 
@@ -147,6 +178,7 @@ def results_from_tallies(
         raise ValueError(f"target_margin is {target_margin!r}; allowed: 0 < m < 1")
     results, plain, epsilons = [], [], []
     cuts = question_cuts([q.pk for q in questions])
+    method = consistent_method(survey_id=survey.pk)
     for question in questions:
         if not question.is_private:
             plain.append((question.pk, question.text))
@@ -168,6 +200,7 @@ def results_from_tallies(
                 target_margin=target_margin,
                 older_reports=older,
                 cuts=cuts.get(question.pk),
+                consistent_method=method,
             )
         )
     return SurveyResults(

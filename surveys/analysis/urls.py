@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from surveys.analysis import api, bins_views, model_views, views
+from surveys.analysis import api, bins_views, consistent_views, model_views, views
 from surveys.api_tokens import views as token_views
 
 app_name = "analysis"
@@ -22,6 +22,11 @@ page_patterns = [
         "<int:pk>/questions/<int:question_pk>/bins/",
         bins_views.question_bins,
         name="question_bins",
+    ),
+    path(
+        "<int:pk>/consistent/",
+        consistent_views.consistent_method,
+        name="consistent_method",
     ),
     path("<int:pk>/pilot/", views.survey_pilot, name="pilot"),
     path("<int:pk>/regression/", model_views.survey_regression, name="regression"),

@@ -12,7 +12,6 @@ import io
 import json
 import tempfile
 from collections.abc import Iterator
-from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -21,14 +20,12 @@ from django.core.cache import cache
 from django.http import (
     Http404,
     HttpResponse,
-    HttpResponseBadRequest,
     JsonResponse,
     StreamingHttpResponse,
 )
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
@@ -36,6 +33,7 @@ from django.views.decorators.http import require_GET, require_POST
 from surveys.accounts.sessions import passive
 from surveys.analysis import (
     charts,
+    consistent,
     crosstabs,
     dashboard,
     datasets,
@@ -47,6 +45,7 @@ from surveys.analysis import (
     selectors,
     tasks,
 )
+from surveys.analysis.job_views import computing, job_context, job_sent, refused
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.privacy import survey_privacy_view
 from surveys.analysis.privacy_forms import GroupSizeForm
@@ -68,11 +67,6 @@ def _survey_with_results(request, pk: int):
     return survey_with_results(
         access.accessible_surveys(user=request.user, need=access.VIEW), pk
     )
-
-
-# While no snapshot exists yet (a worker is computing the first), exports
-# answer 503 with this Retry-After and the dashboard says so.
-COMPUTING_RETRY_SECONDS = 5
 
 
 def _results_context(survey, results) -> dict:
@@ -137,13 +131,9 @@ def _results_body(survey, results) -> str:
 
 
 def _computing() -> HttpResponse:
-    response = HttpResponse(
-        "The results are being computed; try again in a few seconds.\n",
-        status=503,
-        content_type="text/plain; charset=utf-8",
-    )
-    response["Retry-After"] = str(COMPUTING_RETRY_SECONDS)
-    return response
+    """While no snapshot exists yet (a worker is computing the first), exports
+    answer 503 with ``Retry-After`` and the dashboard says so."""
+    return computing("The results")
 
 
 @login_required
@@ -212,34 +202,14 @@ def _question_from(request, survey, name: str):
         return None
 
 
-# A queued job older than this is sent again (its first sending may have been
-# lost while the broker was down).
-JOB_RESEND_SECONDS = 30
-
-
 def _job(survey, kind: str, params: dict[str, int]) -> AnalysisJob:
     latest_results(survey)  # brings the snapshot (the job's data) up to date
     job, created = jobs.job_request(survey=survey, kind=kind, params=params)
-    lost = job.status == AnalysisJob.Status.QUEUED and (
-        job.created_at < timezone.now() - timedelta(seconds=JOB_RESEND_SECONDS)
-    )
-    if created or lost:
-        tasks.send_analysis_job(job.pk)
-        job.refresh_from_db()  # with no broker it has run by now
-    return job
+    return job_sent(job, created)
 
 
-def _job_context(context: dict, job: AnalysisJob, prefix: str) -> None:
-    if job.status == AnalysisJob.Status.DONE:
-        if prefix == "crosstab":
-            context["crosstab"] = job.result["crosstab"]
-            context["crosstab_rows"] = job.result["rows"]
-        else:
-            context["breakdown"] = job.result
-    elif job.status == AnalysisJob.Status.FAILED:
-        context[f"{prefix}_error"] = job.error
-    else:
-        context[f"{prefix}_job"] = job
+def _crosstab_done(job: AnalysisJob) -> dict:
+    return {"crosstab": job.result["crosstab"], "crosstab_rows": job.result["rows"]}
 
 
 @login_required
@@ -264,14 +234,14 @@ def survey_crosstab(request, pk: int):
             context["crosstab_error"] = "Pick two different questions."
         else:
             job = _job(survey, AnalysisJob.Kind.CROSSTAB, {"a": a.pk, "b": b.pk})
-            _job_context(context, job, "crosstab")
+            job_context(context, job, "crosstab", _crosstab_done)
     q, by = _question_from(request, survey, "q"), _question_from(request, survey, "by")
     if request.GET.get("q") or request.GET.get("by"):
         if q is None or by is None:
             context["breakdown_error"] = "Pick a randomized question and a grouping."
         else:
             job = _job(survey, AnalysisJob.Kind.BREAKDOWN, {"q": q.pk, "by": by.pk})
-            _job_context(context, job, "breakdown")
+            job_context(context, job, "breakdown")
     return render(request, "analysis/crosstab.html", context)
 
 
@@ -329,29 +299,27 @@ def survey_pilot(request, pk: int):
             if created:
                 tasks.send_analysis_job(job.pk)
                 job.refresh_from_db()  # with no broker it has run by now
-            _pilot_context(context, survey, job)
+            job_context(context, job, "pilot", lambda done: _pilot_body(survey, done))
     return render(request, "analysis/pilot.html", context)
 
 
-def _pilot_context(context: dict, survey, job: AnalysisJob) -> None:
-    if job.status == AnalysisJob.Status.DONE:
-        results = results_from_document(job.result, pending_reports=0)
-        body = {
-            "survey": survey,
-            "results": results,
-            "batch_size": dashboard.batch_size(),
-            "cards": dashboard.cards(results),
-            "plain_rows": dashboard.plain_rows(results),
-            "simulated": True,  # no batching: nobody's answers are in it
-        }
-        context["pilot_body"] = mark_safe(  # noqa: S308
+def _pilot_body(survey, job: AnalysisJob) -> dict:
+    """A finished pilot: its results as the results page would show them."""
+    results = results_from_document(job.result, pending_reports=0)
+    body = {
+        "survey": survey,
+        "results": results,
+        "batch_size": dashboard.batch_size(),
+        "cards": dashboard.cards(results),
+        "plain_rows": dashboard.plain_rows(results),
+        "simulated": True,  # no batching: nobody's answers are in it
+    }
+    return {
+        "pilot_body": mark_safe(  # noqa: S308
             render_to_string("analysis/_results_body.html", body)
-        )
-        context["pilot_n"] = job.params["n"]
-    elif job.status == AnalysisJob.Status.FAILED:
-        context["pilot_error"] = job.error
-    else:
-        context["pilot_job"] = job
+        ),
+        "pilot_n": job.params["n"],
+    }
 
 
 @passive  # the page's progress polling: not a sign of anyone at the keyboard
@@ -429,6 +397,10 @@ def survey_privacy(request, pk: int):
             "delta_chart": delta_chart,
             "group_form": group_form,
             "group_size": group_form.group_size(),
+            "consistent_method": consistent.method_label(
+                selectors.consistent_method(survey_id=survey.pk)
+            ),
+            "can_edit": access.can(survey, request.user, access.EDIT),
         },
     )
 
@@ -502,15 +474,9 @@ def export_job_request(request, pk: int):
         job, created = jobs.export_request(
             survey=survey, name=request.POST.get("export", "")
         )
-    except jobs.JobRefused as refused:
-        return HttpResponseBadRequest(
-            str(refused) + "\n", content_type="text/plain; charset=utf-8"
-        )
-    lost = job.status == AnalysisJob.Status.QUEUED and (
-        job.created_at < timezone.now() - timedelta(seconds=JOB_RESEND_SECONDS)
-    )
-    if created or lost:
-        tasks.send_analysis_job(job.pk)
+    except jobs.JobRefused as refusal:
+        return refused(str(refusal))
+    job_sent(job, created, reread=False)
     return redirect(f"{reverse('analysis:dashboard', args=[survey.pk])}#exports")
 
 

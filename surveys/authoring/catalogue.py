@@ -34,6 +34,9 @@ class MechanismInfo:
     describe: Callable[[ldp.Mechanism], str]
     # SHARE: the estimate is each answer's share; MEAN: the mean answer.
     estimate: Estimate = SHARE
+    # True when the reports identify the mean answer and nothing else about the
+    # answers' distribution (no median, no shares in bins): Duchi et al.'s.
+    mean_only: bool = False
 
 
 def _percent(value: float) -> str:
@@ -173,9 +176,13 @@ CATALOGUE: dict[str, MechanismInfo] = {
             (NUMERIC,),
             _words(
                 "The device reports only “high” or “low”, leaning towards the end "
-                "of the range nearer the true number (Duchi et al.)."
+                "of the range nearer the true number, so the results estimate the "
+                "mean only: no median and no distribution in bins, which discrete "
+                "Laplace (geometric) or the piecewise mechanism would give "
+                "(Duchi et al.)."
             ),
             estimate=MEAN,
+            mean_only=True,
         ),
         MechanismInfo(
             "gaussian",
@@ -215,6 +222,30 @@ def estimate_of(name: str) -> Estimate:
     """What the mechanism's headline estimate is: SHARE or MEAN."""
     info = CATALOGUE.get(name)
     return info.estimate if info else SHARE
+
+
+# Why a mean-only mechanism's results have no distribution, and what to choose
+# instead (docs/maths.md, section 11.1): the results card and the bins page.
+MEAN_ONLY_REASON = (
+    "How the answers are spread cannot be estimated from this question's "
+    "reports. Each device sends only “high” or “low”, and how often “high” "
+    "comes back depends on the mean answer alone: any two spreads of answers "
+    "with the same mean give reports with exactly the same chances. So the "
+    "reports estimate the mean, but no median and no shares in bins, however "
+    "many people answer."
+)
+BINS_ALTERNATIVE = (
+    "For a distribution in bins, protect the number with discrete Laplace "
+    "(geometric) noise or the piecewise mechanism (the question's privacy "
+    "settings). Changed after responses arrive, the question starts a new "
+    "version and its results use only the reports made under the new mechanism."
+)
+
+
+def identifies_only_the_mean(name: str) -> bool:
+    """Whether the mechanism's reports identify the mean answer and nothing else."""
+    info = CATALOGUE.get(name)
+    return info is not None and info.mean_only
 
 
 def describe_mechanism(mechanism: ldp.Mechanism) -> str:

@@ -63,6 +63,10 @@ KINDS = {
     "multi_select": {"options": OPTIONS, "max_selections": 2},
 }
 
+# The protected number takes discrete Laplace noise: its bins need reports that
+# are numbers (the default for this grid, Duchi's, identifies the mean alone).
+PROTECTED = {"numeric": {"mechanism": "geometric"}}
+
 # Refused by any numeric field: not a finite number, or far out of any range.
 NOT_A_NUMBER = [
     "1e309",
@@ -332,6 +336,13 @@ def forms_for(world: World) -> dict[str, Form]:
             },
             [{"cuts": "1, 2.5"}],
         ),
+        # The survey's consistent-estimate method: one of two names.
+        "analysis:consistent_method": Form(
+            "owner",
+            ("method",),
+            {"method": any_text.filter(lambda v: v not in ("norm-sub", "mle"))},
+            [{"method": "mle"}],
+        ),
         "two_factor_setup": Form("owner", ("code",), {"code": NOT_A_CODE}),
         "collection:respond": Form(
             "anonymous", response_fields, response_bad, [response_body(world.survey)]
@@ -511,7 +522,7 @@ def world(django_user_model) -> World:
         authoring.question_create(
             survey=survey,
             text=f"Protected {kind}?",
-            privacy=PrivacyConfig(kind, **extra),
+            privacy=PrivacyConfig(kind, **extra, **PROTECTED.get(kind, {})),
         )
         authoring.question_create(
             survey=survey,
@@ -617,6 +628,7 @@ def request(
 FORM_NAMES = {
     "login",
     "analysis:question_bins",
+    "analysis:consistent_method",
     "admin:login",
     "password_change",
     "authoring:survey_create",

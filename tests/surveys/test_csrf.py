@@ -66,6 +66,7 @@ STATE_CHANGING = {
     "analysis:api_token_revoke": "owner",
     "analysis:export_job_request": "owner",
     "analysis:question_bins": "owner",
+    "analysis:consistent_method": "owner",
     "collection:recipients": "owner",
     "collection:recipients_send": "owner",
 }
@@ -217,6 +218,7 @@ def data_for(name: str, world) -> dict:
         "analysis:api_tokens": {"name": "forged"},
         "analysis:export_job_request": {"export": "reports_csv"},
         "analysis:question_bins": {"cuts": "1, 2"},
+        "analysis:consistent_method": {"method": "mle"},
         "login": {"username": "ada", "password": "x" * 12},
     }.get(name, {})
 

@@ -60,6 +60,28 @@ def test_the_level_fit_is_the_constrained_maximum_likelihood():
     )
 
 
+def test_identical_report_columns_are_merged_without_changing_the_fit():
+    m, stat = _hours("piecewise")
+    matrix = m.channel_matrix()
+    merged = level_channel(m)
+    assert isinstance(merged, HistogramChannel)
+    # Piecewise cells that the same levels put in their band are one column.
+    assert merged.channel.shape == (41, 81) and matrix.shape == (41, 129)
+    np.testing.assert_allclose(merged.channel.sum(axis=1), 1.0, atol=1e-12)
+    counts = np.asarray(stat.counts, dtype=float)
+    assert merged.sufficient(counts).sum() == counts.sum() == stat.n
+    full = HistogramChannel(matrix).fit(counts[None, :], stat.n)[0]
+    fitted = merged.fit(merged.sufficient(counts)[None, :], stat.n)[0]
+    np.testing.assert_allclose(fitted, full, atol=1e-8)
+
+
+def test_a_channel_whose_columns_all_differ_is_kept_as_it_is():
+    m, _ = _hours("geometric")
+    channel = level_channel(m)
+    assert isinstance(channel, HistogramChannel) and channel.groups is None
+    np.testing.assert_array_equal(channel.channel, m.channel_matrix())
+
+
 def test_shares_sum_to_one_and_are_non_negative_with_intervals_around_them():
     m, stat = _hours()
     d = mechanism_distribution(m, stat, [8, 16, 24, 32], resamples=50, seed=2)

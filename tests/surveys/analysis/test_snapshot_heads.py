@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from surveys.analysis import selectors, snapshot_heads
-from surveys.analysis.models import QuestionBins
+from surveys.analysis.models import QuestionBins, ResultsSettings
 from surveys.authoring import services as authoring
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
 
@@ -219,3 +219,13 @@ def test_newer_responses_are_counted_under_a_cached_head(shared, ada_client, ans
     simulate(answered, 3, seed=9)  # held back by batching: the head stays
     data = ada_client.get(url).json()
     assert data["pending_responses"] == 3 and _ns(data["html"]) == {"100"}
+
+
+def test_choosing_the_consistent_method_makes_a_cached_head_stale_at_once(
+    shared, answered
+):
+    assert not selectors.latest_results(survey=answered).stale
+    # Stored without queueing the recomputation (the page's service queues one,
+    # whose new snapshot would forget the head by itself).
+    ResultsSettings.objects.create(survey=answered, consistent_method="mle")
+    assert selectors.latest_results(survey=answered).stale
