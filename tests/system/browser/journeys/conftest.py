@@ -8,6 +8,7 @@ production (a journey sends far fewer answers than they allow).
 
 from __future__ import annotations
 
+import re
 import uuid
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 from django.core.management import call_command
 
 from tests.conftest import ROOT
+from tests.surveys.collection.smtp_server import SmtpServer
 
 ARTIFACTS = ROOT / "test-artifacts" / "journeys"
 USERNAME = "ada"
@@ -82,3 +84,20 @@ def answer_page(browser, live_server, survey, viewport):
     page.get_by_role("link", name="Take part").click()
     expect(page.get_by_role("button", name="Send my answers")).to_be_enabled()
     return context, page, posts, errors
+
+
+@pytest.fixture
+def smtp(settings):
+    """A real SMTP server of the test's own that Django sends to; its recording."""
+    with SmtpServer() as server:
+        settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+        settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", server.port
+        settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
+        settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
+        yield server.recording
+
+
+def mail_link(message, pattern: str) -> str:
+    """The first match of ``pattern`` in a received mail's plain-text body."""
+    text = message.get_body(preferencelist=("plain",)).get_content()
+    return re.search(pattern, text).group(0)

@@ -21,28 +21,12 @@ from playwright.sync_api import expect
 from surveys.authoring import services
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection.models import Recipient, Submission
-from tests.surveys.collection.smtp_server import SmtpServer
-from tests.system.browser.journeys.conftest import DESKTOP, PHONE, sign_in
+from tests.system.browser.journeys.conftest import DESKTOP, PHONE, mail_link, sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 QUESTION = "Have you ever cheated on an exam?"
 ANA, BEN = "ana@example.org", "ben@example.org"
-
-
-@pytest.fixture
-def smtp(settings):
-    with SmtpServer() as server:
-        settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-        settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", server.port
-        settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
-        settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
-        yield server.recording
-
-
-def _link(message, pattern: str) -> str:
-    text = message.get_body(preferencelist=("plain",)).get_content()
-    return re.search(pattern, text).group(0)
 
 
 def test_invite_by_email_answer_from_the_link_remind_and_unsubscribe(
@@ -69,7 +53,7 @@ def test_invite_by_email_answer_from_the_link_remind_and_unsubscribe(
     assert {m["To"] for m in smtp.messages} == {ANA, BEN}
 
     # Ana answers on her phone from the link in her email.
-    link = _link(smtp.to(ANA)[0], r"http://[^\s]+/s/i/[\w-]+/")
+    link = mail_link(smtp.to(ANA)[0], r"http://[^\s]+/s/i/[\w-]+/")
     phone = browser.new_context(viewport=PHONE).new_page()
     phone.goto(link)
     phone.get_by_role("link", name="Take part").click()
@@ -90,10 +74,10 @@ def test_invite_by_email_answer_from_the_link_remind_and_unsubscribe(
     assert len(smtp.to(BEN)) == 2
     first, reminder = smtp.to(BEN)
     pattern = r"http://[^\s]+/s/i/[\w-]+/"
-    assert _link(first, pattern) == _link(reminder, pattern)
+    assert mail_link(first, pattern) == mail_link(reminder, pattern)
 
     # Ben unsubscribes from the email's link.
-    unsubscribe = _link(reminder, r"http://[^\s]+/s/unsubscribe/[^\s/]+/")
+    unsubscribe = mail_link(reminder, r"http://[^\s]+/s/unsubscribe/[^\s/]+/")
     ben = browser.new_context(viewport=PHONE).new_page()
     ben.goto(unsubscribe)
     ben.get_by_role("button", name="Unsubscribe").click()

@@ -40,8 +40,7 @@ from surveys.collection.models import (
     Submission,
 )
 from tests.conftest import ROOT
-from tests.surveys.collection.smtp_server import SmtpServer
-from tests.system.browser.journeys.conftest import DESKTOP, PHONE, sign_in
+from tests.system.browser.journeys.conftest import DESKTOP, PHONE, mail_link, sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -68,21 +67,6 @@ def _patient_expectations():
     expect.set_options(timeout=SLOW)
     yield
     expect.set_options(timeout=None)
-
-
-@pytest.fixture
-def smtp(settings):
-    with SmtpServer() as server:
-        settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-        settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", server.port
-        settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
-        settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
-        yield server.recording
-
-
-def _link(message, pattern: str) -> str:
-    text = message.get_body(preferencelist=("plain",)).get_content()
-    return re.search(pattern, text).group(0)
 
 
 class Shots:
@@ -367,7 +351,7 @@ def test_a_study_is_built_piloted_fielded_reminded_closed_and_archived_in_the_br
     invite_by_email(page, people, smtp, shots)
     answer_from_email(
         browser,
-        _link(smtp.to(ANA)[0], INVITATION),
+        mail_link(smtp.to(ANA)[0], INVITATION),
         DESKTOP,
         problems,
         drives=False,
@@ -388,7 +372,7 @@ def test_a_study_is_built_piloted_fielded_reminded_closed_and_archived_in_the_br
     assert len(smtp.to(ANA)) == 1
     assert len(smtp.to(BEN)) == 2
     invited, reminded = smtp.to(BEN)
-    assert _link(invited, INVITATION) == _link(reminded, INVITATION)
+    assert mail_link(invited, INVITATION) == mail_link(reminded, INVITATION)
     expect(
         page.locator("#recipient-counts").get_by_role(
             "row", name=re.compile("Reminders sent")
@@ -398,7 +382,7 @@ def test_a_study_is_built_piloted_fielded_reminded_closed_and_archived_in_the_br
 
     # 5 Close: Ben's answer from the reminder is the target's third response.
     answer_from_email(
-        browser, _link(smtp.to(BEN)[1], INVITATION), PHONE, problems, drives=True
+        browser, mail_link(smtp.to(BEN)[1], INVITATION), PHONE, problems, drives=True
     )
     # Beat's task (run here in-process) tells the owner it closed.
     notify_survey_transitions()
