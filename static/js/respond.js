@@ -659,6 +659,19 @@ function applyLogic() {
     fieldset.hidden = !shown;
     if (!shown) clearQuestion(fieldset);
   }
+  renumber();
+}
+
+// Number the questions the respondent sees 1, 2, 3, ... (a question hidden by
+// display logic leaves no gap); only the digits change, not the words.
+function renumber() {
+  let n = 0;
+  for (const fieldset of form.querySelectorAll("fieldset.question")) {
+    const label = fieldset.querySelector(".question-number");
+    if (fieldset.hidden || !label) continue;
+    n += 1;
+    label.textContent = label.textContent.replace(/\d+/, String(n));
+  }
 }
 
 function unlockPlain(id) {

@@ -91,3 +91,34 @@ def test_a_shown_question_is_answered_with_the_keyboard_and_its_report_arrives(
     fields = urllib.parse.parse_qs(body, keep_blank_values=True)
     assert f"q{follow.pk}_report" in fields
     assert [r.question_id for r in Report.objects.all()] == [follow.pk]
+
+
+def test_questions_are_numbered_without_gaps_around_a_hidden_one(
+    live_server, browser, branching, researcher
+):
+    survey = authoring.survey_create(owner=researcher, title="Numbered")
+    drives = authoring.question_create(
+        survey=survey,
+        text=DRIVES,
+        privacy=PrivacyConfig(kind="yes_no", is_private=False),
+        not_private_acknowledged=True,
+    )
+    authoring.question_create(
+        survey=survey,
+        text=FOLLOW,
+        privacy=PrivacyConfig(kind="yes_no"),
+        show_if={"question": drives.pk, "any_of": [1]},
+    )
+    authoring.question_create(
+        survey=survey, text="Have you cheated?", privacy=PrivacyConfig(kind="yes_no")
+    )
+    survey = authoring.survey_publish(survey=survey, user=researcher)
+    context, page, _, errors = answer_page(browser, live_server, survey, DESKTOP)
+    numbers = page.locator("fieldset.question:visible .question-number")
+    expect(numbers).to_have_text(["Question 1.", "Question 2."])
+    page.get_by_role("group", name=DRIVES).get_by_label("Yes").check()
+    expect(numbers).to_have_text(["Question 1.", "Question 2.", "Question 3."])
+    page.get_by_role("group", name=DRIVES).get_by_label("No").check()
+    expect(numbers).to_have_text(["Question 1.", "Question 2."])
+    context.close()
+    assert errors == []
