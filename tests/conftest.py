@@ -24,6 +24,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -314,6 +315,19 @@ def redis_url(start_session_process) -> str:
     from tests.own_servers import OwnRedis
 
     return OwnRedis.on_a_free_port(start_session_process).url()
+
+
+def redis_cache(url: str, *, prefix: str) -> dict:
+    """``CACHES`` for the deployed shared cache (``surveys.cache.RedisCache``) at
+    ``url``, with fail-fast timeouts and keys of this test's own."""
+    return {
+        "default": {
+            "BACKEND": "surveys.cache.RedisCache",
+            "LOCATION": url,
+            "KEY_PREFIX": f"test-{prefix}-{uuid.uuid4().hex}",
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    }
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import uuid
 
 import pytest
 from django.conf import settings as django_settings
@@ -14,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from surveys.accounts.session_store import SessionStore
-from tests.conftest import clean_env, run_manage
+from tests.conftest import clean_env, redis_cache, run_manage
 
 pytestmark = pytest.mark.django_db
 
@@ -25,20 +24,9 @@ def closed_port() -> int:
         return s.getsockname()[1]
 
 
-def redis_cache(url: str) -> dict:
-    return {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": url,
-            "KEY_PREFIX": f"test-sessions-{uuid.uuid4().hex}",
-            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
-        }
-    }
-
-
 @pytest.fixture
 def cached_sessions(settings, redis_url):
-    settings.CACHES = redis_cache(redis_url)
+    settings.CACHES = redis_cache(redis_url, prefix="sessions")
     settings.SESSION_ENGINE = "surveys.accounts.session_store"
     return settings
 
@@ -100,7 +88,9 @@ def test_the_cached_copy_lives_at_most_session_cache_seconds(cached_sessions, ad
 
 
 def test_an_unreachable_cache_falls_back_to_the_database(settings, ada):
-    settings.CACHES = redis_cache(f"redis://127.0.0.1:{closed_port()}/0")
+    settings.CACHES = redis_cache(
+        f"redis://127.0.0.1:{closed_port()}/0", prefix="sessions"
+    )
     settings.SESSION_ENGINE = "surveys.accounts.session_store"
     client = signed_in_client(ada)
     assert survey_list(client) == 200

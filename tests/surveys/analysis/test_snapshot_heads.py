@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import socket
-import uuid
 from dataclasses import asdict
 
 import pytest
@@ -17,26 +16,16 @@ from django.urls import reverse
 from surveys.analysis import selectors, snapshot_heads
 from surveys.analysis.models import QuestionBins, ResultsSettings
 from surveys.authoring import services as authoring
+from tests.conftest import redis_cache
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
 
 # Changes bump the generation when their transaction commits: real commits.
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def redis_cache(url: str) -> dict:
-    return {
-        "default": {
-            "BACKEND": "surveys.cache.RedisCache",
-            "LOCATION": url,
-            "KEY_PREFIX": f"test-heads-{uuid.uuid4().hex}",
-            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
-        }
-    }
-
-
 @pytest.fixture
 def shared(settings, redis_url):
-    settings.CACHES = redis_cache(redis_url)
+    settings.CACHES = redis_cache(redis_url, prefix="heads")
     return settings
 
 
@@ -153,7 +142,9 @@ def _closed_port() -> int:
 def test_an_unreachable_cache_reads_the_head_from_the_database(
     settings, ada_client, answered
 ):
-    settings.CACHES = redis_cache(f"redis://127.0.0.1:{_closed_port()}/0")
+    settings.CACHES = redis_cache(
+        f"redis://127.0.0.1:{_closed_port()}/0", prefix="heads"
+    )
     url = reverse("analysis:dashboard", args=[answered.pk])
     response = ada_client.get(url)
     assert response.status_code == 200 and _ns(response.content.decode()) == {"100"}

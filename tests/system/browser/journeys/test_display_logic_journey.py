@@ -25,8 +25,8 @@ DRIVES = "Do you drive?"
 FOLLOW = "Have you driven after drinking?"
 
 
-@pytest.fixture
-def branching(researcher):
+def branching_survey(researcher, *, then: tuple[str, ...] = ()):
+    """Published: "Do you drive?", the follow-up for drivers, then ``then``."""
     survey = authoring.survey_create(owner=researcher, title="Driving habits")
     drives = authoring.question_create(
         survey=survey,
@@ -40,7 +40,16 @@ def branching(researcher):
         privacy=PrivacyConfig(kind="yes_no"),
         show_if={"question": drives.pk, "any_of": [1]},
     )
+    for text in then:
+        authoring.question_create(
+            survey=survey, text=text, privacy=PrivacyConfig(kind="yes_no")
+        )
     return authoring.survey_publish(survey=survey, user=researcher)
+
+
+@pytest.fixture
+def branching(researcher):
+    return branching_survey(researcher)
 
 
 def test_a_hidden_question_sends_nothing_from_a_phone(
@@ -94,25 +103,9 @@ def test_a_shown_question_is_answered_with_the_keyboard_and_its_report_arrives(
 
 
 def test_questions_are_numbered_without_gaps_around_a_hidden_one(
-    live_server, browser, branching, researcher
+    live_server, browser, researcher
 ):
-    survey = authoring.survey_create(owner=researcher, title="Numbered")
-    drives = authoring.question_create(
-        survey=survey,
-        text=DRIVES,
-        privacy=PrivacyConfig(kind="yes_no", is_private=False),
-        not_private_acknowledged=True,
-    )
-    authoring.question_create(
-        survey=survey,
-        text=FOLLOW,
-        privacy=PrivacyConfig(kind="yes_no"),
-        show_if={"question": drives.pk, "any_of": [1]},
-    )
-    authoring.question_create(
-        survey=survey, text="Have you cheated?", privacy=PrivacyConfig(kind="yes_no")
-    )
-    survey = authoring.survey_publish(survey=survey, user=researcher)
+    survey = branching_survey(researcher, then=("Have you cheated?",))
     context, page, _, errors = answer_page(browser, live_server, survey, DESKTOP)
     numbers = page.locator("fieldset.question:visible .question-number")
     expect(numbers).to_have_text(["Question 1.", "Question 2."])
