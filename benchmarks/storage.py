@@ -15,7 +15,7 @@ dropped afterwards):
 1. before: ``n`` one-report submissions are stored with COPY in the old layout,
    each report the JSON the device sends (randomized by the Python reference,
    the same seeded data for every run), then ``VACUUM FULL`` and measured;
-2. after: the real migrations (collection 0008 to 0011) convert those rows,
+2. after: the real migrations (collection 0008 to 0013) convert those rows,
    then ``VACUUM FULL`` (so both tables and their indexes are rebuilt alike)
    and the same measurements; every converted report is decoded back and must
    equal the JSON stored before.
@@ -23,7 +23,8 @@ dropped afterwards):
 Columns: ``report B`` is ``avg(pg_column_size)`` of the report's columns
 (``payload``; after: ``value`` and ``bits``); ``table B/report`` is
 ``pg_table_size`` (heap with row headers, TOAST) over n; ``total B/report`` is
-``pg_total_relation_size`` (the table and every index) over n; ``×`` is before
+``pg_total_relation_size`` (the table and every index) over n, both summed
+over the report table's partitions (``pg_partition_tree``); ``×`` is before
 over after.  The scratch databases are dropped at the end, also on error.
 """
 
@@ -250,9 +251,15 @@ def _measure(columns: str, n: int) -> tuple[float, float, float]:
         cursor.execute("ANALYZE collection_report")
     size = " + ".join(f"COALESCE(pg_column_size({c}), 0)" for c in columns.split(","))
     report = _scalar(f"SELECT avg({size}) FROM collection_report")  # noqa: S608
-    table = _scalar("SELECT pg_table_size('collection_report')")
-    total = _scalar("SELECT pg_total_relation_size('collection_report')")
-    return float(report), table / n, total / n
+    # Summed over the partitions (collection 0013), or the plain table alone.
+    table = _scalar(
+        "SELECT sum(pg_table_size(relid)) FROM pg_partition_tree('collection_report')"
+    )
+    total = _scalar(
+        "SELECT sum(pg_total_relation_size(relid)) "
+        "FROM pg_partition_tree('collection_report')"
+    )
+    return float(report), float(table) / n, float(total) / n
 
 
 def _check_converted(case: Case, reports: list) -> None:

@@ -375,6 +375,16 @@ for _name in (
 if RATE_LIMIT_TRUSTED_PROXIES < 0:
     raise ImproperlyConfigured("RATE_LIMIT_TRUSTED_PROXIES must be 0 or more.")
 
+# --- Report storage (docs/scaling.md) -------------------------------------------
+# On PostgreSQL the report table is hash-partitioned by survey into this many
+# partitions, read when the layout is built: by migration collection 0013 and
+# by ``manage.py report_partitions --count N`` (which rebuilds the table).
+REPORT_PARTITIONS = env_int("REPORT_PARTITIONS", 16)
+if not 1 <= REPORT_PARTITIONS <= 1024:
+    raise ImproperlyConfigured(
+        f"REPORT_PARTITIONS={REPORT_PARTITIONS!r}; use an integer from 1 to 1024."
+    )
+
 # --- Unlinkable respondents (docs/privacy.md) -----------------------------------
 # A submission's arrival time is stored already truncated to this unit (UTC) and
 # exported so: "day" (default) or "hour".  A finer time could be matched with a

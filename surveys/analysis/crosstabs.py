@@ -85,7 +85,9 @@ def _current_reports(question: Question, upto: int | None = None) -> dict[int, o
     """submission id → report, for reports under the current spec revision
     (with ``upto``: only reports with ``id <= upto``)."""
     reports = Report.objects.filter(
-        question=question, spec_revision=question.spec_revision
+        survey_id=question.survey_id,
+        question=question,
+        spec_revision=question.spec_revision,
     )
     if upto is not None:
         reports = reports.filter(id__lte=upto)

@@ -341,7 +341,7 @@ def blocks(survey: Survey) -> list[Block]:
     revisions = spec_revisions(survey)
     used: dict[int, set[int]] = {}
     for question_id, revision in (
-        Report.objects.filter(question__survey=survey)
+        Report.objects.filter(survey=survey)
         .values_list("question_id", "spec_revision")
         .distinct()
     ):
@@ -477,7 +477,7 @@ def _merged(
     reports = _by_submission(
         (public_id, q, r, report_codec.decode(revisions[q][r], value, bits))
         for public_id, q, r, value, bits in Report.objects.filter(
-            question__survey=survey, submission_id__lte=upto
+            survey=survey, submission_id__lte=upto
         )
         .order_by("submission__public_id", "question_id")
         .values_list(

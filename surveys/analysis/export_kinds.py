@@ -79,7 +79,7 @@ def write_lines(
 
 def _raw_rows(survey: Survey) -> int:
     """How many report and plain-answer lines a raw export has (for progress)."""
-    reports = Report.objects.filter(question__survey=survey).count()
+    reports = Report.objects.filter(survey=survey).count()
     answers = PlainAnswer.objects.filter(question__survey=survey).count()
     return reports + answers
 
@@ -112,7 +112,7 @@ def write_reports_csv_with_test(
     """The raw-report CSV with the owner's test responses, marked ``is_test``."""
     total = (
         _raw_rows(survey)
-        + Report.all_objects.filter(question__survey=survey, is_test=True).count()
+        + Report.all_objects.filter(survey=survey, is_test=True).count()
     )
     write_lines(
         exports.reports_csv(survey, include_test=True), fileobj, progress, total

@@ -354,7 +354,7 @@ def _reports(
     # export says nothing about the order in which reports arrived.
     manager = Report.all_objects if include_test else Report.objects
     rows = (
-        manager.filter(question__survey=survey, public_id__gt=after)
+        manager.filter(survey=survey, public_id__gt=after)
         .order_by("public_id")
         .values_list(
             "public_id",

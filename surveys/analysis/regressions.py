@@ -184,7 +184,10 @@ def regression_data(
     if mechanism is None:
         raise RegressionRefused(f"“{outcome.text}” is no longer protected.")
     rows = Report.objects.filter(
-        question=outcome, spec_revision=outcome.spec_revision, id__lte=upto
+        survey_id=outcome.survey_id,
+        question=outcome,
+        spec_revision=outcome.spec_revision,
+        id__lte=upto,
     ).values_list("submission_id", "value", "bits")
     payloads = dict(report_codec.decode_rows(outcome.spec, rows.iterator(CHUNK)))
     progress(0.3)

@@ -42,7 +42,7 @@ def survey_watermark(*, survey_id: int) -> int:
 def pending_report_count(*, survey_id: int) -> int:
     """Reports of the survey stored past its watermark."""
     return Report.objects.filter(
-        question__survey_id=survey_id, id__gt=survey_watermark(survey_id=survey_id)
+        survey_id=survey_id, id__gt=survey_watermark(survey_id=survey_id)
     ).count()
 
 
@@ -61,7 +61,7 @@ def surveys_with_pending_reports() -> list[int]:
         survey_id
         for survey_id in _surveys_with_private_questions()
         if Report.objects.filter(
-            question__survey_id=survey_id, id__gt=marks.get(survey_id, 0)
+            survey_id=survey_id, id__gt=marks.get(survey_id, 0)
         ).exists()
     )
 
@@ -226,7 +226,7 @@ def plain_answers_up_to(
     """(value, count) of each unprotected question's answers among the
     submissions with a report ``id <= watermark``, as :func:`skips_up_to`."""
     covered = Report.objects.filter(
-        question__survey_id=survey_id,
+        survey_id=survey_id,
         id__lte=watermark,
         submission_id=OuterRef("submission_id"),
     )
@@ -295,7 +295,7 @@ def skips_up_to(*, survey_id: int, watermark: int) -> dict[int, int]:
     (those whose reports the tallies hold), so non-response and estimates
     describe the same submissions."""
     covered = Report.objects.filter(
-        question__survey_id=survey_id,
+        survey_id=survey_id,
         id__lte=watermark,
         submission_id=OuterRef("submission_id"),
     )
@@ -344,10 +344,13 @@ PENDING_COUNT_CAP = 10_000
 
 
 def _reports_after(survey_id: int, watermark: int) -> QuerySet[Report]:
-    """The survey's reports past ``watermark``, found through its questions
-    (the (question, id) index): never a scan of other surveys' later reports."""
+    """The survey's reports past ``watermark``, in the survey's partition and
+    found through its questions (the (question, id) index): never a scan of
+    other surveys' later reports."""
     questions = Question.objects.filter(survey_id=survey_id).values("id")
-    return Report.objects.filter(question_id__in=questions, id__gt=watermark)
+    return Report.objects.filter(
+        survey_id=survey_id, question_id__in=questions, id__gt=watermark
+    )
 
 
 def responses_between(*, survey_id: int, after: int, up_to: int | None) -> int:

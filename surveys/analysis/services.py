@@ -209,7 +209,10 @@ def tallies_refresh(
                 return RefreshOutcome(survey_id, folded, start)
             rows = list(
                 Report.objects.filter(
-                    question_id__in=question_ids, id__gt=start, id__lte=horizon
+                    survey_id=survey_id,  # one partition
+                    question_id__in=question_ids,
+                    id__gt=start,
+                    id__lte=horizon,
                 )
                 .order_by("id")
                 .values_list("id", "question_id", "spec_revision", "value", "bits")[
@@ -240,7 +243,7 @@ def tallies_withdraw(*, survey_id: int, report_ids: list[int]) -> int:
         mark = _locked_watermark(survey_id)
         rows = list(
             Report.objects.filter(
-                id__in=report_ids, id__lte=mark.last_report_id
+                survey_id=survey_id, id__in=report_ids, id__lte=mark.last_report_id
             ).values_list("question_id", "spec_revision", "value", "bits")
         )
         if not rows:
@@ -275,7 +278,10 @@ def _count_reports(
     while True:
         rows = list(
             Report.objects.filter(
-                question_id__in=question_ids, id__gt=start, id__lte=end
+                survey_id=survey_id,
+                question_id__in=question_ids,
+                id__gt=start,
+                id__lte=end,
             )
             .order_by("id")
             .values_list("id", "question_id", "spec_revision", "value", "bits")[

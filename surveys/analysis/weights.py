@@ -132,7 +132,7 @@ def weighted_request(
 def respondents_up_to(survey: Survey, upto: int) -> list[int]:
     """Submissions (not tests) with a report ``id <= upto``, in id order."""
     rows = (
-        Report.objects.filter(question__survey=survey, id__lte=upto)
+        Report.objects.filter(survey=survey, id__lte=upto)
         .values_list("submission_id", flat=True)
         .distinct()
         .order_by("submission_id")
@@ -299,7 +299,10 @@ def weighted_result(
     entries = []
     for done, question in enumerate(questions, start=1):
         rows = Report.objects.filter(
-            question=question, spec_revision=question.spec_revision, id__lte=upto
+            survey_id=question.survey_id,
+            question=question,
+            spec_revision=question.spec_revision,
+            id__lte=upto,
         ).values_list("submission_id", "value", "bits")
         stored = report_codec.decode_rows(question.spec, rows.iterator(CHUNK))
         pairs = [(s, p) for s, p in stored if s in position]

@@ -152,6 +152,13 @@ class Report(models.Model):
     question = models.ForeignKey(
         Question, on_delete=models.PROTECT, related_name="reports", db_index=False
     )
+    # Its submission's survey, kept here as the partition key: on PostgreSQL the
+    # table is partitioned by hash of ``survey_id`` (``partitioning``), so every
+    # read and write that names the survey touches one partition.  Every key
+    # and unique constraint includes it, as partitioning requires.
+    survey = models.ForeignKey(
+        Survey, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     spec_revision = models.PositiveIntegerField()
     # Exactly one of the two (the check constraint below), per mechanism.
     value = models.PositiveIntegerField(null=True, blank=True)
@@ -170,10 +177,19 @@ class Report(models.Model):
         default_manager_name = "all_objects"
         ordering = ["id"]
         constraints = [
+            # Led by submission (lookups and cascades by it); survey only
+            # because a partitioned table's unique keys need the partition key
+            # (a submission has one survey, so the meaning is unchanged).
             models.UniqueConstraint(
-                fields=["submission", "question"], name="one_report_per_question"
+                fields=["submission", "question", "survey"],
+                name="one_report_per_question",
             ),
-            models.UniqueConstraint(fields=["public_id"], name="report_public_id"),
+            # Unique within a survey (the partition key again; 128 random bits
+            # make a repeat across surveys as unlikely as within one).  Led by
+            # survey: its index serves exports' pages in public-id order.
+            models.UniqueConstraint(
+                fields=["survey", "public_id"], name="report_public_id"
+            ),
             models.CheckConstraint(
                 condition=(
                     models.Q(value__isnull=False, bits__isnull=True)

@@ -141,7 +141,7 @@ def report_specs(
 def stored_payloads(submission: Submission) -> dict[int, tuple[int, Any]]:
     """question id → (spec revision, the JSON report as sent) of a stored
     submission, decoded from its compact columns (``report_codec``)."""
-    reports = list(submission.reports.all())
+    reports = list(submission.reports.filter(survey_id=submission.survey_id))
     specs = report_specs((r.question_id, r.spec_revision) for r in reports)
     return {
         r.question_id: (
@@ -160,7 +160,10 @@ def submission_receipt(*, submission: Submission) -> list[ReceiptLine]:
     Built only from stored rows, so a receipt cannot reveal more than the
     server already holds.
     """
-    reports = {r.question_id: r for r in submission.reports.all()}
+    reports = {
+        r.question_id: r
+        for r in submission.reports.filter(survey_id=submission.survey_id)
+    }
     plain = {a.question_id: a.value for a in submission.plain_answers.all()}
     skipped = {s.question_id for s in submission.skipped_answers.all()}
     # Each report is described under the spec it was made with, which may not

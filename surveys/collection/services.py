@@ -550,6 +550,7 @@ def _store_rows(
     Report.objects.bulk_create(
         Report(
             submission=submission,
+            survey_id=submission.survey_id,  # the partition key
             question_id=pk,
             spec_revision=sent.spec_revision,
             **checker.stored(pk, sent),
@@ -662,10 +663,14 @@ def submission_withdraw(*, submission: Submission) -> int:
     """
     submission = Submission.objects.select_for_update().get(pk=submission.pk)
     survey_id = submission.survey_id
-    report_ids = list(submission.reports.values_list("pk", flat=True))
+    report_ids = list(
+        submission.reports.filter(survey_id=survey_id).values_list("pk", flat=True)
+    )
     reports_withdrawing.send(
         sender=Submission, survey_id=survey_id, report_ids=report_ids
     )
+    # By survey first, so the delete touches the survey's partition only.
+    Report.all_objects.filter(survey_id=survey_id, submission=submission).delete()
     submission.delete()
     announce_withdrawal_on_commit(survey_id=survey_id)
     return len(report_ids)

@@ -118,6 +118,7 @@ def _insert_uncommitted(survey, started: threading.Event, finish: threading.Even
             Report.objects.bulk_create(
                 Report(
                     submission=submission,
+                    survey=survey,
                     question_id=pk,
                     spec_revision=sent.spec_revision,
                     **report_codec.encode(specs[pk], sent.payload).fields(),

@@ -116,6 +116,7 @@ def test_collection_models_hold_no_field_for_a_true_answer():
             "question",
             "spec_revision",
             "submission",
+            "survey",  # its question's survey, the partition key: no answer
             "value",  # the randomized report, when it is an integer
         ],
         "PlainAnswer": ["id", "question", "submission", "value"],

@@ -20,9 +20,9 @@ def _indexed_columns(table: str) -> set[tuple[str, ...]]:
 
 def test_reports_have_four_indexes_each_used_by_a_query():
     assert _indexed_columns("collection_report") == {
-        ("id",),  # the primary key
-        ("public_id",),  # the only report identifier that leaves the server
-        ("submission_id", "question_id"),  # one report per question; cascades
+        ("id", "survey_id"),  # the primary key (with the partition key)
+        ("survey_id", "public_id"),  # the only report id that leaves the server
+        ("submission_id", "question_id", "survey_id"),  # one per question
         ("question_id", "id"),  # tallies and counts past a watermark
     }
 

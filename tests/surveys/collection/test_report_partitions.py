@@ -1,0 +1,202 @@
+"""On PostgreSQL, reports are hash-partitioned by survey; a survey's reads and
+writes touch its partition only; the layout can be rebuilt with another count."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.core.management import CommandError, call_command
+from django.db import connection
+from django.db.models import OuterRef, Subquery
+from django.test.utils import CaptureQueriesContext
+
+from surveys.analysis import exports, selectors, services
+from surveys.collection import partitioning
+from surveys.collection.models import Report, Submission
+from surveys.collection.services import submission_withdraw
+from tests.surveys.analysis.conftest import (
+    FAMILIES,
+    make_survey,
+    submit_bulk,
+    submit_one,
+    untallied,
+)
+from tests.surveys.partition_plans import (
+    REPORT_TABLE,
+    partition_of,
+    partitions_planned,
+    report_statements,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def surveys_in_three_partitions(researcher):
+    """Surveys (two questions each) until three partitions hold one each."""
+    found: dict[str, object] = {}
+    for _ in range(40):
+        survey = make_survey(researcher, FAMILIES[:2], plain=True)
+        found.setdefault(partition_of(survey.pk), survey)
+        if len(found) == 3:
+            return list(found.values())
+    raise AssertionError("40 surveys fell into fewer than three partitions")
+
+
+def _rows_by_partition() -> dict[str, set[int]]:
+    """partition name → the survey ids of the reports it holds."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT tableoid::regclass::text, survey_id FROM {REPORT_TABLE}"  # noqa: S608
+        )
+        found: dict[str, set[int]] = {}
+        for partition, survey_id in cursor.fetchall():
+            found.setdefault(partition, set()).add(survey_id)
+    return found
+
+
+def test_the_report_table_has_the_configured_number_of_hash_partitions():
+    found = partitioning.partitions(connection, REPORT_TABLE)
+
+    assert partitioning.is_partitioned(connection, REPORT_TABLE)
+    assert [p.remainder for p in found] == list(range(settings.REPORT_PARTITIONS))
+    assert [p.name for p in found] == [
+        f"{REPORT_TABLE}_p{i}" for i in range(settings.REPORT_PARTITIONS)
+    ]
+
+
+def test_stored_reports_carry_their_submissions_survey_in_its_partition(
+    surveys_in_three_partitions,
+):
+    with untallied():
+        for survey in surveys_in_three_partitions:
+            submit_bulk(survey, 4)
+
+    by_partition = _rows_by_partition()
+    assert by_partition == {
+        partition_of(s.pk): {s.pk} for s in surveys_in_three_partitions
+    }
+    submissions = Submission.objects.filter(pk=OuterRef("submission_id"))
+    assert not Report.all_objects.exclude(
+        survey_id=Subquery(submissions.values("survey_id"))
+    ).exists()
+
+
+def _assert_one_partition(statements: list[str], survey) -> None:
+    assert statements, "no statement read the report table"
+    for sql in statements:
+        assert partitions_planned(sql) == {partition_of(survey.pk)}, sql
+
+
+def test_a_tally_refresh_reads_only_the_surveys_partition(
+    surveys_in_three_partitions,
+):
+    first = surveys_in_three_partitions[0]
+    with untallied():
+        for survey in surveys_in_three_partitions:
+            submit_bulk(survey, 5)
+    with CaptureQueriesContext(connection) as captured:
+        services.tallies_refresh(survey_id=first.pk, batch_size=3)
+        services.tallies_recount(survey_id=first.pk, batch_size=4)
+
+    statements = report_statements(captured.captured_queries)
+    # The horizon fence reads the largest id of all partitions, by design
+    # (one sequence for all; docs/scaling.md): every other read is pruned.
+    fenced = [sql for sql in statements if "MAX(" in sql.upper()]
+    assert len(fenced) == 2
+    _assert_one_partition([s for s in statements if s not in fenced], first)
+
+
+def test_results_and_exports_read_only_the_surveys_partition(
+    surveys_in_three_partitions,
+):
+    survey = surveys_in_three_partitions[1]
+    for each in surveys_in_three_partitions:
+        submit_bulk(each, 3)
+    services.tallies_refresh(survey_id=survey.pk)
+    with CaptureQueriesContext(connection) as captured:
+        selectors.survey_results(survey=survey)
+        selectors.responses_between(survey_id=survey.pk, after=0, up_to=None)
+        page = exports.reports_page(survey, after="", limit=4)
+
+    assert len(page) == 4
+    _assert_one_partition(report_statements(captured.captured_queries), survey)
+
+
+def test_a_withdrawal_deletes_its_reports_in_the_surveys_partition(
+    surveys_in_three_partitions,
+):
+    survey = surveys_in_three_partitions[2]
+    submission = submit_one(survey).submission
+    with CaptureQueriesContext(connection) as captured:
+        deleted = submission_withdraw(submission=submission)
+
+    deletes = [
+        sql
+        for sql in report_statements(captured.captured_queries)
+        if sql.startswith("DELETE") and '"survey_id"' in sql
+    ]
+    assert deleted == 2
+    assert not Report.all_objects.filter(submission_id=submission.pk).exists()
+    _assert_one_partition(deletes, survey)
+
+
+def test_rebuilding_with_another_count_keeps_every_report_and_the_next_id(
+    surveys_in_three_partitions,
+):
+    with untallied():
+        for survey in surveys_in_three_partitions:
+            submit_bulk(survey, 3)
+    before = list(Report.all_objects.order_by("id").values())
+    highest = before[-1]["id"]
+    Report.all_objects.filter(id=highest).delete()  # its id is never reused
+
+    call_command("report_partitions", "--count", "4")
+
+    found = partitioning.partitions(connection, REPORT_TABLE)
+    assert [p.remainder for p in found] == [0, 1, 2, 3]
+    assert list(Report.all_objects.order_by("id").values()) == before[:-1]
+    with untallied():
+        submit_one(surveys_in_three_partitions[0], seed=7)
+    assert Report.all_objects.order_by("id").last().id > highest
+
+
+def test_rebuilding_as_one_plain_table_and_back_keeps_every_report(
+    surveys_in_three_partitions,
+):
+    with untallied():
+        submit_bulk(surveys_in_three_partitions[0], 4)
+    before = list(Report.all_objects.order_by("id").values())
+
+    call_command("report_partitions", "--count", "0")
+    assert not partitioning.is_partitioned(connection, REPORT_TABLE)
+    assert list(Report.all_objects.order_by("id").values()) == before
+
+    call_command("report_partitions", "--count", "3")
+    assert len(partitioning.partitions(connection, REPORT_TABLE)) == 3
+    assert list(Report.all_objects.order_by("id").values()) == before
+
+
+@pytest.mark.parametrize("count", ["-1", "1025"])
+def test_a_partition_count_out_of_range_is_refused_and_changes_nothing(count):
+    with pytest.raises(CommandError, match="allowed: an integer from 1 to 1024"):
+        call_command("report_partitions", "--count", count)
+
+    assert len(partitioning.partitions(connection, REPORT_TABLE)) == (
+        settings.REPORT_PARTITIONS
+    )
+
+
+def test_the_command_lists_each_partition_with_its_rows_and_bytes(
+    surveys_in_three_partitions, capsys
+):
+    with untallied():
+        submit_bulk(surveys_in_three_partitions[0], 2)
+    call_command("report_partitions")
+
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["partition", "rows", "bytes"]
+    assert [line.split()[0] for line in lines[1:-1]] == [
+        f"{REPORT_TABLE}_p{i}" for i in range(settings.REPORT_PARTITIONS)
+    ]
+    assert lines[-1].startswith(f"{settings.REPORT_PARTITIONS} hash partitions")
