@@ -160,10 +160,7 @@ def submission_receipt(*, submission: Submission) -> list[ReceiptLine]:
     Built only from stored rows, so a receipt cannot reveal more than the
     server already holds.
     """
-    reports = {
-        r.question_id: r
-        for r in submission.reports.filter(survey_id=submission.survey_id)
-    }
+    reports = {r.question_id: r for r in submission.reports.all()}
     plain = {a.question_id: a.value for a in submission.plain_answers.all()}
     skipped = {s.question_id for s in submission.skipped_answers.all()}
     # Each report is described under the spec it was made with, which may not
