@@ -200,3 +200,17 @@ def test_the_command_lists_each_partition_with_its_rows_and_bytes(
         f"{REPORT_TABLE}_p{i}" for i in range(settings.REPORT_PARTITIONS)
     ]
     assert lines[-1].startswith(f"{settings.REPORT_PARTITIONS} hash partitions")
+
+
+@pytest.mark.parametrize("count", [0, 1025, 2.0, "16", None])
+def test_a_partition_count_that_is_not_an_integer_from_1_to_1024_is_refused(count):
+    with pytest.raises(ValueError, match=f"is {count!r}; allowed"):
+        partitioning.check_partition_count(count)
+
+
+def test_partition_counts_from_1_to_1024_are_accepted():
+    assert [partitioning.check_partition_count(n) for n in (1, 16, 1024)] == [
+        1,
+        16,
+        1024,
+    ]
