@@ -253,11 +253,14 @@ def _measure(columns: str, n: int) -> tuple[float, float, float]:
     report = _scalar(f"SELECT avg({size}) FROM collection_report")  # noqa: S608
     # Summed over the partitions (collection 0013), or the plain table alone.
     table = _scalar(
-        "SELECT sum(pg_table_size(relid)) FROM pg_partition_tree('collection_report')"
+        "SELECT COALESCE((SELECT sum(pg_table_size(relid)) "
+        "FROM pg_partition_tree('collection_report') WHERE isleaf), "
+        "pg_table_size('collection_report'))"
     )
     total = _scalar(
-        "SELECT sum(pg_total_relation_size(relid)) "
-        "FROM pg_partition_tree('collection_report')"
+        "SELECT COALESCE((SELECT sum(pg_total_relation_size(relid)) "
+        "FROM pg_partition_tree('collection_report') WHERE isleaf), "
+        "pg_total_relation_size('collection_report'))"
     )
     return float(report), float(table) / n, float(total) / n
 
