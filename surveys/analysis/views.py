@@ -49,7 +49,7 @@ from surveys.analysis.job_views import computing, job_context, job_sent, refused
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.privacy import survey_privacy_view
 from surveys.analysis.privacy_forms import GroupSizeForm
-from surveys.analysis.reading import latest_results, survey_with_results
+from surveys.analysis.reading import latest_results, viewable_survey_with_results
 from surveys.analysis.results import results_from_document
 from surveys.authoring import access, lifecycle
 from surveys.collection.questions import answer_choices
@@ -64,9 +64,7 @@ def _survey(request, pk: int):
 
 def _survey_with_results(request, pk: int):
     """The survey the reader may view (404 otherwise) and its latest results."""
-    return survey_with_results(
-        access.accessible_surveys(user=request.user, need=access.VIEW), pk
-    )
+    return viewable_survey_with_results(user=request.user, pk=pk)
 
 
 def _results_context(survey, results) -> dict:
