@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models.expressions import Expression, RawSQL
 
 import ldp
 from ldp.accounting import sequential_composition
@@ -373,7 +374,7 @@ def pending_after(*, survey_id: int, watermark: int) -> tuple[int, int]:
     return marks_after(survey_id=survey_id, watermark=watermark)[1:]
 
 
-def marks_annotations(*, survey_id: int, watermark: int) -> dict[str, Subquery]:
+def marks_annotations(*, survey_id: int, watermark: int) -> dict[str, Expression]:
     """Annotations of a survey row with what a reader compares its snapshot to.
 
     ``tally_mark``: the tally watermark; ``pending_reports`` and
@@ -393,10 +394,26 @@ def marks_annotations(*, survey_id: int, watermark: int) -> dict[str, Subquery]:
             ]
         ),
         "pending_reports": _CountedRows(after.values("id")[:cap]),
-        "pending_submissions": _CountedRows(
-            after.values("submission_id").distinct()[:cap]
+        "pending_submissions": RawSQL(  # noqa: S611 (a constant; values are parameters)
+            _PENDING_SUBMISSIONS_SQL, (watermark, cap, survey_id), IntegerField()
         ),
     }
+
+
+# Submissions with a report past the watermark, capped: each question's
+# reports past it are read through the (question, id) index, at most cap of
+# them, and their distinct submissions counted.  The count is exact below the
+# cap and at least the cap above it (a submission has at most one report per
+# question, so a question with cap such reports has cap submissions).  A plain
+# DISTINCT over the survey's reports let PostgreSQL walk the (submission,
+# question) index through every later report of every survey instead (1.4 s
+# for a survey of 10^4 behind one of 10^6).
+_PENDING_SUBMISSIONS_SQL = (
+    'SELECT COUNT(DISTINCT later.submission_id) FROM "authoring_question" AS q'
+    ' CROSS JOIN LATERAL (SELECT r.submission_id FROM "collection_report" AS r'
+    " WHERE r.question_id = q.id AND r.id > %s ORDER BY r.id LIMIT %s) AS later"
+    " WHERE q.survey_id = %s"
+)
 
 
 @dataclass(frozen=True)
