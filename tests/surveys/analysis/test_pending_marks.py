@@ -40,3 +40,16 @@ def test_pending_submissions_stop_one_past_the_cap(ada, monkeypatch):
     monkeypatch.setattr(selectors, "PENDING_COUNT_CAP", 3)
     _, reports, submissions = selectors.marks_after(survey_id=survey.pk, watermark=0)
     assert (reports, submissions) == (4, 4)
+
+
+def test_test_mode_reports_are_not_pending(ada):
+    survey = make_survey(ada)
+    simulate(survey, 10)
+    reports = Report.all_objects.filter(question__survey=survey)
+    tested = sorted(set(reports.values_list("submission_id", flat=True)))[:3]
+    reports.filter(submission_id__in=tested).update(is_test=True)
+    _, reports_past, submissions = selectors.marks_after(
+        survey_id=survey.pk, watermark=0
+    )
+    assert submissions == 7
+    assert reports_past == 7 * _private_questions(survey)
