@@ -14,11 +14,13 @@ the tallies are brought up to date (not timed).  Then, through Django's test
 client in this process (tasks in-process, as with no broker), it times the
 median of ``--repeat`` requests after one warm-up request each of:
 
-* the trivial view (``/ping``: the same middleware, no work of its own), the
-  baseline every other figure is divided by; in process the client is signed
-  in, so it includes loading the session and the user (the floor of every
-  researcher's read), while over HTTP ``/ping`` is anonymous and the signed-in
-  ``/ping`` is printed as a figure of its own;
+* the trivial views, the baselines: ``/ping`` (the same middleware, no work of
+  its own) signed in, which includes loading the session and the user, the
+  floor of every signed-in researcher's read, and the baseline of the pages
+  and exports; ``/bench/api-ping`` (``benchmarks/baseline_site.py``: the API's
+  bearer-token check, which reads the token and its user, and ``{}``), the
+  baseline of the API's read; and ``/ping`` anonymous, printed for reference
+  (a second table gives every read as a multiple of it);
 * the dashboard, the live endpoint, the estimate exports (CSV, JSON), the API's
   survey resource, and the start of a raw-report export (the time to its first
   streamed chunk; the whole export grows with n by nature).
@@ -39,7 +41,10 @@ the queuing; the job is removed between requests, untimed, so that none is
 answered by reusing an earlier one).
 
 ``--queries`` prints how many database queries each read makes, per size: the
-reads are constant in n when these do not grow.
+reads are constant in n when these do not grow.  ``--clock cpu`` times the
+in-process reads by this process's CPU time instead of the wall clock: steady
+on a busy machine, but without the time PostgreSQL and Redis spend (the HTTP
+run's CPU table counts theirs).
 
 Run it on two checkouts to compare code before and after a change: the script
 uses only URLs and the authoring and collection services.
@@ -62,7 +67,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "surveys.settings")
+# The site plus the benchmarks' trivial views (``/bench/api-ping``).
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchmarks.baseline_settings")
 for name in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHE_URL"):
     os.environ.pop(name, None)  # in-process tasks, a per-process cache
 os.environ["RATE_LIMITS_ENABLED"] = "false"
@@ -78,13 +84,19 @@ def make_survey(owner, title: str, privacy) -> object:
     return authoring.survey_publish(survey=survey, user=owner)
 
 
+# The in-process clock: wall time (the default) or, with ``--clock cpu``, this
+# process's CPU time, which other work on a busy machine does not inflate (it
+# leaves out the time PostgreSQL and Redis spend, counted over HTTP instead).
+CLOCK = time.perf_counter
+
+
 def median_seconds(get, repeat: int) -> float:
     get()  # warm-up (the first reader may compute what later ones read)
     times = []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started = CLOCK()
         get()
-        times.append(time.perf_counter() - started)
+        times.append(CLOCK() - started)
     return statistics.median(times)
 
 
@@ -168,24 +180,50 @@ def run(
     for _, survey, size in cases:
         store_reports(survey, size, rng)
         services.tallies_refresh(survey_id=survey.pk)  # up to date, not timed
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        # Planner statistics for the rows just copied in, as autovacuum would
+        # gather them on a server (without them the first snapshot of 10^6
+        # reports took minutes on a busy machine).
+        cursor.execute("ANALYZE")
 
     ping = lambda: _ok(client.get("/ping"))  # noqa: E731
+    anonymous = Client()
+    anonymous_ping = lambda: _ok(anonymous.get("/ping"))  # noqa: E731
+    api_ping = lambda: _ok(  # noqa: E731
+        client.get("/bench/api-ping", HTTP_AUTHORIZATION=f"Bearer {secret}")
+    )
     names = list(endpoints(client, cases[0][1], secret))
     for number in range(1, runs + 1):
         print(f"\nrun {number} of {runs}")
         print(
-            f"{'case':>36} | {'ping ms':>8} | " + " | ".join(f"{n:>17}" for n in names)
+            f"{'case':>36} | {'ping ms':>8} | {'API ping ms':>11} | {'anon. ms':>8} | "
+            + " | ".join(f"{n:>17}" for n in names)
         )
-        print("-" * (50 + 20 * len(names)))
+        print("-" * (76 + 20 * len(names)))
+        against_anonymous = []
         for label, survey, _ in cases:
             base = median_seconds(ping, repeat)
-            cells = []
-            for get in endpoints(client, survey, secret).values():
+            api_base = median_seconds(api_ping, repeat)
+            anonymous_base = median_seconds(anonymous_ping, repeat)
+            cells, plain = [], []
+            for name, get in endpoints(client, survey, secret).items():
                 seconds = median_seconds(get, repeat)
-                cells.append(f"{seconds * 1000:8.1f} ms {seconds / base:5.1f}×")
-            print(f"{label:>36} | {base * 1000:8.2f} | " + " | ".join(cells))
+                fair = api_base if name == "API survey" else base
+                cells.append(f"{seconds * 1000:8.1f} ms {seconds / fair:5.1f}×")
+                plain.append(f"{seconds / anonymous_base:16.1f}×")
+            print(
+                f"{label:>36} | {base * 1000:8.2f} | {api_base * 1000:11.2f} | "
+                f"{anonymous_base * 1000:8.2f} | " + " | ".join(cells)
+            )
+            against_anonymous.append((label, plain))
+        print(f"\nthe same reads as multiples of the anonymous /ping (run {number})")
+        for label, plain in against_anonymous:
+            print(f"{label:>36} | " + " | ".join(plain))
     print(
-        "\nEach cell: median latency, and its ratio to /ping measured in the same run."
+        "\nEach cell: median latency, and its ratio to the signed-in /ping (the API"
+        " survey: to the token-checked /bench/api-ping) measured in the same run."
     )
     if queries:
         print_query_counts(cases, client, secret)
@@ -245,6 +283,7 @@ def over_http(
             # time of its backend is all counted (the default reconnects every
             # 60 s, and a closed backend's CPU time can no longer be read).
             env={"DATABASE_CONN_MAX_AGE": "3600"},
+            web_settings="benchmarks.baseline_settings",  # with /bench/api-ping
         ) as stack:
             work: dict[str, float] = {}  # CPU seconds a request, by label
 
@@ -271,6 +310,7 @@ def over_http(
                     f"{n + ' p50/p99':>22}"
                     for n in [
                         "/ping signed in",
+                        "API ping",
                         *http_paths(cases[0][1]),
                         "export job start",
                     ]
@@ -285,10 +325,14 @@ def over_http(
                 floor = timed("/ping", {"Cookie": cookie}, "/ping signed in")
                 p50, p99 = percentile(floor, 50), percentile(floor, 99)
                 cells = [f"{p50 / base50:8.1f}× {p99 / base99:8.1f}×"]
+                bearer = {"Authorization": f"Bearer {secret}"}
+                api_floor = timed("/bench/api-ping", bearer, "API ping")
+                p50, p99 = percentile(api_floor, 50), percentile(api_floor, 99)
+                cells.append(f"{p50 / base50:8.1f}× {p99 / base99:8.1f}×")
                 for name, path in http_paths(survey).items():
                     headers = {"Cookie": cookie}
                     if name == "API survey":
-                        headers = {"Authorization": f"Bearer {secret}"}
+                        headers = bearer
                     times = timed(path, headers, name)
                     p50, p99 = percentile(times, 50), percentile(times, 99)
                     cells.append(f"{p50 / base50:8.1f}× {p99 / base99:8.1f}×")
@@ -347,17 +391,20 @@ def print_work(rows: list[tuple[str, dict[str, float]]]) -> None:
     names = [name for name in rows[0][1] if name != "/ping"]
     print(
         "\nCPU time a request takes in the servers (gunicorn, PostgreSQL's"
-        " backends, Redis), as ratios to /ping anonymous | signed in"
+        " backends, Redis), as ratios to /ping anonymous | the fair trivial view"
+        " (signed-in /ping; for the API reads, /bench/api-ping)"
     )
     print(f"{'case':>36} | {'ping ms':>8} | " + " | ".join(f"{n:>17}" for n in names))
     for label, work in rows:
-        base, floor = work["/ping"], work["/ping signed in"]
-        cells = [
-            f"{work[n] / base:6.1f}× | {work[n] / floor:4.1f}×"
-            if base > 0 and floor > 0
-            else "—"
-            for n in names
-        ]
+        base = work["/ping"]
+        cells = []
+        for n in names:
+            floor = work["API ping" if n.startswith("API") else "/ping signed in"]
+            cells.append(
+                f"{work[n] / base:6.1f}× | {work[n] / floor:4.1f}×"
+                if base > 0 and floor > 0
+                else "—"
+            )
         print(
             f"{label:>36} | {base * 1000:8.2f} | "
             + " | ".join(f"{c:>17}" for c in cells)
@@ -445,6 +492,13 @@ def main() -> None:
         "--queries", action="store_true", help="print database queries per read"
     )
     parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="in process, time wall clock or this process's CPU time (steady on"
+        " a busy machine; leaves out the database's and Redis's own time)",
+    )
+    parser.add_argument(
         "--shared-cache",
         action="store_true",
         help="in process too, use a Redis of its own as the shared cache (as"
@@ -481,6 +535,9 @@ def _own_shared_cache():
 
 
 def _measure(args: argparse.Namespace) -> None:
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
+    print(f"in-process clock: {args.clock}")
     sizes = [int(float(s)) for s in args.sizes.split(",")]
     if os.environ.get("DATABASE_URL", "").startswith("postgres"):
         run(sizes, args.repeat, args.runs, args.http, args.web_workers, args.queries)

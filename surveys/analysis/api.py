@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET
 
 from surveys.analysis import exports
 from surveys.analysis.openapi import PUBLIC_ID_PATTERN, openapi_document
-from surveys.analysis.reading import survey_with_results
+from surveys.analysis.reading import viewable_survey_with_results
 from surveys.api_tokens.services import ApiTokenRefused, api_token_authenticate
 from surveys.authoring import access
 from surveys.authoring.models import Survey
@@ -107,9 +107,7 @@ def surveys(request):
 @never_cache
 @token_required
 def survey_estimates(request, pk: int):
-    _, results = survey_with_results(
-        access.accessible_surveys(user=request.api_user), pk
-    )
+    _, results = viewable_survey_with_results(user=request.api_user, pk=pk)
     if results is None:
         response = _error(
             503, "The results are being computed; try again in a few seconds."

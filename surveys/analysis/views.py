@@ -11,6 +11,8 @@ import hashlib
 import io
 import json
 import tempfile
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +29,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -45,11 +48,12 @@ from surveys.analysis import (
     selectors,
     tasks,
 )
+from surveys.analysis.dashboard_page import dashboard_page
 from surveys.analysis.job_views import computing, job_context, job_sent, refused
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.privacy import survey_privacy_view
 from surveys.analysis.privacy_forms import GroupSizeForm
-from surveys.analysis.reading import latest_results, survey_with_results
+from surveys.analysis.reading import latest_results, viewable_survey_with_results
 from surveys.analysis.results import results_from_document
 from surveys.authoring import access, lifecycle
 from surveys.collection.questions import answer_choices
@@ -64,9 +68,7 @@ def _survey(request, pk: int):
 
 def _survey_with_results(request, pk: int):
     """The survey the reader may view (404 otherwise) and its latest results."""
-    return survey_with_results(
-        access.accessible_surveys(user=request.user, need=access.VIEW), pk
-    )
+    return viewable_survey_with_results(user=request.user, pk=pk)
 
 
 def _results_context(survey, results) -> dict:
@@ -76,6 +78,12 @@ def _results_context(survey, results) -> dict:
         "results_body": _results_body(survey, results),
         "freshness": dashboard.freshness(results),
     }
+
+
+def _results_html(context: dict) -> str:
+    """The freshness line and the results fragment (``analysis/_results.html``):
+    nothing in it depends on the request, so no context processor runs."""
+    return mark_safe(render_to_string("analysis/_results.html", context))  # noqa: S308 (our own template)
 
 
 def _source_revision() -> str:
@@ -96,6 +104,11 @@ RESULTS_REVISION = _source_revision()
 # A cached fragment outlives its snapshot by at most this long (a newer snapshot
 # has a new key, so this only bounds the memory stale fragments take).
 RESULTS_CACHE_SECONDS = 24 * 3600
+# Fragments also kept in this process, in front of the shared cache: a key
+# names one snapshot's fragment for good, so a kept copy is never stale.
+RESULTS_KEPT = 64
+_bodies: OrderedDict[str, str] = OrderedDict()
+_bodies_lock = threading.Lock()
 
 
 def _results_body(survey, results) -> str:
@@ -103,7 +116,8 @@ def _results_body(survey, results) -> str:
 
     Everything in it comes from the immutable snapshot (and the batch size), so
     it is cached under (survey, snapshot version and time, batch size, source
-    revision); only the freshness line above it is rendered per request.
+    revision, language) in the shared cache and in this process; only the freshness line
+    above it is rendered per request.
     """
     if results is None:
         return ""
@@ -116,17 +130,26 @@ def _results_body(survey, results) -> str:
     stamp = results.computed_at.timestamp() if results.computed_at else 0
     key = (
         f"analysis:results-body:{survey.pk}:{results.version}:{stamp}:"
-        f"{batch}:{RESULTS_REVISION}"
+        f"{batch}:{RESULTS_REVISION}:{get_language()}"
     )
+    with _bodies_lock:
+        kept = _bodies.get(key)
+        if kept is not None:
+            _bodies.move_to_end(key)
+            return mark_safe(kept)  # noqa: S308 (rendered by our own template)
+    html = None
     with contextlib.suppress(Exception):  # the cache may be down: render anyway
-        cached = cache.get(key)
-        if cached is not None:
-            return mark_safe(cached)  # noqa: S308 (rendered by our own template)
-    context["cards"] = dashboard.cards(results)
-    context["plain_rows"] = dashboard.plain_rows(results)
-    html = render_to_string("analysis/_results_body.html", context)
-    with contextlib.suppress(Exception):
-        cache.set(key, html, timeout=RESULTS_CACHE_SECONDS)
+        html = cache.get(key)
+    if html is None:
+        context["cards"] = dashboard.cards(results)
+        context["plain_rows"] = dashboard.plain_rows(results)
+        html = render_to_string("analysis/_results_body.html", context)
+        with contextlib.suppress(Exception):
+            cache.set(key, html, timeout=RESULTS_CACHE_SECONDS)
+    with _bodies_lock:
+        _bodies[key] = html
+        while len(_bodies) > RESULTS_KEPT:
+            _bodies.popitem(last=False)
     return mark_safe(html)  # noqa: S308 (rendered by our own template)
 
 
@@ -143,10 +166,15 @@ def survey_dashboard(request, pk: int):
     survey, results = _survey_with_results(request, pk)
     context = _results_context(survey, results)
     context["poll_seconds"] = POLL_SECONDS
-    context["availability"] = lifecycle.survey_availability(survey)
-    context["exports"] = _export_rows(survey)
-    context["export_retention_hours"] = settings.EXPORT_RETENTION_HOURS
-    return render(request, "analysis/dashboard.html", context)
+    results_html = _results_html(context)
+    context = {
+        "survey": survey,
+        "poll_seconds": POLL_SECONDS,
+        "availability": lifecycle.survey_availability(survey),
+        "exports": _export_rows(survey),
+        "export_retention_hours": settings.EXPORT_RETENTION_HOURS,
+    }
+    return dashboard_page(request, context, results_html)
 
 
 def _export_rows(survey) -> list[dict]:
@@ -166,7 +194,7 @@ def survey_dashboard_live(request, pk: int):
     """The results fragment as JSON, for dashboard.js to swap in place."""
     survey, results = _survey_with_results(request, pk)
     context = _results_context(survey, results)
-    html = render_to_string("analysis/_results.html", context, request=request)
+    html = _results_html(context)
     results = context["results"]
     return JsonResponse(
         {

@@ -44,6 +44,7 @@ from django.template.loader import render_to_string
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from surveys import page_slots
 from surveys.authoring import lifecycle
 from surveys.authoring.models import Question, Survey
 from surveys.collection.forms import ResponseForm, link_inputs
@@ -76,7 +77,7 @@ SURVEY_FIELDS = (
 QUESTION_FIELDS = tuple(field.attname for field in Question._meta.concrete_fields)
 
 _lock = threading.Lock()
-_pages: OrderedDict[str, tuple[tuple[str, ...], tuple[str, ...]]] = OrderedDict()
+_pages: OrderedDict[str, page_slots.Pieces] = OrderedDict()
 _counts = {"hits": 0, "renders": 0}
 
 
@@ -91,31 +92,6 @@ def page_key(survey: Survey, questions: list[Question]) -> str:
         ),
     )
     return hashlib.sha256(repr(facts).encode()).hexdigest()
-
-
-def _split(html: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """The page cut at its markers: (pieces, slot after each piece but the
-    last); None unless each marker occurs exactly once."""
-    if any(html.count(slot) != 1 for slot in SLOTS):
-        return None
-    order = sorted(SLOTS, key=html.index)
-    pieces = []
-    rest = html
-    for slot in order:
-        before, rest = rest.split(slot, 1)
-        pieces.append(before)
-    pieces.append(rest)
-    return tuple(pieces), tuple(order)
-
-
-def _fill(
-    pieces: tuple[str, ...], order: tuple[str, ...], values: Mapping[str, str]
-) -> str:
-    parts = [pieces[0]]
-    for slot, piece in zip(order, pieces[1:], strict=True):
-        parts.append(values[slot])
-        parts.append(piece)
-    return "".join(parts)
 
 
 def link_fields_html(survey: Survey, link_values: Mapping[str, str]) -> SafeString:
@@ -184,7 +160,7 @@ def respond_page(
                 "link_fields": mark_safe(LINKS_SLOT),  # noqa: S308 - a marker
             },
         )
-        cached = _split(html)
+        cached = page_slots.split(html, SLOTS)
         if cached is None:  # a marker went missing: never serve this page shared
             raise RuntimeError("the answer page lost one of its markers")
         with _lock:
@@ -194,7 +170,7 @@ def respond_page(
             while len(_pages) > PAGE_CACHE_SIZE:
                 _pages.popitem(last=False)
     pieces, order = cached
-    html = _fill(
+    html = page_slots.fill(
         pieces,
         order,
         {

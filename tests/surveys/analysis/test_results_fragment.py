@@ -8,6 +8,7 @@ import re
 import pytest
 from django.core.cache import cache
 from django.urls import reverse
+from django.utils.translation import get_language
 
 from surveys.analysis import dashboard, views
 from surveys.analysis.models import ResultSnapshot
@@ -34,7 +35,7 @@ def _key(survey) -> str:
     return (
         f"analysis:results-body:{survey.pk}:{snapshot.version}:"
         f"{snapshot.computed_at.timestamp()}:{dashboard.batch_size()}:"
-        f"{views.RESULTS_REVISION}"
+        f"{views.RESULTS_REVISION}:{get_language()}"
     )
 
 
