@@ -47,3 +47,33 @@ def test_researcher_can_sign_in_and_out(client, django_user_model):
     assert client.get(reverse("home")).context["user"].is_authenticated
     client.post(reverse("logout"))
     assert not client.get(reverse("home")).context["user"].is_authenticated
+
+
+@pytest.mark.django_db
+def test_a_missing_page_is_the_sites_page_with_language_title_and_main(client):
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert '<html lang="' in html
+    assert "<title>" in html
+    assert '<main id="main"' in html
+    assert "<h1>" in html
+
+
+@pytest.mark.django_db
+def test_axe_core_for_the_test_browser_is_never_served_by_the_site(client):
+    from django.contrib.staticfiles import finders
+
+    from tests.conftest import ROOT
+
+    assert (ROOT / "node_modules" / "axe-core" / "axe.min.js").is_file()
+    assert finders.find("axe-core/axe.min.js") is None
+    assert finders.find("node_modules/axe-core/axe.min.js") is None
+    assert client.get("/static/axe-core/axe.min.js").status_code == 404
+    assert client.get("/node_modules/axe-core/axe.min.js").status_code == 404
+    shipped = [*(ROOT / "templates").rglob("*.html"), *(ROOT / "static").rglob("*")]
+    assert not [
+        path
+        for path in shipped
+        if path.is_file() and "axe-core" in path.read_text(errors="ignore")
+    ]

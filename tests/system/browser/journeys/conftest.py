@@ -1,13 +1,17 @@
 """Journeys through the running site in headless Chromium.
 
 The ``browser`` fixture (the system's Chromium through Playwright) comes from
-``tests/conftest.py``; these fixtures add a researcher made the way an operator
-makes one and the place screenshots go.  Rate limits stay on, as in
-production (a journey sends far fewer answers than they allow).
+``tests/conftest.py``; here it is wrapped in the accessibility gate
+(``tests/axe_gate.py``): axe-core checks every page a journey loads, at desktop
+and at phone size, and the test fails on any violation.  These fixtures also
+add a researcher made the way an operator makes one and the place screenshots
+go.  Rate limits stay on, as in production (a journey sends far fewer answers
+than they allow).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import uuid
 from pathlib import Path
@@ -15,6 +19,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from tests.axe_gate import AxeGate, GatedBrowser, gate_actions
 from tests.conftest import ROOT
 from tests.surveys.collection.smtp_server import SmtpServer
 
@@ -34,6 +39,30 @@ def _fresh_rate_limit_counters(settings) -> None:
             "LOCATION": f"journey-{uuid.uuid4()}",
         }
     }
+
+
+@pytest.fixture
+def axe_gate(monkeypatch, request):
+    """The accessibility gate of this test: every Playwright action first checks
+    the pages that loaded a new document.  With ``AXE_GATE_TIMES`` set to a file
+    name, a line per test (test id, seconds spent in axe, pages checked) is
+    appended to that file, to measure what the gate costs."""
+    gate = AxeGate(desktop=DESKTOP, phone=PHONE)
+    with gate_actions(gate, monkeypatch):
+        yield gate
+    times = os.environ.get("AXE_GATE_TIMES")
+    if times:
+        with open(times, "a", encoding="utf-8") as out:
+            out.write(
+                f"{request.node.nodeid}\t{gate.seconds:.3f}\t{len(gate.checked)}\n"
+            )
+
+
+@pytest.fixture
+def browser(browser, axe_gate):
+    """Headless Chromium whose every page passes axe at desktop and phone size."""
+    yield GatedBrowser(browser, axe_gate)
+    axe_gate.assert_clean()
 
 
 @pytest.fixture

@@ -22,6 +22,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 PANEL = "https://panel.example/complete"
 CODE = "C0MPLETE42"
+# The panel's own page (the accessibility gate checks it too).
+PANEL_PAGE = (
+    '<!doctype html><html lang="en"><title>Panel</title>'
+    "<main><h1>Panel: thank you</h1></main></html>"
+)
 
 
 @pytest.fixture
@@ -70,7 +75,7 @@ def test_sections_one_at_a_time_with_a_skip_then_the_panel_redirect(
     context.route(
         PANEL + "**",
         lambda route: route.fulfill(
-            status=200, content_type="text/html", body="<h1>Panel: thank you</h1>"
+            status=200, content_type="text/html", body=PANEL_PAGE
         ),
     )
     page = context.new_page()

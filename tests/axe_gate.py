@@ -1,0 +1,290 @@
+"""The accessibility gate: axe-core checks every page a browser test loads.
+
+axe-core comes from the npm registry (``package.json``; ``scripts/ensure-node``
+installs it into ``node_modules/``) and reaches the test browser only: its
+source is evaluated in the page through Playwright, which the page's Content
+Security Policy does not govern, so no template, static file or CSP exception
+of the site ever carries it.
+
+A new document is checked once it has loaded, just before the test's next
+action on any page (a click, a key, a ``goto``, closing it...) and, for pages
+still open, when the test ends: so each page is checked in the state the test
+brought it to, never while the test is still acting on it.  Each check runs axe
+at the page's own size and once more at the other size (desktop or phone),
+putting the size back after.  :meth:`AxeGate.assert_clean` fails the test
+listing every violation: rule id, impact, target selector, URL and size.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+AXE_SOURCE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+# WCAG 2.0 and 2.1, levels A and AA, and Deque's best practices.
+AXE_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice")
+PHONE_WIDTH_AT_MOST = 600
+
+# Runs axe on the page's document; null for a document that is not HTML (a
+# JSON or text response the test opened).  The violations come back as plain
+# data: rule id, impact, help text and each failing node's target selector.
+RUN_AXE = """async (tags) => {
+  if (document.contentType !== "text/html") return null;
+  const results = await axe.run(document, {
+    runOnly: { type: "tag", values: tags },
+    resultTypes: ["violations"],
+  });
+  return results.violations.map((v) => ({
+    rule: v.id,
+    impact: v.impact || "",
+    help: v.help,
+    targets: v.nodes.map((n) => n.target.join(" ")),
+  }));
+}"""
+
+# Every action through which a test can make a page navigate or change: the
+# gate checks pages with a new document before any of them runs.
+ACTIONS = {
+    "Page": (
+        "goto",
+        "reload",
+        "go_back",
+        "go_forward",
+        "close",
+        "click",
+        "press",
+        "fill",
+        "check",
+        "select_option",
+        "evaluate",
+        "set_viewport_size",
+    ),
+    "Locator": (
+        "click",
+        "dblclick",
+        "tap",
+        "press",
+        "press_sequentially",
+        "fill",
+        "check",
+        "uncheck",
+        "set_checked",
+        "select_option",
+        "set_input_files",
+        "dispatch_event",
+        "focus",
+    ),
+    "Keyboard": ("press", "type", "insert_text"),
+    "Mouse": ("click",),
+    "BrowserContext": ("close",),
+}
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One axe rule failing on one element of one page at one size."""
+
+    rule: str
+    impact: str
+    target: str
+    url: str
+    size: str
+    help: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.rule} ({self.impact}) at {self.target!r} on {self.url}"
+            f" [{self.size}]: {self.help}"
+        )
+
+
+def axe_source() -> str:
+    """axe-core's source, installed from package-lock.json by scripts/ensure-node."""
+    if not AXE_SOURCE.is_file():
+        pytest.fail(
+            "axe-core is not installed: run `bash scripts/ensure-node`"
+            " (npm ci from package-lock.json)"
+        )
+    return AXE_SOURCE.read_text(encoding="utf-8")
+
+
+def size_name(viewport: dict[str, int]) -> str:
+    """``WIDTHxHEIGHT`` of a viewport."""
+    return f"{viewport['width']}x{viewport['height']}"
+
+
+@dataclass
+class AxeGate:
+    """Checks each document the watched pages load, at desktop and phone size.
+
+    ``desktop`` and ``phone`` are viewports (``{"width": ..., "height": ...}``);
+    a page at most ``PHONE_WIDTH_AT_MOST`` pixels wide is checked at its own
+    size and at ``desktop``, any other at its own size and at ``phone``.
+    """
+
+    desktop: dict[str, int]
+    phone: dict[str, int]
+    source: str = field(default_factory=axe_source, repr=False)
+    violations: list[Violation] = field(default_factory=list)
+    checked: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    _watched: dict[int, Any] = field(default_factory=dict, repr=False)
+    _pending: dict[int, Any] = field(default_factory=dict, repr=False)
+    _busy: bool = False
+
+    def watch_context(self, context: Any) -> Any:
+        """Watch every page ``context`` opens (now and later); returns it."""
+        context.on("page", self.watch)
+        for page in context.pages:
+            self.watch(page)
+        return context
+
+    def watch(self, page: Any) -> Any:
+        """Check every HTML document ``page`` loads from now on; returns it."""
+        if id(page) in self._watched:
+            return page
+        self._watched[id(page)] = page
+
+        def navigated(frame: Any) -> None:
+            if frame.parent_frame is None:
+                self._pending[id(page)] = page
+
+        page.on("framenavigated", navigated)
+        page.on("close", lambda _: self._pending.pop(id(page), None))
+        if page.url != "about:blank":
+            self._pending[id(page)] = page
+        return page
+
+    def check_pending(self) -> None:
+        """Check each watched page whose current document is not checked yet."""
+        if self._busy:
+            return
+        self._busy = True
+        try:
+            while self._pending:
+                _, page = self._pending.popitem()
+                self.check(page)
+        finally:
+            self._busy = False
+
+    def check(self, page: Any) -> None:
+        """Run axe on ``page`` at its size and at the other one, size restored."""
+        from playwright.sync_api import Error
+
+        if page.is_closed() or page.url == "about:blank":
+            return
+        started = time.perf_counter()
+        try:
+            page.wait_for_load_state("load")
+            own = page.viewport_size
+            other = (
+                self.desktop
+                if own and own["width"] <= PHONE_WIDTH_AT_MOST
+                else self.phone
+            )
+            self._run(page, own)
+            page.set_viewport_size(other)
+            try:
+                self._run(page, other)
+            finally:
+                if own:
+                    page.set_viewport_size(own)
+        except Error as error:
+            # The page's own script navigated away mid-check: the new document
+            # is pending (framenavigated) and is checked in its turn.
+            if "context was destroyed" not in str(error) or page.is_closed():
+                raise
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    def _run(self, page: Any, viewport: dict[str, int] | None) -> None:
+        if not page.evaluate("() => typeof window.axe === 'object'"):
+            page.evaluate("() => {\n" + self.source + "\n}")
+        found = page.evaluate(RUN_AXE, list(AXE_TAGS))
+        if found is None:
+            return
+        size = size_name(viewport) if viewport else "default"
+        self.checked.append((page.url, size))
+        for violation in found:
+            for target in violation["targets"]:
+                self.violations.append(
+                    Violation(
+                        rule=violation["rule"],
+                        impact=violation["impact"],
+                        target=target,
+                        url=page.url,
+                        size=size,
+                        help=violation["help"],
+                    )
+                )
+
+    def assert_clean(self) -> None:
+        """Fail listing every violation found, or if no page was ever checked."""
+        self.check_pending()
+        if not self.checked:
+            pytest.fail("the accessibility gate checked no page", pytrace=False)
+        if self.violations:
+            listed = "\n  ".join(str(v) for v in self.violations)
+            pytest.fail(
+                f"axe found {len(self.violations)} accessibility violation(s):\n"
+                f"  {listed}",
+                pytrace=False,
+            )
+
+
+class GatedBrowser:
+    """A Playwright ``Browser`` whose new contexts and pages the gate watches."""
+
+    def __init__(self, browser: Any, gate: AxeGate) -> None:
+        self._browser = browser
+        self._gate = gate
+
+    def new_context(self, *args: Any, **kwargs: Any) -> Any:
+        """``Browser.new_context``, its pages watched by the gate."""
+        return self._gate.watch_context(self._browser.new_context(*args, **kwargs))
+
+    def new_page(self, *args: Any, **kwargs: Any) -> Any:
+        """``Browser.new_page``, the page (and its context) watched by the gate."""
+        page = self._browser.new_page(*args, **kwargs)
+        self._gate.watch_context(page.context)
+        return page
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._browser, name)
+
+
+def _checked_first(gate: AxeGate, action: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(action)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        gate.check_pending()
+        return action(*args, **kwargs)
+
+    return run
+
+
+@contextmanager
+def gate_actions(gate: AxeGate, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """While open, every Playwright action checks the gate's pending pages first."""
+    from playwright.sync_api import BrowserContext, Keyboard, Locator, Mouse, Page
+
+    classes = {
+        "Page": Page,
+        "Locator": Locator,
+        "Keyboard": Keyboard,
+        "Mouse": Mouse,
+        "BrowserContext": BrowserContext,
+    }
+    with monkeypatch.context() as patch:
+        for name, methods in ACTIONS.items():
+            for method in methods:
+                cls = classes[name]
+                patch.setattr(cls, method, _checked_first(gate, getattr(cls, method)))
+        yield
