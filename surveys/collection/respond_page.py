@@ -16,7 +16,8 @@ markers.  Each request joins the pieces with its own token, stamp and link
 fields, escaped as the template would escape them.  Nothing else in the page
 depends on the request, and nothing one respondent sent is ever in it.
 
-The key is a SHA-256 of everything the page is rendered from: the survey's
+The key is a SHA-256 of everything the page is rendered from: the active
+language (``LocaleMiddleware`` picked it for this request), the survey's
 fields and every field of every question (texts, options, specs, positions,
 display logic...).  Any change, whether or not it starts a new survey
 revision (a text-only edit or a move does not), gives a new key, so the page
@@ -30,6 +31,7 @@ everyone else gets a page rendered for them alone.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -43,6 +45,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 
 from surveys.authoring import lifecycle
 from surveys.authoring.models import Question, Survey
@@ -60,6 +63,7 @@ CSRF_SLOT = f"csrf-{_MARK}"
 STAMP_SLOT = f"stamp-{_MARK}"
 LINKS_SLOT = f"links-{_MARK}"
 SLOTS = (CSRF_SLOT, STAMP_SLOT, LINKS_SLOT)
+_SLOT_PATTERN = re.compile("(" + "|".join(SLOTS) + ")")
 
 # The survey fields the page shows or its device configuration carries.
 SURVEY_FIELDS = (
@@ -81,9 +85,11 @@ _counts = {"hits": 0, "renders": 0}
 
 
 def page_key(survey: Survey, questions: list[Question]) -> str:
-    """A digest of everything the answer page is rendered from."""
+    """A digest of everything the answer page is rendered from, the active
+    language included (a page in one language is never served in another)."""
     facts = (
         deniable_version(),
+        get_language(),
         tuple(getattr(survey, name) for name in SURVEY_FIELDS),
         tuple(
             tuple(getattr(question, name) for name in QUESTION_FIELDS)
@@ -95,17 +101,14 @@ def page_key(survey: Survey, questions: list[Question]) -> str:
 
 def _split(html: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """The page cut at its markers: (pieces, slot after each piece but the
-    last); None unless each marker occurs exactly once."""
-    if any(html.count(slot) != 1 for slot in SLOTS):
+    last); None unless the stamp and link markers occur exactly once and the
+    CSRF marker at least once (the answer form's and the language picker's)."""
+    if html.count(CSRF_SLOT) < 1 or any(
+        html.count(slot) != 1 for slot in (STAMP_SLOT, LINKS_SLOT)
+    ):
         return None
-    order = sorted(SLOTS, key=html.index)
-    pieces = []
-    rest = html
-    for slot in order:
-        before, rest = rest.split(slot, 1)
-        pieces.append(before)
-    pieces.append(rest)
-    return tuple(pieces), tuple(order)
+    parts = _SLOT_PATTERN.split(html)
+    return tuple(parts[0::2]), tuple(parts[1::2])
 
 
 def _fill(
