@@ -44,6 +44,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.utils.cache import add_never_cache_headers
+from django.utils.translation import gettext, ngettext
 
 logger = logging.getLogger(__name__)
 
@@ -61,12 +62,14 @@ def retry_after_seconds() -> int:
 
 def unavailable_message(retry_after: int) -> str:
     """What a person reads on the 503 page (and in the JSON ``error``)."""
-    wait = f"{retry_after} second{'' if retry_after == 1 else 's'}"
-    return (
+    wait = ngettext("%(count)d second", "%(count)d seconds", retry_after) % {
+        "count": retry_after
+    }
+    return gettext(
         "The service cannot reach its database right now, so nothing was stored "
         "or changed. This is usually over within a minute: please wait "
-        f"{wait} and try again."
-    )
+        "%(wait)s and try again."
+    ) % {"wait": wait}
 
 
 def wants_json(request: HttpRequest) -> bool:

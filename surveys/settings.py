@@ -94,6 +94,11 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # The page's language from the browser (its language cookie, set by the
+    # picker through Django's set_language, else Accept-Language).  Before the
+    # 503 middleware so that the outage page is translated too; it reads no
+    # session and no database.
+    "django.middleware.locale.LocaleMiddleware",
     # Before sessions and authentication (they query the database lazily): a
     # database outage anywhere below answers 503 with Retry-After, not 500.
     "surveys.middleware.DatabaseUnavailableMiddleware",
@@ -228,7 +233,26 @@ if not AXES_LOCKOUT_PARAMETERS or any(
         "on them together and by commas to lock on each, e.g. username+ip_address."
     )
 
+# --- Languages (docs/translations.md) ---------------------------------------------
+# Respondent pages come in these languages; the browser's Accept-Language picks
+# one unless the visitor chose another with the picker on every page.  Arabic
+# is the right-to-left test locale: its catalog is partial (the layout's own
+# strings), everything else shows in English, right to left.
 LANGUAGE_CODE = "en"
+LANGUAGES = [
+    ("en", "English"),
+    ("es", "Español"),
+    ("fr", "Français"),
+    ("ar", "العربية"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# The picker's choice lives in a cookie the browser deletes when it closes, like
+# the CSRF cookie: a respondent carries nothing from one visit to the next.  It
+# is the browser's preference, never stored with a submission.
+LANGUAGE_COOKIE_AGE = None
+LANGUAGE_COOKIE_HTTPONLY = True
+LANGUAGE_COOKIE_SAMESITE = "Lax"
+LANGUAGE_COOKIE_SECURE = PRODUCTION
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

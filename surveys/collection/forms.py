@@ -17,8 +17,10 @@ from typing import Any
 
 from django import forms
 from django.forms.boundfield import BoundField
+from django.utils.formats import number_format
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from surveys.authoring import display_logic
 from surveys.authoring.forms import add_validation_errors
@@ -37,26 +39,40 @@ MAX_REPORT_CHARS = 65_536
 # A numeric question's low, high and step have at most this many decimal places.
 GRID_PLACES = Question._meta.get_field("numeric_step").decimal_places
 
-NO_REPORT = (
-    "No randomized report arrived for “{question}”. This page's script "
+NO_REPORT = gettext_lazy(
+    "No randomized report arrived for “%(question)s”. This page's script "
     "randomizes your answer on your device, so it needs JavaScript; nothing "
     "was stored."
 )
 
 
-NOT_SHOWN_BUT_SENT = (
-    "“{question}” was not shown (it is shown only for some answers to "
-    "“{driver}”), yet something arrived for it; nothing was stored. Reload the "
+NOT_SHOWN_BUT_SENT = gettext_lazy(
+    "“%(question)s” was not shown (it is shown only for some answers to "
+    "“%(driver)s”), yet something arrived for it; nothing was stored. Reload the "
     "page and answer again."
 )
-SKIPPED_AND_ANSWERED = (
-    "“{question}” arrived both answered and marked “Prefer not to answer”; "
+SKIPPED_AND_ANSWERED = gettext_lazy(
+    "“%(question)s” arrived both answered and marked “Prefer not to answer”; "
     "nothing was stored. Choose one of the two."
 )
-SKIP_NOT_ALLOWED = (
-    "“{question}” needs an answer: it is not optional, so it cannot be skipped; "
-    "nothing was stored."
+SKIP_NOT_ALLOWED = gettext_lazy(
+    "“%(question)s” needs an answer: it is not optional, so it cannot be "
+    "skipped; nothing was stored."
 )
+PLEASE_ANSWER = gettext_lazy("Please answer “%(question)s”.")
+
+
+def range_words(low: Decimal, high: Decimal, step: Decimal) -> str:
+    """A numeric question's range and step in words, in the active language,
+    each figure exact (written out in full, with the language's decimal mark)."""
+    low_, high_, step_ = (number_format(plain_decimal(v)) for v in (low, high, step))
+    return gettext("a number from %(low)s to %(high)s, in steps of %(step)s") % {
+        "low": low_,
+        "high": high_,
+        "step": step_,
+    }
+
+
 SKIP_MARKER = "skipped"
 
 
@@ -72,7 +88,7 @@ class SkipField(forms.BooleanField):
     def __init__(self, question: Question, **kwargs: Any) -> None:
         super().__init__(
             required=False,
-            label="Prefer not to answer",
+            label=gettext_lazy("Prefer not to answer"),
             widget=forms.CheckboxInput(
                 attrs={"value": SKIP_MARKER, "class": "skip-marker"},
                 check_test=lambda value: value == SKIP_MARKER,
@@ -139,20 +155,17 @@ class AnswerInputs(forms.Widget):
         group = "" if self.named else format_html(' data-answer-group="{}"', name)
         hint = ""
         if self.multiple:
-            hint = (
-                format_html(
-                    '<p class="hint" id="{}_hint">Choose up to {} options, or none.'
-                    "</p>",
-                    base_id,
+            words = (
+                ngettext(
+                    "Choose up to %(count)s option, or none.",
+                    "Choose up to %(count)s options, or none.",
                     self.most,
                 )
+                % {"count": number_format(self.most)}
                 if self.most
-                else format_html(
-                    '<p class="hint" id="{}_hint">Choose any number of options, or '
-                    "none.</p>",
-                    base_id,
-                )
+                else gettext("Choose any number of options, or none.")
             )
+            hint = format_html('<p class="hint" id="{}_hint">{}</p>', base_id, words)
             group += format_html(' aria-describedby="{}_hint"', base_id)
             if self.most:
                 group += format_html(' data-max-selections="{}"', self.most)
@@ -189,8 +202,7 @@ class NumberOnDevice(forms.Widget):
         self.levels = int((high - low) / step) + 1
 
     def range_words(self) -> str:
-        low, high, step = (plain_decimal(v) for v in (self.low, self.high, self.step))
-        return f"a number from {low} to {high}, in steps of {step}"
+        return range_words(self.low, self.high, self.step)
 
     def render(self, name, value, attrs=None, renderer=None) -> SafeString:
         base_id = (attrs or {}).get("id") or f"id_{name}"
@@ -198,25 +210,29 @@ class NumberOnDevice(forms.Widget):
         return format_html(
             '<div class="numeric" id="{base}" data-answer-group="{name}"'
             ' data-low="{low}" data-high="{high}" data-step="{step}">'
-            '<label class="numeric-label" for="{base}_value">Your answer: '
-            "{words}</label>"
+            '<label class="numeric-label" for="{base}_value">{answer}</label>'
             '<input type="text" class="numeric-value" id="{base}_value"'
             ' inputmode="decimal" autocomplete="off" spellcheck="false"'
             ' aria-describedby="{base}_range">'
-            '<label class="numeric-slider-label" for="{base}_slider">Or slide to '
-            "choose</label>"
+            '<label class="numeric-slider-label" for="{base}_slider">{slide}</label>'
             '<input type="range" class="numeric-slider" id="{base}_slider"'
             ' min="0" max="{top}" step="1" value="{middle}"'
             ' aria-describedby="{base}_range">'
-            '<p class="numeric-range" id="{base}_range">From {low} to {high}; each '
-            "step is {step}.</p>"
+            '<p class="numeric-range" id="{base}_range">{range}</p>'
             "</div>",
             base=base_id,
             name=name,
             low=low,
             high=high,
             step=step,
-            words=self.range_words(),
+            answer=gettext("Your answer: %(range)s") % {"range": self.range_words()},
+            slide=gettext("Or slide to choose"),
+            range=gettext("From %(low)s to %(high)s; each step is %(step)s.")
+            % {
+                "low": number_format(low),
+                "high": number_format(high),
+                "step": number_format(step),
+            },
             top=self.levels - 1,
             middle=(self.levels - 1) // 2,
         )
@@ -270,7 +286,9 @@ class LinkValueField(forms.CharField):
         if text:
             problem = link_value_problem(self.link_name, text, self.declared)
             if problem:
-                raise forms.ValidationError(f"{problem} Nothing was stored.")
+                raise forms.ValidationError(
+                    gettext("%(problem)s Nothing was stored.") % {"problem": problem}
+                )
         return text
 
 
@@ -283,7 +301,7 @@ class ReportField(forms.CharField):
         kwargs.setdefault("max_length", MAX_REPORT_CHARS)
         super().__init__(
             error_messages={
-                "required": NO_REPORT.format(question=question.text),
+                "required": NO_REPORT % {"question": question.text},
                 "max_length": f"The report for “{question.text}” is too long.",
             },
             strip=False,
@@ -316,9 +334,10 @@ class NumberInRangeField(forms.DecimalField):
         if bounds is None:
             raise ValueError(f"question {question.pk} has no numeric range")
         self.low, self.high, self.step = bounds
-        low, high, step = (plain_decimal(v) for v in bounds)
-        allowed = f"a number from {low} to {high}, in steps of {step}"
-        messages = {"invalid": f"The answer to “{question.text}” must be {allowed}."}
+        messages = {
+            "invalid": gettext("The answer to “%(question)s” must be %(allowed)s.")
+            % {"question": question.text, "allowed": range_words(*bounds)}
+        }
         super().__init__(
             error_messages={**messages, **kwargs.pop("error_messages", {})}, **kwargs
         )
@@ -387,8 +406,7 @@ class QuestionBlock:
         bounds = grid(self.question) if self.question.kind == "numeric" else None
         if bounds is None:
             return ""
-        low, high, step = (plain_decimal(v) for v in bounds)
-        return f"a number from {low} to {high}, in steps of {step}"
+        return range_words(*bounds)
 
 
 def _grid_key(question: Question) -> tuple | None:
@@ -579,10 +597,11 @@ class ResponseForm(forms.Form):
                 if self._sent_anything(question):
                     self.add_error(
                         None,
-                        NOT_SHOWN_BUT_SENT.format(
-                            question=question.text,
-                            driver=texts.get(question.show_if.get("question"), ""),
-                        ),
+                        NOT_SHOWN_BUT_SENT
+                        % {
+                            "question": question.text,
+                            "driver": texts.get(question.show_if.get("question"), ""),
+                        },
                     )
                 continue
             if question.optional or answer in self.errors:
@@ -592,9 +611,9 @@ class ResponseForm(forms.Form):
                 continue  # no option ticked is an answer: "none of these"
             if not given:
                 message = (
-                    NO_REPORT.format(question=question.text)
+                    NO_REPORT % {"question": question.text}
                     if question.is_private
-                    else f"Please answer “{question.text}”."
+                    else PLEASE_ANSWER % {"question": question.text}
                 )
                 self.add_error(answer, message)
             elif question.is_private and data.get(f"{prefix}_spec_revision") is None:
@@ -641,18 +660,17 @@ class ResponseForm(forms.Form):
             given = source.get(answer) not in (None, "")
             if skipped and given:
                 self.add_error(
-                    answer, SKIPPED_AND_ANSWERED.format(question=question.text)
+                    answer, SKIPPED_AND_ANSWERED % {"question": question.text}
                 )
             elif not skipped and not given and answer not in self.errors:
                 if question.is_private:
-                    message = NO_REPORT.format(question=question.text)
+                    message = NO_REPORT % {"question": question.text}
                 elif question.kind == Question.Kind.MULTI_SELECT:
                     continue  # no option ticked is an answer: "none of these"
                 else:
-                    message = (
-                        f"Please answer “{question.text}” or choose “Prefer not "
-                        "to answer”."
-                    )
+                    message = gettext(
+                        "Please answer “%(question)s” or choose “Prefer not to answer”."
+                    ) % {"question": question.text}
                 self.add_error(answer, message)
         return data
 
@@ -670,8 +688,11 @@ class ResponseForm(forms.Form):
     def _add_plain(self, question: Question) -> None:
         name = f"q{question.pk}"
         required = {
-            "required": f"Please answer “{question.text}”.",
-            "invalid_choice": f"That is not one of the answers to “{question.text}”.",
+            "required": PLEASE_ANSWER % {"question": question.text},
+            "invalid_choice": gettext(
+                "That is not one of the answers to “%(question)s”."
+            )
+            % {"question": question.text},
         }
         choices = answer_choices(question)
         if question.kind in CHOICE_KINDS:
@@ -732,7 +753,11 @@ class ResponseForm(forms.Form):
             _mark_grids(blocks)
         return [
             SectionBlock(
-                number, len(groups), title or f"Section {number}", intro, blocks
+                number,
+                len(groups),
+                title or gettext("Section %(number)s") % {"number": number},
+                intro,
+                blocks,
             )
             for number, (title, intro, blocks) in enumerate(groups, start=1)
         ]
@@ -743,7 +768,10 @@ class ResponseForm(forms.Form):
         for name, errors in self.errors.items():
             for error in errors:
                 if name in {"idempotency_key", "survey_revision"}:
-                    messages.append(f"{error} Reload the page and answer again.")
+                    messages.append(
+                        gettext("%(error)s Reload the page and answer again.")
+                        % {"error": error}
+                    )
                 else:
                     messages.append(str(error))
         return messages

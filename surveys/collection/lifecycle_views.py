@@ -23,6 +23,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
@@ -152,9 +153,11 @@ def withdraw(request: HttpRequest, receipt: str) -> HttpResponse:
 
 class ReceiptCodeForm(forms.Form):
     code = forms.CharField(
-        label="Your receipt code",
+        label=gettext_lazy("Your receipt code"),
         max_length=200,
-        help_text="The last part of your receipt link, after “/receipt/”.",
+        help_text=gettext_lazy(
+            "The last part of your receipt link, after “/receipt/”."
+        ),
     )
 
     def clean_code(self) -> str:
@@ -175,8 +178,10 @@ def withdraw_lookup(request: HttpRequest) -> HttpResponse:
             return redirect("collection:withdraw", receipt=code)
         form.add_error(
             "code",
-            "No submission has this receipt code (or its receipt has expired). "
-            "Check that you copied the whole code.",
+            gettext(
+                "No submission has this receipt code (or its receipt has "
+                "expired). Check that you copied the whole code."
+            ),
         )
     return render(
         request,

@@ -44,6 +44,7 @@ from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
+from django.utils.translation import gettext
 
 from surveys.authoring.models import Survey
 from surveys.collection.models import Invitation, Recipient
@@ -276,17 +277,23 @@ def _message(
         "collection:unsubscribe", args=[unsubscribe_token(recipient)]
     )
     text = body.format(link=link, title=survey.title)
-    footer = (
-        "\n\n--\nYou receive this because a researcher added your address to "
-        f"this survey. To get no more emails about it: {unsubscribe_url}\n"
-    )
+    unsubscribe_words = gettext(
+        "You receive this because a researcher added your address to this "
+        "survey. To get no more emails about it: %(unsubscribe_url)s"
+    ) % {"unsubscribe_url": unsubscribe_url}
+    footer = f"\n\n--\n{unsubscribe_words}\n"
     html_body = "<br>\n".join(
         escape(line) for line in body.format(link=LINK, title=survey.title).split("\n")
     ).replace(escape(LINK), f'<a href="{escape(link)}">{escape(link)}</a>')
+    why = escape(
+        gettext(
+            "You receive this because a researcher added your address to this survey."
+        )
+    )
+    stop = escape(gettext("Get no more emails about it"))
     html = (
-        f'<html><body><p>{html_body}</p><hr><p style="font-size:small">You receive '
-        "this because a researcher added your address to this survey. "
-        f'<a href="{escape(unsubscribe_url)}">Get no more emails about it</a>.'
+        f'<html><body><p>{html_body}</p><hr><p style="font-size:small">{why} '
+        f'<a href="{escape(unsubscribe_url)}">{stop}</a>'
         "</p></body></html>"
     )
     message = EmailMultiAlternatives(

@@ -36,6 +36,7 @@ from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest
 from django.utils.crypto import salted_hmac
+from django.utils.translation import gettext_lazy, ngettext
 
 logger = logging.getLogger(__name__)
 
@@ -61,30 +62,36 @@ class Exceeded:
     @property
     def message(self) -> str:
         """What the respondent reads (HTML page or JSON ``error``)."""
-        wait = f"{self.retry_after} second{'' if self.retry_after == 1 else 's'}"
-        return MESSAGES[self.scope].format(wait=wait)
+        return str(MESSAGES[self.scope]) % {"wait": wait_words(self.retry_after)}
+
+
+def wait_words(seconds: int) -> str:
+    """ "N seconds" in the active language (with its plural form)."""
+    return ngettext("%(count)d second", "%(count)d seconds", seconds) % {
+        "count": seconds
+    }
 
 
 MESSAGES = {
-    "address": (
+    "address": gettext_lazy(
         "Too many answers were sent from your network in a short time, so "
-        "nothing was stored. Please wait {wait} and send again."
+        "nothing was stored. Please wait %(wait)s and send again."
     ),
-    "token": (
+    "token": gettext_lazy(
         "Answers were sent with this invitation link too many times in a short "
-        "time, so nothing was stored. Please wait {wait} and send again."
+        "time, so nothing was stored. Please wait %(wait)s and send again."
     ),
-    "survey": (
+    "survey": gettext_lazy(
         "This survey is receiving more answers than it can take right now, so "
-        "nothing was stored. Please wait {wait} and send again."
+        "nothing was stored. Please wait %(wait)s and send again."
     ),
-    "lookup": (
+    "lookup": gettext_lazy(
         "Too many invitation links were opened from your network in a short "
-        "time. Please wait {wait} and reload this page."
+        "time. Please wait %(wait)s and reload this page."
     ),
-    "page": (
+    "page": gettext_lazy(
         "Too many survey pages were opened from your network in a short time. "
-        "Please wait {wait} and reload this page."
+        "Please wait %(wait)s and reload this page."
     ),
 }
 SETTING_FOR_SCOPE = {

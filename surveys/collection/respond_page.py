@@ -16,7 +16,8 @@ markers.  Each request joins the pieces with its own token, stamp and link
 fields, escaped as the template would escape them.  Nothing else in the page
 depends on the request, and nothing one respondent sent is ever in it.
 
-The key is a SHA-256 of everything the page is rendered from: the survey's
+The key is a SHA-256 of everything the page is rendered from: the active
+language (``LocaleMiddleware`` picked it for this request), the survey's
 fields and every field of every question (texts, options, specs, positions,
 display logic...).  Any change, whether or not it starts a new survey
 revision (a text-only edit or a move does not), gives a new key, so the page
@@ -43,6 +44,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 
 from surveys import page_slots
 from surveys.authoring import lifecycle
@@ -82,9 +84,11 @@ _counts = {"hits": 0, "renders": 0}
 
 
 def page_key(survey: Survey, questions: list[Question]) -> str:
-    """A digest of everything the answer page is rendered from."""
+    """A digest of everything the answer page is rendered from, the active
+    language included (a page in one language is never served in another)."""
     facts = (
         deniable_version(),
+        get_language(),
         tuple(getattr(survey, name) for name in SURVEY_FIELDS),
         tuple(
             tuple(getattr(question, name) for name in QUESTION_FIELDS)
@@ -160,7 +164,7 @@ def respond_page(
                 "link_fields": mark_safe(LINKS_SLOT),  # noqa: S308 - a marker
             },
         )
-        cached = page_slots.split(html, SLOTS)
+        cached = page_slots.split(html, SLOTS, repeated=(CSRF_SLOT,))
         if cached is None:  # a marker went missing: never serve this page shared
             raise RuntimeError("the answer page lost one of its markers")
         with _lock:

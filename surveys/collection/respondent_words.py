@@ -11,44 +11,58 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.formats import number_format
+from django.utils.functional import Promise
+from django.utils.translation import gettext, gettext_lazy, pgettext
+
 from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question
 from surveys.collection.questions import answer_choices, grid_value, value_label
 
-NUMERIC_WHY = (
+StrOrPromise = str | Promise
+
+NUMERIC_WHY = gettext_lazy(
     "Your device added randomness to your number, so what it sent may be far "
     "from yours; only averages over many people are meaningful."
 )
 
 # Why a receipt line still protects the respondent, where the report alone
 # could mislead (absent: obvious from the report itself).
-RECEIPT_WHY: dict[str, str] = {
+RECEIPT_WHY: dict[str, StrOrPromise] = {
     "geometric": NUMERIC_WHY,
     "gaussian": NUMERIC_WHY,
     "duchi": NUMERIC_WHY,
     "piecewise": NUMERIC_WHY,
-    "multi_rr": "Each option’s mark was decided partly at random, so the marks "
-    "do not show which options you chose.",
-    "padding_sampling": "Your device picked one item at random (one of your "
-    "choices, or a padding item when you chose fewer than the most allowed) and "
-    "then randomized it, so it does not show which options you chose.",
+    "multi_rr": gettext_lazy(
+        "Each option’s mark was decided partly at random, so the marks "
+        "do not show which options you chose."
+    ),
+    "padding_sampling": gettext_lazy(
+        "Your device picked one item at random (one of your "
+        "choices, or a padding item when you chose fewer than the most allowed) "
+        "and then randomized it, so it does not show which options you chose."
+    ),
 }
 
 
 def receipt_why(mechanism_name: str) -> str:
-    """Why a receipt line still protects the respondent ("" when obvious)."""
-    return RECEIPT_WHY.get(mechanism_name, "")
+    """Why a receipt line still protects the respondent ("" when obvious), in
+    the active language."""
+    return str(RECEIPT_WHY.get(mechanism_name, ""))
 
 
 def _labels(question: Question, indices: list[int]) -> str:
     labels = dict(answer_choices(question))
-    return ", ".join(labels.get(i, str(i)) for i in indices) or "none"
+    return ", ".join(labels.get(i, str(i)) for i in indices) or pgettext(
+        "no option", "none"
+    )
 
 
 def describe_report(
     question: Question, payload: Any, spec: dict[str, Any] | None = None
 ) -> str:
-    """What a stored report says, in the question's own labels.
+    """What a stored report says, in the question's own labels (the rest in
+    the active language).
 
     ``spec`` is the compiled spec the report was randomized under (its
     ``SpecRevision``); the question's current spec when not given.
@@ -60,25 +74,35 @@ def describe_report(
         return value_label(question, payload)
     if mechanism in {"sue", "oue", "multi_rr"} and isinstance(payload, list):
         marked = [i for i, bit in enumerate(payload) if bit == 1]
-        return "bits set for: " + _labels(question, marked)
+        return gettext("bits set for: %(options)s") % {
+            "options": _labels(question, marked)
+        }
     if mechanism in {"geometric", "gaussian"} and is_int:
-        return f"the value {grid_value(question, payload)}"
+        return gettext("the value %(value)s") % {
+            "value": number_format(grid_value(question, payload))
+        }
     if mechanism == "duchi" and payload in (0, 1) and is_int:
         return (
-            "a “high” signal (it leans the estimate up)"
+            gettext("a “high” signal (it leans the estimate up)")
             if payload == 1
-            else "a “low” signal (it leans the estimate down)"
+            else gettext("a “low” signal (it leans the estimate down)")
         )
     if mechanism == "piecewise" and is_int:
         cells = compiled_mechanism(spec)
         value = float(cells.output_values()[payload])
-        return (
-            f"output cell {payload + 1} of {cells.outputs}, which stands for "
-            f"about {value:.1f}"
-        )
+        return gettext(
+            "output cell %(cell)s of %(cells)s, which stands for about %(value)s"
+        ) % {
+            "cell": number_format(payload + 1),
+            "cells": number_format(cells.outputs),
+            # Rounded here (number_format would cut the digits off).
+            "value": number_format(f"{value:.1f}"),
+        }
     if mechanism == "padding_sampling" and is_int:
         k = spec.get("k", len(question.options))
         if payload < k:
-            return "the sampled option " + _labels(question, [payload])
-        return "a padding item (it stands for no option)"
-    return f"the randomized code {payload!r}"
+            return gettext("the sampled option %(option)s") % {
+                "option": _labels(question, [payload])
+            }
+        return gettext("a padding item (it stands for no option)")
+    return gettext("the randomized code %(code)r") % {"code": payload}

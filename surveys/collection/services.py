@@ -19,6 +19,7 @@ from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Func, IntegerField, OuterRef, Subquery
+from django.utils.translation import gettext
 
 from surveys.authoring import display_logic, lifecycle
 from surveys.authoring.models import Question, Survey
@@ -154,8 +155,10 @@ class _Checker:
         """
         if response.survey_revision != self.survey.revision:
             raise SubmissionRejected(
-                "This survey was changed after you opened it, so nothing was "
-                "stored. Reload the page to answer the current version.",
+                gettext(
+                    "This survey was changed after you opened it, so nothing was "
+                    "stored. Reload the page to answer the current version."
+                ),
                 status=409,
                 code="stale",
             )
@@ -249,9 +252,12 @@ class _Checker:
     def _check_report(self, question: Question, sent: SentReport) -> None:
         if sent.spec_revision != question.spec_revision:
             raise SubmissionRejected(
-                f"The question “{question.text}” was changed after you opened "
-                "the survey, so nothing was stored. Reload the page to answer "
-                "the current version.",
+                gettext(
+                    "The question “%(question)s” was changed after you opened "
+                    "the survey, so nothing was stored. Reload the page to answer "
+                    "the current version."
+                )
+                % {"question": question.text},
                 status=409,
                 code="stale",
             )
@@ -338,8 +344,10 @@ def _lock_and_recheck(
         or (response is not None and response.survey_revision != survey.revision)
     ):
         raise SubmissionRejected(
-            "This survey was changed while your answers were being sent, so "
-            "nothing was stored. Reload the page to answer the current version.",
+            gettext(
+                "This survey was changed while your answers were being sent, so "
+                "nothing was stored. Reload the page to answer the current version."
+            ),
             status=409,
             code="stale",
         )
@@ -391,14 +399,16 @@ def _check_open(
         if survey.status != Survey.Status.DRAFT and not survey.archived:
             return
         raise SubmissionRejected(
-            "Test responses need a published survey that is not archived; "
-            "nothing was stored.",
+            gettext(
+                "Test responses need a published survey that is not archived; "
+                "nothing was stored."
+            ),
             status=410,
             code="closed",
         )
     if not lifecycle.accepts_submission(survey, within_grace=within_grace):
         raise SubmissionRejected(
-            "This survey is not accepting answers, so nothing was stored.",
+            gettext("This survey is not accepting answers, so nothing was stored."),
             status=410,
             code="closed",
         )
@@ -579,14 +589,18 @@ def _store_rows(
 def link_value_problem(name: str, value: str, declared: list[str]) -> str:
     """Why a link field's value cannot be stored ("" when it can)."""
     if name not in declared:
-        return f"This survey records no “{name}” from its link."
+        return gettext("This survey records no “%(name)s” from its link.") % {
+            "name": name
+        }
     if len(value) > LINK_VALUE_MAX:
-        return (
-            f"The link's {name} is {len(value)} characters long; at most "
-            f"{LINK_VALUE_MAX} are stored."
-        )
+        return gettext(
+            "The link's %(name)s is %(length)s characters long; at most "
+            "%(most)s are stored."
+        ) % {"name": name, "length": len(value), "most": LINK_VALUE_MAX}
     if not value.isprintable() or value != value.strip():
-        return f"The link's {name} holds control characters or surrounding spaces."
+        return gettext(
+            "The link's %(name)s holds control characters or surrounding spaces."
+        ) % {"name": name}
     return ""
 
 
@@ -595,7 +609,8 @@ def _check_link_values(survey: Survey, response: ResponseIn) -> None:
         problem = link_value_problem(name, value, survey.link_fields)
         if problem:
             raise SubmissionRejected(
-                f"{problem} Nothing was stored.", code="link_field"
+                gettext("%(problem)s Nothing was stored.") % {"problem": problem},
+                code="link_field",
             )
 
 
@@ -605,8 +620,10 @@ def _invitation(survey: Survey, token: str | None) -> Invitation | None:
     invitation = invitation_by_token(token, survey=survey)
     if invitation is None:
         raise SubmissionRejected(
-            "This invitation link is not valid for this survey; nothing was "
-            "stored. Check that you copied the whole link.",
+            gettext(
+                "This invitation link is not valid for this survey; nothing was "
+                "stored. Check that you copied the whole link."
+            ),
             status=404,
             code="unknown_invitation",
         )
@@ -617,9 +634,11 @@ def _invitation(survey: Survey, token: str | None) -> Invitation | None:
 
 def _used_invitation() -> SubmissionRejected:
     return SubmissionRejected(
-        "This invitation link has already been used to answer the survey, and "
-        "each link works once. Nothing more was stored. If you did not answer, "
-        "ask the researcher for a new link.",
+        gettext(
+            "This invitation link has already been used to answer the survey, and "
+            "each link works once. Nothing more was stored. If you did not answer, "
+            "ask the researcher for a new link."
+        ),
         status=409,
         code="invitation_used",
     )
@@ -642,8 +661,10 @@ def _existing(survey: Survey, response: ResponseIn) -> Submission | None:
     }
     if stored_reports != dict(response.reports):
         raise SubmissionRejected(
-            "This submission key was already used for different answers, so "
-            "nothing was stored. Reload the page and answer again.",
+            gettext(
+                "This submission key was already used for different answers, so "
+                "nothing was stored. Reload the page and answer again."
+            ),
             status=409,
             code="key_reused",
         )

@@ -24,6 +24,7 @@ from django.http import (
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_safe
@@ -48,16 +49,20 @@ def _invitation(request: HttpRequest, token: str) -> Invitation | HttpResponse:
     if invitation is None or invitation.survey.status == Survey.Status.DRAFT:
         return _problem(
             request,
-            "This invitation link is not valid. Check that you copied the whole "
-            "link, or ask the researcher for a new one.",
+            gettext(
+                "This invitation link is not valid. Check that you copied the whole "
+                "link, or ask the researcher for a new one."
+            ),
             status=404,
         )
     if invitation.used:
         return _problem(
             request,
-            "This invitation link has already been used to answer the survey, "
-            "and each link works once. If you did not answer, ask the researcher "
-            "for a new link.",
+            gettext(
+                "This invitation link has already been used to answer the survey, "
+                "and each link works once. If you did not answer, ask the researcher "
+                "for a new link."
+            ),
             status=410,
         )
     return invitation
@@ -119,15 +124,19 @@ def _invitation_only(request: HttpRequest, survey: Survey) -> HttpResponse:
     if request.method == "POST" and _wants_json(request):
         return JsonResponse(
             {
-                "error": "This survey is by invitation only; nothing was stored.",
+                "error": gettext(
+                    "This survey is by invitation only; nothing was stored."
+                ),
                 "code": "invitation_only",
             },
             status=403,
         )
     return _problem(
         request,
-        "This survey is by invitation only: its public link is switched off. "
-        "If you were invited, use the personal link you were sent.",
+        gettext(
+            "This survey is by invitation only: its public link is switched off. "
+            "If you were invited, use the personal link you were sent."
+        ),
         status=403,
         survey=survey,
     )
@@ -136,8 +145,10 @@ def _invitation_only(request: HttpRequest, survey: Survey) -> HttpResponse:
 def _closed(request: HttpRequest, survey: Survey) -> HttpResponse:
     return _problem(
         request,
-        "This survey has closed and no longer accepts answers. Thank you for "
-        "your interest.",
+        gettext(
+            "This survey has closed and no longer accepts answers. Thank you for "
+            "your interest."
+        ),
         status=410,
         survey=survey,
     )
@@ -168,8 +179,10 @@ def _device_context(survey: Survey, form: ResponseForm, page: str) -> dict:
 def _unanswerable(request: HttpRequest, survey: Survey) -> HttpResponse:
     return _problem(
         request,
-        "This survey has a kind of question that cannot be answered yet, so "
-        "nothing can be sent. Please try again later.",
+        gettext(
+            "This survey has a kind of question that cannot be answered yet, so "
+            "nothing can be sent. Please try again later."
+        ),
         status=503,
         survey=survey,
     )
@@ -185,7 +198,9 @@ def _link_values(request: HttpRequest, survey: Survey) -> dict[str, str] | str:
         if value:
             problem = services.link_value_problem(name, value, survey.link_fields)
             if problem:
-                return f"{problem} Ask the researcher for a correct link."
+                return gettext("%(problem)s Ask the researcher for a correct link.") % {
+                    "problem": problem
+                }
             values[name] = value
     return values
 
@@ -271,7 +286,9 @@ def _respond(
                 request,
                 survey,
                 services.SubmissionRejected(
-                    "This survey is not accepting answers, so nothing was stored.",
+                    gettext(
+                        "This survey is not accepting answers, so nothing was stored."
+                    ),
                     status=410,
                     code="closed",
                 ),
@@ -437,7 +454,9 @@ def respond_invitation(request: HttpRequest, token: str) -> HttpResponse:
         if request.method == "POST" and _wants_json(request):
             return JsonResponse(
                 {
-                    "error": "This invitation link is not valid; nothing was stored.",
+                    "error": gettext(
+                        "This invitation link is not valid; nothing was stored."
+                    ),
                     "code": "unknown_invitation",
                 },
                 status=404,

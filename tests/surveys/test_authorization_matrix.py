@@ -38,6 +38,7 @@ PUBLIC = {
     "ping",
     "login",
     "logout",
+    "set_language",  # the language picker (a browser cookie, nothing stored)
     "collection:verify",
     "collection:randomizer",
     "collection:wording",

@@ -33,6 +33,7 @@ from tests.surveys.test_authorization_matrix import ALL
 
 STATE_CHANGING = {
     "login": "anonymous",
+    "set_language": "anonymous",  # the language picker on every page
     "logout": "owner",
     "password_change": "owner",
     "two_factor": "owner",

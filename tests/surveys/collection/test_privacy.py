@@ -58,6 +58,9 @@ def test_the_only_named_fields_are_reports_keys_and_unprotected_answers(client, 
     # "opened": the server's signed "page loaded while open" stamp (the grace
     # period after closing), the same for everyone loading the page then.
     expected = {"csrfmiddlewaretoken", "idempotency_key", "survey_revision", "opened"}
+    # The language picker's own form (it posts to set_language, never with
+    # the answers).
+    expected.add("language")
     for q in survey.questions.all():
         if q.is_private:
             expected |= {f"q{q.pk}_report", f"q{q.pk}_spec_revision"}

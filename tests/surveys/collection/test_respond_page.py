@@ -61,8 +61,10 @@ def page(client: Client, survey: Survey, **query: str) -> str:
 
 
 def token_secret(html: str) -> str:
-    (masked,) = TOKEN.findall(html)
-    return _unmask_cipher_token(masked)
+    """The one CSRF secret of every form on the page (the answer form's and
+    the language picker's)."""
+    (secret,) = {_unmask_cipher_token(masked) for masked in TOKEN.findall(html)}
+    return secret
 
 
 # --- per-request values are this request's own ------------------------------------
@@ -195,3 +197,24 @@ def test_a_warm_answer_page_and_post_compile_no_mechanism(client, survey):
     page(Client(), survey)
     assert client.post(respond_url(survey), body(survey), **JSON).status_code == 201
     assert compiled.cache_info().misses == misses
+
+
+# --- one page per language -----------------------------------------------------
+def test_a_page_kept_in_one_language_is_never_served_in_another(survey):
+    spanish = Client(HTTP_ACCEPT_LANGUAGE="es").get(respond_url(survey)).content
+    english = Client(HTTP_ACCEPT_LANGUAGE="en").get(respond_url(survey)).content
+    french = Client(HTTP_ACCEPT_LANGUAGE="fr").get(respond_url(survey)).content
+    assert respond_page.cache_info() == {"hits": 0, "renders": 3, "size": 3}
+    assert b'<html lang="es"' in spanish
+    assert b'<html lang="en"' in english
+    assert b'<html lang="fr"' in french
+    again = Client(HTTP_ACCEPT_LANGUAGE="es").get(respond_url(survey)).content
+    assert respond_page.cache_info()["hits"] == 1
+    assert b'<html lang="es"' in again
+
+
+def test_the_picked_language_wins_over_the_browsers_for_the_kept_page(survey):
+    Client(HTTP_ACCEPT_LANGUAGE="es").get(respond_url(survey))  # kept in Spanish
+    client = Client(HTTP_ACCEPT_LANGUAGE="es")
+    client.post(reverse("set_language"), {"language": "en"})
+    assert b'<html lang="en"' in client.get(respond_url(survey)).content
