@@ -102,3 +102,9 @@ def test_a_translation_that_drops_a_placeholder_is_refused(settings, tmp_path):
 def test_makejscatalogs_check_passes_on_this_release(capsys):
     call_command("makejscatalogs", "--check")
     assert "up to date" in capsys.readouterr().out
+
+
+def test_the_builder_marks_its_ui_strings():
+    marked = js_catalogs.marked_strings()
+    assert "Fix the settings to see a preview." in marked
+    assert "Fix the planning figures: %(problems)s" in marked

@@ -3,10 +3,8 @@
 The page's language is its ``<html lang>``; the device (``ldp/js/wording.js``)
 words every sentence about protection in that language from the checked
 weights, and the page script's UI strings come from the language's djangojs
-catalog, fetched with its integrity hash.  Until the server negotiates the
-language itself, this test sets it the way the server will: the page as
-served, with ``lang`` set and the catalog link the ``{% js_catalog_link %}``
-tag renders for that language (nothing in the project is replaced).
+catalog, fetched with its integrity hash.  The language is set as
+``tests.browser.served_in_language`` describes.
 """
 
 from __future__ import annotations
@@ -14,13 +12,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.template import Context, Template
-from django.utils import translation
 from playwright.sync_api import expect
 
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Survey
+from tests.browser import served_in_language
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -66,27 +63,6 @@ def two_sections(researcher) -> Survey:
     return authoring.survey_publish(survey=survey, user=researcher)
 
 
-def catalog_link(language: str) -> str:
-    with translation.override(language):
-        return Template("{% load js_catalog %}{% js_catalog_link %}").render(Context())
-
-
-def in_language(language: str):
-    """A route handler serving the page as it is, in ``language``."""
-    link = catalog_link(language)
-
-    def handle(route):
-        response = route.fetch()
-        html = re.sub(
-            r'<html lang="[^"]*"', f'<html lang="{language}"', response.text()
-        )
-        if "data-js-catalog" not in html:
-            html = html.replace("</head>", f"  {link}\n</head>", 1)
-        route.fulfill(response=response, body=html)
-
-    return handle
-
-
 def figures(text: str, language: str) -> list[str]:
     """The numbers in ``text`` read with ``language``'s separators, sorted."""
     group, decimal = SEPARATORS[language]
@@ -99,7 +75,7 @@ def figures(text: str, language: str) -> list[str]:
 def device_texts(browser, url: str, language: str | None, selectors: list[str]):
     context = browser.new_context(locale=language or "en-GB")
     if language:
-        context.route(url, in_language(language))
+        context.route(url, served_in_language(language))
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -141,7 +117,7 @@ def test_the_answer_page_speaks_the_language_with_its_catalog(
 ):
     url = live_server.url + f"/s/{two_sections.public_token}/answer/"
     context = browser.new_context(locale=language)
-    context.route(url, in_language(language))
+    context.route(url, served_in_language(language))
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
