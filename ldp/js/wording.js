@@ -717,34 +717,54 @@ function wordsIn(code, fallback) {
     label(key) {
       return own([`strength.${key}`], () => table.strength[key], (en) => en.label(key));
     },
+    /** One question's odds sentence, for its verdict's ratio R. */
+    questionOdds(ratio) {
+      return own(["odds", "almost"], () => fill(table.odds, {
+        percent: certainty(ratio),
+        factor: oddsFactor(ratio),
+      }), (en) => en.questionOdds(ratio));
+    },
+    /** One question's ε sentence. */
+    questionEpsilon(milli) {
+      return own(["epsilon"], () => fill(table.epsilon, { epsilon: epsilon(milli) }),
+        (en) => en.questionEpsilon(milli));
+    },
     describeQuestion(spec, verdict, design = "") {
       const key = strength(verdict.ratio);
       return {
         strength: key,
         label: words.label(key),
         sentence: mechanismSentence(spec, design),
-        odds: own(["odds", "almost"], () => fill(table.odds, {
-          percent: certainty(verdict.ratio),
-          factor: oddsFactor(verdict.ratio),
-        }), (en) => en.describeQuestion(spec, verdict, design).odds),
-        epsilon: own(["epsilon"], () => fill(table.epsilon, { epsilon: epsilon(verdict.epsilonMilli) }),
-          (en) => en.describeQuestion(spec, verdict, design).epsilon),
+        odds: words.questionOdds(verdict.ratio),
+        epsilon: words.questionEpsilon(verdict.epsilonMilli),
       };
+    },
+    /** The survey's summary: "<label> overall." and what it means. */
+    surveySummary(key) {
+      return own(["overall", `strength.${key}`, `strengthExplained.${key}`],
+        () => `${fill(table.overall, { label: table.strength[key] })} ${table.strengthExplained[key]}`,
+        (en) => en.surveySummary(key));
+    },
+    /** The survey's odds sentence, for its total ratio R. */
+    surveyOdds(ratio) {
+      return own(["surveyOdds", "almost"], () => fill(table.surveyOdds, { percent: certainty(ratio) }),
+        (en) => en.surveyOdds(ratio));
+    },
+    /** The survey's ε sentence, with what this device already sent. */
+    surveyEpsilon(totalMilli, spentMilli) {
+      return own(["surveyEpsilon", "spent"], () => fill(table.surveyEpsilon, {
+        epsilon: epsilon(totalMilli),
+        spent: spentMilli > 0 ? fill(table.spent, { spent: epsilon(spentMilli) }) : "",
+      }), (en) => en.surveyEpsilon(totalMilli, spentMilli));
     },
     describeSurvey(verdict) {
       const key = strength(verdict.totalRatio);
       return {
         strength: key,
         label: words.label(key),
-        summary: own(["overall", `strength.${key}`, `strengthExplained.${key}`],
-          () => `${fill(table.overall, { label: table.strength[key] })} ${table.strengthExplained[key]}`,
-          (en) => en.describeSurvey(verdict).summary),
-        odds: own(["surveyOdds", "almost"], () => fill(table.surveyOdds, { percent: certainty(verdict.totalRatio) }),
-          (en) => en.describeSurvey(verdict).odds),
-        epsilon: own(["surveyEpsilon", "spent"], () => fill(table.surveyEpsilon, {
-          epsilon: epsilon(verdict.totalMilli),
-          spent: verdict.spentMilli > 0 ? fill(table.spent, { spent: epsilon(verdict.spentMilli) }) : "",
-        }), (en) => en.describeSurvey(verdict).epsilon),
+        summary: words.surveySummary(key),
+        odds: words.surveyOdds(verdict.totalRatio),
+        epsilon: words.surveyEpsilon(verdict.totalMilli, verdict.spentMilli),
       };
     },
     describeRefusal(code, facts = {}, contact = "") {
@@ -796,13 +816,18 @@ function wordsIn(code, fallback) {
   return Object.freeze(words);
 }
 
-const ENGLISH = wordsIn("en", null);
-const WORDS = Object.fromEntries(SUPPORTED_LANGUAGES.map((code) => [code, code === "en" ? ENGLISH : wordsIn(code, ENGLISH)]));
+// Each language's functions are made on first use (its Intl objects cost a
+// little to build), then kept.
+const WORDS = {};
 
 /** Every sentence function, bound to the language of a tag (English when unknown). */
 export function wordingFor(tag) {
-  return WORDS[languageOf(tag)];
+  const code = languageOf(tag);
+  WORDS[code] ??= wordsIn(code, code === "en" ? null : wordingFor("en"));
+  return WORDS[code];
 }
+
+const ENGLISH = wordingFor("en");
 
 /**
  * How often something happens, for the main text: exact "3 times in 4"
