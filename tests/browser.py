@@ -7,6 +7,7 @@ Playwright's Python API; Playwright's own browser downloads are never used.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -121,3 +122,29 @@ def lying_word(cases: Iterable[tuple[Any, Any]]) -> int:
         else:
             return word
     raise AssertionError("no single word makes every mechanism lie")
+
+
+def served_in_language(language: str) -> Any:
+    """A Playwright route handler serving a page as it is, in ``language``.
+
+    Until the server negotiates the language itself, this is how the browser
+    tests choose it: the page as served, with ``<html lang>`` set and the
+    catalog link that ``{% js_catalog_link %}`` renders for the language
+    (added only where the page has none; nothing of the project is replaced).
+    """
+    from django.template import Context, Template
+    from django.utils import translation
+
+    with translation.override(language):
+        link = Template("{% load js_catalog %}{% js_catalog_link %}").render(Context())
+
+    def handle(route: Any) -> None:
+        response = route.fetch()
+        html = re.sub(
+            r'<html lang="[^"]*"', f'<html lang="{language}"', response.text()
+        )
+        if "data-js-catalog" not in html:
+            html = html.replace("</head>", f"  {link}\n</head>", 1)
+        route.fulfill(response=response, body=html)
+
+    return handle

@@ -22,13 +22,42 @@
   let timer = null;
   let lastRequest = 0;
   let device = null; // {agent, words} once the device modules have loaded
+  // UI strings (none about protection) in the page's language: the djangojs
+  // catalog its <link data-js-catalog> names, fetched with that integrity
+  // hash; English without it.
+  let catalog = {};
+  const catalogReady = loadCatalog().then((loaded) => {
+    catalog = loaded;
+  });
+
+  async function loadCatalog() {
+    const link = document.querySelector("link[data-js-catalog]");
+    if (!link) return {};
+    try {
+      const response = await fetch(link.href, { integrity: link.integrity, credentials: "same-origin" });
+      const data = response.ok ? await response.json() : null;
+      return data && typeof data.catalog === "object" && data.catalog !== null ? data.catalog : {};
+    } catch {
+      return {};
+    }
+  }
+
+  function gettext(msgid) {
+    return Object.prototype.hasOwnProperty.call(catalog, msgid) && typeof catalog[msgid] === "string"
+      ? catalog[msgid] : msgid;
+  }
+
+  function interpolate(format, values) {
+    return format.replace(/%\((\w+)\)s/g, (whole, key) =>
+      Object.prototype.hasOwnProperty.call(values, key) ? String(values[key]) : whole);
+  }
 
   function loadDevice() {
     if (device === null) {
       device = Promise.all([
         import(form.dataset.randomizerUrl),
         import(form.dataset.wordingUrl),
-      ]).then(([agent, words]) => ({ agent, words }));
+      ]).then(([agent, wording]) => ({ agent, words: wording.wordingFor(document.documentElement.lang) }));
     }
     return device;
   }
@@ -41,7 +70,7 @@
     try {
       const { agent, words } = await loadDevice();
       if (!data.is_private) {
-        text = words.CATALOG.page.notProtected;
+        text = words.sentence("page.notProtected");
       } else {
         const described = words.describeQuestion(
           data.spec, agent.checkSpec(data.spec), data.design ? data.design.type : "",
@@ -49,7 +78,9 @@
         text = `${described.label}. ${described.sentence}`;
       }
     } catch (problem) {
-      text = `Respondents' devices refuse this setting: ${problem.message}`;
+      text = interpolate(gettext("Respondents' devices refuse this setting: %(problem)s"), {
+        problem: problem.message,
+      });
     }
     if (request === lastRequest) node.textContent = text;
   }
@@ -100,7 +131,7 @@
       const messages = Object.values(data.errors || {}).flat();
       error.textContent = messages.length
         ? messages.join(" ")
-        : "Fix the settings to see a preview.";
+        : gettext("Fix the settings to see a preview.");
       error.hidden = false;
       body.hidden = true;
       return;
@@ -109,7 +140,7 @@
     body.hidden = false;
     byId("preview-epsilon").textContent = data.is_private
       ? data.epsilon_display
-      : "not protected (0)";
+      : gettext("not protected (0)");
     byId("preview-mechanism").textContent = data.mechanism_label;
     byId("preview-words").textContent = data.plain_words;
     showSentence(data, request);
@@ -118,7 +149,7 @@
     byId("preview-needed-label").textContent = data.needed_label;
     byId("preview-needed").textContent =
       data.n_for_five_points === null
-        ? "not available for this kind yet"
+        ? gettext("not available for this kind yet")
         : String(data.n_for_five_points);
     showPlan(data.plan, data.plan_errors || {});
     byId("preview-total").textContent = data.survey_total_display;
@@ -129,18 +160,20 @@
   function showPlan(plan, errors) {
     const messages = Object.values(errors).flat();
     if (messages.length) {
-      byId("plan-margin").textContent = `Fix the planning figures: ${messages.join(" ")}`;
+      byId("plan-margin").textContent = interpolate(gettext("Fix the planning figures: %(problems)s"), {
+        problems: messages.join(" "),
+      });
       byId("plan-difference").textContent = "";
       return;
     }
     if (!plan) return;
     byId("plan-margin-label").textContent = plan.margin_label;
     byId("plan-margin").textContent =
-      plan.for_margin === null ? "not available for this kind yet" : String(plan.for_margin);
+      plan.for_margin === null ? gettext("not available for this kind yet") : String(plan.for_margin);
     byId("plan-difference-label").textContent = plan.difference_label;
     byId("plan-difference").textContent =
       plan.for_difference === null
-        ? "only for shares of yes/no and choice questions"
+        ? gettext("only for shares of yes/no and choice questions")
         : String(plan.for_difference);
   }
 
@@ -158,11 +191,13 @@
       });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const data = await response.json();
+      await catalogReady;
       if (request === lastRequest) render(data, request);
     } catch (problem) {
       if (request !== lastRequest) return;
+      await catalogReady;
       byId("preview-error").textContent =
-        "The preview could not be updated; use the Update preview button.";
+        gettext("The preview could not be updated; use the Update preview button.");
       byId("preview-error").hidden = false;
     }
   }

@@ -5,6 +5,11 @@
   var boxes = document.querySelectorAll("[data-job-url]");
   if (!boxes.length || !window.fetch) return;
   var SECONDS = 1;
+  // The progress as a whole percent written the page language's way.
+  var percent = new Intl.NumberFormat(document.documentElement.lang || "en", {
+    style: "percent",
+    maximumFractionDigits: 0,
+  });
 
   function poll(box) {
     var bar = box.querySelector("[data-job-progress]");
@@ -20,7 +25,7 @@
         bar.value = data.progress;
         var status = box.querySelector("[data-job-status]");
         if (status) status.textContent = data.status;
-        bar.textContent = Math.round(data.progress * 100) + "%";
+        bar.textContent = percent.format(data.progress);
         if (data.finished) {
           window.location.reload(); // the same address now shows the result
           return;

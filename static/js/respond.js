@@ -40,15 +40,24 @@ const PENDING_KEY = `deniable.pending.${config.survey}`;
 const LEDGER_MONTHS = 12;
 
 let agent = null; // randomizer.js, once verified and loaded
-let words = null; // wording.js
+let words = null; // wording.js, bound to this page's language (wordingFor)
+let catalog = {}; // the djangojs catalog of this page's language: UI text only, never about protection
 let plan = null; // what the next "Send" does: {mode, verdict, need, kept, spentMilli}
 let sealedBody = null; // the exact bytes sealed for sending, kept for retries only
 let sending = false;
 
 class NoLedger extends Error {}
 
-function text(template, values) {
-  return words ? words.say(template, values) : template;
+// A UI string (not about protection) in this page's language, from the
+// djangojs catalog the page links with its integrity hash; English without it.
+function gettext(msgid) {
+  return Object.prototype.hasOwnProperty.call(catalog, msgid) && typeof catalog[msgid] === "string"
+    ? catalog[msgid] : msgid;
+}
+
+function interpolate(format, values) {
+  return format.replace(/%\((\w+)\)s/g, (whole, key) =>
+    Object.prototype.hasOwnProperty.call(values, key) ? String(values[key]) : whole);
 }
 
 function say(message, isError = false) {
@@ -82,12 +91,6 @@ function monthString(date) {
 function expiryMonth() {
   const now = new Date();
   return monthString(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + LEDGER_MONTHS, 1)));
-}
-
-function expiryWords(month) {
-  const [year, mm] = month.split("-").map(Number);
-  const end = new Date(Date.UTC(year, mm, 0));
-  return end.toLocaleDateString("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
 }
 
 // {answered, expires, spentMilli} or null (none, expired or unreadable).
@@ -169,7 +172,7 @@ function protectionBlock(container, question, verdict) {
   line.append(label, described.sentence);
   const details = document.createElement("details");
   const summary = document.createElement("summary");
-  summary.textContent = words.CATALOG.details;
+  summary.textContent = words.sentence("details");
   const odds = document.createElement("p");
   odds.textContent = described.odds;
   const epsilon = document.createElement("p");
@@ -190,19 +193,19 @@ function renderWording(survey, total = survey) {
     } else {
       const line = document.createElement("p");
       line.className = "protection not-protected";
-      line.textContent = words.CATALOG.page.notProtected;
+      line.textContent = words.sentence("page.notProtected");
       container.replaceChildren(line);
     }
   }
   const whole = words.describeSurvey(total);
-  fillText("how", words.CATALOG.page.how);
+  fillText("how", words.sentence("page.how"));
   for (const node of document.querySelectorAll('[data-device-text="overall"]')) {
     const label = document.createElement("strong");
     label.className = `strength-${whole.strength}`;
-    label.textContent = text(words.CATALOG.overall, { label: whole.label });
-    node.replaceChildren(label, ` ${words.CATALOG.strengthExplained[whole.strength]} ${whole.odds}`);
+    label.textContent = words.sentence("overall", { label: whole.label });
+    node.replaceChildren(label, ` ${words.sentence(`strengthExplained.${whole.strength}`)} ${whole.odds}`);
   }
-  fillText("keeps", text(words.CATALOG.keeps, { expires: expiryWords(expiryMonth()) }));
+  fillText("keeps", words.keeps(expiryMonth()));
   fillText("total-odds", whole.odds);
   fillText("total-epsilon", whole.epsilon);
   const summary = document.getElementById("device-summary");
@@ -246,7 +249,9 @@ function showSection(index, focus = true) {
     section.hidden = i !== current;
   });
   const position = document.getElementById("section-position");
-  position.textContent = `Section ${current + 1} of ${sections.length}`;
+  position.textContent = interpolate(gettext("Section %(current)s of %(total)s"), {
+    current: words.number(current + 1), total: words.number(sections.length),
+  });
   document.getElementById("section-bar").value = current + 1;
   // "Send" belongs to the last section.
   form.querySelector(".send").hidden = current !== sections.length - 1;
@@ -389,7 +394,7 @@ function setUpRadios(question) {
 }
 
 function tooMany(question) {
-  return text(words.CATALOG.page.tooMany, { most: question.max_selections });
+  return words.sentence("page.tooMany", { most: question.max_selections });
 }
 
 function setUpCheckboxes(question) {
@@ -455,22 +460,22 @@ function valueOfLevel(question, level) {
 
 function levelOf(question, value) {
   const { low: lowText, high: highText, step: stepText } = question.spec;
-  const page = words.CATALOG.page;
-  if (value.trim() === "") return { error: page.enterNumber };
+  const number = words.number;
+  if (value.trim() === "") return { error: words.sentence("page.enterNumber") };
   const parsed = parseDecimal(value);
-  if (parsed === null) return { error: text(page.notANumber, { text: value.trim(), low: lowText }) };
+  if (parsed === null) return { error: words.sentence("page.notANumber", { text: value.trim(), low: number(lowText) }) };
   const g = numericGrid(question);
   const places = Math.max(g.places, parsed.places);
   const up = 10n ** BigInt(places - g.places);
   const [low, high, step] = [g.low * up, g.high * up, g.step * up];
   const v = scaled(parsed, places);
-  if (v < low || v > high) return { error: text(page.outOfRange, { low: lowText, high: highText }) };
+  if (v < low || v > high) return { error: words.sentence("page.outOfRange", { low: number(lowText), high: number(highText) }) };
   if ((v - low) % step !== 0n) {
     const below = low + ((v - low) / step) * step;
     return {
-      error: text(page.offGrid, {
-        text: value.trim(), step: stepText, low: lowText,
-        below: formatScaled(below, places), above: formatScaled(below + step, places),
+      error: words.sentence("page.offGrid", {
+        text: value.trim(), step: number(stepText), low: number(lowText),
+        below: number(formatScaled(below, places)), above: number(formatScaled(below + step, places)),
       }),
     };
   }
@@ -516,7 +521,7 @@ function chosenAnswer(question) {
   if (question.kind === "multi_select") return chosenOptions(question);
   const inputs = groupInputs(question.answer_group);
   const checked = inputs.find((input) => input.checked);
-  return checked ? { answer: Number(checked.value) } : { error: words.CATALOG.page.chooseAnswer, focus: inputs[0] };
+  return checked ? { answer: Number(checked.value) } : { error: words.sentence("page.chooseAnswer"), focus: inputs[0] };
 }
 
 // --- what the next "Send" may do ---------------------------------------------------
@@ -555,21 +560,12 @@ function decide() {
   return { mode: "fresh", survey, need: config.questions, kept: new Map(), verdict: survey, spentMilli: 0 };
 }
 
-function addedWords(verdict) {
-  const whole = words.describeSurvey(verdict);
-  return {
-    added: words.epsilonText(verdict.epsilonMilli),
-    total: words.epsilonText(verdict.totalMilli),
-    label: whole.label.toLowerCase(),
-  };
-}
-
 function applyPlan(next) {
   plan = next;
-  const answered = words.CATALOG.answered;
+  const answered = (key) => words.sentence(`answered.${key}`);
   // "Will be randomized when you press Send" holds only where that can happen.
   scriptNote.textContent = plan.mode === "fresh" || plan.mode === "reanswer" || plan.mode === "changed"
-    ? words.CATALOG.page.ready : "";
+    ? words.sentence("page.ready") : "";
   notice.hidden = true;
   delete notice.dataset.state;
   if (plan.mode === "fresh") {
@@ -578,24 +574,24 @@ function applyPlan(next) {
   }
   notice.dataset.state = plan.mode;
   if (plan.mode === "answered") {
-    showNotice(answered.already);
+    showNotice(answered("already"));
     notice.dataset.state = "answered";
     lockForm(true);
     return;
   }
   if (plan.mode === "resend") {
     sealedBody = plan.pending.body;
-    showNotice(answered.resendReady);
+    showNotice(answered("resendReady"));
     notice.dataset.state = "resend";
     lockForm(true);
     button.disabled = false;
-    button.textContent = words.CATALOG.page.sendAgain;
+    button.textContent = words.sentence("page.sendAgain");
     return;
   }
-  const offer = plan.mode === "reanswer" ? answered.reanswerOffer : answered.changed;
-  const accept = plan.mode === "reanswer" ? answered.accept : answered.acceptChanged;
+  const offer = plan.mode === "reanswer" ? "reanswerOffer" : "changed";
+  const accept = answered(plan.mode === "reanswer" ? "accept" : "acceptChanged");
   if (plan.mode === "changed" && plan.need.length === 0) {
-    showNotice(answered.unchangedResend);
+    showNotice(answered("unchangedResend"));
     notice.dataset.state = "changed";
     lockForm(true, new Set());
     restorePlain(plan.pending);
@@ -604,14 +600,13 @@ function applyPlan(next) {
     button.disabled = false;
     return;
   }
-  const values = { ...addedWords(plan.verdict), count: plan.need.length };
   lockForm(true);
   if (plan.mode === "changed") {
     restorePlain(plan.pending);
     applyLogic();
     markKept();
   }
-  showNotice(text(offer, values), [[accept, () => {
+  showNotice(words.describeAgain(offer, plan.verdict, plan.need.length), [[accept, () => {
     plan.accepted = true;
     notice.hidden = true;
     lockForm(true, new Set(plan.need.map((q) => q.id)));
@@ -682,7 +677,7 @@ function markKept() {
   for (const question of config.questions) {
     if (!plan.kept.has(question.id)) continue;
     const line = errorLine(question);
-    line.textContent = words.CATALOG.answered.keptFromBefore;
+    line.textContent = words.sentence("answered.keptFromBefore");
     line.classList.add("kept");
   }
 }
@@ -740,7 +735,7 @@ function seal() {
     }
   }
   if (firstMissing) {
-    say(words.CATALOG.page.missing, true);
+    say(words.sentence("page.missing"), true);
     revealSection(firstMissing);
     firstMissing.focus();
     return null;
@@ -794,14 +789,14 @@ function seal() {
 
 function markRetry() {
   button.disabled = false;
-  button.textContent = words.CATALOG.page.sendAgain;
+  button.textContent = words.sentence("page.sendAgain");
 }
 
 async function send(body) {
   sending = true;
   button.disabled = true;
-  const page = words.CATALOG.page;
-  say(page.sending);
+  const page = (key, values) => words.sentence(`page.${key}`, values);
+  say(page("sending"));
   let response;
   try {
     response = await fetch(form.action || window.location.href, {
@@ -814,7 +809,7 @@ async function send(body) {
   } catch {
     sending = false;
     markRetry();
-    say(page.connectionFailed, true);
+    say(page("connectionFailed"), true);
     return;
   }
   let data = null;
@@ -827,7 +822,7 @@ async function send(body) {
   if (response.ok && data && data.receipt_url) {
     dropPending();
     sealedBody = null;
-    say(page.received);
+    say(page("received"));
     // The researcher's completion address (https, one code for everyone), or
     // the receipt, which shows the same address as a link.
     const next = typeof data.redirect_url === "string" && data.redirect_url.startsWith("https://")
@@ -835,17 +830,17 @@ async function send(body) {
     window.location.assign(next);
     return;
   }
-  const reason = data && data.error ? data.error : text(page.serverAnswered, { status: response.status });
+  const reason = data && data.error ? data.error : page("serverAnswered", { status: response.status });
   if (response.status === 409 && data && data.code === "stale") {
     // Nothing was stored. The sealed body stays for the review after reload.
     say(reason, true);
-    showNotice(page.changedNotice, [[page.reviewChanges, () => window.location.reload(), "review-changes"]]);
+    showNotice(page("changedNotice"), [[page("reviewChanges"), () => window.location.reload(), "review-changes"]]);
     notice.dataset.state = "stale";
     return;
   }
   if (response.status >= 500 || response.status === 429) {
     markRetry();
-    say(text(page.retry, { reason }), true);
+    say(page("retry", { reason }), true);
     return;
   }
   // Refused for good (nothing stored): these reports cannot be resent, and
@@ -868,9 +863,9 @@ function onSubmit(event) {
     sealedBody = seal();
   } catch (error) {
     sealedBody = null;
-    if (error instanceof NoLedger) showNotice(words.CATALOG.page.noStorage);
+    if (error instanceof NoLedger) showNotice(words.sentence("page.noStorage"));
     else if (error && error.name === "SpecRefused") refuse(error);
-    else say(text(words.CATALOG.page.randomizeFailed, { error: error.message }), true);
+    else say(words.sentence("page.randomizeFailed", { error: error.message }), true);
     clearAnswers();
     lockForm(true);
     return;
@@ -903,12 +898,13 @@ function start() {
     if (scriptNote) scriptNote.hidden = true;
     if (ledger) {
       // Re-answering (where allowed) is offered, with its added ε, on the form.
-      showNotice(config.allow_reanswer ? words.CATALOG.page.alreadyConsent : words.CATALOG.answered.already);
+      showNotice(config.allow_reanswer ? words.sentence("page.alreadyConsent") : words.sentence("answered.already"));
       notice.dataset.state = "answered";
       if (!config.allow_reanswer) document.getElementById("take-part")?.remove();
     }
     return;
   }
+  if (button) button.textContent = words.sentence("page.send");
   settle();
 }
 
@@ -935,10 +931,39 @@ window.addEventListener("pageshow", (event) => {
   clearAnswers();
   if (form) {
     sealedBody = null;
-    button.textContent = words.CATALOG.page.send;
+    button.textContent = words.sentence("page.send");
     settle();
   }
 });
+
+// The sentence shown when the device's modules cannot be loaded or verified,
+// in each language wording.js knows (English for any other).
+const LOAD_FAILED = {
+  "en": "This page's code could not be loaded or failed its integrity check, so it cannot send anything. ({error})",
+  "es": "El código de esta página no se pudo cargar o no superó su control de integridad, así que no puede enviar nada. ({error})",
+  "fr": "Le code de cette page n’a pas pu être chargé ou a échoué à son contrôle d’intégrité, il ne peut donc rien envoyer. ({error})",
+  "ar": "تعذّر تحميل شيفرة هذه الصفحة أو فشلت في التحقق من سلامتها، لذلك لا يمكنها إرسال أي شيء. ({error})"
+};
+
+function loadFailed(tag) {
+  const primary = String(tag ?? "").trim().toLowerCase().split(/[-_]/)[0];
+  return Object.prototype.hasOwnProperty.call(LOAD_FAILED, primary) ? LOAD_FAILED[primary] : LOAD_FAILED.en;
+}
+
+// The djangojs catalog (UI text that says nothing about protection), fetched
+// with the integrity hash its <link data-js-catalog> carries; {} (English)
+// when the page has none or it fails, which never stops the page.
+async function loadCatalog() {
+  const link = document.querySelector("link[data-js-catalog]");
+  if (!link) return {};
+  try {
+    const response = await fetch(link.href, { integrity: link.integrity, credentials: "same-origin" });
+    const data = response.ok ? await response.json() : null;
+    return data && typeof data.catalog === "object" && data.catalog !== null ? data.catalog : {};
+  } catch {
+    return {};
+  }
+}
 
 const preloads = {
   randomizer: document.querySelector('link[rel="modulepreload"][data-randomizer]'),
@@ -948,11 +973,16 @@ try {
   if (!globalThis.crypto || typeof globalThis.crypto.getRandomValues !== "function") {
     throw new Error("this browser has no secure random number source");
   }
-  [agent, words] = await Promise.all([import(preloads.randomizer.href), import(preloads.wording.href)]);
+  let wording;
+  [agent, wording, catalog] = await Promise.all([
+    import(preloads.randomizer.href), import(preloads.wording.href), loadCatalog(),
+  ]);
+  words = wording.wordingFor(document.documentElement.lang);
 } catch (error) {
   agent = null;
-  // wording.js may be what failed, so this one sentence cannot come from it.
-  const message = `This page's code could not be loaded or failed its integrity check, so it cannot send anything. (${error.message})`;
+  // wording.js may be what failed, so this one sentence cannot come from it:
+  // it is wording.js's page.loadFailed, in every language (a test compares).
+  const message = loadFailed(document.documentElement.lang).replace("{error}", () => error.message);
   if (scriptNote) {
     scriptNote.textContent = message;
     scriptNote.classList.add("error");

@@ -2,9 +2,11 @@
 
 The randomizer (the respondent's agent, which checks every spec before it
 randomizes), the wording module (every sentence about protection, made on the
-device) and the page script that calls them.  The hash is computed from the
-bytes actually served, so the ``integrity`` attributes on the pages, the verify
-page and the files themselves cannot disagree.
+device, in every language it knows) and the page script that calls them; and
+that script's catalog of UI strings (nothing about protection) for the page's
+language.  The hash is computed from the bytes actually served, so the
+``integrity`` attributes on the pages, the verify page and the files themselves
+cannot disagree.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from django.contrib.staticfiles import finders
 from django.contrib.staticfiles.storage import staticfiles_storage
 
 import ldp
+from surveys.collection import js_catalogs
 
 RANDOMIZER_PATH = Path(ldp.__file__).resolve().parent / "js" / "randomizer.js"
 WORDING_PATH = Path(ldp.__file__).resolve().parent / "js" / "wording.js"
@@ -58,15 +61,31 @@ def device_scripts() -> list[Script]:
 
 def respond_script() -> Script:
     """``static/js/respond.js`` as the static files app serves it."""
+    return Script("respond.js", served_static(RESPOND_STATIC_PATH))
+
+
+def js_catalog(language: str) -> Script | None:
+    """``language``'s djangojs catalog as served (None: the language has none)."""
+    if language not in js_catalogs.translated_languages():
+        return None
+    try:
+        source = served_static(js_catalogs.catalog_path(language))
+    except FileNotFoundError:
+        return None
+    return Script(f"{language}.json", source)
+
+
+def served_static(path: str) -> bytes:
+    """The bytes the static files app serves for ``path`` (``js/respond.js``)."""
     try:
         # Hashed-name storages serve a renamed copy; hash that copy.
         stored_name = getattr(staticfiles_storage, "stored_name", None)
-        name = stored_name(RESPOND_STATIC_PATH) if stored_name else RESPOND_STATIC_PATH
+        name = stored_name(path) if stored_name else path
         with staticfiles_storage.open(name) as handle:
-            return Script("respond.js", handle.read())
+            return handle.read()
     except (FileNotFoundError, OSError, ValueError):
         # Development and tests: no collectstatic, served from the finders.
-        found = finders.find(RESPOND_STATIC_PATH)
+        found = finders.find(path)
         if not found:
-            raise FileNotFoundError(RESPOND_STATIC_PATH) from None
-        return Script("respond.js", Path(found).read_bytes())
+            raise FileNotFoundError(path) from None
+        return Path(found).read_bytes()
