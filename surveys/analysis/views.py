@@ -116,8 +116,8 @@ def _results_body(survey, results) -> str:
 
     Everything in it comes from the immutable snapshot (and the batch size), so
     it is cached under (survey, snapshot version and time, batch size, source
-    revision, language) in the shared cache and in this process; only the freshness line
-    above it is rendered per request.
+    revision, language) in the shared cache and in this process; only the
+    freshness line above it is rendered per request.
     """
     if results is None:
         return ""
