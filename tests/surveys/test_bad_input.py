@@ -399,6 +399,7 @@ ACTIONS = {
     "collection:recipients": "owner",  # a file upload: no file, refused
     "collection:recipients_send": "owner",
     "collection:unsubscribe": "anonymous",  # the sweep's token is not a signed one
+    "set_language": "anonymous",  # the language picker: a browser cookie at most
 }
 # Query parameters each GET reads (random others are added).
 QUERY_FIELDS = {
