@@ -57,7 +57,15 @@ def test_the_only_named_fields_are_reports_keys_and_unprotected_answers(client, 
     names = {c["name"] for c in controls(page.content.decode()) if c.get("name")}
     # "opened": the server's signed "page loaded while open" stamp (the grace
     # period after closing), the same for everyone loading the page then.
-    expected = {"csrfmiddlewaretoken", "idempotency_key", "survey_revision", "opened"}
+    # "language": the language picker's choice, posted to Django's
+    # set_language by its own form, never with the answers.
+    expected = {
+        "csrfmiddlewaretoken",
+        "idempotency_key",
+        "survey_revision",
+        "opened",
+        "language",
+    }
     for q in survey.questions.all():
         if q.is_private:
             expected |= {f"q{q.pk}_report", f"q{q.pk}_spec_revision"}
@@ -102,6 +110,9 @@ def test_collection_models_hold_no_field_for_a_true_answer():
             "id",
             "idempotency_key",
             "is_test",  # the owner's test mode: a flag, no answer
+            # Empty unless the researcher declares it (Survey.record_language):
+            # an unprotected field the consent page announces.
+            "language",
             "public_id",
             "receipt_hash",
             "received_at",
