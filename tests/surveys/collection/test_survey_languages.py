@@ -25,7 +25,7 @@ TEXTS = {
     "es": {
         "survey": {"title": "Vida estudiantil", "consent_text": "¿Acepta?"},
         "questions": [
-            {"text": "¿Su año?", "options": ["Primero", "Segundo"]},
+            {"text": "¿Su año?", "options": ["Uno", "Dos"]},
             {"text": "¿Ha copiado en un examen?"},
             {
                 "text": "¿Con qué frecuencia estudia?",
