@@ -41,6 +41,7 @@ from surveys.authoring.models import Question, Survey
 from surveys.collection import report_codec
 from surveys.collection.models import LinkValue, PlainAnswer, Report, Submission
 from surveys.collection.questions import answer_choices
+from surveys.collection.selectors import survey_records_language
 
 Progress = Callable[[float], None] | None
 ID_COLUMN = "respondent"
@@ -362,6 +363,9 @@ def blocks(survey: Survey) -> list[Block]:
 
 
 LINK_COLUMN = "link_{}"
+# Each response's language, only where the survey records it (an unprotected
+# field the researcher declares: see surveys.authoring.translations).
+LANGUAGE_COLUMN = "language"
 
 
 def link_names(survey: Survey) -> list[str]:
@@ -380,11 +384,15 @@ def variables(
     survey: Survey,
     found: list[Block] | None = None,
     links: list[str] | None = None,
+    language: bool | None = None,
 ) -> list[Variable]:
-    """Every variable of the wide table (the codebook): the id column, the link
-    fields' values (text), then the questions' columns."""
+    """Every variable of the wide table (the codebook): the id column, the
+    response's language if the survey records it, the link fields' values
+    (text), then the questions' columns."""
     found = blocks(survey) if found is None else found
     links = link_names(survey) if links is None else links
+    if language is None:
+        language = survey_records_language(survey)
     out = [
         Variable(
             name=ID_COLUMN,
@@ -397,6 +405,23 @@ def variables(
             debias="An identifier; links nothing outside this survey's exports.",
         )
     ]
+    if language:
+        out.append(
+            Variable(
+                name=LANGUAGE_COLUMN,
+                question_id=0,
+                position=0,
+                question="",
+                kind="language",
+                protected=False,
+                label=(
+                    "language the respondent read the survey in (unprotected: "
+                    "it tells something about the respondent)"
+                ),
+                debias="Recorded as the survey declared; not randomized.",
+                text=True,
+            )
+        )
     out.extend(
         Variable(
             name=LINK_COLUMN.format(name),
@@ -434,11 +459,11 @@ def variables(
 
 
 # --- rows ---------------------------------------------------------------------------
-def _submissions(survey: Survey, upto: int) -> Iterator[str]:
+def _submissions(survey: Survey, upto: int) -> Iterator[tuple[str, str]]:
     return (
         Submission.objects.filter(survey=survey, pk__lte=upto)
         .order_by("public_id")
-        .values_list("public_id", flat=True)
+        .values_list("public_id", "language")
         .iterator(chunk_size=CHUNK_SIZE)
     )
 
@@ -458,9 +483,9 @@ def _by_submission(rows: Iterable[tuple]) -> Iterator[tuple[str, list[tuple]]]:
 
 def _merged(
     survey: Survey,
-) -> Iterator[tuple[str, list[tuple], list[tuple], list[tuple]]]:
-    """(public id, its reports, its plain answers, its link values), by public
-    id; one pass each.
+) -> Iterator[tuple[str, str, list[tuple], list[tuple], list[tuple]]]:
+    """(public id, its language ("" unless recorded), its reports, its plain
+    answers, its link values), by public id; one pass each.
 
     Only submissions stored when the export began (their internal key at most
     the largest one then; the key is used here and never written), so one
@@ -499,7 +524,7 @@ def _merged(
     )
     streams = [reports, answers, links]
     heads = [next(stream, None) for stream in streams]
-    for public_id in _submissions(survey, upto):
+    for public_id, language in _submissions(survey, upto):
         mine: list[list[tuple]] = []
         for index, stream in enumerate(streams):
             head = heads[index]
@@ -508,7 +533,7 @@ def _merged(
                 heads[index] = next(stream, None)
             else:
                 mine.append([])
-        yield public_id, mine[0], mine[1], mine[2]
+        yield public_id, language, mine[0], mine[1], mine[2]
 
 
 def coded_rows(
@@ -520,8 +545,9 @@ def coded_rows(
         by_question.setdefault(block.question.pk, []).append(block)
     total = Submission.objects.filter(survey=survey).count() if progress else 0
     links = link_names(survey)
+    language_column = survey_records_language(survey)
     merged = enumerate(_merged(survey), start=1)
-    for done, (public_id, reports, answers, link_values) in merged:
+    for done, (public_id, language, reports, answers, link_values) in merged:
         cells: dict[int, list[Any]] = {}  # id(block) -> its cells
         for question_id, revision, payload in reports:
             for block in by_question.get(question_id, []):
@@ -533,7 +559,10 @@ def coded_rows(
             for block in by_question.get(question_id, []):
                 cells[id(block)] = block.decode(value)
         given = dict(link_values)
-        row: list[Any] = [public_id, *(given.get(name) for name in links)]
+        row: list[Any] = [public_id]
+        if language_column:
+            row.append(language or None)
+        row.extend(given.get(name) for name in links)
         for block in found:
             width = len(block.variables) + (1 if block.revision_column else 0)
             row.extend(cells.get(id(block), [None] * width))

@@ -22,8 +22,9 @@ from surveys.analysis.results import QuestionResult, SurveyResults
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection import report_codec
-from surveys.collection.models import PlainAnswer, Report
+from surveys.collection.models import PlainAnswer, Report, Submission
 from surveys.collection.questions import answer_choices
+from surveys.collection.selectors import submission_languages, survey_records_language
 
 CHUNK_SIZE = 2000
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -388,6 +389,19 @@ def _plain_answers(survey: Survey, include_test: bool = False):
     )
 
 
+def _languages(survey: Survey, include_test: bool = False):
+    """(submission public id, language, is_test) of every submission, by public
+    id: only called for a survey that records languages."""
+    rows = Submission.objects.filter(survey=survey)
+    if not include_test:
+        rows = rows.filter(is_test=False)
+    return (
+        rows.order_by("public_id")
+        .values_list("public_id", "language", "is_test")
+        .iterator(CHUNK_SIZE)
+    )
+
+
 def report_document(row) -> dict[str, Any]:
     report_id, submission_id, received_at, question_id, revision, payload, _ = row
     return {
@@ -414,7 +428,9 @@ REPORT_COLUMNS = [
 def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
     """Long-format CSV: "spec" rows (value = the compiled spec as JSON) first,
     then one "report" row per randomized report (value = the report as JSON),
-    then "answer" rows for questions marked not protected.
+    then "answer" rows for questions marked not protected, then, only if the
+    survey records each response's language (an unprotected field the
+    researcher declared), a "language" row per submission (value = its code).
 
     ``include_test``: the owner's test responses too, each row marked in an
     extra ``is_test`` column (true/false); they are never in any estimate.
@@ -463,6 +479,11 @@ def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
                 ["answer", question_id, "", submission_id, "", "", _compact(value)],
                 test,
             )
+        if survey_records_language(survey):
+            for submission_id, language, test in _languages(survey, include_test):
+                yield marked(
+                    ["language", "", "", submission_id, "", "", language], test
+                )
 
     columns = [*REPORT_COLUMNS, "is_test"] if include_test else REPORT_COLUMNS
     return csv_lines(columns, rows())
@@ -497,11 +518,28 @@ def reports_json(survey: Survey) -> Iterator[str]:
         }
         yield ("" if first else ",\n") + _compact(item)
         first = False
+    if survey_records_language(survey):
+        # An unprotected field the researcher declared (``record_language``).
+        yield '], "languages": ['
+        first = True
+        for submission_id, language, _ in _languages(survey):
+            item = {"submission_id": submission_id, "language": language}
+            yield ("" if first else ",\n") + _compact(item)
+            first = False
     yield "]}\n"
 
 
 def reports_page(survey: Survey, *, after: str, limit: int) -> list[dict[str, Any]]:
     """One page of reports with public_id > ``after`` (keyset pagination, for the
-    API; "" starts at the first)."""
-    rows = _reports(survey, after=after, limit=limit)
-    return [report_document(row) for row in rows]
+    API; "" starts at the first).  Each report carries its submission's
+    ``language`` only if the survey records it (an unprotected field)."""
+    documents = [
+        report_document(row) for row in _reports(survey, after=after, limit=limit)
+    ]
+    if documents and survey_records_language(survey):
+        languages = submission_languages(
+            survey, {doc["submission_id"] for doc in documents}
+        )
+        for doc in documents:
+            doc["language"] = languages.get(doc["submission_id"], "")
+    return documents

@@ -27,7 +27,13 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from surveys.authoring import previews, selectors, services
+from surveys.authoring import (
+    previews,
+    selectors,
+    services,
+    translation_services,
+    translations,
+)
 from surveys.authoring.mechanisms import DEFAULT_EPSILON, ForcedDesign, PrivacyConfig
 from surveys.authoring.models import Question, Survey
 
@@ -53,9 +59,15 @@ SURVEY_FIELDS: dict[str, type | tuple[type, ...]] = {
     "invitation_only": bool,
     "link_fields": list,
     "link_fields_acknowledged": bool,
+    "source_language": str,
+    "languages": list,
+    "record_language": bool,
+    "translations": dict,
 }
 # Written only when set, so a survey without them reads on servers that predate them.
 OPTIONAL_SURVEY_FIELDS = ("link_fields", "link_fields_acknowledged")
+# Written only for a survey offered in more than its source language.
+LANGUAGE_FIELDS = ("source_language", "languages", "record_language", "translations")
 QUESTION_FIELDS: dict[str, type | tuple[type, ...]] = {
     "kind": str,
     "text": str,
@@ -76,6 +88,7 @@ QUESTION_FIELDS: dict[str, type | tuple[type, ...]] = {
     "spec": (dict, type(None)),
     "show_if": (dict, type(None)),
     "grid": str,
+    "translations": dict,
 }
 REQUIRED_SURVEY = ("title",)
 REQUIRED_QUESTION = ("kind", "text")
@@ -123,6 +136,7 @@ def question_document(
         "spec": question.spec if question.is_private else None,
         "show_if": show_if,
         **({"grid": question.grid} if question.grid else {}),
+        **({"translations": question.translations} if question.translations else {}),
     }
 
 
@@ -139,7 +153,8 @@ def definition_document(survey: Survey) -> dict[str, Any]:
         "survey": {
             name: getattr(survey, name)
             for name in SURVEY_FIELDS
-            if name not in OPTIONAL_SURVEY_FIELDS or survey.link_fields
+            if (name not in OPTIONAL_SURVEY_FIELDS or survey.link_fields)
+            and (name not in LANGUAGE_FIELDS or survey.languages)
         },
         "questions": [
             question_document(
@@ -290,6 +305,51 @@ def _prefixed(where: str, error: ValidationError) -> list[str]:
     return [f"{where}: {message}" for message in error.messages]
 
 
+def _import_languages(
+    survey: Survey,
+    owner,
+    fields: dict[str, Any],
+    questions: list[dict[str, Any]],
+) -> list[str]:
+    """Declare the document's languages and store its translations through the
+    builder's own services; the problems found ([]: none)."""
+    try:
+        translation_services.survey_languages_update(
+            survey=survey,
+            user=owner,
+            source_language=fields.get("source_language", survey.source_language),
+            languages=[c for c in fields.get("languages", []) if isinstance(c, str)],
+            record_language=bool(fields.get("record_language", False)),
+        )
+    except ValidationError as error:
+        return _prefixed("The survey's languages", error)
+    survey.refresh_from_db()
+    ids = list(survey.questions.values_list("pk", flat=True))
+    texts = fields.get("translations", {})
+    problems = []
+    for language in survey.languages:
+        per_question = {}
+        for pk, data in zip(ids, questions, strict=True):
+            given = (data.get("translations") or {}).get(language)
+            if isinstance(given, dict):
+                per_question[pk] = given
+        survey_texts = texts.get(language) if isinstance(texts, dict) else None
+        try:
+            translation_services.translations_update(
+                survey=survey,
+                user=owner,
+                language=language,
+                survey_texts=survey_texts if isinstance(survey_texts, dict) else {},
+                question_texts=per_question,
+            )
+        except ValidationError as error:
+            problems.extend(
+                _prefixed(f"The {translations.language_name(language)} texts", error)
+            )
+    survey.refresh_from_db()
+    return problems
+
+
 @transaction.atomic
 def definition_import(*, owner, document: dict[str, Any]) -> Survey:
     """A new draft survey owned by ``owner`` from a parsed definition.
@@ -320,6 +380,9 @@ def definition_import(*, owner, document: dict[str, Any]) -> Survey:
         name: survey_data.pop(name)
         for name in ("time_zone", "close_at_responses", "invitation_only")
         if name in survey_data
+    }
+    languages = {
+        name: survey_data.pop(name) for name in LANGUAGE_FIELDS if name in survey_data
     }
     try:
         survey = services.survey_create(owner=owner, **survey_data)
@@ -360,6 +423,8 @@ def definition_import(*, owner, document: dict[str, Any]) -> Survey:
             created[number] = question.pk
         except ValidationError as error:
             problems.extend(_prefixed(where, error))
+    if not problems and languages:
+        problems.extend(_import_languages(survey, owner, languages, checked))
     if not problems:
         total = selectors.survey_epsilon_exact(survey=survey)
         if error := services.budget_error(survey, total):

@@ -67,6 +67,20 @@ def validate_link_fields(value: Any) -> None:
         raise ValidationError("Each link field is named once.")
 
 
+LOCALIZED_MARK = "_localized_language"
+
+
+def refuse_localized(instance: models.Model) -> None:
+    """Raise if ``instance`` was localized in memory for one respondent's page:
+    saving it would write a translation over the researcher's source text."""
+    language = getattr(instance, LOCALIZED_MARK, None)
+    if language is not None:
+        raise RuntimeError(
+            f"{type(instance).__name__} {instance.pk} holds its {language} texts "
+            "for display and must not be saved."
+        )
+
+
 class Survey(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -129,12 +143,30 @@ class Survey(models.Model):
     # Whether the owner was told that the survey opened / closed (beat).
     notified_open = models.BooleanField(default=False)
     notified_closed = models.BooleanField(default=False)
+    # --- languages (surveys.authoring.translations) ---
+    # The language the researcher writes in, and the others the survey is
+    # offered in (codes from settings.LANGUAGES, never the source itself).
+    source_language = models.CharField(
+        max_length=10, choices=settings.LANGUAGES, default=settings.LANGUAGE_CODE
+    )
+    languages = models.JSONField(default=list, blank=True)
+    # {language: {"title", "description", "consent_text"}} (see translations).
+    translations = models.JSONField(default=dict, blank=True)
+    # Store each submission's language: an unprotected field (which language a
+    # person reads tells something about them), off unless the researcher asks.
+    record_language = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return self.title
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Save, unless this instance holds another language's texts in memory
+        (``translations.localize_survey``): those would overwrite the source."""
+        refuse_localized(self)
+        super().save(*args, **kwargs)
 
     def clean(self) -> None:
         super().clean()
@@ -220,6 +252,11 @@ class Question(models.Model):
     # The compiled ldp spec (with integer weights); None for non-private questions.
     spec = models.JSONField(null=True, blank=True)
     spec_revision = models.PositiveIntegerField(default=1)
+    # {language: {"text", "help_text", "options", "section_title",
+    # "section_intro", "grid"}}: the respondent's texts in the survey's other
+    # languages (surveys.authoring.translations); options keep the source's
+    # count and order, since the answer is an option's index.
+    translations = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["position", "id"]
@@ -233,6 +270,11 @@ class Question(models.Model):
 
     def __str__(self) -> str:
         return self.text
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Save, unless this instance holds another language's texts in memory."""
+        refuse_localized(self)
+        super().save(*args, **kwargs)
 
     @property
     def grid_item(self) -> str:

@@ -18,7 +18,14 @@ from django.utils import timezone
 
 import ldp
 from ldp.spec.ceilings import EPSILON_CEILING_SURVEY, above_survey_ceiling
-from surveys.authoring import access, display_logic, mechanisms, previews, selectors
+from surveys.authoring import (
+    access,
+    display_logic,
+    mechanisms,
+    previews,
+    selectors,
+    translations,
+)
 from surveys.authoring.lifecycle_services import require_not_archived
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import GRID_SEPARATOR, Question, SpecRevision, Survey
@@ -197,6 +204,7 @@ def survey_publish(*, survey: Survey, user) -> Survey:
             )
         except mechanisms.MechanismError as error:
             problems.append(f"Question {number} (“{question.text}”): {error}")
+    problems.extend(translations.publish_problems(survey, questions))
     if problems:
         raise ValidationError(problems)
     total = sum((m.epsilon_exact for m in compiled.values()), Decimal(0))
@@ -271,6 +279,18 @@ def survey_duplicate(*, survey: Survey, user) -> Survey:
         epsilon_budget=survey.epsilon_budget,
         planned_respondents=survey.planned_respondents,
     )
+    copy.source_language = survey.source_language
+    copy.languages = list(survey.languages)
+    copy.translations = survey.translations
+    copy.record_language = survey.record_language
+    copy.save(
+        update_fields=[
+            "source_language",
+            "languages",
+            "translations",
+            "record_language",
+        ]
+    )
     originals = list(survey.questions.all())
     created = Question.objects.bulk_create(
         Question(
@@ -294,6 +314,7 @@ def survey_duplicate(*, survey: Survey, user) -> Survey:
             design=q.design,
             spec=q.spec,
             grid=q.grid,
+            translations=q.translations,
         )
         for position, q in enumerate(originals, start=1)
     )

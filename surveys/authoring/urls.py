@@ -1,6 +1,6 @@
 from django.urls import path
 
-from surveys.authoring import lifecycle_views, views
+from surveys.authoring import lifecycle_views, translation_views, views
 
 app_name = "authoring"
 
@@ -21,6 +21,16 @@ urlpatterns = [
     path("<int:pk>/duplicate/", views.survey_duplicate, name="survey_duplicate"),
     path("<int:pk>/people/", views.survey_people, name="survey_people"),
     path("<int:pk>/schedule/", lifecycle_views.survey_schedule, name="survey_schedule"),
+    path(
+        "<int:pk>/languages/",
+        translation_views.survey_languages,
+        name="survey_languages",
+    ),
+    path(
+        "<int:pk>/languages/<str:language>/",
+        translation_views.survey_translation,
+        name="survey_translation",
+    ),
     path("<int:pk>/archive/", lifecycle_views.survey_archive, name="survey_archive"),
     path("<int:pk>/delete/", lifecycle_views.survey_delete, name="survey_delete"),
     path("<int:pk>/preview/", views.question_preview, name="question_preview"),

@@ -105,6 +105,10 @@ class Submission(models.Model):
     # Stored already truncated to RECEIVED_AT_GRANULARITY (a day by default).
     received_at = models.DateTimeField(default=received_now, db_index=True)
     is_test = models.BooleanField(default=False)
+    # The language the respondent read the survey in: empty unless the survey
+    # records it (``Survey.record_language``, an unprotected field the consent
+    # page announces); which language a person reads tells about them.
+    language = models.CharField(max_length=10, blank=True)
 
     class Meta:
         ordering = ["id"]

@@ -75,6 +75,12 @@ SURVEY_FIELDS = (
     "link_fields",
     "status",
     "updated_at",
+    # Its languages and their texts (the page is in one of them; the language
+    # picker lists those offered).
+    "source_language",
+    "languages",
+    "translations",
+    "record_language",
 )
 QUESTION_FIELDS = tuple(field.attname for field in Question._meta.concrete_fields)
 

@@ -28,6 +28,25 @@ from surveys.collection.tokens import (
 )
 
 
+def survey_records_language(survey: Survey) -> bool:
+    """Whether the survey's exports carry each response's language: while it
+    records them (``Survey.record_language``), or once any was stored (kept and
+    exported even after the researcher stops recording; nothing stored is lost).
+    """
+    return survey.record_language or (
+        Submission.objects.filter(survey=survey).exclude(language="").exists()
+    )
+
+
+def submission_languages(survey: Survey, public_ids: Iterable[str]) -> dict[str, str]:
+    """The recorded language of each of these submissions (public id -> code)."""
+    return dict(
+        Submission.objects.filter(
+            survey=survey, public_id__in=list(public_ids)
+        ).values_list("public_id", "language")
+    )
+
+
 def surveys_answerable() -> QuerySet[Survey]:
     """Surveys respondents may open (published: open or closed)."""
     return Survey.objects.filter(

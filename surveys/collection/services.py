@@ -422,6 +422,7 @@ def submission_ingest(
     invitation_token: str | None = None,
     within_grace: bool = False,
     is_test: bool = False,
+    language: str = "",
 ) -> IngestOutcome:
     """Store one response whole, or raise SubmissionRejected with nothing stored.
 
@@ -434,6 +435,9 @@ def submission_ingest(
     waits for and then finds nothing to update.  Nothing relates the two rows
     afterwards: the submission keeps no key to the invitation, the invitation
     no time.
+
+    ``language`` (the one the respondent read the survey in) is stored only if
+    the survey records it (``Survey.record_language``); otherwise it is dropped.
     """
     try:
         return _ingest_new(
@@ -442,6 +446,7 @@ def submission_ingest(
             invitation_token=invitation_token,
             within_grace=within_grace,
             is_test=is_test,
+            language=language if survey.record_language else "",
         )
     except SubmissionRejected:
         # A retry of a stored response is answered with its receipt even when
@@ -460,6 +465,7 @@ def _ingest_new(
     invitation_token: str | None,
     within_grace: bool,
     is_test: bool,
+    language: str = "",
 ) -> IngestOutcome:
     """Store a response not stored before, in one transaction of four
     statements on PostgreSQL (lock and re-check, the submission, its reports,
@@ -488,6 +494,7 @@ def _ingest_new(
                 survey_revision=response.survey_revision,
                 receipt_hash=receipt_code_hash(receipt_code),
                 is_test=is_test,
+                language=language,
             )
             _store_rows(checker, [(submission, response, plain)])
     except IntegrityError:

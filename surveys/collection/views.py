@@ -29,7 +29,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_safe
 
-from surveys.authoring import access, lifecycle
+from surveys.authoring import access, lifecycle, translations
 from surveys.authoring.models import Survey
 from surveys.collection import assets, ratelimit, respond_page, selectors, services
 from surveys.collection.forms import InvitationsForm, ResponseForm
@@ -215,6 +215,7 @@ def _consent(
     availability = lifecycle.survey_availability(survey)
     if not availability.is_open:
         return _not_open(request, survey, availability)
+    translations.localize_for_request(request, survey)
     link_values = _link_values(request, survey)
     if isinstance(link_values, str):
         return _bad_link(request, survey, link_values)
@@ -305,6 +306,7 @@ def _respond(
             invitation_token=invitation_token,
             within_grace=within_grace,
         )
+    translations.localize_for_request(request, survey)
     link_values = _link_values(request, survey)
     if isinstance(link_values, str):
         return _bad_link(request, survey, link_values)
@@ -335,6 +337,8 @@ def store_posted_answers(
     if not form.is_valid():
         error = services.SubmissionRejected(" ".join(form.problems()))
         return _rejected(request, survey, error, form=form)
+    if survey.record_language:  # an unprotected field the researcher declared
+        ingest["language"] = translations.language_for_request(request, survey)
     try:
         outcome = services.submission_ingest(
             survey=survey, response=form.response(), **ingest
@@ -472,6 +476,7 @@ def receipt(request: HttpRequest, receipt: str) -> HttpResponse:
     submission = selectors.submission_by_receipt(receipt)
     if submission is None:
         raise Http404("No such receipt.")
+    translations.localize_for_request(request, submission.survey)
     return render(
         request,
         "collection/receipt.html",

@@ -145,6 +145,12 @@ def owners(django_user_model):
         text="Have you ever cheated on an exam?",
         privacy=PrivacyConfig(kind="yes_no"),
     )
+    # Offered in Spanish too (translated), so that its translation page exists.
+    survey.languages = ["es"]
+    survey.translations = {"es": {"title": "La encuesta de Ada"}}
+    survey.save(update_fields=["languages", "translations"])
+    question.translations = {"es": {"text": "¿Ha copiado en un examen?"}}
+    question.save(update_fields=["translations"])
     return ada, bob, survey, question
 
 
@@ -154,6 +160,7 @@ def url_for(name: str, pattern: URLPattern, survey, question, token_pk=None) -> 
         "survey_id": survey.pk,
         "question_pk": question.pk,
         "token_pk": token_pk,
+        "language": "es",
     }
     names = list(pattern.pattern.converters)
     if "job_pk" in names:

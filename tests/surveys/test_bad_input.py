@@ -39,6 +39,7 @@ from surveys.accounts import two_factor
 from surveys.analysis import export_kinds
 from surveys.api_tokens.services import api_token_create
 from surveys.authoring import services as authoring
+from surveys.authoring import translation_services
 from surveys.authoring.forms import GridForm, PlanningForm, QuestionForm, SurveyForm
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection import services as collection
@@ -91,6 +92,7 @@ BAD_INT = st.sampled_from(
 BAD_DECIMAL = st.sampled_from(
     [*NOT_A_NUMBER, "9" * 20, "1e-400", "0.00001", "1.00000000000000000000000000001"]
 )
+CODES = {"en", "es", "fr", "ar"}  # settings.LANGUAGES
 BAD_TEXT = st.sampled_from(["", "   ", "x\x00y"])
 NOT_A_CODE = st.one_of(st.sampled_from(NASTY_NUMBERS), any_text).filter(
     lambda text: not (text.strip().isdigit() and len(text.strip()) == 6)
@@ -376,6 +378,21 @@ def forms_for(world: World) -> dict[str, Form]:
             {"confirm_title": any_text.filter(lambda v: v.strip() != "")},
         ),
         "collection:withdraw_lookup": Form("anonymous", ("code",), {"code": any_text}),
+        # A survey's languages: only codes of settings.LANGUAGES.
+        "authoring:survey_languages": Form(
+            "owner",
+            ("source_language", "languages", "record_language"),
+            # (The source language of this published survey is a disabled field.)
+            {"languages": any_text.filter(lambda v: v not in CODES)},
+            [{"source_language": "en", "languages": "es"}],
+        ),
+        # A translation: texts only, never a null character or an endless line.
+        "authoring:survey_translation": Form(
+            "owner",
+            ("survey_title",),
+            {"survey_title": st.sampled_from(["x\x00y", "x" * 501])},
+            [{"survey_title": "Barrido"}],
+        ),
     }
 
 
@@ -532,6 +549,14 @@ def world(django_user_model) -> World:
             not_private_acknowledged=True,
         )
     survey = authoring.survey_publish(survey=survey, user=owner)
+    # Offered in Spanish too (not yet translated): its translation page exists.
+    survey = translation_services.survey_languages_update(
+        survey=survey,
+        user=owner,
+        source_language="en",
+        languages=["es"],
+        record_language=False,
+    )
     (invitation,) = collection.invitations_create(survey=survey, count=1)
     token = api_token_create(user=owner, name="sweep")
     two_factor.enrolment_start(user=owner)  # a set-up waiting for its code
@@ -556,6 +581,7 @@ def url_for(name: str, pattern, world: World) -> str:
         "public_token": world.survey.public_token,
         "token": world.invitation,
         "receipt": new_receipt_code(),  # names no submission
+        "language": "es",
     }
     if name == "analysis:question_bins":  # only a number question has bins
         values["question_pk"] = world.survey.questions.get(
@@ -648,6 +674,8 @@ FORM_NAMES = {
     "authoring:survey_schedule",
     "authoring:survey_delete",
     "collection:withdraw_lookup",
+    "authoring:survey_languages",
+    "authoring:survey_translation",
 }
 POSTED = FORM_NAMES | set(ACTIONS)
 

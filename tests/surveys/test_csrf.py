@@ -53,6 +53,8 @@ STATE_CHANGING = {
     "authoring:question_move": "owner",
     "authoring:question_delete": "owner",
     "authoring:survey_schedule": "owner",
+    "authoring:survey_languages": "owner",
+    "authoring:survey_translation": "owner",
     "authoring:survey_archive": "owner",
     "authoring:survey_delete": "owner",
     "collection:invitations": "owner",
@@ -175,6 +177,7 @@ def url_for(name: str, pattern, world) -> str:
         "public_token": survey.public_token,
         "token": world["invitation"],
         "receipt": new_receipt_code(),  # names no submission
+        "language": "es",
         "object_id": survey.pk,
         "id": world["ada"].pk,
         "content_type_id": 1,

@@ -22,7 +22,7 @@ def _patterns() -> list[URLPattern]:
 
 
 def _kwargs(pattern: URLPattern, survey: Survey, question: Question) -> dict:
-    values = {"pk": survey.pk, "question_pk": question.pk}
+    values = {"pk": survey.pk, "question_pk": question.pk, "language": "es"}
     names = list(pattern.pattern.converters)
     missing = [name for name in names if name not in values]
     assert not missing, f"{pattern.name}: add a test value for {missing}"

@@ -114,5 +114,47 @@ def body(
     return data
 
 
+def offered_in(survey: Survey, *languages: str) -> Survey:
+    """Offer ``survey`` in ``languages`` too, every text translated as
+    "[code] source text" (a complete translation, told apart from the source)."""
+    from surveys.authoring import translation_services, translations
+
+    translation_services.survey_languages_update(
+        survey=survey,
+        user=survey.owner,
+        source_language=survey.source_language,
+        languages=list(languages),
+        record_language=survey.record_language,
+    )
+    for code in languages:
+        questions = list(survey.questions.all())
+        texts = {}
+        for question in questions:
+            source = translations.question_source(question)
+            texts[question.pk] = {
+                name: (
+                    [f"[{code}] {label}" for label in value]
+                    if isinstance(value, list)
+                    else f"[{code}] {value}"
+                    if value
+                    else ""
+                )
+                for name, value in source.items()
+            }
+        translation_services.translations_update(
+            survey=survey,
+            user=survey.owner,
+            language=code,
+            survey_texts={
+                name: f"[{code}] {getattr(survey, name)}"
+                for name, _ in translations.SURVEY_TEXTS
+                if getattr(survey, name)
+            },
+            question_texts=texts,
+        )
+    survey.refresh_from_db()
+    return survey
+
+
 JSON = {"HTTP_ACCEPT": "application/json"}
 PRIVATE_COUNT = 6  # private questions in the demo survey

@@ -105,6 +105,9 @@ def test_collection_models_hold_no_field_for_a_true_answer():
             "id",
             "idempotency_key",
             "is_test",  # the owner's test mode: a flag, no answer
+            # Empty unless the researcher declares it (Survey.record_language):
+            # an unprotected field the consent page announces.
+            "language",
             "public_id",
             "receipt_hash",
             "received_at",

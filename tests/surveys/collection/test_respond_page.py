@@ -24,7 +24,7 @@ from surveys.collection.models import (
     SkippedAnswer,
     Submission,
 )
-from tests.surveys.collection.conftest import JSON, PRIVATE_COUNT, body
+from tests.surveys.collection.conftest import JSON, PRIVATE_COUNT, body, offered_in
 
 pytestmark = pytest.mark.django_db
 
@@ -201,6 +201,7 @@ def test_a_warm_answer_page_and_post_compile_no_mechanism(client, survey):
 
 # --- one page per language -----------------------------------------------------
 def test_a_page_kept_in_one_language_is_never_served_in_another(survey):
+    survey = offered_in(survey, "es", "fr")
     spanish = Client(HTTP_ACCEPT_LANGUAGE="es").get(respond_url(survey)).content
     english = Client(HTTP_ACCEPT_LANGUAGE="en").get(respond_url(survey)).content
     french = Client(HTTP_ACCEPT_LANGUAGE="fr").get(respond_url(survey)).content
@@ -214,6 +215,7 @@ def test_a_page_kept_in_one_language_is_never_served_in_another(survey):
 
 
 def test_the_picked_language_wins_over_the_browsers_for_the_kept_page(survey):
+    survey = offered_in(survey, "es")
     Client(HTTP_ACCEPT_LANGUAGE="es").get(respond_url(survey))  # kept in Spanish
     client = Client(HTTP_ACCEPT_LANGUAGE="es")
     client.post(reverse("set_language"), {"language": "en"})
