@@ -248,13 +248,24 @@ class GatedBrowser:
         self._gate = gate
 
     def new_context(self, *args: Any, **kwargs: Any) -> Any:
-        """``Browser.new_context``, its pages watched by the gate."""
-        return self._gate.watch_context(self._browser.new_context(*args, **kwargs))
+        """``Browser.new_context``, its pages watched by the gate.
+
+        axe runs as a script in the page, so a context with JavaScript turned
+        off (``java_script_enabled=False``) cannot be checked: Playwright would
+        wait for ever on it.  Its pages are left to the journeys that load the
+        same pages with JavaScript on, which the gate does check.
+        """
+        context = self._browser.new_context(*args, **kwargs)
+        if kwargs.get("java_script_enabled") is False:
+            return context
+        return self._gate.watch_context(context)
 
     def new_page(self, *args: Any, **kwargs: Any) -> Any:
-        """``Browser.new_page``, the page (and its context) watched by the gate."""
+        """``Browser.new_page``, the page (and its context) watched by the gate
+        (unless JavaScript is off, as in :meth:`new_context`)."""
         page = self._browser.new_page(*args, **kwargs)
-        self._gate.watch_context(page.context)
+        if kwargs.get("java_script_enabled") is not False:
+            self._gate.watch_context(page.context)
         return page
 
     def __getattr__(self, name: str) -> Any:
