@@ -20,7 +20,7 @@ from surveys.authoring.models import Survey
 from surveys.collection import mailings, services
 from surveys.collection.models import Recipient
 from surveys.collection.respondent_words import describe_report
-from tests.surveys.collection.conftest import JSON, body, questions
+from tests.surveys.collection.conftest import JSON, body, offered_in, questions
 
 pytestmark = pytest.mark.django_db
 
@@ -43,6 +43,13 @@ VERIFY = {
     "fr": "Vérifiez le code qui protège vos réponses",
 }
 PICKER = {"es": "Cambiar idioma", "fr": "Changer de langue"}
+
+
+@pytest.fixture
+def survey(survey: Survey) -> Survey:
+    """The collection tests' survey, offered in Spanish and French too (a
+    survey is served only in the languages it is offered in)."""
+    return offered_in(survey, "es", "fr")
 
 
 def in_language(language: str) -> Client:
@@ -77,6 +84,7 @@ def test_the_answer_page_is_in_the_browsers_language(survey, language):
 
 
 def test_numeric_ranges_are_written_with_the_languages_decimal_mark(kinds_survey):
+    offered_in(kinds_survey, "es", "fr")
     url = reverse("collection:respond", args=[kinds_survey.public_token])
     french = page_text(in_language("fr").get(url))
     spanish = page_text(in_language("es").get(url))
