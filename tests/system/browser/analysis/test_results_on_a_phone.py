@@ -89,6 +89,13 @@ def test_the_last_column_of_a_wide_table_scrolls_into_view_with_the_keyboard(
     region.focus()
     for _ in range(40):
         phone_results.keyboard.press("ArrowRight")
+    # The browser scrolls smoothly: wait until the keys' scrolling has ended
+    # (the region scrolled to its end) before measuring.
+    phone_results.wait_for_function(
+        "el => el.scrollLeft >= el.scrollWidth - el.clientWidth - 1",
+        arg=region.element_handle(),
+        timeout=5000,
+    )
     box, cell = region.bounding_box(), last.bounding_box()
     assert box is not None and cell is not None
     assert box["x"] - 1 <= cell["x"]
