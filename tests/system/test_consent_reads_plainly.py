@@ -46,7 +46,9 @@ def test_short_version_has_the_actions_contact_and_what_the_device_keeps(
     keeps = page.locator('[data-device-text="keeps"]').inner_text()
     assert re.fullmatch(
         r"This device keeps only a note that you answered this survey, until "
-        r"\d{1,2} \w+ \d{4}: no answers and nothing that identifies you\.",
+        # The device writes the date in the page's language (Intl): in
+        # English, "November 30, 2027".
+        r"\w+ \d{1,2}, \d{4}: no answers and nothing that identifies you\.",
         keeps,
     )
     # The full details are one click away, not in the way.
