@@ -33,7 +33,6 @@ from tests.surveys.test_authorization_matrix import ALL
 
 STATE_CHANGING = {
     "login": "anonymous",
-    "set_language": "anonymous",  # the language picker on every page
     "logout": "owner",
     "password_change": "owner",
     "two_factor": "owner",
@@ -77,6 +76,9 @@ STATE_CHANGING = {
 # with no cookie or token; the signed token in the URL is the credential, and a
 # forged one changes nothing (tests/surveys/collection/test_mailings.py).
 SIGNED_LINK = {"collection:unsubscribe"}
+# CSRF-exempt on purpose: the language picker (a browser cookie, nothing stored;
+# a token would set the CSRF cookie on every page, see surveys/urls.py).
+BROWSER_PREFERENCE = {"set_language"}
 READ_ONLY = {
     "home",
     "healthz",
@@ -136,11 +138,17 @@ def classify(name: str) -> str | None:
         return "bearer"
     if name in SIGNED_LINK:
         return "signed_link"
+    if name in BROWSER_PREFERENCE:
+        return "browser_preference"
     return None
 
 
 CHANGING = [(n, p) for n, p in NAMED if classify(n) not in {None, "read_only"}]
-CHANGING = [(n, p) for n, p in CHANGING if classify(n) not in {"bearer", "signed_link"}]
+CHANGING = [
+    (n, p)
+    for n, p in CHANGING
+    if classify(n) not in {"bearer", "signed_link", "browser_preference"}
+]
 READING = [(n, p) for n, p in NAMED if classify(n) == "read_only"]
 
 

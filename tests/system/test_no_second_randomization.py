@@ -276,7 +276,7 @@ def test_a_409_resends_unchanged_reports_byte_for_byte_and_asks_before_the_rest(
     survey.refresh_from_db()
     added = milli(survey, texts=(COLOUR,))
     notice = page.locator("#device-notice")
-    expect(notice).to_contain_text("changed 1 question(s)")
+    expect(notice).to_contain_text("changed 1 question after")
     expect(notice).to_contain_text(f"adds ε = {epsilon_text(added)}")
     expect(notice).to_contain_text(f"making ε = {epsilon_text(spent + added)} in all")
     assert added == 1500
