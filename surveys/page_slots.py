@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Collection, Mapping
 
 Pieces = tuple[tuple[str, ...], tuple[str, ...]]
@@ -44,3 +46,43 @@ def fill(
         parts.append(values[slot])
         parts.append(piece)
     return "".join(parts)
+
+
+class KeptPages:
+    """Split pages kept in this process, the ``size`` most recently used
+    (thread-safe), with counts of reuses (``hits``) and renders."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._pages: OrderedDict[str, Pieces] = OrderedDict()
+        self._counts = {"hits": 0, "renders": 0}
+
+    def get(self, key: str) -> Pieces | None:
+        """The page kept under ``key`` (counted as a hit), or None."""
+        with self._lock:
+            found = self._pages.get(key)
+            if found is not None:
+                self._pages.move_to_end(key)
+                self._counts["hits"] += 1
+            return found
+
+    def put(self, key: str, pieces: Pieces) -> None:
+        """Keep a newly rendered page, forgetting the least recently used."""
+        with self._lock:
+            self._counts["renders"] += 1
+            self._pages[key] = pieces
+            self._pages.move_to_end(key)
+            while len(self._pages) > self.size:
+                self._pages.popitem(last=False)
+
+    def info(self) -> dict[str, int]:
+        """Pages reused (``hits``), rendered (``renders``) and kept (``size``)."""
+        with self._lock:
+            return {**self._counts, "size": len(self._pages)}
+
+    def clear(self) -> None:
+        """Forget every kept page and the counts."""
+        with self._lock:
+            self._pages.clear()
+            self._counts["hits"] = self._counts["renders"] = 0

@@ -31,8 +31,6 @@ anyone else gets the page rendered for them alone.
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from django.contrib import messages
@@ -57,9 +55,7 @@ RESULTS_SLOT = page_slots.marker("results")
 SLOTS = (CSRF_SLOT, USER_SLOT, RESULTS_SLOT)
 JOB_FIELDS = tuple(field.attname for field in AnalysisJob._meta.concrete_fields)
 
-_lock = threading.Lock()
-_pages: OrderedDict[str, page_slots.Pieces] = OrderedDict()
-_counts = {"hits": 0, "renders": 0}
+_kept = page_slots.KeptPages(PAGE_CACHE_SIZE)
 
 
 class _ReaderSlot:
@@ -116,11 +112,7 @@ def dashboard_page(
     if not _shareable(request):
         return render(request, TEMPLATE, {**context, "results_html": results_html})
     key = page_key(context)
-    with _lock:
-        cached = _pages.get(key)
-        if cached is not None:
-            _pages.move_to_end(key)
-            _counts["hits"] += 1
+    cached = _kept.get(key)
     if cached is None:
         html = render_to_string(
             TEMPLATE,
@@ -136,12 +128,7 @@ def dashboard_page(
         cached = page_slots.split(html, SLOTS, repeated=(CSRF_SLOT,))
         if cached is None:  # a marker went missing: never serve this page shared
             raise RuntimeError("the dashboard lost one of its markers")
-        with _lock:
-            _counts["renders"] += 1
-            _pages[key] = cached
-            _pages.move_to_end(key)
-            while len(_pages) > PAGE_CACHE_SIZE:
-                _pages.popitem(last=False)
+        _kept.put(key, cached)
     pieces, order = cached
     html = page_slots.fill(
         pieces,
@@ -157,12 +144,9 @@ def dashboard_page(
 
 def cache_info() -> dict[str, int]:
     """Pages reused (``hits``), rendered (``renders``) and kept (``size``)."""
-    with _lock:
-        return {**_counts, "size": len(_pages)}
+    return _kept.info()
 
 
 def cache_clear() -> None:
     """Forget every kept page (for tests and benchmarks)."""
-    with _lock:
-        _pages.clear()
-        _counts["hits"] = _counts["renders"] = 0
+    _kept.clear()

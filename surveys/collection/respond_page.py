@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -84,9 +82,7 @@ SURVEY_FIELDS = (
 )
 QUESTION_FIELDS = tuple(field.attname for field in Question._meta.concrete_fields)
 
-_lock = threading.Lock()
-_pages: OrderedDict[str, page_slots.Pieces] = OrderedDict()
-_counts = {"hits": 0, "renders": 0}
+_kept = page_slots.KeptPages(PAGE_CACHE_SIZE)
 
 
 def page_key(survey: Survey, questions: list[Question]) -> str:
@@ -152,11 +148,7 @@ def respond_page(
             },
         )
     key = page_key(survey, questions)
-    with _lock:
-        cached = _pages.get(key)
-        if cached is not None:
-            _pages.move_to_end(key)
-            _counts["hits"] += 1
+    cached = _kept.get(key)
     if cached is None:
         form = make_form()
         html = render_to_string(
@@ -173,12 +165,7 @@ def respond_page(
         cached = page_slots.split(html, SLOTS, repeated=(CSRF_SLOT,))
         if cached is None:  # a marker went missing: never serve this page shared
             raise RuntimeError("the answer page lost one of its markers")
-        with _lock:
-            _counts["renders"] += 1
-            _pages[key] = cached
-            _pages.move_to_end(key)
-            while len(_pages) > PAGE_CACHE_SIZE:
-                _pages.popitem(last=False)
+        _kept.put(key, cached)
     pieces, order = cached
     html = page_slots.fill(
         pieces,
@@ -194,12 +181,9 @@ def respond_page(
 
 def cache_info() -> dict[str, int]:
     """Pages reused (``hits``), rendered (``renders``) and kept (``size``)."""
-    with _lock:
-        return {**_counts, "size": len(_pages)}
+    return _kept.info()
 
 
 def cache_clear() -> None:
     """Forget every kept page (for tests and benchmarks)."""
-    with _lock:
-        _pages.clear()
-        _counts["hits"] = _counts["renders"] = 0
+    _kept.clear()
