@@ -44,7 +44,7 @@ def store_reports(
             (before,) = cursor.fetchone()
             columns = (
                 "survey_id, idempotency_key, survey_revision, received_at, "
-                "public_id, receipt_hash, is_test"
+                "public_id, receipt_hash, is_test, language"
             )
             with cursor.copy(
                 f"COPY {Submission._meta.db_table} ({columns}) FROM STDIN"
@@ -59,6 +59,7 @@ def store_reports(
                             new_public_id(),
                             unknown_receipt_hash(),
                             False,
+                            "",
                         )
                     )
             cursor.execute(
@@ -68,8 +69,8 @@ def store_reports(
             )
             ids = [row[0] for row in cursor.fetchall()]
             columns = (
-                "submission_id, question_id, spec_revision, value, bits, public_id, "
-                "is_test"
+                "submission_id, survey_id, question_id, spec_revision, value, bits, "
+                "public_id, is_test"
             )
             with cursor.copy(
                 f"COPY {Report._meta.db_table} ({columns}) FROM STDIN"
@@ -79,6 +80,7 @@ def store_reports(
                     copy.write_row(
                         (
                             submission_id,
+                            survey.pk,
                             question.pk,
                             question.spec_revision,
                             stored.value,
