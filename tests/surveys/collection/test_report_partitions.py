@@ -214,3 +214,16 @@ def test_partition_counts_from_1_to_1024_are_accepted():
         16,
         1024,
     ]
+
+
+def test_a_readers_pending_counts_read_only_the_surveys_partition(
+    surveys_in_three_partitions,
+):
+    survey = surveys_in_three_partitions[0]
+    for each in surveys_in_three_partitions:
+        submit_bulk(each, 3)
+    with CaptureQueriesContext(connection) as captured:
+        marks = selectors.marks_after(survey_id=survey.pk, watermark=0)
+
+    assert marks[1:] == (6, 3)
+    _assert_one_partition(report_statements(captured.captured_queries), survey)
