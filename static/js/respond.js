@@ -744,12 +744,18 @@ function seal() {
   // a skipped question sends no report, so spends no ε.
   const sent = plan.need.filter((q) => !skipped.has(q.id) && !hidden.has(q.id));
   const verdict = agent.checkSurvey(sent.map((q) => q.spec), plan.spentMilli);
+  // Every answer that leaves is randomized in one call: the device checks
+  // each answer, each spec and its secure source before drawing anything, so
+  // either all reports are made or none.
+  const fresh = config.questions.filter((q) => !hidden.has(q.id) && need.has(q.id) && !skipped.has(q.id));
+  const made = agent.randomizeAll(fresh.map((q) => ({ spec: q.spec, answer: answers.get(q) })));
+  const randomized = new Map(fresh.map((q, i) => [q.id, JSON.stringify(made[i])]));
   const reports = {};
   for (const question of config.questions) {
     const report = hidden.has(question.id)
       ? null
       : need.has(question.id)
-        ? (skipped.has(question.id) ? null : JSON.stringify(agent.randomize(question.spec, answers.get(question))))
+        ? (skipped.has(question.id) ? null : randomized.get(question.id))
         : plan.kept.get(question.id);
     // A skip leaves only its marker: the report field stays empty. A hidden
     // question leaves nothing, not even the marker.
