@@ -4,14 +4,22 @@ Usage::
 
     python benchmarks/js_samples.py [--samples N]
 
-Runs the shipped ``ldp/js/randomizer.js`` (its ``randomize``, drawing from
+Runs the shipped ``ldp/js/randomizer.js`` (drawing from
 ``crypto.getRandomValues``) in Node (``node`` on PATH) and in headless
 Chromium (Playwright with ``chromium`` on PATH, the module served from a
 local HTTP server on 127.0.0.1), with the same timing code in both.  For each
 mechanism it draws N reports of one fixed answer (every sampler does the same
 work whatever the answer), after a warm-up, and keeps the best of three
 timings; a timing draws batches of N reports until at least 10 ms have passed,
-so a tiny N still gives a rate.
+so a tiny N still gives a rate.  Two ways, each with its own columns:
+
+- *per call*: N calls of ``randomize(spec, answer)``, one report each: each
+  call checks the spec's cache, the answer and the secure source (a read of
+  ``globalThis.crypto``, in a browser a call into its bindings);
+- *batch*: one call of ``randomizeAll(items)`` with the N {spec, answer}
+  items (the list is built once, before timing), which checks every answer,
+  each spec once and the secure source once per call (the way the answer
+  page randomizes all its answers).
 
 Baseline, measured in the same run in each runtime with the same timing:
 ``crypto.getRandomValues`` filling N 32-bit words, 16,384 words a call (the
@@ -20,7 +28,8 @@ of one report in units of the time to draw one random 32-bit word (a mechanism
 drawing w words a report can never go below about w).
 
 Prints one plain-text table, a row per mechanism and a ``baseline`` row (words
-per second); exits 2 with a message on stderr if node or Chromium is missing.
+per second, the same figure in both ways' columns); exits 2 with a message on
+stderr if node or Chromium is missing.
 """
 
 from __future__ import annotations
@@ -86,7 +95,8 @@ CASES: list[tuple[str, dict[str, Any], Any]] = [
 ]
 
 # The timing code, one function text evaluated unchanged in both runtimes.
-BENCH_JS = """(randomize, cryptoObj, items, samples, repeat, batchWords, minMs) => {
+BENCH_JS = """(randomize, randomizeAll, cryptoObj, items, samples, repeat,
+    batchWords, minMs) => {
   const time = (run, unit) => {
     let best = Infinity;
     for (let r = 0; r < repeat; r++) {
@@ -112,6 +122,15 @@ BENCH_JS = """(randomize, cryptoObj, items, samples, repeat, batchWords, minMs) 
       }
     }, samples);
   });
+  const batchRates = items.map(({ spec, answer }) => {
+    const batch = Array.from({ length: samples }, () => ({ spec, answer }));
+    randomizeAll(batch.slice(0, Math.min(samples, 2000)));
+    return time(() => {
+      const ys = randomizeAll(batch);
+      const y = ys[ys.length - 1];
+      sink ^= typeof y === "number" ? y : y.length;
+    }, samples);
+  });
   const buffer = new Uint32Array(batchWords);
   const baseline = time(() => {
     for (let left = samples; left > 0; left -= batchWords) {
@@ -120,24 +139,24 @@ BENCH_JS = """(randomize, cryptoObj, items, samples, repeat, batchWords, minMs) 
       sink ^= buffer[0];
     }
   }, samples);
-  return { rates, baseline, sink };
+  return { rates, batchRates, baseline, sink };
 }"""
 
 NODE_SCRIPT = f"""
 import {{ readFileSync }} from "node:fs";
 const job = JSON.parse(readFileSync(0, "utf8"));
-const {{ randomize }} = await import(job.module);
+const {{ randomize, randomizeAll }} = await import(job.module);
 const bench = {BENCH_JS};
-const out = bench(randomize, globalThis.crypto, job.items, job.samples,
+const out = bench(randomize, randomizeAll, globalThis.crypto, job.items, job.samples,
   job.repeat, job.batchWords, job.minMs);
 out.runtime = "node " + process.version;
 process.stdout.write(JSON.stringify(out));
 """
 
 PAGE_SCRIPT = f"""async (job) => {{
-  const {{ randomize }} = await import(job.module);
+  const {{ randomize, randomizeAll }} = await import(job.module);
   const bench = {BENCH_JS};
-  const out = bench(randomize, crypto, job.items, job.samples, job.repeat,
+  const out = bench(randomize, randomizeAll, crypto, job.items, job.samples, job.repeat,
     job.batchWords, job.minMs);
   const brand = navigator.userAgent.match(/(HeadlessChrome|Chrome)\\/[0-9.]+/);
   out.runtime = brand ? brand[0] : navigator.userAgent;
@@ -252,6 +271,18 @@ def run_chromium(chromium: str, samples: int) -> dict[str, Any]:
             browser.close()
 
 
+COLUMNS = [
+    "node_per_s",
+    "node_ratio",
+    "node_batch_per_s",
+    "node_batch_ratio",
+    "chromium_per_s",
+    "chromium_ratio",
+    "chromium_batch_per_s",
+    "chromium_batch_ratio",
+]
+
+
 def table(node: dict[str, Any], chromium: dict[str, Any], samples: int) -> str:
     lines = [
         f"JS randomizer reports per second, N = {samples} reports per "
@@ -260,26 +291,34 @@ def table(node: dict[str, Any], chromium: dict[str, Any], samples: int) -> str:
         f"baseline: crypto.getRandomValues filling N 32-bit words, {BATCH_WORDS} "
         "a call (words/s); ratio = baseline words/s / reports/s (one report's "
         "time in units of one word's)",
+        "per_s: one randomize() call per report; batch_per_s: one "
+        "randomizeAll() call for the N reports",
         "",
     ]
-    header = (
-        f"{'mechanism':<17} {'domain':<10} {'node_per_s':>12} {'node_ratio':>10} "
-        f"{'chromium_per_s':>14} {'chromium_ratio':>14}"
+    header = f"{'mechanism':<17} {'domain':<10} " + " ".join(
+        f"{column:>{max(len(column), 12)}}" for column in COLUMNS
     )
     lines += [header, "-" * len(header)]
-    rows = [
-        (name, domain(mechanism), node_rate, chromium_rate)
-        for (name, _, _), mechanism, node_rate, chromium_rate in zip(
-            CASES, mechanisms(), node["rates"], chromium["rates"], strict=True
-        )
+    # Per runtime, the per-call and the batch rates, each with its ratio.
+    series = [
+        (runtime[key], runtime["baseline"])
+        for runtime in (node, chromium)
+        for key in ("rates", "batchRates")
     ]
-    rows.append(("baseline", "words", node["baseline"], chromium["baseline"]))
-    for name, where, node_rate, chromium_rate in rows:
-        lines.append(
-            f"{name:<17} {where:<10} {node_rate:>12.0f} "
-            f"{node['baseline'] / node_rate:>10.1f} "
-            f"{chromium_rate:>14.0f} {chromium['baseline'] / chromium_rate:>14.1f}"
-        )
+    names = [name for name, _, _ in CASES]
+    domains = [domain(mechanism) for mechanism in mechanisms()]
+    for index, (name, where) in enumerate(
+        [*zip(names, domains, strict=True), ("baseline", "words")]
+    ):
+        cells = []
+        for (rates, baseline), column in zip(series, COLUMNS[::2], strict=True):
+            rate = baseline if name == "baseline" else rates[index]
+            ratio_width = max(len(column.replace("per_s", "ratio")), 12)
+            cells += [
+                f"{rate:>{max(len(column), 12)}.0f}",
+                f"{baseline / rate:>{ratio_width}.1f}",
+            ]
+        lines.append(f"{name:<17} {where:<10} " + " ".join(cells))
     return "\n".join(lines)
 
 

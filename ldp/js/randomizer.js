@@ -929,7 +929,7 @@ function checkedCopy(spec) {
   }
   const copy = deepFrozenCopy(spec);
   checkSpec(copy); // validates the spec (validateSpec) and its declared ε
-  const entry = { spec: copy, k: answerCount(copy), tables: tablesFor(copy) };
+  const entry = { spec: copy, k: answerCount(copy), tables: tablesFor(copy), multi: MULTI.has(copy.mechanism) };
   if (spec !== null && typeof spec === "object") checked.set(spec, entry);
   return entry;
 }
@@ -946,4 +946,71 @@ export function randomize(spec, answer) {
   const entry = checkedCopy(spec);
   checkAnswer(entry.spec, answer, entry.k); // the answer on every call
   return sample(entry.spec, entry.k, entry.tables, answer, nextSecureWord);
+}
+
+/**
+ * Randomize several answers in one call: `items` is a list of {spec, answer}
+ * (as for randomize). Returns their reports, in order. Every spec is checked
+ * (once per distinct spec object in a row, as randomize caches it), every
+ * answer is checked, and then the secure source once, all before the first
+ * word is drawn: either every report is made or none (an Error or
+ * SpecRefused as randomize throws, nothing drawn).
+ *
+ * Why one check of the secure source per call is exactly as strong as one
+ * per report: JavaScript runs one script at a time, to completion. Another
+ * script on the page (one that might delete or replace globalThis.crypto)
+ * runs only between tasks, or inside this call if this call runs its code:
+ * through getters, proxies or toJSON on the items, specs and answers it was
+ * given. So every such read happens first; after secureSource() the loop
+ * below only samples from the frozen checked copies and the already checked
+ * answers, and runs no code but this module's and the language's own. No
+ * other script can run between the check and any report, so the check holds
+ * for every report in the call, as randomize's does for its one. (A script
+ * that replaced the language's built-ins, or crypto.getRandomValues by a
+ * function, defeats randomize just the same: the check asks only that a
+ * secure source exists, and the pool is refilled from whatever
+ * globalThis.crypto.getRandomValues is at the time, as before.) Caching the
+ * source instead, and comparing it with === on each report, would still
+ * have to read globalThis.crypto (the costly call into the browser) each
+ * time, because a page script can redefine that property's getter.
+ */
+export function randomizeAll(items) {
+  if (!Array.isArray(items)) {
+    throw new TypeError(`randomizeAll needs a list of {spec, answer}, got ${JSON.stringify(items)}`);
+  }
+  const count = items.length;
+  const entries = new Array(count);
+  const answers = new Array(count);
+  let lastSpec = null;
+  let lastEntry = null;
+  for (let i = 0; i < count; i++) {
+    const item = items[i];
+    if (item === null || typeof item !== "object") {
+      throw new TypeError(`randomizeAll: item ${i} is not a {spec, answer}, got ${JSON.stringify(item)}`);
+    }
+    const spec = item.spec;
+    const answer = item.answer;
+    const entry = lastEntry !== null && spec === lastSpec ? lastEntry : checkedCopy(spec);
+    lastSpec = spec;
+    lastEntry = entry;
+    if (entry.multi) {
+      // A multi-select answer is copied, then the copy is checked and
+      // sampled, so what is sampled is what was checked.
+      const own = Array.isArray(answer) ? Array.from(answer) : answer;
+      checkAnswer(entry.spec, own, entry.k);
+      answers[i] = own;
+    } else {
+      // checkAnswer's test for one answer, inline; it words the refusal.
+      if (!(Number.isInteger(answer) && answer >= 0 && answer < entry.k)) checkAnswer(entry.spec, answer, entry.k);
+      answers[i] = answer;
+    }
+    entries[i] = entry;
+  }
+  secureSource(); // once per call: see above
+  const reports = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const entry = entries[i];
+    reports[i] = sample(entry.spec, entry.k, entry.tables, answers[i], nextSecureWord);
+  }
+  return reports;
 }

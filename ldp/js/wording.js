@@ -129,6 +129,7 @@ export const CATALOG = {
     chooseAnswer: "Please choose an answer.",
     enterNumber: "Please enter a number.",
     notANumber: "“{text}” is not a number. Use digits, e.g. {low}.",
+    groupedNumber: "“{text}” may have a thousands separator, so it could be misread. Type the number without thousands separators, like {example}.",
     outOfRange: "Please enter a number from {low} to {high}.",
     offGrid: "{text} is not one of the allowed values: use steps of {step} from {low} (the nearest are {below} and {above}).",
     // most
@@ -240,6 +241,7 @@ const SPANISH = {
     chooseAnswer: "Elija una respuesta.",
     enterNumber: "Escriba un número.",
     notANumber: "«{text}» no es un número. Use cifras, por ejemplo {low}.",
+    groupedNumber: "«{text}» puede llevar un separador de miles, así que podría leerse mal. Escriba el número sin separadores de miles, por ejemplo {example}.",
     outOfRange: "Escriba un número de {low} a {high}.",
     offGrid: "{text} no es uno de los valores permitidos: use pasos de {step} a partir de {low} (los más cercanos son {below} y {above}).",
     tooMany: {
@@ -351,6 +353,7 @@ const FRENCH = {
     chooseAnswer: "Veuillez choisir une réponse.",
     enterNumber: "Veuillez saisir un nombre.",
     notANumber: "« {text} » n’est pas un nombre. Utilisez des chiffres, par exemple {low}.",
+    groupedNumber: "« {text} » contient peut-être un séparateur de milliers, il pourrait donc être mal lu. Saisissez le nombre sans séparateur de milliers, par exemple {example}.",
     outOfRange: "Veuillez saisir un nombre de {low} à {high}.",
     offGrid: "{text} ne fait pas partie des valeurs permises : utilisez des pas de {step} à partir de {low} (les plus proches sont {below} et {above}).",
     tooMany: {

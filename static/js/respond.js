@@ -423,8 +423,21 @@ function chosenOptions(question) {
 }
 
 // --- numeric: exact decimal arithmetic on the grid low, low + step, …, high ---
+// Reading what the respondent typed. Pure functions between the markers:
+// tests/js/typed_number.test.mjs runs this very block. The rule
+// (docs/device-languages.md, section 4): "." or "," is a decimal mark, but a
+// form that could also be a thousands separator is refused, never guessed.
+// <typed-number>
 const DECIMAL_TEXT = /^([+-]?)(\d*)(?:[.,](\d*))?$/;
+// Digits with separators between them that are not one decimal mark: more
+// than one "." or ",", or spaces (no-break and thin ones too) or apostrophes.
+const GROUPED_TEXT = /^[+-]?\d[\d.,'\u2019\u02bc\s]*\d$/u;
+// One to three digits (not a lone 0), one mark, three digits: "1.000",
+// "12,500". In English that is a thousand, in Spanish or French one.
+const ONE_GROUP = /^[+-]?[1-9]\d{0,2}[.,]\d{3}$/;
 
+// An exact decimal {units, places} from text with at most one "." or ",",
+// or null. (Also reads the spec's own low, high and step.)
 function parseDecimal(value) {
   const match = DECIMAL_TEXT.exec(value.trim());
   if (value.trim().length > 40 || !match) return null;
@@ -433,6 +446,25 @@ function parseDecimal(value) {
   const units = BigInt((whole || "0") + frac);
   return { units: sign === "-" ? -units : units, places: frac.length };
 }
+
+// Decimals a plain decimal text really has ("0.50" has 1).
+function significantPlaces(text) {
+  const [, frac = ""] = String(text).split(".");
+  return frac.replace(/0+$/, "").length;
+}
+
+// What the respondent typed, on a grid whose values have at most `gridPlaces`
+// decimals: {units, places}, {grouped: true} when it may be written with
+// thousands separators (refused, never guessed), or null (not a number).
+function readTypedNumber(value, gridPlaces) {
+  const text = value.trim();
+  if (text.length > 40) return null;
+  if (ONE_GROUP.test(text) && gridPlaces < 3) return { grouped: true };
+  const parsed = parseDecimal(text);
+  if (parsed !== null) return parsed;
+  return GROUPED_TEXT.test(text) ? { grouped: true } : null;
+}
+// </typed-number>
 
 function scaled(value, places) {
   return value.units * 10n ** BigInt(places - value.places);
@@ -462,9 +494,16 @@ function levelOf(question, value) {
   const { low: lowText, high: highText, step: stepText } = question.spec;
   const number = words.number;
   if (value.trim() === "") return { error: words.sentence("page.enterNumber") };
-  const parsed = parseDecimal(value);
-  if (parsed === null) return { error: words.sentence("page.notANumber", { text: value.trim(), low: number(lowText) }) };
   const g = numericGrid(question);
+  const parsed = readTypedNumber(value, Math.max(significantPlaces(lowText), significantPlaces(stepText)));
+  if (parsed === null) return { error: words.sentence("page.notANumber", { text: value.trim(), low: number(lowText) }) };
+  if (parsed.grouped) {
+    // The example is the highest allowed value, written plainly: no grouping,
+    // the language's decimal sign.
+    const decimalSign = number("0.5").slice(1, -1);
+    const example = formatScaled(g.high, g.places).replace(".", decimalSign);
+    return { error: words.sentence("page.groupedNumber", { text: value.trim(), example }) };
+  }
   const places = Math.max(g.places, parsed.places);
   const up = 10n ** BigInt(places - g.places);
   const [low, high, step] = [g.low * up, g.high * up, g.step * up];
@@ -744,12 +783,18 @@ function seal() {
   // a skipped question sends no report, so spends no ε.
   const sent = plan.need.filter((q) => !skipped.has(q.id) && !hidden.has(q.id));
   const verdict = agent.checkSurvey(sent.map((q) => q.spec), plan.spentMilli);
+  // Every answer that leaves is randomized in one call: the device checks
+  // each answer, each spec and its secure source before drawing anything, so
+  // either all reports are made or none.
+  const fresh = config.questions.filter((q) => !hidden.has(q.id) && need.has(q.id) && !skipped.has(q.id));
+  const made = agent.randomizeAll(fresh.map((q) => ({ spec: q.spec, answer: answers.get(q) })));
+  const randomized = new Map(fresh.map((q, i) => [q.id, JSON.stringify(made[i])]));
   const reports = {};
   for (const question of config.questions) {
     const report = hidden.has(question.id)
       ? null
       : need.has(question.id)
-        ? (skipped.has(question.id) ? null : JSON.stringify(agent.randomize(question.spec, answers.get(question))))
+        ? (skipped.has(question.id) ? null : randomized.get(question.id))
         : plan.kept.get(question.id);
     // A skip leaves only its marker: the report field stays empty. A hidden
     // question leaves nothing, not even the marker.

@@ -9,6 +9,7 @@ is the report the page's script computed on the device (a hidden field).
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -322,6 +323,11 @@ class ReportField(forms.CharField):
             ) from None
 
 
+# One to three digits (not a lone 0), one mark, exactly three digits: "1.000"
+# is a thousand in English and one in Spanish or French.
+ONE_GROUP = re.compile(r"[+-]?[1-9][0-9]{0,2}[.,][0-9]{3}\Z")
+
+
 class NumberInRangeField(forms.DecimalField):
     """A plain numeric answer: a number from the question's low to high, on its step.
 
@@ -342,6 +348,21 @@ class NumberInRangeField(forms.DecimalField):
             error_messages={**messages, **kwargs.pop("error_messages", {})}, **kwargs
         )
         self.error_messages["out_of_range"] = messages["invalid"]
+
+    def to_python(self, value: Any) -> Decimal | None:
+        """The typed number, refusing (never guessing) a form that may carry
+        thousands separators, as the device does (docs/device-languages.md,
+        section 4): "1.000" where the grid has fewer than three decimals, or
+        digits grouped with "_" (which Python's Decimal would read as 1000).
+        A "," or a space was never a number here."""
+        if value not in self.empty_values:
+            text = str(value).strip()
+            places = max(_decimal_places(self.low), _decimal_places(self.step))
+            if "_" in text or (places < 3 and ONE_GROUP.match(text)):
+                raise forms.ValidationError(
+                    self.error_messages["invalid"], code="invalid"
+                )
+        return super().to_python(value)
 
     def widget_attrs(self, widget: forms.Widget) -> dict[str, Any]:
         attrs = super().widget_attrs(widget)

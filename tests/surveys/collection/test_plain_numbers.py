@@ -94,6 +94,41 @@ def test_a_number_on_the_grid_is_stored(client, survey, answer, stored):
     assert PlainAnswer.objects.get().value == stored
 
 
+@pytest.mark.parametrize("answer", ["20.000", "50,000", "1_000", "99.500", "2_0"])
+def test_a_number_that_may_carry_thousands_separators_is_refused_not_guessed(
+    client, survey, answer
+):
+    # "20.000" is twenty thousand to an English reader and twenty to a Spanish
+    # one; the grid has one decimal, so the server refuses rather than guess.
+    response = post_answer(client, survey, answer)
+    assert response.status_code == 400
+    assert (
+        "The answer to “Your age?” must be a number from 16 to 99.5, in steps of 0.5."
+        in response.content.decode()
+    )
+    assert not Submission.objects.exists()
+
+
+def test_a_number_with_three_decimals_is_read_as_decimals_on_a_fine_grid(
+    client, researcher
+):
+    survey = authoring.survey_create(owner=researcher, title="Doses")
+    fine = PrivacyConfig(
+        kind="numeric",
+        is_private=False,
+        low=Decimal("0"),
+        high=Decimal("2"),
+        step=Decimal("0.125"),
+    )
+    authoring.question_create(
+        survey=survey, text="Dose?", privacy=fine, not_private_acknowledged=True
+    )
+    survey = authoring.survey_publish(survey=survey, user=researcher)
+    response = post_answer(client, survey, "1.125")
+    assert response.status_code == 303
+    assert PlainAnswer.objects.get().value == "1.125"
+
+
 def test_the_number_input_carries_the_range_and_step(client, survey):
     page = client.get(reverse("collection:respond", args=[survey.public_token]))
     html = page.content.decode()
