@@ -148,6 +148,10 @@ def survey_delete(*, survey: Survey, user) -> int:
     _require_owner(survey, user)
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     submissions = survey.submissions.filter(is_test=False).count()
-    survey.submissions.all().delete()
+    # By survey, so each delete of reports touches the survey's partition only
+    # (collection's cascade by submission would read every partition).
+    from surveys.collection.services import submissions_delete
+
+    submissions_delete(survey_id=survey.pk, submissions=survey.submissions.all())
     survey.delete()
     return submissions

@@ -26,6 +26,7 @@ from surveys.collection.tokens import (
     legacy_invitation_token_hash,
     receipt_code_hash,
 )
+from surveys.prepared_queries import PreparedQuery
 
 
 def survey_records_language(survey: Survey) -> bool:
@@ -54,24 +55,30 @@ def surveys_answerable() -> QuerySet[Survey]:
     ).prefetch_related("questions")
 
 
+def _answerable_questions(*, public_token: str) -> QuerySet[Question]:
+    return Question.objects.select_related("survey").filter(
+        survey__public_token=public_token,
+        survey__status__in=[Survey.Status.OPEN, Survey.Status.CLOSED],
+    )
+
+
+# Compiled once per process, run on every respond page and submission (the
+# status condition is in the SQL, so each run checks it anew).
+ANSWERABLE_QUESTIONS = PreparedQuery(_answerable_questions, public_token=str)
+
+
 def answerable_survey(public_token: str) -> Survey | None:
     """The answerable survey with this public token, its questions already
     loaded (``survey.questions.all()`` queries nothing more), or None.
 
-    One query: the questions joined with their survey.  A survey with no
-    questions (never published so) costs a second one.
+    One query: the questions joined with their survey (prepared: compiled once
+    per process).  A survey with no questions (never published so) costs a
+    second one.
     """
-    rows = list(
-        Question.objects.select_related("survey").filter(
-            survey__public_token=public_token,
-            survey__status__in=[Survey.Status.OPEN, Survey.Status.CLOSED],
-        )
-    )
+    rows = ANSWERABLE_QUESTIONS.instances(public_token=public_token)
     if not rows:
         return surveys_answerable().filter(public_token=public_token).first()
-    survey = rows[0].survey
-    for question in rows:
-        question.survey = survey  # one instance, as a prefetch would give
+    survey = rows[0].survey  # one instance for all (``instances`` shares it)
     # What ``prefetch_related("questions")`` stores: the related manager's
     # queryset with its results already in place.
     loaded = survey.questions.all()

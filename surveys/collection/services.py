@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Func, IntegerField, OuterRef, Subquery
+from django.db.models import F, Func, IntegerField, OuterRef, QuerySet, Subquery
 from django.utils.translation import gettext
 
 from surveys.authoring import display_logic, lifecycle
@@ -47,6 +47,7 @@ from surveys.collection.tokens import (
     new_receipt_code,
     receipt_code_hash,
 )
+from surveys.prepared_queries import PreparedQuery
 
 MAX_INVITATIONS_PER_BATCH = 10_000
 
@@ -353,16 +354,9 @@ def _lock_and_recheck(
         )
 
 
-def _locked_survey(pk: int) -> tuple[Survey, dict[int, int]]:
-    """The survey row, locked, and its questions' spec revisions by id.
-
-    On PostgreSQL one statement (the revisions come as an array annotated on
-    the locked row); elsewhere the revisions are a second query.
-    """
-    surveys = Survey.objects.select_for_update(of=("self",))
-    if connection.vendor != "postgresql":
-        survey = surveys.get(pk=pk)
-        return survey, dict(survey.questions.values_list("pk", "spec_revision"))
+def _locked_survey_query(*, pk: int) -> QuerySet[Survey]:
+    """The survey row, to be locked, with its questions' (id, spec revision)
+    pairs as one array (PostgreSQL)."""
     from django.contrib.postgres.aggregates import ArrayAgg
     from django.contrib.postgres.fields import ArrayField
 
@@ -379,7 +373,31 @@ def _locked_survey(pk: int) -> tuple[Survey, dict[int, int]]:
         .annotate(pairs=ArrayAgg(pair, order_by="pk"))
         .values("pairs")
     )
-    survey = surveys.annotate(revision_pairs=Subquery(pairs)).get(pk=pk)
+    return (
+        Survey.objects.select_for_update(of=("self",))
+        .annotate(revision_pairs=Subquery(pairs))
+        .filter(pk=pk)
+    )
+
+
+# Compiled once per process (inside the first submission's transaction, as
+# FOR UPDATE needs); every submission runs it anew under its own lock.
+LOCKED_SURVEY = PreparedQuery(_locked_survey_query, pk=int)
+
+
+def _locked_survey(pk: int) -> tuple[Survey, dict[int, int]]:
+    """The survey row, locked, and its questions' spec revisions by id.
+
+    On PostgreSQL one prepared statement (the revisions come as an array
+    annotated on the locked row); elsewhere the revisions are a second query.
+    """
+    if connection.vendor != "postgresql":
+        survey = Survey.objects.select_for_update(of=("self",)).get(pk=pk)
+        return survey, dict(survey.questions.values_list("pk", "spec_revision"))
+    found = LOCKED_SURVEY.instances(pk=pk)
+    if not found:
+        raise Survey.DoesNotExist(f"no survey {pk}")
+    survey = found[0]
     rows = survey.revision_pairs or []  # type: ignore[attr-defined]
     return survey, {pk: revision for pk, revision in rows}
 
@@ -697,11 +715,32 @@ def submission_withdraw(*, submission: Submission) -> int:
     reports_withdrawing.send(
         sender=Submission, survey_id=survey_id, report_ids=report_ids
     )
-    # By survey first, so the delete touches the survey's partition only.
-    Report.all_objects.filter(survey_id=survey_id, submission=submission).delete()
-    submission.delete()
+    submissions_delete(
+        survey_id=survey_id, submissions=Submission.objects.filter(pk=submission.pk)
+    )
     announce_withdrawal_on_commit(survey_id=survey_id)
     return len(report_ids)
+
+
+def submissions_delete(*, survey_id: int, submissions: QuerySet[Submission]) -> int:
+    """Delete those of ``submissions`` that belong to survey ``survey_id``, with
+    their reports, unprotected answers, skips and link values; the number of
+    submissions deleted.  Call it inside a transaction.
+
+    Every delete of reports names the survey, so it touches the survey's
+    partition only.  Django's own cascade (``submissions.delete()``) would
+    look for reports by submission id, which reads every partition; so the
+    children go first, each by a query of its own, and then the submission
+    rows, with nothing left that refers to them.
+    """
+    own = submissions.filter(survey_id=survey_id)
+    ids = own.values("pk")
+    Report.all_objects.filter(survey_id=survey_id, submission__in=ids).delete()
+    for model in (PlainAnswer, SkippedAnswer, LinkValue):
+        model.objects.filter(submission__in=ids).delete()
+    # Without the collector: its children are gone, and it would ask the
+    # report table again by submission id.
+    return own._raw_delete(own.db)
 
 
 # --- test responses ------------------------------------------------------------------
@@ -713,7 +752,7 @@ def test_submissions_delete(*, survey: Survey) -> int:
     Returns the number of submissions deleted.
     """
     with transaction.atomic():
-        tests = Submission.objects.filter(survey=survey, is_test=True)
-        count = tests.count()
-        tests.delete()
-    return count
+        return submissions_delete(
+            survey_id=survey.pk,
+            submissions=Submission.objects.filter(survey=survey, is_test=True),
+        )

@@ -96,3 +96,44 @@ def test_missing_extra_or_mistyped_values_are_refused(owners, values, message):
     prepared = PreparedQuery(_titled, owner_id=int, title=str)
     with pytest.raises(TypeError, match=message):
         prepared.raw(**values)
+
+
+def _with_owner(*, owner_id: int):
+    return Survey.objects.select_related("owner").filter(owner_id=owner_id)
+
+
+def test_instances_equal_the_querysets_rows_with_their_related_objects(owners):
+    ada, bob = owners
+    prepared = PreparedQuery(_with_owner, owner_id=int)
+    for owner in (ada, bob):
+        found = prepared.instances(owner_id=owner.pk)
+        expected = list(_with_owner(owner_id=owner.pk))
+        assert [s.pk for s in found] == [s.pk for s in expected]
+        # Every field converted from its database value, as the ORM does.
+        fields = [f.attname for f in Survey._meta.concrete_fields]
+        assert [[getattr(s, f) for f in fields] for s in found] == [
+            [getattr(s, f) for f in fields] for s in expected
+        ]
+        assert [s.owner.username for s in found] == [owner.username] * len(found)
+
+
+def test_instances_run_one_query_and_share_a_related_row_named_twice(owners):
+    ada, _ = owners
+    prepared = PreparedQuery(_with_owner, owner_id=int)
+    prepared.instances(owner_id=ada.pk)  # compiled here
+    with CaptureQueriesContext(connection) as queries:
+        first, second = prepared.instances(owner_id=ada.pk)
+        owners_seen = (first.owner, second.owner)  # already loaded
+    assert len(queries.captured_queries) == 1
+    assert owners_seen[0] is owners_seen[1]
+
+
+def test_instances_carry_annotations_as_attributes(owners):
+    from django.db.models import Value
+
+    ada, _ = owners
+    prepared = PreparedQuery(
+        lambda *, owner_id: _with_owner(owner_id=owner_id).annotate(marker=Value(7)),
+        owner_id=int,
+    )
+    assert {s.marker for s in prepared.instances(owner_id=ada.pk)} == {7}

@@ -11,12 +11,16 @@ from django.db.models import OuterRef, Subquery
 from django.test.utils import CaptureQueriesContext
 
 from surveys.analysis import exports, selectors, services
+from surveys.authoring.lifecycle_services import survey_delete
+from surveys.authoring.models import Survey
 from surveys.collection import partitioning
-from surveys.collection.models import Report, Submission
-from surveys.collection.services import submission_withdraw
+from surveys.collection import services as collection
+from surveys.collection.models import PlainAnswer, Report, Submission
+from surveys.collection.services import submission_ingest, submission_withdraw
 from tests.surveys.analysis.conftest import (
     FAMILIES,
     make_survey,
+    responses,
     submit_bulk,
     submit_one,
     untallied,
@@ -123,6 +127,12 @@ def test_results_and_exports_read_only_the_surveys_partition(
     _assert_one_partition(report_statements(captured.captured_queries), survey)
 
 
+def _report_deletes(queries: list[dict[str, str]]) -> list[str]:
+    return [
+        sql for sql in report_statements(queries) if sql.lstrip().startswith("DELETE")
+    ]
+
+
 def test_a_withdrawal_deletes_its_reports_in_the_surveys_partition(
     surveys_in_three_partitions,
 ):
@@ -131,14 +141,47 @@ def test_a_withdrawal_deletes_its_reports_in_the_surveys_partition(
     with CaptureQueriesContext(connection) as captured:
         deleted = submission_withdraw(submission=submission)
 
-    deletes = [
-        sql
-        for sql in report_statements(captured.captured_queries)
-        if sql.startswith("DELETE") and '"survey_id"' in sql
-    ]
     assert deleted == 2
     assert not Report.all_objects.filter(submission_id=submission.pk).exists()
-    _assert_one_partition(deletes, survey)
+    assert not Submission.objects.filter(pk=submission.pk).exists()
+    _assert_one_partition(_report_deletes(captured.captured_queries), survey)
+
+
+def test_deleting_test_responses_touches_only_the_surveys_partition(
+    surveys_in_three_partitions,
+):
+    survey, other = surveys_in_three_partitions[:2]
+    with untallied():
+        for response in responses(survey, 2, seed=3):
+            submission_ingest(survey=survey, response=response, is_test=True)
+        submit_one(survey, seed=4)
+        submit_bulk(other, 2)
+    with CaptureQueriesContext(connection) as captured:
+        deleted = collection.test_submissions_delete(survey=survey)
+
+    assert deleted == 2
+    assert not Submission.objects.filter(survey=survey, is_test=True).exists()
+    assert Report.all_objects.filter(survey_id=survey.pk).count() == 2  # kept one
+    assert Report.all_objects.filter(survey_id=other.pk).count() == 4
+    _assert_one_partition(_report_deletes(captured.captured_queries), survey)
+
+
+def test_deleting_a_survey_deletes_reports_in_its_partition_only(
+    surveys_in_three_partitions, researcher
+):
+    survey, other = surveys_in_three_partitions[:2]
+    with untallied():
+        submit_bulk(survey, 3)
+        submit_bulk(other, 2)
+    with CaptureQueriesContext(connection) as captured:
+        deleted = survey_delete(survey=survey, user=researcher)
+
+    assert deleted == 3
+    assert not Survey.objects.filter(pk=survey.pk).exists()
+    assert not Report.all_objects.filter(survey_id=survey.pk).exists()
+    assert not PlainAnswer.objects.filter(submission__survey_id=survey.pk).exists()
+    assert Report.all_objects.filter(survey_id=other.pk).count() == 4
+    _assert_one_partition(_report_deletes(captured.captured_queries), survey)
 
 
 def test_rebuilding_with_another_count_keeps_every_report_and_the_next_id(
