@@ -240,7 +240,7 @@ def test_the_receipt_writes_an_unprotected_number_with_a_decimal_comma(researche
         ),
         not_private_acknowledged=True,
     )
-    survey = authoring.survey_publish(survey=survey, user=researcher)
+    survey = offered_in(authoring.survey_publish(survey=survey, user=researcher), "es")
     question = survey.questions.get()
     client = in_language("es")
     sent = client.post(
