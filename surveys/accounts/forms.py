@@ -13,10 +13,11 @@ from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.signals import user_login_failed
 from django.core.validators import MaxLengthValidator
+from django.utils.translation import gettext_lazy
 
 from surveys.accounts.two_factor import CodeRefused, confirmed_device, verify
 
-CODE_NEEDED = (
+CODE_NEEDED = gettext_lazy(
     "This account uses two-factor sign-in: also enter the 6-digit code your "
     "authenticator app shows."
 )
@@ -73,10 +74,10 @@ class SecondFactorMixin:
 
 class SignInForm(SecondFactorMixin, AuthenticationForm):
     otp_code = code_field(
-        label="Code from your authenticator app",
-        help_text="Only if you turned on two-factor sign-in.",
+        label=gettext_lazy("Code from your authenticator app"),
+        help_text=gettext_lazy("Only if you turned on two-factor sign-in."),
     )
 
 
 class AdminSignInForm(SecondFactorMixin, AdminAuthenticationForm):
-    otp_code = code_field(label="Two-factor code (if you use one)")
+    otp_code = code_field(label=gettext_lazy("Two-factor code (if you use one)"))

@@ -15,6 +15,7 @@ from binascii import unhexlify
 import qrcode
 import qrcode.image.svg
 from django.db import transaction
+from django.utils.translation import gettext
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 DEVICE_NAME = "Authenticator app"
@@ -87,13 +88,17 @@ def verify(device: TOTPDevice, code: str) -> None:
             locked.throttle_increment(commit=True)
     if not allowed:
         raise CodeRefused(
-            "Too many wrong codes in a row: wait a few seconds, then enter the "
-            "code your app shows now."
+            gettext(
+                "Too many wrong codes in a row: wait a few seconds, then enter the "
+                "code your app shows now."
+            )
         )
     if not accepted:
         raise CodeRefused(
-            "That code is not right. Enter the 6-digit code your authenticator "
-            "app shows now (each code works once)."
+            gettext(
+                "That code is not right. Enter the 6-digit code your authenticator "
+                "app shows now (each code works once)."
+            )
         )
 
 
@@ -101,7 +106,7 @@ def enrolment_confirm(*, user, code: str) -> TOTPDevice:
     """Turn two-factor sign-in on with a code from the pending device."""
     device = pending_device(user)
     if device is None:
-        raise CodeRefused("Start the set-up again: no device is waiting.")
+        raise CodeRefused(gettext("Start the set-up again: no device is waiting."))
     verify(device, code)
     with transaction.atomic():
         TOTPDevice.objects.filter(user=user, confirmed=True).delete()
@@ -115,7 +120,7 @@ def two_factor_disable(*, user, code: str) -> None:
     """Turn two-factor sign-in off, proven by a current code."""
     device = confirmed_device(user)
     if device is None:
-        raise CodeRefused("Two-factor sign-in is already off.")
+        raise CodeRefused(gettext("Two-factor sign-in is already off."))
     verify(device, code)
     with transaction.atomic():
         TOTPDevice.objects.filter(user=user).delete()

@@ -7,6 +7,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
@@ -15,12 +16,14 @@ from surveys.accounts.forms import code_field
 
 
 class CodeForm(forms.Form):
-    code = code_field(label="Code from your authenticator app")
+    code = code_field(label=gettext_lazy("Code from your authenticator app"))
 
     def clean_code(self) -> str:
         code = self.cleaned_data["code"]
         if not code.strip():
-            raise forms.ValidationError("Enter the 6-digit code your app shows.")
+            raise forms.ValidationError(
+                gettext("Enter the 6-digit code your app shows.")
+            )
         return code
 
 
@@ -56,8 +59,10 @@ def setup(request):
             django_otp.login(request, confirmed)
             messages.success(
                 request,
-                "Two-factor sign-in is on: from now on, signing in also asks for "
-                "a code from your app.",
+                gettext(
+                    "Two-factor sign-in is on: from now on, signing in also asks "
+                    "for a code from your app."
+                ),
             )
             return redirect("two_factor")
     return render(
@@ -90,7 +95,7 @@ def disable(request):
             form.add_error("code", str(refused))
         else:
             request.session.pop(django_otp.DEVICE_ID_SESSION_KEY, None)
-            messages.success(request, "Two-factor sign-in is off.")
+            messages.success(request, gettext("Two-factor sign-in is off."))
             return redirect("two_factor")
     return render(
         request,

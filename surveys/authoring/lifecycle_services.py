@@ -9,7 +9,8 @@ from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 
 from surveys.authoring import access
 from surveys.authoring.lifecycle import State, survey_availability
@@ -74,17 +75,28 @@ def _claim(survey: Survey, flag: str) -> bool:
     )
 
 
-def _tell_owner(survey: Survey, what: str) -> None:
+def _tell_owner(survey: Survey, *, opened: bool) -> None:
+    """Email the owner that ``survey`` opened (or closed), in the survey's
+    source language (an account keeps no language of its own)."""
     address = survey.owner.email
     if not address:
-        logger.info("survey %s %s; its owner has no email address", survey.pk, what)
+        logger.info(
+            "survey %s %s; its owner has no email address",
+            survey.pk,
+            "opened" if opened else "closed",
+        )
         return
+    with translation.override(survey.source_language):
+        if opened:
+            subject = gettext("Your survey “%(title)s” is now open for responses")
+            first = gettext("Your survey “%(title)s” is now open for responses.")
+        else:
+            subject = gettext("Your survey “%(title)s” has closed")
+            first = gettext("Your survey “%(title)s” has closed.")
+        rest = gettext("Open Deniable to see its responses and results.")
     send_mail(
-        subject=f"Your survey “{survey.title}” {what}",
-        message=(
-            f"Your survey “{survey.title}” {what}.\n\n"
-            "Open Deniable to see its responses and results."
-        ),
+        subject=subject % {"title": survey.title},
+        message=first % {"title": survey.title} + "\n\n" + rest,
         from_email=None,
         recipient_list=[address],
     )
@@ -105,14 +117,14 @@ def notify_transitions(*, now: datetime | None = None) -> dict[str, int]:
         if availability.state == State.CLOSED and availability.automatic:
             _claim(survey, "notified_open")  # it opened before: say only "closed"
             if _claim(survey, "notified_closed"):
-                _tell_owner(survey, "has closed")
+                _tell_owner(survey, opened=False)
                 sent["closed"] += 1
         elif (
             availability.is_open
             and survey.opens_at is not None
             and _claim(survey, "notified_open")
         ):
-            _tell_owner(survey, "is now open for responses")
+            _tell_owner(survey, opened=True)
             sent["opened"] += 1
     return sent
 

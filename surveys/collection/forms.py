@@ -21,7 +21,7 @@ from django.forms.boundfield import BoundField
 from django.utils.formats import number_format
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext, gettext_lazy, ngettext
+from django.utils.translation import gettext, gettext_lazy, ngettext, pgettext_lazy
 
 from surveys.authoring import display_logic
 from surveys.authoring.forms import add_validation_errors
@@ -866,12 +866,14 @@ class ResponseForm(forms.Form):
 
 class InvitationsForm(forms.Form):
     count = forms.IntegerField(
-        label="How many invitation links?",
+        label=gettext_lazy("How many invitation links?"),
         min_value=1,
         max_value=10_000,
         initial=100,
-        help_text="Each link can be used for one response. You can download "
-        "them once, as a CSV file; only their hashes are kept.",
+        help_text=gettext_lazy(
+            "Each link can be used for one response. You can download them once, "
+            "as a CSV file; only their hashes are kept."
+        ),
     )
 
 
@@ -879,8 +881,8 @@ class RecipientsImportForm(forms.Form):
     """A CSV file of recipients' email addresses."""
 
     addresses = forms.FileField(
-        label="CSV file of email addresses",
-        help_text=(
+        label=gettext_lazy("CSV file of email addresses"),
+        help_text=gettext_lazy(
             "One address per line, or a column headed “email”. Addresses "
             "already on the list are skipped; if any line is not an address, "
             "nothing is imported and the lines are listed."
@@ -896,12 +898,12 @@ class MailingForm(forms.Form):
         choices=[("invitation", "invitation"), ("reminder", "reminder")],
         widget=forms.HiddenInput,
     )
-    subject = forms.CharField(label="Subject", max_length=150)
+    subject = forms.CharField(label=gettext_lazy("Subject"), max_length=150)
     body = forms.CharField(
-        label="Text",
+        label=pgettext_lazy("email", "Text"),
         max_length=5000,
         widget=forms.Textarea(attrs={"rows": 9}),
-        help_text=(
+        help_text=gettext_lazy(
             "{link} becomes each person's own one-response link; {title} the "
             "survey's title. An unsubscribe link is added at the end."
         ),

@@ -23,12 +23,12 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 
-from surveys.authoring import access
+from surveys.authoring import access, translations
 from surveys.authoring.models import Survey
 from surveys.collection import ratelimit, selectors, services
 from surveys.collection.forms import ResponseForm
@@ -41,7 +41,7 @@ from surveys.collection.views import (
     store_posted_answers,
 )
 
-PREVIEW_REFUSAL = (
+PREVIEW_REFUSAL = gettext_lazy(
     "Preview: nothing was stored. Respondents' devices send only the randomized "
     "reports; use the public or invitation link to answer for real."
 )
@@ -89,8 +89,10 @@ def test_mode(request: HttpRequest, survey_id: int) -> HttpResponse:
     if survey.status == Survey.Status.DRAFT or survey.archived:
         return _problem(
             request,
-            "Test responses need a published survey that is not archived. Use "
-            "the preview to see a draft.",
+            gettext(
+                "Test responses need a published survey that is not archived. Use "
+                "the preview to see a draft."
+            ),
             status=409,
             survey=survey,
         )
@@ -124,8 +126,12 @@ def test_responses_delete(request: HttpRequest, survey_id: int) -> HttpResponse:
     deleted = services.test_submissions_delete(survey=survey)
     messages.success(
         request,
-        f"Deleted {deleted} test response{'s' if deleted != 1 else ''}; "
-        "the results never counted them.",
+        ngettext(
+            "Deleted %(count)s test response; the results never counted it.",
+            "Deleted %(count)s test responses; the results never counted them.",
+            deleted,
+        )
+        % {"count": deleted},
     )
     return redirect("authoring:survey_detail", pk=survey.pk)
 
@@ -143,7 +149,11 @@ def withdraw(request: HttpRequest, receipt: str) -> HttpResponse:
     survey = submission.survey
     if request.method == "POST":
         services.submission_withdraw(submission=submission)
+        # Worded like the survey's other pages (after the write: a localized
+        # survey refuses to be saved).
+        translations.localize_for_request(request, survey)
         return render(request, "collection/withdrawn.html", {"survey": survey})
+    translations.localize_for_request(request, survey)
     return render(
         request,
         "collection/withdraw_confirm.html",

@@ -8,11 +8,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
-from surveys.authoring import access
+from surveys.authoring import access, translations
 from surveys.authoring.models import Survey
 from surveys.collection import mailings, tasks
 from surveys.collection.forms import MailingForm, RecipientsImportForm
@@ -23,11 +24,7 @@ def _owned(request: HttpRequest, survey_id: int) -> Survey:
 
 
 def _mailing_form(kind: str, survey: Survey, data=None) -> MailingForm:
-    subject, body = (
-        (mailings.DEFAULT_INVITATION_SUBJECT, mailings.DEFAULT_INVITATION_BODY)
-        if kind == "invitation"
-        else (mailings.DEFAULT_REMINDER_SUBJECT, mailings.DEFAULT_REMINDER_BODY)
-    )
+    subject, body = mailings.mailing_defaults(kind, survey)
     return MailingForm(
         data,
         initial={"kind": kind, "subject": subject, "body": body},
@@ -67,13 +64,10 @@ def recipients(request: HttpRequest, survey_id: int) -> HttpResponse:
         try:
             if survey.archived:
                 raise ValidationError(
-                    "This survey is archived; it takes no recipients."
+                    gettext("This survey is archived; it takes no recipients.")
                 )
             if upload.size > mailings.CSV_MAX_BYTES:
-                raise ValidationError(
-                    f"The file is {upload.size:,} bytes; allowed: at most "
-                    f"{mailings.CSV_MAX_BYTES:,}. Nothing was imported."
-                )
+                raise ValidationError(mailings.too_big_words(upload.size))
             found = mailings.parse_recipients_csv(upload.read())
             added, already = mailings.recipients_add(survey=survey, emails=found.emails)
         except ValidationError as error:
@@ -81,12 +75,21 @@ def recipients(request: HttpRequest, survey_id: int) -> HttpResponse:
                 form.add_error("addresses", message)
         else:
             skipped = already + found.duplicates_in_file
-            messages.success(
-                request,
-                f"{added} recipient{'s' if added != 1 else ''} added"
-                + (f"; {skipped} already on the list or repeated" if skipped else "")
-                + ".",
-            )
+            values = {"added": added, "skipped": skipped}
+            if skipped:
+                # Two counts in one sentence: the plural follows the first.
+                added_words = ngettext(
+                    "%(added)s recipient added; %(skipped)s already on the list "
+                    "or repeated.",
+                    "%(added)s recipients added; %(skipped)s already on the list "
+                    "or repeated.",
+                    added,
+                )
+            else:
+                added_words = ngettext(
+                    "%(added)s recipient added.", "%(added)s recipients added.", added
+                )
+            messages.success(request, added_words % values)
             return redirect("collection:recipients", survey_id=survey.pk)
     return _page(request, survey, import_form=form, status=400)
 
@@ -107,8 +110,10 @@ def recipients_send(request: HttpRequest, survey_id: int) -> HttpResponse:
     if survey.status != Survey.Status.OPEN or survey.archived:
         messages.error(
             request,
-            "Emails go out only while the survey is open: its links would not "
-            "work now. Nothing was sent.",
+            gettext(
+                "Emails go out only while the survey is open: its links would not "
+                "work now. Nothing was sent."
+            ),
         )
         return redirect("collection:recipients", survey_id=survey.pk)
     try:
@@ -122,20 +127,29 @@ def recipients_send(request: HttpRequest, survey_id: int) -> HttpResponse:
     except mailings.TemporaryFailure as error:
         messages.error(
             request,
-            f"The mail server could not take the emails ({error}). Those not sent "
-            "stay “not sent yet”: try again later.",
+            gettext(
+                "The mail server could not take the emails (%(error)s). Those not "
+                "sent stay “not sent yet”: try again later."
+            )
+            % {"error": error},
         )
         return redirect("collection:recipients", survey_id=survey.pk)
     if settings.CELERY_TASK_ALWAYS_EAGER:
         result = outcome.result or {}
+        sent, refused = result.get("sent", 0), result.get("refused", 0)
         messages.success(
             request,
-            f"{result.get('sent', 0)} email{'s' if result.get('sent', 0) != 1 else ''}"
-            f" sent; {result.get('refused', 0)} refused by the mail server.",
+            ngettext(
+                "%(sent)s email sent; %(refused)s refused by the mail server.",
+                "%(sent)s emails sent; %(refused)s refused by the mail server.",
+                sent,
+            )
+            % {"sent": sent, "refused": refused},
         )
     else:
         messages.success(
-            request, "Sending in the background: the counts below update as it goes."
+            request,
+            gettext("Sending in the background: the counts below update as it goes."),
         )
     return redirect("collection:recipients", survey_id=survey.pk)
 
@@ -152,6 +166,8 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
     done = request.method == "POST"
     if done:
         mailings.unsubscribe(recipient)
+    # In the respondent's language among the survey's (as its other pages).
+    translations.localize_for_request(request, recipient.survey)
     return render(
         request,
         "collection/unsubscribe.html",

@@ -42,9 +42,10 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.db.models import F, Q
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.crypto import salted_hmac
-from django.utils.translation import gettext
+from django.utils.formats import number_format
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from surveys.authoring.models import Survey
 from surveys.collection.models import Invitation, Recipient
@@ -57,8 +58,11 @@ RECIPIENTS_MAX = 20_000  # per survey
 PROBLEMS_SHOWN = 20
 LINK = "{link}"
 
-DEFAULT_INVITATION_SUBJECT = "Invitation: {title}"
-DEFAULT_INVITATION_BODY = (
+# The fixed texts of an email are in the survey's source language (the language
+# the researcher wrote it in for this audience): see ``mailing_defaults`` and
+# ``_message``.  Translators: keep {title} and {link} as they are.
+DEFAULT_INVITATION_SUBJECT = gettext_lazy("Invitation: {title}")
+DEFAULT_INVITATION_BODY = gettext_lazy(
     "Hello,\n\n"
     "You are invited to take part in the survey “{title}”. Your answers to "
     "sensitive questions are randomized on your own device before they are "
@@ -66,8 +70,8 @@ DEFAULT_INVITATION_BODY = (
     "This link is for you only and works once:\n{link}\n\n"
     "Thank you."
 )
-DEFAULT_REMINDER_SUBJECT = "Reminder: {title}"
-DEFAULT_REMINDER_BODY = (
+DEFAULT_REMINDER_SUBJECT = gettext_lazy("Reminder: {title}")
+DEFAULT_REMINDER_BODY = gettext_lazy(
     "Hello,\n\n"
     "A reminder: you are invited to take part in the survey “{title}”. If you "
     "have already answered, please ignore this email (we cannot tell who "
@@ -75,6 +79,18 @@ DEFAULT_REMINDER_BODY = (
     "Your link (it works once):\n{link}\n\n"
     "Thank you."
 )
+
+
+def mailing_defaults(kind: str, survey: Survey) -> tuple[str, str]:
+    """The subject and text a mailing form starts with, in the survey's source
+    language (the researcher then edits them as they like)."""
+    subject, body = (
+        (DEFAULT_INVITATION_SUBJECT, DEFAULT_INVITATION_BODY)
+        if kind == "invitation"
+        else (DEFAULT_REMINDER_SUBJECT, DEFAULT_REMINDER_BODY)
+    )
+    with translation.override(survey.source_language):
+        return str(subject), str(body)
 
 
 @dataclass
@@ -103,26 +119,38 @@ class RecipientsFile:
     duplicates_in_file: int = 0
 
 
+def too_big_words(size: int) -> str:
+    """Why a file of ``size`` bytes is refused, in the active language."""
+    return gettext(
+        "The file is %(size)s bytes; allowed: at most %(most)s. Nothing was imported."
+    ) % {
+        "size": number_format(size, force_grouping=True),
+        "most": number_format(CSV_MAX_BYTES, force_grouping=True),
+    }
+
+
 def parse_recipients_csv(raw: bytes) -> RecipientsFile:
     """Addresses from a CSV file: a column headed ``email`` (any case) or a
     single column with or without a header; UTF-8 with or without a BOM.
     Raises ValidationError naming every bad line (up to PROBLEMS_SHOWN)."""
     if len(raw) > CSV_MAX_BYTES:
-        raise ValidationError(
-            f"The file is {len(raw):,} bytes; allowed: at most {CSV_MAX_BYTES:,}. "
-            "Nothing was imported."
-        )
+        raise ValidationError(too_big_words(len(raw)))
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise ValidationError(
-            f"The file is not UTF-8 text (byte {error.start}). Save it as "
-            "“CSV UTF-8” and try again. Nothing was imported."
+            gettext(
+                "The file is not UTF-8 text (byte %(byte)s). Save it as "
+                "“CSV UTF-8” and try again. Nothing was imported."
+            )
+            % {"byte": error.start}
         ) from None
     rows = list(csv.reader(io.StringIO(text)))
     rows = [row for row in rows if any(cell.strip() for cell in row)]
     if not rows:
-        raise ValidationError("The file has no addresses. Nothing was imported.")
+        raise ValidationError(
+            gettext("The file has no addresses. Nothing was imported.")
+        )
     header = [cell.strip().casefold() for cell in rows[0]]
     if "email" in header:
         column, start = header.index("email"), 1
@@ -130,8 +158,10 @@ def parse_recipients_csv(raw: bytes) -> RecipientsFile:
         column, start = 0, 0
     else:
         raise ValidationError(
-            "The file has several columns but none is headed “email”. Name the "
-            "column of addresses “email”. Nothing was imported."
+            gettext(
+                "The file has several columns but none is headed “email”. Name "
+                "the column of addresses “email”. Nothing was imported."
+            )
         )
     found = RecipientsFile()
     seen: set[str] = set()
@@ -141,7 +171,10 @@ def parse_recipients_csv(raw: bytes) -> RecipientsFile:
         try:
             validate_email(value)
         except ValidationError:
-            problems.append(f"Line {line}: “{value[:80]}” is not an email address.")
+            problems.append(
+                gettext("Line %(line)s: “%(value)s” is not an email address.")
+                % {"line": line, "value": value[:80]}
+            )
             continue
         key = value.casefold()
         if key in seen:
@@ -153,8 +186,11 @@ def parse_recipients_csv(raw: bytes) -> RecipientsFile:
         more = len(problems) - PROBLEMS_SHOWN
         shown = problems[:PROBLEMS_SHOWN]
         if more > 0:
-            shown.append(f"…and {more} more lines.")
-        raise ValidationError([*shown, "Nothing was imported."])
+            shown.append(
+                ngettext("…and %(more)s more line.", "…and %(more)s more lines.", more)
+                % {"more": number_format(more, force_grouping=True)}
+            )
+        raise ValidationError([*shown, gettext("Nothing was imported.")])
     return found
 
 
@@ -170,8 +206,14 @@ def recipients_add(*, survey: Survey, emails: list[str]) -> tuple[int, int]:
     total = survey.recipients.count() + len(new)
     if total > RECIPIENTS_MAX:
         raise ValidationError(
-            f"The survey would have {total:,} recipients; allowed: at most "
-            f"{RECIPIENTS_MAX:,}. Nothing was imported."
+            gettext(
+                "The survey would have %(total)s recipients; allowed: at most "
+                "%(most)s. Nothing was imported."
+            )
+            % {
+                "total": number_format(total, force_grouping=True),
+                "most": number_format(RECIPIENTS_MAX, force_grouping=True),
+            }
         )
     Recipient.objects.bulk_create(Recipient(survey=survey, email=e) for e in new)
     return len(new), len(emails) - len(new)
@@ -251,23 +293,36 @@ def validate_template(subject: str, body: str) -> None:
     errors: dict[str, list[str]] = {}
     if LINK not in body:
         errors["body"] = [
-            "Put {link} in the text where each person's own survey link goes."
+            gettext("Put {link} in the text where each person's own survey link goes.")
         ]
     for name, text in (("subject", subject), ("body", body)):
         try:
             text.format(link="", title="")
         except (KeyError, IndexError, ValueError):
             errors.setdefault(name, []).append(
-                "Only the placeholders {link} and {title} are allowed; write "
-                "{{ and }} for a literal brace."
+                gettext(
+                    "Only the placeholders {link} and {title} are allowed; write "
+                    "{{ and }} for a literal brace."
+                )
             )
     if "\n" in subject or "\r" in subject:
-        errors.setdefault("subject", []).append("The subject must be one line.")
+        errors.setdefault("subject", []).append(
+            gettext("The subject must be one line.")
+        )
     if errors:
         raise ValidationError(errors)
 
 
 def _message(
+    recipient: Recipient, survey: Survey, base_url: str, subject: str, body: str
+) -> EmailMultiAlternatives:
+    """One recipient's email: the researcher's subject and text as written, the
+    fixed footer in the survey's source language."""
+    with translation.override(survey.source_language):
+        return _message_in_language(recipient, survey, base_url, subject, body)
+
+
+def _message_in_language(
     recipient: Recipient, survey: Survey, base_url: str, subject: str, body: str
 ) -> EmailMultiAlternatives:
     link = base_url.rstrip("/") + reverse(
@@ -373,6 +428,7 @@ def mailing_send(
     if kind not in ("invitation", "reminder"):
         raise ValueError(f"unknown mailing {kind!r}")
     survey = Survey.objects.get(pk=survey_id)
+    subject, body = str(subject), str(body)
     today = timezone.localdate()
     result = MailingResult()
     pending = _candidates(survey, kind, today)

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
+from django.utils.formats import number_format
 
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection import report_codec
@@ -214,6 +215,9 @@ def submission_receipt(*, submission: Submission) -> list[ReceiptLine]:
                 sent = ", ".join(value_label(question, v) for v in value)
             elif isinstance(value, int):
                 sent = value_label(question, value)
+            elif question.kind == Question.Kind.NUMERIC:
+                # Stored in the C locale; read in the page's (a decimal comma).
+                sent = number_format(str(value))
             else:
                 sent = str(value)
             lines.append(ReceiptLine(question, protected=False, sent=sent))

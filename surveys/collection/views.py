@@ -24,7 +24,8 @@ from django.http import (
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.functional import Promise
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_safe
@@ -68,9 +69,24 @@ def _invitation(request: HttpRequest, token: str) -> Invitation | HttpResponse:
     return invitation
 
 
+def _in_survey_language(request: HttpRequest, survey: Survey) -> None:
+    """Show this page of ``survey`` in the respondent's language among the
+    survey's (``translations.localize_for_request``), unless already done."""
+    if not hasattr(survey, "offered_languages"):
+        translations.localize_for_request(request, survey)
+
+
 def _problem(
-    request: HttpRequest, message: str, *, status: int, survey: Survey | None = None
+    request: HttpRequest,
+    message: str | Promise,
+    *,
+    status: int,
+    survey: Survey | None = None,
 ) -> HttpResponse:
+    """A page saying what went wrong; on a survey's page, in the respondent's
+    language among the survey's (a lazy ``message`` is worded in it)."""
+    if survey is not None:
+        _in_survey_language(request, survey)
     return render(
         request,
         "collection/problem.html",
@@ -107,6 +123,7 @@ def _not_open(
 ) -> HttpResponse:
     """The page for a survey that is not open yet, or closed (by any reason)."""
     if availability.state == lifecycle.State.NOT_YET:
+        _in_survey_language(request, survey)
         return render(
             request,
             "collection/not_open_yet.html",
@@ -133,7 +150,7 @@ def _invitation_only(request: HttpRequest, survey: Survey) -> HttpResponse:
         )
     return _problem(
         request,
-        gettext(
+        gettext_lazy(
             "This survey is by invitation only: its public link is switched off. "
             "If you were invited, use the personal link you were sent."
         ),
@@ -145,7 +162,7 @@ def _invitation_only(request: HttpRequest, survey: Survey) -> HttpResponse:
 def _closed(request: HttpRequest, survey: Survey) -> HttpResponse:
     return _problem(
         request,
-        gettext(
+        gettext_lazy(
             "This survey has closed and no longer accepts answers. Thank you for "
             "your interest."
         ),
@@ -179,7 +196,7 @@ def _device_context(survey: Survey, form: ResponseForm, page: str) -> dict:
 def _unanswerable(request: HttpRequest, survey: Survey) -> HttpResponse:
     return _problem(
         request,
-        gettext(
+        gettext_lazy(
             "This survey has a kind of question that cannot be answered yet, so "
             "nothing can be sent. Please try again later."
         ),
@@ -527,7 +544,9 @@ def invitations(request: HttpRequest, survey_id: int) -> HttpResponse:
     form = InvitationsForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         if survey.status == Survey.Status.CLOSED or survey.archived:
-            form.add_error(None, "This survey is closed; it needs no more invitations.")
+            form.add_error(
+                None, gettext("This survey is closed; it needs no more invitations.")
+            )
         else:
             tokens = services.invitations_create(
                 survey=survey, count=form.cleaned_data["count"]

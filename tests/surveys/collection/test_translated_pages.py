@@ -203,7 +203,11 @@ def test_the_unsubscribe_page_and_the_emails_footer_are_translated(survey):
         in_language("fr").get(reverse("collection:unsubscribe", args=[token]))
     )
     assert says_language(html, "fr") and "Se désabonner" in html
-    with translation.override("es"):
+    # An email's fixed text is in the survey's source language, whatever the
+    # language active when it is sent.
+    Survey.objects.filter(pk=survey.pk).update(source_language="es")
+    survey.refresh_from_db()
+    with translation.override("fr"):
         message = mailings._message(
             recipient, survey, "https://example.org", "Hola", "Enlace: {link}"
         )
