@@ -521,6 +521,7 @@ class PlanningForm(forms.Form):
         max_value=50,
         initial=5,
         help_text=_(
+            # Translators: xgettext:no-python-format
             "The half-width of a 95% interval on an answer's share, in "
             "percentage points; for a scale or number question, in percent of "
             "the answer range."
