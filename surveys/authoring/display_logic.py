@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext, gettext_lazy
 
 from surveys.authoring.models import Question, Survey
 
@@ -28,8 +29,8 @@ CHOICE_KINDS = (
     Question.Kind.ORDINAL,
     Question.Kind.MULTI_SELECT,
 )
-PROTECTED_DRIVER = (
-    "“{text}” is protected: its true answer never leaves the respondent's "
+PROTECTED_DRIVER = gettext_lazy(
+    "“%(text)s” is protected: its true answer never leaves the respondent's "
     "device, and showing or hiding questions after it would reveal that answer "
     "to the server through which questions were answered. Only unprotected "
     "questions can decide what is shown."
@@ -40,7 +41,7 @@ def _choices(question: Question) -> list[tuple[int, str]]:
     """(value, label) as respondents send them: 1 "Yes" / 0 "No", or the
     option's position (the numbering of ``surveys.collection.questions``)."""
     if question.kind == Question.Kind.YES_NO:
-        return [(1, "Yes"), (0, "No")]
+        return [(1, gettext("Yes")), (0, gettext("No"))]
     return [
         (index, str(o.get("label", "")) if isinstance(o, dict) else str(o))
         for index, o in enumerate(question.options or ())
@@ -59,7 +60,11 @@ def drivers(survey: Survey, *, before: int | None) -> list[Question]:
 def choices_for(survey: Survey, *, before: int | None) -> list[tuple[str, str]]:
     """Form choices ``"<question id>:<value>"`` with readable labels."""
     return [
-        (f"{driver.pk}:{value}", f"“{driver.text}” is “{label}”")
+        (
+            f"{driver.pk}:{value}",
+            gettext("“%(question)s” is “%(answer)s”")
+            % {"question": driver.text, "answer": label},
+        )
         for driver in drivers(survey, before=before)
         for value, label in _choices(driver)
     ]
@@ -76,15 +81,22 @@ def parse(values: list[str]) -> dict[str, Any] | None:
             pairs.append((int(pk), int(answer)))
         except ValueError:
             raise ValidationError(
-                {"show_if": [f"“{value[:20]}” is not a condition offered here."]}
+                {
+                    "show_if": [
+                        gettext("“%(value)s” is not a condition offered here.")
+                        % {"value": value[:20]}
+                    ]
+                }
             ) from None
     ids = {pk for pk, _ in pairs}
     if len(ids) > 1:
         raise ValidationError(
             {
                 "show_if": [
-                    "Choose answers of one question only: a question is shown "
-                    "depending on one earlier question."
+                    gettext(
+                        "Choose answers of one question only: a question is shown "
+                        "depending on one earlier question."
+                    )
                 ]
             }
         )
@@ -105,30 +117,37 @@ def validate(
         any_of = [int(v) for v in show_if["any_of"]]
     except (KeyError, TypeError, ValueError):
         raise ValidationError(
-            {"show_if": ["The condition must name a question and its answers."]}
+            {
+                "show_if": [
+                    gettext("The condition must name a question and its answers.")
+                ]
+            }
         ) from None
     driver = survey.questions.filter(pk=driver_id).first()
     if driver is None:
-        problem = "The condition names a question that is not in this survey."
+        problem = gettext("The condition names a question that is not in this survey.")
     elif driver.is_private:
-        problem = PROTECTED_DRIVER.format(text=driver.text)
+        problem = str(PROTECTED_DRIVER) % {"text": driver.text}
     elif driver.kind not in CHOICE_KINDS:
-        problem = (
-            f"“{driver.text}” is a number question; a condition needs a question "
+        problem = gettext(
+            "“%(text)s” is a number question; a condition needs a question "
             "with answer options."
-        )
+        ) % {"text": driver.text}
     elif position is not None and driver.position >= position:
-        problem = (
-            f"“{driver.text}” comes after this question; only an earlier answer "
+        problem = gettext(
+            "“%(text)s” comes after this question; only an earlier answer "
             "can decide whether it is shown."
-        )
+        ) % {"text": driver.text}
     elif not any_of:
-        problem = "Choose at least one answer that shows this question."
+        problem = gettext("Choose at least one answer that shows this question.")
     else:
         offered = {value for value, _ in _choices(driver)}
         unknown = [v for v in any_of if v not in offered]
         if unknown:
-            problem = f"“{driver.text}” has no answer {unknown[0]}."
+            problem = gettext("“%(text)s” has no answer %(value)s.") % {
+                "text": driver.text,
+                "value": unknown[0],
+            }
     if problem:
         raise ValidationError({"show_if": [problem]})
 
@@ -150,7 +169,10 @@ def check_survey(survey: Survey) -> list[str]:
             validate(survey, question.show_if, position=question.position)
         except ValidationError as error:
             for message in error.message_dict.get("show_if", []):
-                problems.append(f"“{question.text}”: {message}")
+                problems.append(
+                    gettext("“%(text)s”: %(problem)s")
+                    % {"text": question.text, "problem": message}
+                )
     return problems
 
 
@@ -173,6 +195,15 @@ def describe(show_if: dict[str, Any] | None, survey: Survey) -> str:
     if driver is None:
         return ""
     labels = dict(_choices(driver))
-    answers = " or ".join(f"“{labels.get(v, v)}”" for v in show_if["any_of"])
-    verb = "includes" if driver.kind == Question.Kind.MULTI_SELECT else "is"
-    return f"Shown only when “{driver.text}” {verb} {answers}."
+    quoted = [
+        gettext("“%(answer)s”") % {"answer": labels.get(v, v)}
+        for v in show_if["any_of"]
+    ]
+    answers = quoted[-1]
+    for earlier in reversed(quoted[:-1]):
+        answers = gettext("%(first)s or %(rest)s") % {"first": earlier, "rest": answers}
+    if driver.kind == Question.Kind.MULTI_SELECT:
+        sentence = gettext("Shown only when “%(question)s” includes %(answers)s.")
+    else:
+        sentence = gettext("Shown only when “%(question)s” is %(answers)s.")
+    return sentence % {"question": driver.text, "answers": answers}

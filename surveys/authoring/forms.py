@@ -11,6 +11,8 @@ from typing import Any, ClassVar
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 from ldp.spec.ceilings import EPSILON_CEILING_SURVEY
 from surveys.authoring import display_logic, mechanisms, validation
@@ -43,7 +45,7 @@ DESIGN_PERCENT_FIELDS = (
     "uq_truthful",
     "uq_prevalence",
 )
-WHY_NO_REAL_INNOCUOUS_QUESTION = (
+WHY_NO_REAL_INNOCUOUS_QUESTION = _(
     "Why the device draws the innocuous answer instead of asking a real question "
     "(such as “Were you born in January to March?”): a respondent who answers a "
     "real innocuous question truthfully and whose true innocuous answer is "
@@ -54,13 +56,13 @@ WHY_NO_REAL_INNOCUOUS_QUESTION = (
 )
 
 
-def _percent_field(label: str, help_text: str = "") -> forms.DecimalField:
+def _percent_field(label: Any, help_text: Any = "") -> forms.DecimalField:
     return forms.DecimalField(
         label=label,
         required=False,
         max_digits=8,
         help_text=help_text,
-        error_messages={"invalid": "Enter a percentage, e.g. 70 or 12.5."},
+        error_messages={"invalid": _("Enter a percentage, e.g. 70 or 12.5.")},
         widget=forms.NumberInput(attrs={"step": "0.1", "inputmode": "decimal"}),
     )
 
@@ -104,29 +106,32 @@ class LinkFieldsField(forms.CharField):
 
 class SurveyForm(forms.ModelForm):
     epsilon_budget = forms.FloatField(
-        label="Privacy budget (total ε per respondent)",
+        label=_("Privacy budget (total ε per respondent)"),
         min_value=0.01,
         max_value=EPSILON_CEILING_SURVEY,
         initial=4.0,
-        help_text=(
-            "The most privacy loss one respondent may incur over all protected "
-            "questions together. Publishing above it is refused. 4 is a common cap; "
-            f"respondents' devices refuse any survey above {EPSILON_CEILING_SURVEY}."
+        help_text=format_lazy(
+            _(
+                "The most privacy loss one respondent may incur over all protected "
+                "questions together. Publishing above it is refused. 4 is a common "
+                "cap; respondents' devices refuse any survey above {ceiling}."
+            ),
+            ceiling=EPSILON_CEILING_SURVEY,
         ),
         widget=forms.NumberInput(attrs={"step": "any", "inputmode": "decimal"}),
     )
     planned_respondents = forms.IntegerField(
-        label="Planned number of respondents",
+        label=_("Planned number of respondents"),
         min_value=1,
         max_value=10_000_000,
         initial=1000,
-        help_text="Used to show the margin of error you can expect per question.",
+        help_text=_("Used to show the margin of error you can expect per question."),
     )
 
     link_fields = LinkFieldsField(
-        label="Record from the link (optional)",
+        label=_("Record from the link (optional)"),
         required=False,
-        help_text=(
+        help_text=_(
             "Names of URL parameters to store with each response, separated by "
             "commas, e.g. PROLIFIC_PID, STUDY_ID for "
             "…/s/…/?PROLIFIC_PID={{%PROLIFIC_PID%}}. They are stored as they "
@@ -152,23 +157,25 @@ class SurveyForm(forms.ModelForm):
             "link_fields_acknowledged",
         )
         labels: ClassVar = {
-            "link_fields_acknowledged": (
+            "title": _("Title"),
+            "description": _("Description"),
+            "link_fields_acknowledged": _(
                 "I understand that these fields identify respondents to me"
             ),
-            "consent_text": "Consent text",
-            "researcher_contact": "Researcher contact",
-            "allow_reanswer": "Let a device that already answered answer again",
-            "completion_code": "Completion code (optional)",
-            "completion_redirect_url": "Redirect after submitting (optional)",
+            "consent_text": _("Consent text"),
+            "researcher_contact": _("Researcher contact"),
+            "allow_reanswer": _("Let a device that already answered answer again"),
+            "completion_code": _("Completion code (optional)"),
+            "completion_redirect_url": _("Redirect after submitting (optional)"),
         }
         help_texts: ClassVar = {
-            "description": "Shown to respondents before they start.",
-            "consent_text": "What respondents agree to before answering.",
-            "researcher_contact": (
+            "description": _("Shown to respondents before they start."),
+            "consent_text": _("What respondents agree to before answering."),
+            "researcher_contact": _(
                 "Who respondents can ask about this survey, e.g. "
                 "“Ada Lovelace, ada@example.org”. Shown on the consent page."
             ),
-            "allow_reanswer": (
+            "allow_reanswer": _(
                 "Off (recommended): a device that has sent answers refuses to "
                 "answer again. On: it offers to, after telling the respondent that "
                 "each new answer adds its whole ε again, because two randomized "
@@ -176,13 +183,13 @@ class SurveyForm(forms.ModelForm):
                 "two answers). Use it only where the same device is shared by "
                 "different respondents."
             ),
-            "completion_code": (
+            "completion_code": _(
                 "One code for the whole survey, shown on every respondent's "
                 "receipt (for panels such as Prolific or MTurk). It is the same "
                 "for everyone on purpose: a code per respondent would link a "
                 "person to their submission."
             ),
-            "completion_redirect_url": (
+            "completion_redirect_url": _(
                 "An https:// address respondents are sent to after submitting "
                 "(a link on the receipt as well); {code} is replaced by the "
                 "completion code, e.g. "
@@ -200,8 +207,10 @@ class SurveyForm(forms.ModelForm):
         if "{code}" in url and not data.get("completion_code"):
             self.add_error(
                 "completion_code",
-                "The redirect address contains {code}: set the completion code "
-                "that replaces it.",
+                _(
+                    "The redirect address contains {code}: set the completion "
+                    "code that replaces it."
+                ),
             )
         return data
 
@@ -212,73 +221,73 @@ class QuestionForm(forms.Form):
     why_simulated = WHY_NO_REAL_INNOCUOUS_QUESTION
 
     kind = forms.ChoiceField(
-        label="Question type", choices=Question.Kind.choices, initial="yes_no"
+        label=_("Question type"), choices=Question.Kind.choices, initial="yes_no"
     )
-    text = forms.CharField(label="Question", max_length=500)
+    text = forms.CharField(label=_("Question"), max_length=500)
     help_text = forms.CharField(
-        label="Extra explanation for respondents (optional)",
+        label=_("Extra explanation for respondents (optional)"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
     )
     options = forms.CharField(
-        label="Answer options, one per line",
+        label=_("Answer options, one per line"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 5}),
-        help_text="For single choice, scale and multiple selections. In order.",
+        help_text=_("For single choice, scale and multiple selections. In order."),
     )
     max_selections = forms.IntegerField(
-        label="Most options one respondent may select (optional)",
+        label=_("Most options one respondent may select (optional)"),
         required=False,
         min_value=1,
-        help_text=(
+        help_text=_(
             "For multiple selections. A small limit lets the randomization spend "
             "ε on fewer items and gives a smaller margin of error."
         ),
     )
     numeric_low = forms.DecimalField(
-        label="Lowest value", required=False, max_digits=14, decimal_places=4
+        label=_("Lowest value"), required=False, max_digits=14, decimal_places=4
     )
     numeric_high = forms.DecimalField(
-        label="Highest value", required=False, max_digits=14, decimal_places=4
+        label=_("Highest value"), required=False, max_digits=14, decimal_places=4
     )
     numeric_step = forms.DecimalField(
-        label="Step", required=False, max_digits=14, decimal_places=4, initial=1
+        label=_("Step"), required=False, max_digits=14, decimal_places=4, initial=1
     )
     protection = forms.ChoiceField(
-        label="Protection",
+        label=_("Protection"),
         choices=[
-            (PROTECTED, "Protected: randomized on the respondent's device"),
-            (PLAIN, "Not protected: the true answer is sent and stored"),
+            (PROTECTED, _("Protected: randomized on the respondent's device")),
+            (PLAIN, _("Not protected: the true answer is sent and stored")),
         ],
         initial=PROTECTED,
         widget=forms.RadioSelect,
     )
     not_private_acknowledged = forms.BooleanField(
-        label=(
+        label=_(
             "I understand this answer is not protected and will be stored exactly "
             "as given (use only for non-sensitive questions such as demographics)."
         ),
         required=False,
     )
     section_title = forms.CharField(
-        label="Start a new section here: its title (optional)",
+        label=_("Start a new section here: its title (optional)"),
         required=False,
         max_length=200,
-        help_text=(
+        help_text=_(
             "Respondents see one section at a time, with “Section 2 of 4”, in "
             "one page: nothing is sent before the last section, and true "
             "answers never leave their device."
         ),
     )
     section_intro = forms.CharField(
-        label="Introduction to the section (optional)",
+        label=_("Introduction to the section (optional)"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
     )
     optional = forms.BooleanField(
-        label="Optional: respondents may skip it or choose “Prefer not to answer”",
+        label=_("Optional: respondents may skip it or choose “Prefer not to answer”"),
         required=False,
-        help_text=(
+        help_text=_(
             "A skip is visible to the server: the respondent's device sends only "
             "a “skipped” marker for this question (never a randomized report), "
             "and respondents are told so. Estimates use the respondents who "
@@ -286,10 +295,10 @@ class QuestionForm(forms.Form):
         ),
     )
     show_if = forms.MultipleChoiceField(
-        label="Show this question only when… (optional)",
+        label=_("Show this question only when… (optional)"),
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text=(
+        help_text=_(
             "Tick answers of one earlier unprotected question: the question is "
             "shown only to respondents who gave one of them, and skipped by "
             "everyone else. Protected questions are not offered: their true "
@@ -298,50 +307,52 @@ class QuestionForm(forms.Form):
         ),
     )
     requested_epsilon = forms.FloatField(
-        label="ε for this question",
+        label=_("ε for this question"),
         required=False,
         initial=mechanisms.DEFAULT_EPSILON,
-        help_text=(
+        help_text=_(
             "Smaller ε protects respondents more but needs more respondents for "
             "the same precision. Allowed: more than 0, at most 10."
         ),
         widget=forms.NumberInput(attrs={"step": "any", "inputmode": "decimal"}),
     )
     mechanism = forms.ChoiceField(
-        label="Randomization method",
+        label=_("Randomization method"),
         choices=mechanisms.mechanism_choices(),
         required=False,
         initial="",
     )
     design = forms.ChoiceField(
-        label="Forced-response design (yes/no questions)",
+        label=_("Forced-response design (yes/no questions)"),
         choices=[
-            (SYMMETRIC, "Symmetric, from the ε above"),
-            (CUSTOM, "Custom split: truthful, forced “yes”, forced “no”"),
+            (SYMMETRIC, _("Symmetric, from the ε above")),
+            (CUSTOM, _("Custom split: truthful, forced “yes”, forced “no”")),
             (
                 UNRELATED_QUESTION,
-                "Unrelated question: the device draws an innocuous answer",
+                _("Unrelated question: the device draws an innocuous answer"),
             ),
         ],
         required=False,
         initial=SYMMETRIC,
         widget=forms.RadioSelect,
-        help_text=(
+        help_text=_(
             "A custom split or an unrelated-question design uses forced "
             "response and decides ε itself (the ε above is then not used); "
             "the preview shows the exact ε."
         ),
     )
-    fr_truthful = _percent_field("Truthful (%)", "The three must add up to 100.")
-    fr_forced_yes = _percent_field("Forced “yes” (%)")
-    fr_forced_no = _percent_field("Forced “no” (%)")
+    fr_truthful = _percent_field(_("Truthful (%)"), _("The three must add up to 100."))
+    fr_forced_yes = _percent_field(_("Forced “yes” (%)"))
+    fr_forced_no = _percent_field(_("Forced “no” (%)"))
     uq_truthful = _percent_field(
-        "Sent truthfully (%)", "How often the device sends the true answer."
+        _("Sent truthfully (%)"), _("How often the device sends the true answer.")
     )
     uq_prevalence = _percent_field(
-        "Known prevalence of the innocuous “yes” (%)",
-        "Otherwise the device sends “yes” this often, e.g. 25 for “born in "
-        "January to March”. More than 0 and less than 100.",
+        _("Known prevalence of the innocuous “yes” (%)"),
+        _(
+            "Otherwise the device sends “yes” this often, e.g. 25 for “born in "
+            "January to March”. More than 0 and less than 100."
+        ),
     )
 
     def __init__(
@@ -433,8 +444,10 @@ class QuestionForm(forms.Form):
         if data.get("section_intro") and not data.get("section_title"):
             self.add_error(
                 "section_title",
-                "A section introduction needs a section title: respondents "
-                "navigate by the titles.",
+                _(
+                    "A section introduction needs a section title: respondents "
+                    "navigate by the titles."
+                ),
             )
         # The question's wording does not affect privacy: a missing text still
         # gets a preview, but any error in a privacy field stops here.
@@ -502,12 +515,13 @@ class PlanningForm(forms.Form):
     }
 
     margin = forms.FloatField(
-        label="Target margin of error (percentage points)",
+        label=_("Target margin of error (percentage points)"),
         required=False,
         min_value=0.1,
         max_value=50,
         initial=5,
-        help_text=(
+        help_text=_(
+            # Translators: xgettext:no-python-format
             "The half-width of a 95% interval on an answer's share, in "
             "percentage points; for a scale or number question, in percent of "
             "the answer range."
@@ -515,7 +529,7 @@ class PlanningForm(forms.Form):
         widget=forms.NumberInput(attrs={"step": "0.1", "inputmode": "decimal"}),
     )
     baseline = forms.FloatField(
-        label="Share expected without the effect (%)",
+        label=_("Share expected without the effect (%)"),
         required=False,
         min_value=0,
         max_value=100,
@@ -523,24 +537,24 @@ class PlanningForm(forms.Form):
         widget=forms.NumberInput(attrs={"step": "0.1", "inputmode": "decimal"}),
     )
     alternative = forms.FloatField(
-        label="Share to detect (%)",
+        label=_("Share to detect (%)"),
         required=False,
         min_value=0,
         max_value=100,
         initial=25,
-        help_text=(
+        help_text=_(
             "Yes/no: the share answering Yes; other choice questions: the "
             "share choosing the first option."
         ),
         widget=forms.NumberInput(attrs={"step": "0.1", "inputmode": "decimal"}),
     )
     power = forms.FloatField(
-        label="Power (%)",
+        label=_("Power (%)"),
         required=False,
         min_value=50,
         max_value=99.9,
         initial=80,
-        help_text="The chance of detecting the difference (one-sided test at 5%).",
+        help_text=_("The chance of detecting the difference (one-sided test at 5%)."),
         widget=forms.NumberInput(attrs={"step": "0.1", "inputmode": "decimal"}),
     )
 
@@ -555,7 +569,8 @@ class PlanningForm(forms.Form):
             and cleaned["baseline"] == cleaned["alternative"]
         ):
             self.add_error(
-                "alternative", "The share to detect must differ from the expected one."
+                "alternative",
+                _("The share to detect must differ from the expected one."),
             )
         return cleaned
 
@@ -572,8 +587,8 @@ class DefinitionImportForm(forms.Form):
     """Upload of a survey definition exported by Deniable (JSON)."""
 
     definition = forms.FileField(
-        label="Survey definition file (.json)",
-        help_text=(
+        label=_("Survey definition file (.json)"),
+        help_text=_(
             "A file downloaded with “Download definition” on a survey's page, "
             "here or on another Deniable server. It becomes a new draft survey "
             "owned by you; it holds no responses."
@@ -586,15 +601,15 @@ class CollaboratorForm(forms.Form):
     """The owner shares the survey with another account."""
 
     person = forms.CharField(
-        label="Username or email address",
+        label=_("Username or email address"),
         max_length=254,
-        help_text="The account must already exist on this server.",
+        help_text=_("The account must already exist on this server."),
     )
     role = forms.ChoiceField(
-        label="Role to give",
+        label=_("Role to give"),
         choices=[
-            ("viewer", "Viewer: reads the survey, results and exports"),
-            ("editor", "Editor: also changes and fields the survey"),
+            ("viewer", _("Viewer: reads the survey, results and exports")),
+            ("editor", _("Editor: also changes and fields the survey")),
         ],
         initial="viewer",
     )
@@ -605,26 +620,26 @@ class GridForm(forms.Form):
     becomes its own protected scale question (``services.grid_create``)."""
 
     stem = forms.CharField(
-        label="Question shown above the grid",
+        label=_("Question shown above the grid"),
         max_length=200,
-        help_text=(
+        help_text=_(
             "For example: How often have you done each of these in the past year?"
         ),
     )
     items = forms.CharField(
-        label="Items, one per line (2 to 20)",
+        label=_("Items, one per line (2 to 20)"),
         widget=forms.Textarea(attrs={"rows": 5}),
-        help_text="Each item is a row of the grid and its own protected question.",
+        help_text=_("Each item is a row of the grid and its own protected question."),
     )
     options = forms.CharField(
-        label="Scale, one point per line, in order",
+        label=_("Scale, one point per line, in order"),
         widget=forms.Textarea(attrs={"rows": 5}),
-        initial="Never\nOnce or twice\nSometimes\nOften",
+        initial=_("Never\nOnce or twice\nSometimes\nOften"),
     )
     requested_epsilon = forms.FloatField(
-        label="ε for each item",
+        label=_("ε for each item"),
         initial=mechanisms.DEFAULT_EPSILON,
-        help_text=(
+        help_text=_(
             "Every item is randomized on its own, so a respondent's privacy loss "
             "for the grid is this ε times the number of items; the survey page "
             "shows the total against the budget."
@@ -632,7 +647,7 @@ class GridForm(forms.Form):
         widget=forms.NumberInput(attrs={"step": "any", "inputmode": "decimal"}),
     )
     optional = forms.BooleanField(
-        label="Each item may be answered “Prefer not to answer”", required=False
+        label=_("Each item may be answered “Prefer not to answer”"), required=False
     )
 
     def service_kwargs(self) -> dict[str, Any]:

@@ -26,6 +26,8 @@ from enum import StrEnum
 from django.conf import settings
 from django.core import signing
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from surveys.authoring.models import Survey
 
@@ -71,24 +73,24 @@ class Availability:
         """The state in one or two words, for the badge beside a survey's title:
         a survey closed by its date or target reads "Closed", not "Open"."""
         return {
-            State.DRAFT: "Draft",
-            State.NOT_YET: "Not open yet",
-            State.OPEN: "Open",
-            State.CLOSED: "Closed",
+            State.DRAFT: pgettext("survey state", "Draft"),
+            State.NOT_YET: pgettext("survey state", "Not open yet"),
+            State.OPEN: pgettext("survey state", "Open"),
+            State.CLOSED: pgettext("survey state", "Closed"),
         }[self.state]
 
     def describe(self) -> str:
         """The state in words, for the builder."""
         return {
-            State.DRAFT: "Draft",
-            State.NOT_YET: "Published, not open yet",
-            State.OPEN: "Open",
+            State.DRAFT: pgettext("survey state", "Draft"),
+            State.NOT_YET: _("Published, not open yet"),
+            State.OPEN: pgettext("survey state", "Open"),
             State.CLOSED: {
-                Reason.BY_HAND: "Closed",
-                Reason.DATE: "Closed (its closing date passed)",
-                Reason.TARGET: "Closed (it reached its target number of responses)",
-                Reason.ARCHIVED: "Archived",
-            }.get(self.reason, "Closed"),
+                Reason.BY_HAND: pgettext("survey state", "Closed"),
+                Reason.DATE: _("Closed (its closing date passed)"),
+                Reason.TARGET: _("Closed (it reached its target number of responses)"),
+                Reason.ARCHIVED: pgettext("survey state", "Archived"),
+            }.get(self.reason, pgettext("survey state", "Closed")),
         }[self.state]
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from django import forms
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from surveys.authoring.models import Survey
 
@@ -22,41 +23,41 @@ def _zone_choices() -> list[tuple[str, str]]:
 
 class ScheduleForm(forms.Form):
     time_zone = forms.ChoiceField(
-        label="Time zone",
-        help_text="The opening and closing times below are in this time zone.",
+        label=_("Time zone"),
+        help_text=_("The opening and closing times below are in this time zone."),
     )
     opens_at = forms.DateTimeField(
-        label="Opens at",
+        label=_("Opens at"),
         required=False,
         input_formats=[DATETIME_FORMAT],
         widget=forms.DateTimeInput(
             attrs={"type": "datetime-local"}, format=DATETIME_FORMAT
         ),
-        help_text=(
+        help_text=_(
             "Empty: open as soon as it is published. Before this time respondents "
             "see when it opens."
         ),
     )
     closes_at = forms.DateTimeField(
-        label="Closes at",
+        label=_("Closes at"),
         required=False,
         input_formats=[DATETIME_FORMAT],
         widget=forms.DateTimeInput(
             attrs={"type": "datetime-local"}, format=DATETIME_FORMAT
         ),
-        help_text="Empty: open until you close it.",
+        help_text=_("Empty: open until you close it."),
     )
     close_at_responses = forms.IntegerField(
-        label="Close automatically after this many responses",
+        label=_("Close automatically after this many responses"),
         required=False,
         min_value=1,
         max_value=10_000_000,
-        help_text="Empty: no limit.",
+        help_text=_("Empty: no limit."),
     )
     invitation_only = forms.BooleanField(
-        label="Invitation only (switch the public link off)",
+        label=_("Invitation only (switch the public link off)"),
         required=False,
-        help_text=(
+        help_text=_(
             "Only one-response invitation links work; the public link shows a "
             "page saying the survey is by invitation."
         ),

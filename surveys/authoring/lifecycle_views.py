@@ -7,6 +7,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from surveys.authoring import access, lifecycle, lifecycle_services, selectors
@@ -54,7 +56,7 @@ def survey_archive(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         messages.success(
             request,
-            "Archived: the survey is closed and read-only; its results are kept.",
+            _("Archived: the survey is closed and read-only; its results are kept."),
         )
     return redirect("authoring:survey_detail", pk=survey.pk)
 
@@ -68,7 +70,7 @@ def survey_delete(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST":
         if request.POST.get("confirm_title", "").strip() != survey.title.strip():
             messages.error(
-                request, "Nothing was deleted: type the survey's title to confirm."
+                request, _("Nothing was deleted: type the survey's title to confirm.")
             )
             return render(
                 request,
@@ -80,8 +82,14 @@ def survey_delete(request: HttpRequest, pk: int) -> HttpResponse:
         deleted = lifecycle_services.survey_delete(survey=survey, user=request.user)
         messages.success(
             request,
-            f"Deleted “{title}” with its {deleted} "
-            f"response{'s' if deleted != 1 else ''}. Nothing of it is kept.",
+            ngettext(
+                "Deleted “%(title)s” with its %(count)d response. Nothing of it "
+                "is kept.",
+                "Deleted “%(title)s” with its %(count)d responses. Nothing of it "
+                "is kept.",
+                deleted,
+            )
+            % {"title": title, "count": deleted},
         )
         return redirect("authoring:survey_list")
     return render(

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator, RegexValidator, URLValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 import ldp
 from surveys.authoring.compiled import compiled_mechanism
@@ -196,11 +197,11 @@ GRID_SEPARATOR = " — "
 
 class Question(models.Model):
     class Kind(models.TextChoices):
-        YES_NO = "yes_no", "Yes / no"
-        SINGLE_CHOICE = "single_choice", "Single choice"
-        ORDINAL = "ordinal", "Scale (Likert / ordered)"
-        NUMERIC = "numeric", "Number in a range"
-        MULTI_SELECT = "multi_select", "Multiple selections"
+        YES_NO = "yes_no", _("Yes / no")
+        SINGLE_CHOICE = "single_choice", _("Single choice")
+        ORDINAL = "ordinal", _("Scale (Likert / ordered)")
+        NUMERIC = "numeric", _("Number in a range")
+        MULTI_SELECT = "multi_select", _("Multiple selections")
 
     survey = models.ForeignKey(
         Survey, on_delete=models.CASCADE, related_name="questions"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from surveys.authoring import access
 from surveys.authoring.models import Collaborator, Survey
@@ -15,27 +16,34 @@ COLLABORATORS_MAX = 50
 def _find_user(name_or_email: str):
     text = name_or_email.strip()
     if not text:
-        raise ValidationError("Give the username or email address of an account.")
+        raise ValidationError(_("Give the username or email address of an account."))
     users = get_user_model().objects.filter(is_active=True)
     user = users.filter(username=text).first()
     if user is None and "@" in text:
         matches = list(users.filter(email__iexact=text)[:2])
         if len(matches) > 1:
             raise ValidationError(
-                f"Several accounts use “{text}”; give the username instead."
+                _("Several accounts use “%(text)s”; give the username instead.")
+                % {"text": text}
             )
         user = matches[0] if matches else None
     if user is None:
         raise ValidationError(
-            f"No account “{text[:80]}” here. Co-researchers need an account on "
-            "this server first (an administrator makes one)."
+            _(
+                "No account “%(text)s” here. Co-researchers need an account on "
+                "this server first (an administrator makes one)."
+            )
+            % {"text": text[:80]}
         )
     return user
 
 
 def _role(role: str) -> str:
     if role not in Collaborator.Role.values:
-        raise ValidationError(f"“{role[:20]}” is not a role; choose editor or viewer.")
+        raise ValidationError(
+            _("“%(role)s” is not a role; choose editor or viewer.")
+            % {"role": role[:20]}
+        )
     return role
 
 
@@ -46,17 +54,19 @@ def collaborator_add(*, survey: Survey, user, name_or_email: str, role: str):
     role = _role(role)
     other = _find_user(name_or_email)
     if other.pk == survey.owner_id:
-        raise ValidationError("That is the survey's owner, who has every right.")
+        raise ValidationError(_("That is the survey's owner, who has every right."))
     if survey.collaborators.count() >= COLLABORATORS_MAX:
         raise ValidationError(
-            f"A survey is shared with at most {COLLABORATORS_MAX} people."
+            _("A survey is shared with at most %(most)d people.")
+            % {"most": COLLABORATORS_MAX}
         )
     try:
         with transaction.atomic():
             return Collaborator.objects.create(survey=survey, user=other, role=role)
     except IntegrityError:
         raise ValidationError(
-            f"{other.username} already has access; change their role below."
+            _("%(username)s already has access; change their role below.")
+            % {"username": other.username}
         ) from None
 
 
@@ -67,14 +77,14 @@ def collaborator_set_role(*, survey: Survey, user, collaborator_id: int, role: s
         role=role
     )
     if not updated:
-        raise ValidationError("That person no longer has access to this survey.")
+        raise ValidationError(_("That person no longer has access to this survey."))
 
 
 def collaborator_remove(*, survey: Survey, user, collaborator_id: int) -> None:
     """The owner removes someone, or someone leaves a survey shared with them."""
     found = Collaborator.objects.filter(survey=survey, pk=collaborator_id).first()
     if found is None:
-        raise ValidationError("That person no longer has access to this survey.")
+        raise ValidationError(_("That person no longer has access to this survey."))
     if found.user_id != getattr(user, "pk", None):
         access.require(survey, user, access.OWN)
     found.delete()

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
+from django.utils.formats import number_format
+from django.utils.translation import gettext
 from scipy import stats
 
 import ldp
@@ -47,6 +49,12 @@ def _round_up(value: float, digits: int = 3) -> str:
     return f"{scaled:.{max(-exponent, 0)}f}"
 
 
+def _number(value: float) -> str:
+    """``value`` as short as ``:g`` writes it, with the active language's
+    decimal sign (for the builder's sentences, never for a machine)."""
+    return number_format(Decimal(f"{value:g}"))
+
+
 @dataclass(frozen=True)
 class Preview:
     """What the builder shows next to a question's privacy settings."""
@@ -73,17 +81,25 @@ class Preview:
     @property
     def margin_display(self) -> str:
         if self.margin is None:
-            return "not available for this kind yet"
+            return gettext("not available for this kind yet")
         # Rounded up: the margin shown is never better than the real one.
         if self.margin_kind == MEAN:
-            return f"±{_round_up(self.margin)} on the mean answer"
-        return f"±{math.ceil(self.margin * 1000) / 10:.1f} percentage points"
+            return gettext("±%(margin)s on the mean answer") % {
+                "margin": number_format(Decimal(_round_up(self.margin)))
+            }
+        return gettext("±%(margin)s percentage points") % {
+            "margin": number_format(math.ceil(self.margin * 1000) / 10, 1)
+        }
 
     @property
     def needed_label(self) -> str:
         if self.margin_kind == MEAN:
-            return "Respondents needed for a mean within ±5% of the range"
-        return "Respondents needed for ±5 percentage points"
+            return gettext(
+                "Respondents needed for a mean within ±%(points)s%% of the range"
+            ) % {"points": 5}
+        return gettext("Respondents needed for ±%(points)s percentage points") % {
+            "points": 5
+        }
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -116,8 +132,8 @@ def preview(
             n=n,
             margin=ldp.margin_of_error(None, n, CONFIDENCE_LEVEL),
             n_for_five_points=ldp.sample_size(None, FIVE_POINTS, CONFIDENCE_LEVEL),
-            mechanism_label="Not protected",
-            plain_words=(
+            mechanism_label=gettext("Not protected"),
+            plain_words=gettext(
                 "Not protected: the true answer is sent and stored as given. It "
                 "does not count towards the ε total."
             ),
@@ -127,11 +143,11 @@ def preview(
     design = config.design.as_json() if config.design is not None else None
     result = preview_mechanism(mechanism, n=n, design=design)
     if config.kind == "ordinal" and result.margin_kind == SHARE:
-        note = (
-            " The scale's order is not used by this method; the order-aware "
-            "method keeps answers near their true level."
-        )
-        result = replace(result, plain_words=result.plain_words + note)
+        note = gettext(
+            "%(words)s The scale's order is not used by this method; the "
+            "order-aware method keeps answers near their true level."
+        ) % {"words": result.plain_words}
+        result = replace(result, plain_words=note)
     return result
 
 
@@ -264,17 +280,25 @@ class Plan:
 
     @property
     def margin_label(self) -> str:
-        points = f"{self.margin * 100:g}"
+        points = _number(self.margin * 100)
         if self.margin_kind == MEAN:
-            return f"Respondents needed for a mean within ±{points}% of the range"
-        return f"Respondents needed for ±{points} percentage points"
+            return gettext(
+                "Respondents needed for a mean within ±%(points)s%% of the range"
+            ) % {"points": points}
+        return gettext("Respondents needed for ±%(points)s percentage points") % {
+            "points": points
+        }
 
     @property
     def difference_label(self) -> str:
-        return (
-            f"Respondents needed to tell {self.alternative * 100:g}% from "
-            f"{self.baseline * 100:g}% with {self.power * 100:g}% power"
-        )
+        return gettext(
+            "Respondents needed to tell %(alternative)s%% from %(baseline)s%% with "
+            "%(power)s%% power"
+        ) % {
+            "alternative": _number(self.alternative * 100),
+            "baseline": _number(self.baseline * 100),
+            "power": _number(self.power * 100),
+        }
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -7,12 +7,15 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.utils.translation import get_language_info, gettext
+from django.utils.translation import gettext_lazy as _
 
 from surveys.authoring import translations
 from surveys.authoring.models import Question, Survey
 
+# Each name in the active language, so the choices are lazy.
 LANGUAGE_CHOICES = [
-    (code, translations.language_name(code)) for code, _ in settings.LANGUAGES
+    (code, get_language_info(code)["name_translated"]) for code, _ in settings.LANGUAGES
 ]
 
 
@@ -21,8 +24,8 @@ class LanguagesForm(forms.Form):
 
     source_language = forms.ChoiceField(
         choices=LANGUAGE_CHOICES,
-        label="Language the survey is written in",
-        help_text=(
+        label=_("Language the survey is written in"),
+        help_text=_(
             "Respondents whose language the survey isn't offered in read it in "
             "this one."
         ),
@@ -31,8 +34,8 @@ class LanguagesForm(forms.Form):
         choices=LANGUAGE_CHOICES,
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        label="Also offered in",
-        help_text=(
+        label=_("Also offered in"),
+        help_text=_(
             "Respondents read the survey in the language they pick, or their "
             "browser's if it is offered. A language is offered once every text is "
             "translated; publishing is refused until then."
@@ -40,11 +43,11 @@ class LanguagesForm(forms.Form):
     )
     record_language = forms.BooleanField(
         required=False,
-        label=(
+        label=_(
             "Record each response's language (an unprotected field: it tells "
             "something about the respondent)"
         ),
-        help_text=(
+        help_text=_(
             "Off: nothing stored says which language a respondent read. On: "
             "the language is stored with each response, shown on the consent "
             "page, and exported as a column."
@@ -63,9 +66,9 @@ class LanguagesForm(forms.Form):
         super().__init__(*args, **kwargs)
         if survey.published_at is not None:
             self.fields["source_language"].disabled = True
-            self.fields[
-                "source_language"
-            ].help_text = "Fixed once the survey is published."
+            self.fields["source_language"].help_text = _(
+                "Fixed once the survey is published."
+            )
 
 
 @dataclass
@@ -146,14 +149,15 @@ class TranslationForm(forms.Form):
             if source:
                 key = f"survey_{text_name}"
                 self.fields[key] = _text_field(
-                    f"{label} in {name}",
+                    gettext("%(text)s in %(language)s")
+                    % {"text": label, "language": name},
                     source,
                     given.get(text_name, ""),
                     key,
                     language,
                 )
                 survey_rows.append((source, key))
-        self._layout.append(("Survey", survey_rows, None))
+        self._layout.append((gettext("Survey"), survey_rows, None))
         for number, question in enumerate(self.questions, start=1):
             rows = []
             mine = question.translations.get(language, {})
@@ -167,7 +171,11 @@ class TranslationForm(forms.Form):
                         key = f"q{question.pk}_option_{index}"
                         initial = labels[index] if index < len(labels) else ""
                         self.fields[key] = _text_field(
-                            f"Answer {index + 1} of question {number} in {name}",
+                            gettext(
+                                "Answer %(index)d of question %(number)d in "
+                                "%(language)s"
+                            )
+                            % {"index": index + 1, "number": number, "language": name},
                             option,
                             initial,
                             key,
@@ -186,14 +194,17 @@ class TranslationForm(forms.Form):
                 )[text_name]
                 key = f"q{question.pk}_{text_name}"
                 self.fields[key] = _text_field(
-                    f"{label} of question {number} in {name}",
+                    gettext("%(text)s of question %(number)d in %(language)s")
+                    % {"text": label, "number": number, "language": name},
                     str(source),
                     mine.get(text_name, ""),
                     key,
                     language,
                 )
                 rows.append((str(source), key))
-            self._layout.append((f"Question {number}", rows, question))
+            self._layout.append(
+                (gettext("Question %(number)d") % {"number": number}, rows, question)
+            )
 
     def groups(self) -> list[Group]:
         """The form laid out for the page: each group's source texts beside their

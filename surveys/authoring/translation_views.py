@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from surveys.authoring import access, selectors, translation_services, translations
@@ -28,7 +29,7 @@ def survey_languages(request: HttpRequest, pk: int) -> HttpResponse:
         except ValidationError as error:
             add_validation_errors(form, error)
         else:
-            messages.success(request, "Languages saved.")
+            messages.success(request, _("Languages saved."))
             return redirect("authoring:survey_languages", pk=survey.pk)
     questions = list(survey.questions.all())
     offered = translations.offered_languages(survey, questions)
@@ -82,10 +83,14 @@ def survey_translation(request: HttpRequest, pk: int, language: str) -> HttpResp
             if missing:
                 messages.warning(
                     request,
-                    f"{name} saved; still missing: {'; '.join(missing)}.",
+                    _("%(language)s saved; still missing: %(missing)s.")
+                    % {"language": name, "missing": "; ".join(missing)},
                 )
             else:
-                messages.success(request, f"{name} saved; it is complete.")
+                messages.success(
+                    request,
+                    _("%(language)s saved; it is complete.") % {"language": name},
+                )
             return redirect("authoring:survey_languages", pk=survey.pk)
     return render(
         request,

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import prefetch_related_objects
 from django.http import HttpRequest
+from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from surveys.authoring.models import (
@@ -51,26 +52,27 @@ from surveys.authoring.models import (
 )
 
 SURVEY_TEXTS: tuple[tuple[str, str], ...] = (
-    ("title", "Title"),
-    ("description", "Description"),
-    ("consent_text", "Consent text"),
+    ("title", gettext_lazy("Title")),
+    ("description", gettext_lazy("Description")),
+    ("consent_text", gettext_lazy("Consent text")),
 )
 QUESTION_TEXTS: tuple[tuple[str, str], ...] = (
-    ("section_title", "Section title"),
-    ("section_intro", "Section introduction"),
-    ("text", "Question text"),
-    ("help_text", "Help text"),
+    ("section_title", gettext_lazy("Section title")),
+    ("section_intro", gettext_lazy("Section introduction")),
+    ("text", gettext_lazy("Question text")),
+    ("help_text", gettext_lazy("Help text")),
 )
-GRID_STEM = ("grid", "Grid question (shared by its rows)")
-GRID_ITEM = ("item", "Row")
+GRID_STEM = ("grid", gettext_lazy("Grid question (shared by its rows)"))
+GRID_ITEM = ("item", gettext_lazy("Row"))
 
 
 def language_name(code: str) -> str:
-    """The English name of a language in settings.LANGUAGES (its code if none)."""
+    """The name of a language in settings.LANGUAGES, in the active language
+    (its code if none)."""
     from django.utils.translation import get_language_info
 
     try:
-        return str(get_language_info(code)["name"])
+        return str(get_language_info(code)["name_translated"])
     except KeyError:
         return code
 
@@ -117,7 +119,10 @@ def question_missing(question: Question, language: str) -> list[str]:
             wanted = len(source)  # type: ignore[arg-type]
             done = sum(1 for label in labels[:wanted] if str(label).strip())
             if wanted and (len(labels) != wanted or done != wanted):
-                missing.append(f"answer labels ({done} of {wanted} translated)")
+                missing.append(
+                    gettext("answer labels (%(done)d of %(wanted)d translated)")
+                    % {"done": done, "wanted": wanted}
+                )
         elif source and not str(given.get(name, "")).strip():
             missing.append(_label(name).lower())
     return missing
@@ -132,14 +137,17 @@ def survey_missing(
         return []
     given = survey.translations.get(language, {})
     missing = [
-        label
+        str(label)
         for name, label in SURVEY_TEXTS
         if getattr(survey, name) and not str(given.get(name, "")).strip()
     ]
     for number, question in enumerate(questions, start=1):
         lacks = question_missing(question, language)
         if lacks:
-            missing.append(f"Question {number} (“{question.text}”): {', '.join(lacks)}")
+            missing.append(
+                gettext("Question %(number)d (“%(text)s”): %(missing)s")
+                % {"number": number, "text": question.text, "missing": ", ".join(lacks)}
+            )
     return missing
 
 
@@ -150,9 +158,12 @@ def publish_problems(survey: Survey, questions: Sequence[Question]) -> list[str]
         missing = survey_missing(survey, questions, language)
         if missing:
             problems.append(
-                f"The {language_name(language)} translation is incomplete; missing: "
-                + "; ".join(missing)
-                + ". Complete it on the Languages page, or remove the language."
+                gettext(
+                    "The %(language)s translation is incomplete; missing: "
+                    "%(missing)s. Complete it on the Languages page, or remove the "
+                    "language."
+                )
+                % {"language": language_name(language), "missing": "; ".join(missing)}
             )
     return problems
 

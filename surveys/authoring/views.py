@@ -9,9 +9,11 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.template.defaultfilters import pluralize
 from django.urls import NoReverseMatch, reverse
+from django.utils.formats import number_format
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import (
     require_GET,
     require_http_methods,
@@ -86,7 +88,7 @@ def survey_create(request: HttpRequest) -> HttpResponse:
     form = SurveyForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         survey = services.survey_create(owner=request.user, **form.cleaned_data)
-        messages.success(request, "Survey created. Now add its questions.")
+        messages.success(request, _("Survey created. Now add its questions."))
         return redirect("authoring:survey_detail", pk=survey.pk)
     return render(request, "authoring/survey_form.html", {"form": form, "survey": None})
 
@@ -115,8 +117,16 @@ def survey_import(request: HttpRequest) -> HttpResponse:
         try:
             if upload.size > definitions.MAX_BYTES:
                 raise ValidationError(
-                    f"The file is {upload.size:,} bytes; a survey definition is "
-                    f"at most {definitions.MAX_BYTES:,} bytes. Nothing was imported."
+                    _(
+                        "The file is %(size)s bytes; a survey definition is at "
+                        "most %(most)s bytes. Nothing was imported."
+                    )
+                    % {
+                        "size": number_format(upload.size, force_grouping=True),
+                        "most": number_format(
+                            definitions.MAX_BYTES, force_grouping=True
+                        ),
+                    }
                 )
             document = definitions.parse_definition(upload.read())
             survey = definitions.definition_import(
@@ -129,8 +139,14 @@ def survey_import(request: HttpRequest) -> HttpResponse:
             count = survey.questions.count()
             messages.success(
                 request,
-                f"Imported as a new draft with {count} question{pluralize(count)}. "
-                "Check it, then publish it when it is ready.",
+                ngettext(
+                    "Imported as a new draft with %(count)d question. Check it, "
+                    "then publish it when it is ready.",
+                    "Imported as a new draft with %(count)d questions. Check it, "
+                    "then publish it when it is ready.",
+                    count,
+                )
+                % {"count": count},
             )
             return redirect("authoring:survey_detail", pk=survey.pk)
     status = 400 if form.errors else 200
@@ -151,7 +167,7 @@ def survey_edit(request: HttpRequest, pk: int) -> HttpResponse:
                 for message in errors:
                     form.add_error(field if field in form.fields else None, message)
         else:
-            messages.success(request, "Survey settings saved.")
+            messages.success(request, _("Survey settings saved."))
             return redirect("authoring:survey_detail", pk=survey.pk)
     survey.refresh_from_db()
     return render(
@@ -208,7 +224,10 @@ def survey_publish(request: HttpRequest, pk: int) -> HttpResponse:
         request,
         pk,
         services.survey_publish,
-        "Published: the survey is open and every protected question's spec is frozen.",
+        _(
+            "Published: the survey is open and every protected question's spec "
+            "is frozen."
+        ),
     )
 
 
@@ -216,7 +235,10 @@ def survey_publish(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def survey_close(request: HttpRequest, pk: int) -> HttpResponse:
     return _survey_action(
-        request, pk, services.survey_close, "Closed: no new responses are accepted."
+        request,
+        pk,
+        services.survey_close,
+        _("Closed: no new responses are accepted."),
     )
 
 
@@ -224,7 +246,10 @@ def survey_close(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def survey_reopen(request: HttpRequest, pk: int) -> HttpResponse:
     return _survey_action(
-        request, pk, services.survey_reopen, "Reopened: responses are accepted again."
+        request,
+        pk,
+        services.survey_reopen,
+        _("Reopened: responses are accepted again."),
     )
 
 
@@ -235,7 +260,7 @@ def survey_duplicate(request: HttpRequest, pk: int) -> HttpResponse:
         request,
         pk,
         services.survey_duplicate,
-        "Duplicated: a new draft with copies of the questions and no responses.",
+        _("Duplicated: a new draft with copies of the questions and no responses."),
     )
 
 
@@ -298,7 +323,7 @@ def question_create(request: HttpRequest, pk: int) -> HttpResponse:
         except ValidationError as error:
             _add_errors(form, error)
         else:
-            messages.success(request, "Question added.")
+            messages.success(request, _("Question added."))
             if "add_another" in request.POST:
                 return redirect("authoring:question_create", pk=survey.pk)
             return redirect("authoring:survey_detail", pk=survey.pk)
@@ -316,7 +341,15 @@ def grid_create(request: HttpRequest, pk: int) -> HttpResponse:
         except ValidationError as error:
             add_validation_errors(form, error)
         else:
-            messages.success(request, f"Grid added: {len(rows)} scale questions.")
+            messages.success(
+                request,
+                ngettext(
+                    "Grid added: %(count)d scale question.",
+                    "Grid added: %(count)d scale questions.",
+                    len(rows),
+                )
+                % {"count": len(rows)},
+            )
             return redirect("authoring:survey_detail", pk=survey.pk)
     return render(request, "authoring/grid_form.html", {"survey": survey, "form": form})
 
@@ -338,7 +371,7 @@ def question_edit(request: HttpRequest, pk: int, question_pk: int) -> HttpRespon
         except ValidationError as error:
             _add_errors(form, error)
         else:
-            messages.success(request, "Question saved.")
+            messages.success(request, _("Question saved."))
             return redirect("authoring:survey_detail", pk=survey.pk)
     return _question_page(request, survey, form, question)
 
@@ -376,7 +409,7 @@ def question_delete(request: HttpRequest, pk: int, question_pk: int) -> HttpResp
             for message in _messages_from(error):
                 messages.error(request, message)
         else:
-            messages.success(request, "Question deleted.")
+            messages.success(request, _("Question deleted."))
         return redirect("authoring:survey_detail", pk=pk)
     return render(
         request,
@@ -476,9 +509,7 @@ def survey_people(request: HttpRequest, pk: int) -> HttpResponse:
                     name_or_email=form.cleaned_data["person"],
                     role=form.cleaned_data["role"],
                 )
-                messages.success(
-                    request, f"{added.user.username} can now {_can(added.role)}."
-                )
+                messages.success(request, _can(added.role, added.user.username))
             elif action in ("role", "remove"):
                 target = _int(request.POST.get("collaborator"))
                 if action == "role":
@@ -488,14 +519,16 @@ def survey_people(request: HttpRequest, pk: int) -> HttpResponse:
                         collaborator_id=target,
                         role=request.POST.get("role", ""),
                     )
-                    messages.success(request, "Role changed.")
+                    messages.success(request, _("Role changed."))
                 else:
                     people.collaborator_remove(
                         survey=survey, user=request.user, collaborator_id=target
                     )
-                    messages.success(request, "Access removed.")
+                    messages.success(request, _("Access removed."))
             else:
-                raise ValidationError(f"Unknown action “{action[:20]}”.")
+                raise ValidationError(
+                    _("Unknown action “%(action)s”.") % {"action": action[:20]}
+                )
         except ValidationError as error:
             status = 400
             for message in error.messages:
@@ -523,11 +556,16 @@ def _int(value: str | None) -> int:
         return int(value or "")
     except ValueError:
         raise ValidationError(
-            "That person no longer has access to this survey."
+            _("That person no longer has access to this survey.")
         ) from None
 
 
-def _can(role: str) -> str:
+def _can(role: str, username: str) -> str:
+    """What the person just given ``role`` may now do, as a sentence."""
     if role == "editor":
-        return "change and field this survey"
-    return "read this survey, its results and exports"
+        return _("%(username)s can now change and field this survey.") % {
+            "username": username
+        }
+    return _("%(username)s can now read this survey, its results and exports.") % {
+        "username": username
+    }
