@@ -99,6 +99,8 @@ RESULTS_SOURCES = [
     Path(settings.BASE_DIR) / "templates" / "analysis" / "_results_body.html",
     Path(charts.__file__),
     Path(dashboard.__file__),
+    # The fragment is kept per language: a changed translation renders it anew.
+    *sorted((Path(settings.BASE_DIR) / "locale").glob("*/LC_MESSAGES/django.mo")),
 ]
 RESULTS_REVISION = _source_revision()
 # A cached fragment outlives its snapshot by at most this long (a newer snapshot
