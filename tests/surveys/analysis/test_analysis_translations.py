@@ -275,3 +275,12 @@ def test_a_job_status_is_worded_in_the_readers_language(survey):
     status = client.get(reverse("analysis:job_status", args=[survey.pk, job.pk]))
     assert status.json()["status"] == "done"  # the code stays English
     assert status.json()["status_label"] == "terminé"
+
+
+def test_a_job_run_for_a_french_reader_is_stored_for_every_reader(survey):
+    questions = list(survey.questions.filter(is_private=True)[:2])
+    query = f"?a={questions[0].pk}&b={questions[1].pk}"
+    _get(_reader("fr"), "analysis:crosstab", survey.pk, query=query)
+    english = _get(_reader("en"), "analysis:crosstab", survey.pk, query=query)
+    cells = re.findall(r'data-field="cell">([^<]+)<', english)
+    assert cells and all(re.fullmatch(r"-?\d+\.\d%", cell) for cell in cells)
