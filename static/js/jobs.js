@@ -24,7 +24,8 @@
       .then(function (data) {
         bar.value = data.progress;
         var status = box.querySelector("[data-job-status]");
-        if (status) status.textContent = data.status;
+        // The server words the status in the page's language.
+        if (status) status.textContent = data.status_label || data.status;
         bar.textContent = percent.format(data.progress);
         if (data.finished) {
           window.location.reload(); // the same address now shows the result

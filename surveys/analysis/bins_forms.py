@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from surveys.analysis import bins
 
@@ -17,9 +18,9 @@ class BinsForm(forms.Form):
     """
 
     cuts = forms.CharField(
-        label="Group answers into bins: cut points",
+        label=_("Group answers into bins: cut points"),
         max_length=400,
-        help_text=(
+        help_text=_(
             "Numbers separated by commas, increasing, within the answer range, for "
             "example 0, 10, 20, 40 (bins 0–9, 10–19 and 20–40). At most 20 bins."
         ),

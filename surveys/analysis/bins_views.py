@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from surveys.analysis import bins, tasks
@@ -25,17 +26,17 @@ from surveys.authoring.catalogue import (
 )
 from surveys.authoring.models import Question
 
-NOT_A_NUMBER = "Only protected number questions can be grouped into bins."
+NOT_A_NUMBER = gettext_lazy("Only protected number questions can be grouped into bins.")
 
 
 def _values(question: Question) -> tuple[Any, str | None]:
     """(the question's possible answers, None) or (None, why it has no bins)."""
     if question.kind != Question.Kind.NUMERIC or not question.is_private:
-        return None, NOT_A_NUMBER
+        return None, str(NOT_A_NUMBER)
     mechanism = question.compiled_mechanism()
     values = None if mechanism is None else mechanism.input_values()
     if mechanism is None or values is None:
-        return None, NOT_A_NUMBER
+        return None, str(NOT_A_NUMBER)
     if identifies_only_the_mean(mechanism.name):
         # docs/maths.md, section 11.1: the reports identify the mean alone.
         return None, f"{MEAN_ONLY_REASON} {BINS_ALTERNATIVE}"

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
 
 SVG_NS = "http://www.w3.org/2000/svg"
 WIDTH = 640
@@ -187,11 +188,14 @@ def interval_chart(
                 "class": "bar",
             },
         )
-        ET.SubElement(rect, "title").text = (
-            f"{bar.label}: {_format_tick(bar.estimate, percent)} "
-            f"(95% interval {_format_value(bar.low, percent)} to "
-            f"{_format_value(bar.high, percent)})"
-        )
+        ET.SubElement(rect, "title").text = gettext(
+            "%(label)s: %(estimate)s (95%% interval %(low)s to %(high)s)"
+        ) % {
+            "label": bar.label,
+            "estimate": _format_tick(bar.estimate, percent),
+            "low": _format_value(bar.low, percent),
+            "high": _format_value(bar.high, percent),
+        }
         if math.isfinite(bar.low) and math.isfinite(bar.high):
             mid = y + ROW_HEIGHT / 2
             x1, x2 = x_of(bar.low), x_of(bar.high)
@@ -277,17 +281,19 @@ def tradeoff_chart(
         root,
         margin_left + size / 2,
         margin + size + 34,
-        "type I error α (false alarm)",
+        gettext("type I error α (false alarm)"),
         "axis-label",
         "middle",
     )
-    y_label = _text(root, 0, 0, "type II error β (miss)", "axis-label", "middle")
+    y_label = _text(
+        root, 0, 0, gettext("type II error β (miss)"), "axis-label", "middle"
+    )
     y_label.set("transform", f"translate(12 {_f(margin + size / 2)}) rotate(-90)")
     ET.SubElement(
         root,
         "polyline",
         {"points": f"{point(0, 1)} {point(1, 0)}", "class": "curve-perfect"},
-    ).append(_titled("no information: 1 − α"))
+    ).append(_titled(gettext("no information: 1 − α")))
     for index, curve in enumerate(curves):
         points = " ".join(
             point(float(a), float(b))
@@ -390,14 +396,14 @@ def delta_curve_chart(
         "axis-label",
         "middle",
     )
-    y_label = _text(root, 0, 0, "δ(ε), log scale", "axis-label", "middle")
+    y_label = _text(root, 0, 0, gettext("δ(ε), log scale"), "axis-label", "middle")
     y_label.set("transform", f"translate(12 {_f(margin_top + plot_h / 2)}) rotate(-90)")
     points = " ".join(
         f"{_f(x(float(e)))},{_f(y(float(d)))}"
         for e, d in zip(epsilons, deltas, strict=True)
     )
     line = ET.SubElement(root, "polyline", {"points": points, "class": "curve"})
-    line.append(_titled("δ(ε) from the survey's μ"))
+    line.append(_titled(gettext("δ(ε) from the survey's μ")))
     if pure_epsilon is not None and math.isfinite(pure_epsilon):
         marker = ET.SubElement(
             root,

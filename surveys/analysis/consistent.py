@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from surveys.analysis import selectors, tasks
 from surveys.analysis.models import ResultsSettings
@@ -23,12 +24,12 @@ MLE = ResultsSettings.Consistent.MLE.value
 # What each method does, in words for the page (the choices' labels are
 # its name).
 EXPLANATIONS = {
-    PROJECTION: (
+    PROJECTION: _(
         "Moves the unbiased estimates as little as possible (in squared "
         "distance) until none is negative and they add up to 100%. Fast; the "
         "default."
     ),
-    MLE: (
+    MLE: _(
         "The distribution of true answers under which the randomized reports "
         "actually received are most likely, given how the device randomized "
         "them (found by the EM algorithm). Uses what the randomization is, "

@@ -14,6 +14,8 @@ from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.formats import get_format, number_format
+from django.utils.translation import gettext, ngettext, pgettext
 
 from surveys.analysis import charts
 from surveys.analysis.consistent import method_label
@@ -30,10 +32,24 @@ MEAN_KINDS = {"ordinal", "numeric"}
 TABLE_ROWS_MAX = 40  # numeric grids can have ~1,000 cells: exports carry them all
 
 
+def localized(text: str) -> str:
+    """A number written in the C locale ("12.3") the active language's way
+    ("12,3" in Spanish and French); for display only, never for a file or a
+    script (those keep the C locale)."""
+    return text.replace(".", str(get_format("DECIMAL_SEPARATOR")))
+
+
+def grouped(value: int) -> str:
+    """A count with the active language's thousands separator ("4,812")."""
+    return number_format(value, force_grouping=True)
+
+
 def percent(value: float | None, digits: int = 1) -> str:
     if value is None or not math.isfinite(value):
         return "—"
-    return f"{value * 100:.{digits}f}%"
+    return pgettext("a percentage", "%(value)s%%") % {
+        "value": localized(f"{value * 100:.{digits}f}")
+    }
 
 
 def points(value: float | None, digits: int = 1) -> str:
@@ -45,13 +61,17 @@ def points(value: float | None, digits: int = 1) -> str:
     """
     if value is None or not math.isfinite(value):
         return "—"
-    return f"{value * 100:.{digits}f} percentage points"
+    return gettext("%(value)s percentage points") % {
+        "value": localized(f"{value * 100:.{digits}f}")
+    }
 
 
 def number(value: float | None, digits: int = 3) -> str:
     if value is None or not math.isfinite(value):
         return "—"
-    return f"{value:.{digits}g}" if abs(value) >= 1000 else f"{value:.{digits}f}"
+    return localized(
+        f"{value:.{digits}g}" if abs(value) >= 1000 else f"{value:.{digits}f}"
+    )
 
 
 @dataclass(frozen=True)
@@ -107,7 +127,7 @@ class QuestionCard:
     mean_high: str
     mean_se: str
     influence: str  # what 1% fake respondents can do to the headline estimate
-    influence_on: str  # "the mean" or "a share"
+    influence_on_mean: bool  # what 1% fakes move: the mean (else a share)
     # Why some estimates lie outside their intervals ("" when none does).
     outside_note: str
     scale_note: str  # how an ordinal mean is numbered
@@ -167,9 +187,15 @@ def _chart(result: QuestionResult) -> str:
     return _share_chart(
         result,
         bars,
-        f"Estimated shares for “{result.text}”",
-        f"Bars: unbiased estimates from {result.n} randomized reports; "
-        "whiskers: 95% intervals; dots: consistent estimates.",
+        gettext("Estimated shares for “%(text)s”") % {"text": result.text},
+        ngettext(
+            "Bars: unbiased estimates from %(n)s randomized report; "
+            "whiskers: 95%% intervals; dots: consistent estimates.",
+            "Bars: unbiased estimates from %(n)s randomized reports; "
+            "whiskers: 95%% intervals; dots: consistent estimates.",
+            result.n,
+        )
+        % {"n": grouped(result.n)},
     )
 
 
@@ -178,14 +204,19 @@ def _share_chart(
 ) -> str:
     """An interval chart of shares whose description lists every bar's figures."""
     desc = "; ".join(
-        f"{b.label}: {percent(b.estimate)} (95% interval {percent(b.low)} to "
-        f"{percent(b.high)})"
+        gettext("%(label)s: %(estimate)s (95%% interval %(low)s to %(high)s)")
+        % {
+            "label": b.label,
+            "estimate": percent(b.estimate),
+            "low": percent(b.low),
+            "high": percent(b.high),
+        }
         for b in bars
     )
     return charts.interval_chart(
         chart_id=f"chart-q{result.question_id}",
         title=title,
-        desc=f"{legend} {desc}.",
+        desc=gettext("%(legend)s %(figures)s.") % {"legend": legend, "figures": desc},
         bars=bars,
     )
 
@@ -194,24 +225,28 @@ def _outside_note(rows: list[Row], has_consistent: bool) -> str:
     sides = {row.outside for row in rows} - {""}
     if not sides:
         return ""
-    words = {"below": "below 0%", "above": "above 100%"}
-    bound = " or ".join(words[side] for side in ("below", "above") if side in sides)
-    return (
-        f"* An estimate marked so is {bound}, outside its interval. The noise that "
-        "protects respondents can push an unbiased estimate past the possible "
-        "range when a share is close to it; no share can lie there, so the "
-        "interval stops at 0% and 100%. Read the share as lying in its interval; "
-        + (
-            "the consistent column gives an estimate within the range. "
-            if has_consistent
-            # One option's count is binomial with an increasing channel: the
-            # likelihood is unimodal, so its maximum within [0, 1] is the bound.
-            else "the most likely share within the range is the nearest bound. "
-        )
-        + "The estimate "
-        "is kept as computed because averaging such estimates (across surveys or "
-        "groups) stays unbiased only if they are not cut."
+    if sides == {"below", "above"}:
+        bound = gettext("below 0% or above 100%")
+    elif "below" in sides:
+        bound = gettext("below 0%")
+    else:
+        bound = gettext("above 100%")
+    remedy = (
+        gettext("the consistent column gives an estimate within the range.")
+        if has_consistent
+        # One option's count is binomial with an increasing channel: the
+        # likelihood is unimodal, so its maximum within [0, 1] is the bound.
+        else gettext("the most likely share within the range is the nearest bound.")
     )
+    return gettext(
+        "* An estimate marked so is %(bound)s, outside its interval. The noise "
+        "that protects respondents can push an unbiased estimate past the "
+        "possible range when a share is close to it; no share can lie there, so "
+        "the interval stops at 0%% and 100%%. Read the share as lying in its "
+        "interval; %(remedy)s The estimate is kept as computed because averaging "
+        "such estimates (across surveys or groups) stays unbiased only if they "
+        "are not cut."
+    ) % {"bound": bound, "remedy": remedy}
 
 
 def _bin_rows(distribution: Distribution) -> list[BinRow]:
@@ -239,9 +274,13 @@ def _bin_chart(result: QuestionResult, distribution: Distribution) -> str:
     return _share_chart(
         result,
         bars,
-        f"Distribution of answers to “{result.text}”",
-        f"Bars: {distribution.method} from {result.n} randomized reports; "
-        "whiskers: 95% intervals.",
+        gettext("Distribution of answers to “%(text)s”") % {"text": result.text},
+        ngettext(
+            "Bars: %(method)s from %(n)s randomized report; whiskers: 95%% intervals.",
+            "Bars: %(method)s from %(n)s randomized reports; whiskers: 95%% intervals.",
+            result.n,
+        )
+        % {"method": distribution.method, "n": grouped(result.n)},
     )
 
 
@@ -252,9 +291,9 @@ def _binned(result: QuestionResult) -> dict[str, Any]:
         return {}
     return {
         # A median is one of the answers' values: shown as the answer is.
-        "median": f"{d.median:g}",
-        "median_low": f"{d.median_interval.low:g}",
-        "median_high": f"{d.median_interval.high:g}",
+        "median": localized(f"{d.median:g}"),
+        "median_low": localized(f"{d.median_interval.low:g}"),
+        "median_high": localized(f"{d.median_interval.high:g}"),
         "bin_rows": _bin_rows(d),
         "bin_chart": _bin_chart(result, d),
         "bin_method": d.method,
@@ -299,10 +338,14 @@ def question_card(result: QuestionResult) -> QuestionCard:
             if result.kind == "numeric"  # the mean, in answer units
             else points(result.influence_factor)
         ),
-        influence_on="the mean" if result.kind == "numeric" else "a share",
+        influence_on_mean=result.kind == "numeric",
         scale_note=(
-            f"on the scale numbered 0 ({result.labels[0]}) to "
-            f"{len(result.labels) - 1} ({result.labels[-1]})"
+            gettext("on the scale numbered 0 (%(first)s) to %(top)s (%(last)s)")
+            % {
+                "first": result.labels[0],
+                "top": len(result.labels) - 1,
+                "last": result.labels[-1],
+            }
             if result.kind == "ordinal" and result.labels
             else ""
         ),
@@ -312,35 +355,65 @@ def question_card(result: QuestionResult) -> QuestionCard:
 
 def _ago(seconds: int) -> str:
     if seconds < 120:
-        return f"{seconds} s"
+        return gettext("%(count)s s") % {"count": seconds}
     if seconds < 7200:
-        return f"{seconds // 60} min"
+        return gettext("%(count)s min") % {"count": seconds // 60}
     if seconds < 172800:
-        return f"{seconds // 3600} h"
-    return f"{seconds // 86400} days"
+        return gettext("%(count)s h") % {"count": seconds // 3600}
+    days = seconds // 86400
+    return ngettext("%(count)s day", "%(count)s days", days) % {"count": days}
 
 
-def _count(value: int, noun: str) -> str:
+def _reports(value: int) -> str:
     if value > PENDING_COUNT_CAP:
-        return f"more than {PENDING_COUNT_CAP:,} {noun}s"
-    return f"{value:,} {noun}{'' if value == 1 else 's'}"
+        return gettext("more than %(count)s reports") % {
+            "count": grouped(PENDING_COUNT_CAP)
+        }
+    return ngettext("%(count)s report", "%(count)s reports", value) % {
+        "count": grouped(value)
+    }
+
+
+def _responses(value: int) -> str:
+    if value > PENDING_COUNT_CAP:
+        return gettext("more than %(count)s responses") % {
+            "count": grouped(PENDING_COUNT_CAP)
+        }
+    return ngettext("%(count)s response", "%(count)s responses", value) % {
+        "count": grouped(value)
+    }
+
+
+def _newer_responses(value: int) -> str:
+    if value > PENDING_COUNT_CAP:
+        return gettext("more than %(count)s newer responses") % {
+            "count": grouped(PENDING_COUNT_CAP)
+        }
+    return ngettext("%(count)s newer response", "%(count)s newer responses", value) % {
+        "count": grouped(value)
+    }
 
 
 def freshness(results: SurveyResults | None, now: datetime | None = None) -> str:
     """For example "computed 12 s ago from 4,812 responses; 3 newer responses
     being added" (results read from a snapshot), or what is happening instead."""
     if results is None:
-        return "results not computed yet: a worker is computing them now"
+        return gettext("results not computed yet: a worker is computing them now")
     if results.computed_at is None:  # computed in this request, not stored
-        return f"computed just now; {_count(results.pending_reports, 'report')} pending"
+        return gettext("computed just now; %(reports)s pending") % {
+            "reports": _reports(results.pending_reports)
+        }
     now = now or timezone.now()
     seconds = max(int((now - results.computed_at).total_seconds()), 0)
-    responses = _count(results.responses or 0, "response")
-    text = f"computed {_ago(seconds)} ago from {responses}"
+    words = {"ago": _ago(seconds), "responses": _responses(results.responses or 0)}
     pending = results.pending_responses or 0
     if pending:
-        text += f"; {_count(pending, 'newer response')} being added"
-    return text
+        words["newer"] = _newer_responses(pending)
+        return (
+            gettext("computed %(ago)s ago from %(responses)s; %(newer)s being added")
+            % words
+        )
+    return gettext("computed %(ago)s ago from %(responses)s") % words
 
 
 def batch_size() -> int:
@@ -365,7 +438,11 @@ def skipped_words(skipped: int, answered: int) -> str:
     total = skipped + answered
     if not total:
         return "0"
-    return f"{skipped} ({percent(skipped / total, 1)} of {total})"
+    return gettext("%(skipped)s (%(share)s of %(total)s)") % {
+        "skipped": grouped(skipped),
+        "share": percent(skipped / total, 1),
+        "total": grouped(total),
+    }
 
 
 @dataclass(frozen=True)
@@ -399,10 +476,10 @@ def plain_rows(results: SurveyResults) -> list[PlainCard]:
             ]
         elif summary is not None and n:
             stats = [
-                ("Mean", number(summary.mean)),
-                ("Median", number(summary.median)),
-                ("Lowest", number(summary.lowest)),
-                ("Highest", number(summary.highest)),
+                (gettext("Mean"), number(summary.mean)),
+                (gettext("Median"), number(summary.median)),
+                (gettext("Lowest"), number(summary.lowest)),
+                (gettext("Highest"), number(summary.highest)),
             ]
         cards.append(
             PlainCard(

@@ -18,6 +18,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
 from surveys.analysis import datasets, exports
 from surveys.authoring.models import Survey
 from surveys.collection.models import PlainAnswer, Report
@@ -29,13 +32,16 @@ Writer = Callable[[Survey, BinaryIO, Progress], None]
 PROGRESS_EVERY_LINES = 10_000
 
 
+StrOrPromise = str | Promise
+
+
 @dataclass(frozen=True)
 class ExportKind:
     """One file format an export job can write."""
 
     name: str  # stable identifier: URLs, the job's params
-    label: str  # what the page calls it ("CSV")
-    description: str  # what the file holds, for the page
+    label: StrOrPromise  # what the page calls it ("CSV"), translated lazily
+    description: StrOrPromise  # what the file holds, for the page
     extension: str  # without the dot
     content_type: str
     writer: Writer
@@ -98,7 +104,7 @@ REPORTS_CSV = register(
     ExportKind(
         name="reports_csv",
         label="CSV",
-        description="Randomized reports with every question's spec",
+        description=_("Randomized reports with every question's spec"),
         extension="csv",
         content_type="text/csv; charset=utf-8",
         writer=write_reports_csv,
@@ -122,8 +128,8 @@ def write_reports_csv_with_test(
 REPORTS_CSV_WITH_TEST = register(
     ExportKind(
         name="reports_csv_with_test",
-        label="CSV with test responses",
-        description=(
+        label=_("CSV with test responses"),
+        description=_(
             "Randomized reports with every question's spec, and your own test "
             "responses too, each row marked in an is_test column (test "
             "responses are never in any estimate)"
@@ -137,7 +143,7 @@ REPORTS_JSON = register(
     ExportKind(
         name="reports_json",
         label="JSON",
-        description="Randomized reports with every question's spec",
+        description=_("Randomized reports with every question's spec"),
         extension="json",
         content_type="application/json",
         writer=write_reports_json,
@@ -152,7 +158,7 @@ WIDE_SAV = register(
     ExportKind(
         name="wide_sav",
         label="SPSS (.sav)",
-        description="One row per respondent, with variable and value labels",
+        description=_("One row per respondent, with variable and value labels"),
         extension="sav",
         content_type="application/x-spss-sav",
         writer=datasets.write_sav,
@@ -162,7 +168,7 @@ WIDE_DTA = register(
     ExportKind(
         name="wide_dta",
         label="Stata (.dta)",
-        description="One row per respondent, with variable and value labels",
+        description=_("One row per respondent, with variable and value labels"),
         extension="dta",
         content_type="application/x-stata-dta",
         writer=datasets.write_dta,
@@ -171,8 +177,8 @@ WIDE_DTA = register(
 WIDE_CSV_BOM = register(
     ExportKind(
         name="wide_csv_bom",
-        label="spreadsheet CSV (UTF-8 with BOM)",
-        description="One row per respondent, answers written as their labels",
+        label=_("spreadsheet CSV (UTF-8 with BOM)"),
+        description=_("One row per respondent, answers written as their labels"),
         extension="csv",
         content_type="text/csv; charset=utf-8",
         writer=datasets.write_wide_csv_bom,

@@ -33,7 +33,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from surveys.analysis import (
     crosstabs,
@@ -300,8 +300,15 @@ def job_run(*, job_id: int) -> AnalysisJob | None:
     """Run a queued job and store its table (or why it is not possible).
 
     Safe to run twice: a finished job is left as it is; a job whose worker
-    died is started again from the beginning.
+    died is started again from the beginning.  A stored result is shared by
+    every reader, so it is written in the source language whatever language
+    the request that ran it (with no broker) was read in.
     """
+    with translation.override(settings.LANGUAGE_CODE):
+        return _job_run(job_id=job_id)
+
+
+def _job_run(*, job_id: int) -> AnalysisJob | None:
     job = AnalysisJob.objects.filter(pk=job_id).select_related("survey").first()
     if job is None or job.status in FINISHED:
         return job

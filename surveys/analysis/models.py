@@ -12,6 +12,8 @@ import os
 from django.conf import settings
 from django.core.files.storage import FileSystemStorage
 from django.db import IntegrityError, models, transaction
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from surveys.authoring.models import Question, Survey
 
@@ -118,18 +120,21 @@ class AnalysisJob(models.Model):
     """
 
     class Kind(models.TextChoices):
-        CROSSTAB = "crosstab", "cross-tab"
-        BREAKDOWN = "breakdown", "breakdown"
-        EXPORT = "export", "export"
-        PILOT = "pilot", "simulated pilot"
-        REGRESSION = "regression", "regression"
-        WEIGHTED = "weighted", "weighted estimates"
+        CROSSTAB = "crosstab", _("cross-tab")
+        BREAKDOWN = "breakdown", _("breakdown")
+        EXPORT = "export", _("export")
+        PILOT = "pilot", _("simulated pilot")
+        REGRESSION = "regression", _("regression")
+        WEIGHTED = "weighted", _("weighted estimates")
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "queued"
-        RUNNING = "running", "running"
-        DONE = "done", "done"
-        FAILED = "failed", "failed"  # the analysis is not possible; ``error`` says why
+        QUEUED = "queued", pgettext_lazy("job status", "queued")
+        RUNNING = "running", pgettext_lazy("job status", "running")
+        DONE = "done", pgettext_lazy("job status", "done")
+        FAILED = (
+            "failed",
+            pgettext_lazy("job status", "failed"),
+        )  # the analysis is not possible; ``error`` says why
 
     survey = models.ForeignKey(
         Survey, on_delete=models.CASCADE, related_name="analysis_jobs"
@@ -194,8 +199,8 @@ class ResultsSettings(models.Model):
     """
 
     class Consistent(models.TextChoices):
-        PROJECTION = "norm-sub", "Projection onto the simplex (Norm-Sub)"
-        MLE = "mle", "Maximum likelihood through the randomization (EM)"
+        PROJECTION = "norm-sub", _("Projection onto the simplex (Norm-Sub)")
+        MLE = "mle", _("Maximum likelihood through the randomization (EM)")
 
     survey = models.OneToOneField(
         Survey,

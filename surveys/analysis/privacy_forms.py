@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.functional import lazy
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 # Beyond this many related respondents the bound k·ε says nothing useful.
 GROUP_SIZE_MAX = 1000
+
+
+def _group_help() -> str:
+    return gettext("A whole number from 1 to %(max)s.") % {"max": GROUP_SIZE_MAX}
 
 
 class GroupSizeForm(forms.Form):
     """``k``: how many respondents share one fact (a household, a team)."""
 
     k = forms.IntegerField(
-        label="Related respondents (k)",
+        label=_("Related respondents (k)"),
         min_value=1,
         max_value=GROUP_SIZE_MAX,
         required=False,
-        help_text=f"A whole number from 1 to {GROUP_SIZE_MAX}.",
+        help_text=lazy(_group_help, str)(),
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
 

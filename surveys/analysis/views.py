@@ -29,7 +29,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -99,6 +99,8 @@ RESULTS_SOURCES = [
     Path(settings.BASE_DIR) / "templates" / "analysis" / "_results_body.html",
     Path(charts.__file__),
     Path(dashboard.__file__),
+    # The fragment is kept per language: a changed translation renders it anew.
+    *sorted((Path(settings.BASE_DIR) / "locale").glob("*/LC_MESSAGES/django.mo")),
 ]
 RESULTS_REVISION = _source_revision()
 # A cached fragment outlives its snapshot by at most this long (a newer snapshot
@@ -257,16 +259,18 @@ def survey_crosstab(request, pk: int):
     a, b = _question_from(request, survey, "a"), _question_from(request, survey, "b")
     if request.GET.get("a") or request.GET.get("b"):
         if a is None or b is None:
-            context["crosstab_error"] = "Pick two randomized questions."
+            context["crosstab_error"] = gettext("Pick two randomized questions.")
         elif a.pk == b.pk:
-            context["crosstab_error"] = "Pick two different questions."
+            context["crosstab_error"] = gettext("Pick two different questions.")
         else:
             job = _job(survey, AnalysisJob.Kind.CROSSTAB, {"a": a.pk, "b": b.pk})
             job_context(context, job, "crosstab", _crosstab_done)
     q, by = _question_from(request, survey, "q"), _question_from(request, survey, "by")
     if request.GET.get("q") or request.GET.get("by"):
         if q is None or by is None:
-            context["breakdown_error"] = "Pick a randomized question and a grouping."
+            context["breakdown_error"] = gettext(
+                "Pick a randomized question and a grouping."
+            )
         else:
             job = _job(survey, AnalysisJob.Kind.BREAKDOWN, {"q": q.pk, "by": by.pk})
             job_context(context, job, "breakdown")
@@ -311,8 +315,10 @@ def survey_pilot(request, pk: int):
             n_text = request.GET["n"].strip()
             if not n_text.isdecimal() or len(n_text) > 7:
                 raise pilots.PilotRefused(
-                    f"n is “{n_text}”; allowed: a whole number from 1 to "
-                    f"{pilots.PILOT_N_MAX:,}."
+                    gettext(
+                        "n is “%(value)s”; allowed: a whole number from 1 to %(max)s."
+                    )
+                    % {"value": n_text, "max": dashboard.grouped(pilots.PILOT_N_MAX)}
                 )
             shares = {
                 f["question"].pk: pilots.parse_shares(f["value"], f["independent"])
@@ -361,6 +367,8 @@ def analysis_job_status(request, pk: int, job_pk: int):
     return JsonResponse(
         {
             "status": job.status,
+            # The status in the reader's language, for the page (jobs.js).
+            "status_label": str(job.get_status_display()),
             "progress": round(job.progress, 3),
             "finished": job.status in jobs.FINISHED,
         }
@@ -377,10 +385,13 @@ def survey_privacy(request, pk: int):
     for q in view.questions:
         curves = []
         if q.betas is not None:
-            curves.append(charts.Curve("this question (exact)", q.alphas, q.betas))
+            curves.append(
+                charts.Curve(gettext("this question (exact)"), q.alphas, q.betas)
+            )
         curves.append(
             charts.Curve(
-                f"ε-DP bound at ε = {q.epsilon_display}",
+                gettext("ε-DP bound at ε = %(epsilon)s")
+                % {"epsilon": q.epsilon_display},
                 q.alphas,
                 q.reference,
                 "curve-reference",
@@ -388,13 +399,14 @@ def survey_privacy(request, pk: int):
         )
         chart = charts.tradeoff_chart(
             chart_id=f"tradeoff-q{q.question.pk}",
-            title=f"Trade-off curve for “{q.question.text}”",
-            desc=(
+            title=gettext("Trade-off curve for “%(text)s”") % {"text": q.question.text},
+            desc=gettext(
                 "Smallest possible miss rate (β) of anyone testing one true answer "
                 "against another from the report, for each false-alarm rate (α). "
-                f"At α = 5% the miss rate is at least {q.beta_at_5 * 100:.1f}%. "
+                "At α = 5%% the miss rate is at least %(beta)s. "
                 "Higher curves mean more privacy; the diagonal is no information."
-            ),
+            )
+            % {"beta": dashboard.percent(q.beta_at_5)},
             curves=curves,
         )
         items.append({"q": q, "chart": chart})
@@ -403,14 +415,18 @@ def survey_privacy(request, pk: int):
         epsilons, deltas = zip(*view.delta_curve, strict=True)
         delta_chart = charts.delta_curve_chart(
             chart_id="delta-curve",
-            title="δ(ε) of the whole survey",
-            desc=(
-                f"For each ε, the chance δ(ε) that the survey's μ = {view.mu:.3g} "
+            title=gettext("δ(ε) of the whole survey"),
+            desc=gettext(
+                "For each ε, the chance δ(ε) that the survey's μ = %(mu)s "
                 "Gaussian-DP guarantee lets the ε bound be exceeded, on a log "
-                "scale; the dashed line is the pure ε "
-                f"{view.sequential_epsilon:.3g}, from which δ = 0 holds exactly. "
-                "The table below has the same figures at round values of ε."
-            ),
+                "scale; the dashed line is the pure ε %(epsilon)s, from which "
+                "δ = 0 holds exactly. The table below has the same figures at "
+                "round values of ε."
+            )
+            % {
+                "mu": dashboard.localized(f"{view.mu:.3g}"),
+                "epsilon": dashboard.localized(f"{view.sequential_epsilon:.3g}"),
+            },
             epsilons=epsilons,
             deltas=deltas,
             pure_epsilon=view.sequential_epsilon,

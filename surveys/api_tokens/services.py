@@ -10,6 +10,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from surveys.api_tokens.models import ApiToken
 
@@ -43,13 +44,18 @@ def api_token_create(*, user, name: str, days: int | None = None) -> CreatedToke
     name = name.strip()
     if not name or len(name) > NAME_MAX:
         raise ValidationError(
-            f"The token name is {name!r}; allowed: 1 to {NAME_MAX} characters."
+            gettext("The token name is %(name)r; allowed: 1 to %(max)s characters.")
+            % {"name": name, "max": NAME_MAX}
         )
     days = settings.API_TOKEN_DEFAULT_DAYS if days is None else days
     most = settings.API_TOKEN_MAX_DAYS
     if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= most:
         raise ValidationError(
-            f"A token valid for {days!r} days cannot be made; allowed: 1 to {most}."
+            gettext(
+                "A token valid for %(days)r days cannot be made; "
+                "allowed: 1 to %(most)s."
+            )
+            % {"days": days, "most": most}
         )
     secret = TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
     token = ApiToken.objects.create(

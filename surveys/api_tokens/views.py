@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
@@ -64,6 +65,8 @@ def api_token_revoke(request, token_pk: int):
         raise Http404("No such active token.")
     if request.method == "POST":
         services.api_token_revoke(user=request.user, pk=token.pk)
-        messages.success(request, f"The token “{token.name}” was revoked.")
+        messages.success(
+            request, gettext("The token “%(name)s” was revoked.") % {"name": token.name}
+        )
         return redirect("analysis:api_tokens")
     return render(request, "analysis/token_confirm_revoke.html", {"token": token})

@@ -98,12 +98,14 @@ def test_job_status_reports_progress_as_json(ada_client, answered):
     url = reverse("analysis:job_status", args=[answered.pk, job.pk])
     assert ada_client.get(url).json() == {
         "status": "queued",
+        "status_label": "queued",
         "progress": 0.0,
         "finished": False,
     }
     jobs.job_run(job_id=job.pk)
     assert ada_client.get(url).json() == {
         "status": "done",
+        "status_label": "done",
         "progress": 1.0,
         "finished": True,
     }
