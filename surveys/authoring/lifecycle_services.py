@@ -15,6 +15,7 @@ from django.utils.translation import gettext
 from surveys.authoring import access
 from surveys.authoring.lifecycle import State, survey_availability
 from surveys.authoring.models import Survey
+from surveys.authoring.signals import survey_deleting
 
 logger = logging.getLogger(__name__)
 
@@ -160,10 +161,9 @@ def survey_delete(*, survey: Survey, user) -> int:
     _require_owner(survey, user)
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     submissions = survey.submissions.filter(is_test=False).count()
-    # By survey, so each delete of reports touches the survey's partition only
-    # (collection's cascade by submission would read every partition).
-    from surveys.collection.services import submissions_delete
-
-    submissions_delete(survey_id=survey.pk, submissions=survey.submissions.all())
+    # Collection deletes the survey's submissions and reports by survey, so
+    # each delete touches the survey's partition only (Django's cascade by
+    # submission would read every partition); authoring never imports it.
+    survey_deleting.send(sender=Survey, survey_id=survey.pk)
     survey.delete()
     return submissions
