@@ -56,7 +56,7 @@ NUMERIC_EPSILON_MIN = 0.01
 RECOMMENDATION_CACHE_SECONDS = 24 * 3600
 ORDINAL_K_MAX = 101  # the ldp spec's limit for the order-aware mechanism
 
-RECOMMENDED_LABEL = "Recommended (lowest error for this question)"
+RECOMMENDED_LABEL = gettext_lazy("Recommended (lowest error for this question)")
 
 CATEGORICAL = mechanisms_for_kind("single_choice")
 ORDINAL_MECHANISMS = tuple(
@@ -537,7 +537,7 @@ KIND_RULES: dict[str, KindRule] = {
 }
 
 
-def mechanism_choices(kind: str | None = None) -> list[tuple[str, str]]:
+def mechanism_choices(kind: str | None = None) -> list[tuple[str, str | Promise]]:
     """(value, label) pairs offered for ``kind`` (all kinds when None)."""
     if kind is None:
         names: list[str] = []
