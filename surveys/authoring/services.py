@@ -465,8 +465,8 @@ def grid_create(
         raise ValidationError(
             {
                 "items": [
-                    # Translators: the English text says "items" for any
-                    # count (its messages are fixed); use your plural forms.
+                    # English says "items" for any count (the wording is
+                    # fixed); Spanish and French use their plural forms.
                     ngettext(
                         "%(count)s items; a grid has %(least)s to %(most)s, one per "
                         "line.",
