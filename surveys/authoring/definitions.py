@@ -26,6 +26,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext
 
 from surveys.authoring import (
     previews,
@@ -35,6 +36,7 @@ from surveys.authoring import (
     translations,
 )
 from surveys.authoring.mechanisms import DEFAULT_EPSILON, ForcedDesign, PrivacyConfig
+from surveys.authoring.mechanisms import localized_number as _n
 from surveys.authoring.models import Question, Survey
 
 FORMAT = "deniable.survey-definition"
@@ -177,33 +179,49 @@ def parse_definition(raw: bytes) -> dict[str, Any]:
     what is wrong (size, encoding, JSON syntax, format, version)."""
     if len(raw) > MAX_BYTES:
         raise ValidationError(
-            f"The file is {len(raw):,} bytes; a survey definition is at most "
-            f"{MAX_BYTES:,} bytes. Nothing was imported."
+            gettext(
+                "The file is %(size)s bytes; a survey definition is at most "
+                "%(most)s bytes. Nothing was imported."
+            )
+            % {
+                "size": _n(len(raw), grouping=True),
+                "most": _n(MAX_BYTES, grouping=True),
+            }
         )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise ValidationError(
-            f"The file is not UTF-8 text (byte {error.start}). Export the "
-            "definition again from Deniable. Nothing was imported."
+            gettext(
+                "The file is not UTF-8 text (byte %(byte)s). Export the definition "
+                "again from Deniable. Nothing was imported."
+            )
+            % {"byte": error.start}
         ) from None
     try:
         document = json.loads(text, parse_constant=_refuse_constant)
     except (ValueError, RecursionError) as error:
         raise ValidationError(
-            f"The file is not valid JSON ({error}). Nothing was imported."
+            gettext("The file is not valid JSON (%(error)s). Nothing was imported.")
+            % {"error": error}
         ) from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ValidationError(
-            f"This is not a Deniable survey definition (its “format” must be "
-            f"“{FORMAT}”). Nothing was imported."
+            gettext(
+                "This is not a Deniable survey definition (its “format” must be "
+                "“%(format)s”). Nothing was imported."
+            )
+            % {"format": FORMAT}
         )
     version = document.get("version")
     if version != VERSION:
         raise ValidationError(
-            f"This definition has version {version!r}; this server reads version "
-            f"{VERSION}. Export it again from a matching Deniable. Nothing was "
-            "imported."
+            gettext(
+                "This definition has version %(version)s; this server reads version "
+                "%(readable)s. Export it again from a matching Deniable. Nothing was "
+                "imported."
+            )
+            % {"version": repr(version), "readable": VERSION}
         )
     return document
 
@@ -219,14 +237,23 @@ def _checked(
     where: str,
 ) -> dict[str, Any]:
     if not isinstance(data, dict):
-        raise ValidationError(f"{where} must be a JSON object. Nothing was imported.")
+        raise ValidationError(
+            gettext("%(where)s must be a JSON object. Nothing was imported.")
+            % {"where": where}
+        )
     problems = []
     unknown = sorted(set(data) - set(fields))
     if unknown:
-        problems.append(f"{where} has unknown fields: {', '.join(unknown)}.")
+        problems.append(
+            gettext("%(where)s has unknown fields: %(fields)s.")
+            % {"where": where, "fields": ", ".join(unknown)}
+        )
     for name in required:
         if name not in data:
-            problems.append(f"{where} lacks “{name}”.")
+            problems.append(
+                gettext("%(where)s lacks “%(field)s”.")
+                % {"where": where, "field": name}
+            )
     for name, value in data.items():
         expected = fields.get(name)
         if expected is None:
@@ -234,9 +261,12 @@ def _checked(
         # JSON has no int/bool distinction in Python's eyes: True is an int.
         wrong_bool = isinstance(value, bool) and expected in (int, (int, float))
         if wrong_bool or not isinstance(value, expected):
-            problems.append(f"{where}: “{name}” has the wrong type ({value!r:.40}).")
+            problems.append(
+                gettext("%(where)s: “%(field)s” has the wrong type (%(value)s).")
+                % {"where": where, "field": name, "value": f"{value!r:.40}"}
+            )
     if problems:
-        raise ValidationError([*problems, "Nothing was imported."])
+        raise ValidationError([*problems, gettext("Nothing was imported.")])
     return data
 
 
@@ -247,7 +277,10 @@ def _decimal(value: str | None, where: str) -> Decimal | None:
         return Decimal(value)
     except InvalidOperation:
         raise ValidationError(
-            f"{where}: “{value:.40}” is not a decimal number. Nothing was imported."
+            gettext(
+                "%(where)s: “%(value)s” is not a decimal number. Nothing was imported."
+            )
+            % {"where": where, "value": f"{value:.40}"}
         ) from None
 
 
@@ -255,14 +288,18 @@ def _privacy(data: dict[str, Any], where: str) -> PrivacyConfig:
     options = data.get("options", [])
     if not all(isinstance(option, str) for option in options):
         raise ValidationError(
-            f"{where}: every option must be text. Nothing was imported."
+            gettext("%(where)s: every option must be text. Nothing was imported.")
+            % {"where": where}
         )
     design = None
     if data.get("design") is not None:
         try:
             design = ForcedDesign.from_json(data["design"])
         except ValueError as error:
-            raise ValidationError(f"{where}: {error}. Nothing was imported.") from None
+            raise ValidationError(
+                gettext("%(where)s: %(problem)s. Nothing was imported.")
+                % {"where": where, "problem": error}
+            ) from None
     return PrivacyConfig(
         kind=data["kind"],
         is_private=data.get("is_private", True),
@@ -285,12 +322,18 @@ def _show_if(data: Any, created: dict[int, int], where: str) -> dict[str, Any] |
     any_of = data.get("any_of") if isinstance(data, dict) else None
     if not isinstance(number, int) or not isinstance(any_of, list):
         raise ValidationError(
-            f"{where}: “show_if” needs a “question_number” and an “any_of” list."
+            gettext(
+                "%(where)s: “show_if” needs a “question_number” and an “any_of” list."
+            )
+            % {"where": where}
         )
     if number not in created:
         raise ValidationError(
-            f"{where}: “show_if” names question {number}, which is not an earlier "
-            "question of this definition (or could not be imported)."
+            gettext(
+                "%(where)s: “show_if” names question %(number)s, which is not an "
+                "earlier question of this definition (or could not be imported)."
+            )
+            % {"where": where, "number": number}
         )
     return {"question": created[number], "any_of": any_of}
 
@@ -298,11 +341,15 @@ def _show_if(data: Any, created: dict[int, int], where: str) -> dict[str, Any] |
 def _prefixed(where: str, error: ValidationError) -> list[str]:
     if hasattr(error, "error_dict"):
         return [
-            f"{where}, {field.replace('_', ' ')}: {message}"
+            gettext("%(where)s, %(field)s: %(problem)s")
+            % {"where": where, "field": field.replace("_", " "), "problem": message}
             for field, messages in error.message_dict.items()
             for message in messages
         ]
-    return [f"{where}: {message}" for message in error.messages]
+    return [
+        gettext("%(where)s: %(problem)s") % {"where": where, "problem": message}
+        for message in error.messages
+    ]
 
 
 def _import_languages(
@@ -322,7 +369,7 @@ def _import_languages(
             record_language=bool(fields.get("record_language", False)),
         )
     except ValidationError as error:
-        return _prefixed("The survey's languages", error)
+        return _prefixed(gettext("The survey's languages"), error)
     survey.refresh_from_db()
     ids = list(survey.questions.values_list("pk", flat=True))
     texts = fields.get("translations", {})
@@ -343,9 +390,10 @@ def _import_languages(
                 question_texts=per_question,
             )
         except ValidationError as error:
-            problems.extend(
-                _prefixed(f"The {translations.language_name(language)} texts", error)
-            )
+            where = gettext("The %(language)s texts") % {
+                "language": translations.language_name(language)
+            }
+            problems.extend(_prefixed(where, error))
     survey.refresh_from_db()
     return problems
 
@@ -360,20 +408,36 @@ def definition_import(*, owner, document: dict[str, Any]) -> Survey:
     question's problems, and the transaction leaves nothing behind.
     """
     survey_data = dict(
-        _checked(document.get("survey"), SURVEY_FIELDS, REQUIRED_SURVEY, "The survey")
+        _checked(
+            document.get("survey"),
+            SURVEY_FIELDS,
+            REQUIRED_SURVEY,
+            gettext("The survey"),
+        )
     )
     questions = document.get("questions")
     if not isinstance(questions, list):
         raise ValidationError(
-            "“questions” must be a list of questions. Nothing was imported."
+            gettext("“questions” must be a list of questions. Nothing was imported.")
         )
     if len(questions) > services.SURVEY_QUESTIONS_MAX:
         raise ValidationError(
-            f"The definition has {len(questions)} questions; a survey has at most "
-            f"{services.SURVEY_QUESTIONS_MAX}. Nothing was imported."
+            gettext(
+                "The definition has %(count)s questions; a survey has at most "
+                "%(most)s. Nothing was imported."
+            )
+            % {
+                "count": _n(len(questions)),
+                "most": _n(services.SURVEY_QUESTIONS_MAX),
+            }
         )
     checked = [
-        _checked(q, QUESTION_FIELDS, REQUIRED_QUESTION, f"Question {number}")
+        _checked(
+            q,
+            QUESTION_FIELDS,
+            REQUIRED_QUESTION,
+            gettext("Question %(number)s") % {"number": number},
+        )
         for number, q in enumerate(questions, start=1)
     ]
     lifecycle = {
@@ -393,12 +457,15 @@ def definition_import(*, owner, document: dict[str, Any]) -> Survey:
             survey.save(update_fields=[*lifecycle, "updated_at"])
     except ValidationError as error:
         raise ValidationError(
-            [*_prefixed("The survey", error), "Nothing was imported."]
+            [*_prefixed(gettext("The survey"), error), gettext("Nothing was imported.")]
         ) from None
     problems: list[str] = []
     created: dict[int, int] = {}  # number in the document → new question id
     for number, data in enumerate(checked, start=1):
-        where = f"Question {number} (“{data['text'][:60]}”)"
+        where = gettext("Question %(number)s (“%(text)s”)") % {
+            "number": number,
+            "text": data["text"][:60],
+        }
         try:
             show_if = _show_if(data.get("show_if"), created, where)
             question = services.question_create(
@@ -416,8 +483,10 @@ def definition_import(*, owner, document: dict[str, Any]) -> Survey:
             if grid:
                 if len(grid) > 200 or not data["text"].startswith(grid):
                     raise ValidationError(
-                        "“grid” is the stem its text starts with (at most 200 "
-                        "characters)."
+                        gettext(
+                            "“grid” is the stem its text starts with (at most 200 "
+                            "characters)."
+                        )
                     )
                 Question.objects.filter(pk=question.pk).update(grid=grid)
             created[number] = question.pk
@@ -427,8 +496,8 @@ def definition_import(*, owner, document: dict[str, Any]) -> Survey:
         problems.extend(_import_languages(survey, owner, languages, checked))
     if not problems:
         total = selectors.survey_epsilon_exact(survey=survey)
-        if error := services.budget_error(survey, total):
-            problems.append(error.replace(" Nothing was changed.", ""))
+        if error := services.budget_error(survey, total, changed=False):
+            problems.append(error)
     if problems:
-        raise ValidationError([*problems, "Nothing was imported."])
+        raise ValidationError([*problems, gettext("Nothing was imported.")])
     return survey

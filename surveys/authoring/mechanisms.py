@@ -14,9 +14,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
+
+from django.utils.formats import number_format
+from django.utils.functional import Promise
+from django.utils.translation import gettext, gettext_lazy
 
 import ldp
 from ldp.exact import exp_decimal
@@ -47,20 +51,12 @@ FORCED_RESPONSE_DENOMINATOR = 1000
 NUMERIC_LEVELS_MAX = 201
 NUMERIC_LEVELS_PER_EPSILON_MAX = 10_000
 NUMERIC_EPSILON_MIN = 0.01
-NUMERIC_LEVELS_WHY = (
-    "working out the randomization and its margin of error for a finer grid "
-    "takes the server too long"
-)
-NUMERIC_EPSILON_WHY = (
-    "working out the randomization for a smaller ε on this many values takes "
-    "the server too long (and answers that noisy say almost nothing)"
-)
 # The recommendation for a question's domain and ε is kept this long in the
 # shared cache (it compiles every candidate mechanism).
 RECOMMENDATION_CACHE_SECONDS = 24 * 3600
 ORDINAL_K_MAX = 101  # the ldp spec's limit for the order-aware mechanism
 
-RECOMMENDED_LABEL = "Recommended (lowest error for this question)"
+RECOMMENDED_LABEL = gettext_lazy("Recommended (lowest error for this question)")
 
 CATEGORICAL = mechanisms_for_kind("single_choice")
 ORDINAL_MECHANISMS = tuple(
@@ -89,6 +85,31 @@ DESIGN_QUANTUM = Fraction(1, 1000)
 def _percent_text(value: Fraction) -> str:
     """A design probability as a percentage: 1/5 → "20", 1/8 → "12.5"."""
     return f"{float(value * 100):g}"
+
+
+def localized_number(
+    value: float | Decimal | int | str, *, grouping: bool = False
+) -> str:
+    """A number inside a message a person reads, in the active language's
+    format (``django.utils.formats.number_format``: "12.5" in English, "12,5"
+    in Spanish and French).  A float is written as short as ``:g`` writes it;
+    ``grouping`` separates thousands ("10,000", "10.000", "10 000").  A string
+    that is not a number (such as "∞") is returned as it is."""
+    if isinstance(value, float):
+        value = Decimal(format(value, "g"))
+    elif isinstance(value, str):
+        try:
+            value = Decimal(value)
+        except InvalidOperation:
+            return value
+    if isinstance(value, Decimal) and not value.is_finite():
+        return str(value)
+    return number_format(value, force_grouping=grouping)
+
+
+def _percent(value: Fraction) -> str:
+    """A design probability as a localized percentage number (no % sign)."""
+    return localized_number(_percent_text(value))
 
 
 @dataclass(frozen=True)
@@ -143,12 +164,20 @@ class ForcedDesign:
         kind = data.get("type") if isinstance(data, dict) else None
         if kind not in fields:
             raise ValueError(
-                f"the design's “type” is {kind!r}; allowed: {', '.join(DESIGN_KINDS)}"
+                gettext("the design's “type” is %(type)s; allowed: %(allowed)s")
+                % {"type": repr(kind), "allowed": ", ".join(DESIGN_KINDS)}
             )
         if set(data) != {"type", *fields[kind]}:
             raise ValueError(
-                f"a {kind} design has exactly the fields type, "
-                f"{', '.join(fields[kind])} (got {', '.join(sorted(data))})"
+                gettext(
+                    "a %(type)s design has exactly the fields type, %(fields)s "
+                    "(got %(got)s)"
+                )
+                % {
+                    "type": kind,
+                    "fields": ", ".join(fields[kind]),
+                    "got": ", ".join(sorted(data)),
+                }
             )
         values: dict[str, Fraction] = {}
         for name in fields[kind]:
@@ -159,8 +188,11 @@ class ForcedDesign:
                 values[name] = Fraction(raw)
             except (TypeError, ValueError, ZeroDivisionError):
                 raise ValueError(
-                    f"the design's “{name}” is {raw!r:.40}; allowed: a fraction "
-                    'such as "7/10"'
+                    gettext(
+                        "the design's “%(field)s” is %(value)s; allowed: a "
+                        'fraction such as "7/10"'
+                    )
+                    % {"field": name, "value": f"{raw!r:.40}"}
                 ) from None
         return cls(kind=kind, **values)
 
@@ -205,37 +237,87 @@ def design_problems(design: ForcedDesign) -> dict[str, list[str]]:
     tenth of a percent (a multiple of ``DESIGN_QUANTUM``).
     """
     errors: dict[str, list[str]] = {}
+    # Each field's messages are whole sentences (word order differs between
+    # languages): out of range, and not a whole or a tenth of a percent.
     if design.kind == UNRELATED_QUESTION:
         checks = [
-            ("uq_truthful", "The truthful percentage", design.truthful, True),
-            ("uq_prevalence", "The prevalence", design.prevalence, True),
+            (
+                "uq_truthful",
+                design.truthful,
+                gettext(
+                    "The truthful percentage is %(value)s%%; allowed: more than 0 "
+                    "and less than 100."
+                ),
+                gettext(
+                    "The truthful percentage is %(value)s%%; allowed: a whole or a "
+                    "tenth of a percent, e.g. %(example)s."
+                ),
+                True,
+            ),
+            (
+                "uq_prevalence",
+                design.prevalence,
+                gettext(
+                    "The prevalence is %(value)s%%; allowed: more than 0 and less "
+                    "than 100 (at 0 or 100 one report would prove the answer)."
+                ),
+                gettext(
+                    "The prevalence is %(value)s%%; allowed: a whole or a tenth of "
+                    "a percent, e.g. %(example)s."
+                ),
+                True,
+            ),
         ]
     else:
         checks = [
-            ("fr_truthful", "The truthful percentage", design.truthful, False),
-            ("fr_forced_yes", "The forced “yes” percentage", design.forced_yes, False),
-            ("fr_forced_no", "The forced “no” percentage", design.forced_no, False),
+            (
+                "fr_truthful",
+                design.truthful,
+                gettext(
+                    "The truthful percentage is %(value)s%%; allowed: more than 0."
+                ),
+                gettext(
+                    "The truthful percentage is %(value)s%%; allowed: a whole or a "
+                    "tenth of a percent, e.g. %(example)s."
+                ),
+                False,
+            ),
+            (
+                "fr_forced_yes",
+                design.forced_yes,
+                gettext(
+                    "The forced “yes” percentage is %(value)s%%; allowed: more than "
+                    "0 (at 0 a report could prove the answer)."
+                ),
+                gettext(
+                    "The forced “yes” percentage is %(value)s%%; allowed: a whole "
+                    "or a tenth of a percent, e.g. %(example)s."
+                ),
+                False,
+            ),
+            (
+                "fr_forced_no",
+                design.forced_no,
+                gettext(
+                    "The forced “no” percentage is %(value)s%%; allowed: more than "
+                    "0 (at 0 a report could prove the answer)."
+                ),
+                gettext(
+                    "The forced “no” percentage is %(value)s%%; allowed: a whole or "
+                    "a tenth of a percent, e.g. %(example)s."
+                ),
+                False,
+            ),
         ]
-    for field_name, what, value, below_100 in checks:
+    example = localized_number(Decimal("12.5"))
+    for field_name, value, out_of_range, not_tenth, below_100 in checks:
         if value is None:
-            errors[field_name] = ["Required for this design."]
+            errors[field_name] = [gettext("Required for this design.")]
         elif value <= 0 or (below_100 and value >= 1):
-            allowed = "more than 0 and less than 100" if below_100 else "more than 0"
-            why = (
-                " (at 0 or 100 one report would prove the answer)"
-                if field_name == "uq_prevalence"
-                else " (at 0 a report could prove the answer)"
-                if field_name.startswith("fr_forced")
-                else ""
-            )
-            errors[field_name] = [
-                f"{what} is {_percent_text(value)}%; allowed: {allowed}{why}."
-            ]
+            errors[field_name] = [out_of_range % {"value": _percent(value)}]
         elif value % DESIGN_QUANTUM:
-            errors[field_name] = [
-                f"{what} is {float(value * 100):.6g}%; allowed: a whole or a tenth "
-                "of a percent, e.g. 12.5."
-            ]
+            shown = localized_number(f"{float(value * 100):.6g}")
+            errors[field_name] = [not_tenth % {"value": shown, "example": example}]
     if design.kind == CUSTOM and not errors:
         total = sum(
             (
@@ -246,8 +328,11 @@ def design_problems(design: ForcedDesign) -> dict[str, list[str]]:
         )
         if total != 1:
             errors["fr_truthful"] = [
-                f"The three percentages add up to {_percent_text(total)}%; they "
-                "must add up to exactly 100."
+                gettext(
+                    "The three percentages add up to %(total)s%%; they must add up "
+                    "to exactly 100."
+                )
+                % {"total": _percent(total)}
             ]
     return errors
 
@@ -278,7 +363,7 @@ class PrivacyConfig:
 class KindRule:
     """How one question kind maps to specs."""
 
-    label: str
+    label: str | Promise  # the kind's name in the active language
     mechanisms: tuple[str, ...]  # offered for the kind: the catalogue's order
     default: Callable[[PrivacyConfig], str]
     domain: Callable[[PrivacyConfig], dict[str, Any]]
@@ -319,19 +404,38 @@ def numeric_cost_problem(config: PrivacyConfig) -> tuple[str, str] | None:
     if levels > NUMERIC_LEVELS_MAX:
         return (
             "numeric_step",
-            f"That gives {levels} possible values; allowed: at most "
-            f"{NUMERIC_LEVELS_MAX}, because {NUMERIC_LEVELS_WHY}. Use a larger "
-            "step or a narrower range.",
+            gettext(
+                "That gives %(levels)s possible values; allowed: at most "
+                "%(most)s, because working out the randomization and its margin "
+                "of error for a finer grid takes the server too long. Use a "
+                "larger step or a narrower range."
+            )
+            % {
+                "levels": localized_number(levels),
+                "most": localized_number(NUMERIC_LEVELS_MAX),
+            },
         )
     lowest = numeric_epsilon_min(levels)
     if config.is_private and config.epsilon is not None and 0 < config.epsilon < lowest:
         return (
             "requested_epsilon",
-            f"ε = {config.epsilon:g} is too small for {levels} possible values; "
-            f"allowed: at least {lowest:g} (values ÷ "
-            f"{NUMERIC_LEVELS_PER_EPSILON_MAX:,}, and never below "
-            f"{NUMERIC_EPSILON_MIN:g}), because {NUMERIC_EPSILON_WHY}. "
-            "Choose a larger ε, or fewer values (a larger step).",
+            gettext(
+                "ε = %(epsilon)s is too small for %(levels)s possible values; "
+                "allowed: at least %(lowest)s (values ÷ %(per_epsilon)s, and never "
+                "below %(floor)s), because working out the randomization for a "
+                "smaller ε on this many values takes the server too long (and "
+                "answers that noisy say almost nothing). Choose a larger ε, or "
+                "fewer values (a larger step)."
+            )
+            % {
+                "epsilon": localized_number(config.epsilon),
+                "levels": localized_number(levels),
+                "lowest": localized_number(lowest),
+                "per_epsilon": localized_number(
+                    NUMERIC_LEVELS_PER_EPSILON_MAX, grouping=True
+                ),
+                "floor": localized_number(NUMERIC_EPSILON_MIN),
+            },
         )
     return None
 
@@ -402,27 +506,30 @@ def _recommended_multiselect(config: PrivacyConfig) -> str:
 
 KIND_RULES: dict[str, KindRule] = {
     "yes_no": KindRule(
-        "Yes / no",
+        gettext_lazy("Yes / no"),
         mechanisms_for_kind("yes_no"),
         lambda config: "warner",
         lambda config: {"k": 2},
         uses_options=False,
     ),
     "single_choice": KindRule(
-        "Single choice", CATEGORICAL, _recommended_categorical, _k_domain
+        gettext_lazy("Single choice"), CATEGORICAL, _recommended_categorical, _k_domain
     ),
     "ordinal": KindRule(
-        "Scale", mechanisms_for_kind("ordinal"), _ordinal_default, _k_domain
+        gettext_lazy("Scale"),
+        mechanisms_for_kind("ordinal"),
+        _ordinal_default,
+        _k_domain,
     ),
     "numeric": KindRule(
-        "Number in a range",
+        gettext_lazy("Number in a range"),
         NUMERIC_MECHANISMS,
         _recommended_numeric,
         _grid_domain,
         uses_options=False,
     ),
     "multi_select": KindRule(
-        "Multiple selections",
+        gettext_lazy("Multiple selections"),
         MULTI_SELECT_MECHANISMS,
         _recommended_multiselect,
         _k_domain,
@@ -430,7 +537,7 @@ KIND_RULES: dict[str, KindRule] = {
 }
 
 
-def mechanism_choices(kind: str | None = None) -> list[tuple[str, str]]:
+def mechanism_choices(kind: str | None = None) -> list[tuple[str, str | Promise]]:
     """(value, label) pairs offered for ``kind`` (all kinds when None)."""
     if kind is None:
         names: list[str] = []
@@ -463,8 +570,14 @@ def forced_response_design(epsilon: float) -> dict[str, str]:
     truthful = FORCED_RESPONSE_DENOMINATOR - 2 * forced
     if truthful < 1:
         raise MechanismError(
-            f"ε = {epsilon:g} is too small for forced response; allowed: ε >= 0.005 "
-            "(or choose Warner randomized response)"
+            gettext(
+                "ε = %(epsilon)s is too small for forced response; allowed: "
+                "ε >= %(lowest)s (or choose Warner randomized response)"
+            )
+            % {
+                "epsilon": localized_number(epsilon),
+                "lowest": localized_number(Decimal("0.005")),
+            }
         )
     d = FORCED_RESPONSE_DENOMINATOR
     return {
@@ -507,13 +620,17 @@ def requested_spec(config: PrivacyConfig) -> dict[str, Any]:
     rule = KIND_RULES.get(config.kind)
     if rule is None:
         raise MechanismError(
-            f"question kind {config.kind!r} is unknown; allowed: {sorted(KIND_RULES)}"
+            gettext("question kind %(kind)s is unknown; allowed: %(allowed)s")
+            % {"kind": repr(config.kind), "allowed": sorted(KIND_RULES)}
         )
     if not is_available(config.kind):
         raise MechanismUnavailable(
-            f"Private {rule.label.lower()} questions are not available yet: "
-            "their randomization is still being built. Use another kind, or mark "
-            "the question as not protected."
+            gettext(
+                "Private %(kind)s questions are not available yet: their "
+                "randomization is still being built. Use another kind, or mark the "
+                "question as not protected."
+            )
+            % {"kind": str(rule.label).lower()}
         )
     if problem := numeric_cost_problem(config):
         raise MechanismError(problem[1])
@@ -521,19 +638,32 @@ def requested_spec(config: PrivacyConfig) -> dict[str, Any]:
     if name not in rule.mechanisms:
         allowed = ", ".join(mechanism_label(n) for n in rule.mechanisms)
         raise MechanismError(
-            f"{mechanism_label(name)} is not offered for {rule.label.lower()} "
-            f"questions; allowed: {allowed}, or Recommended."
+            gettext(
+                "%(mechanism)s is not offered for %(kind)s questions; allowed: "
+                "%(allowed)s, or Recommended."
+            )
+            % {
+                "mechanism": mechanism_label(name),
+                "kind": str(rule.label).lower(),
+                "allowed": allowed,
+            }
         )
     if name not in REGISTRY:
         raise MechanismUnavailable(
-            f"{mechanism_label(name)} is not available yet; choose Recommended or "
-            "another mechanism."
+            gettext(
+                "%(mechanism)s is not available yet; choose Recommended or another "
+                "mechanism."
+            )
+            % {"mechanism": mechanism_label(name)}
         )
     if config.design is not None and name != "forced_response":
         raise MechanismError(
-            "A custom split or an unrelated-question design is a forced-response "
-            f"design, not {mechanism_label(name)}: choose Forced response as the "
-            "method, or the symmetric design."
+            gettext(
+                "A custom split or an unrelated-question design is a "
+                "forced-response design, not %(mechanism)s: choose Forced response "
+                "as the method, or the symmetric design."
+            )
+            % {"mechanism": mechanism_label(name)}
         )
     spec: dict[str, Any] = {"version": ldp.SPEC_VERSION, "mechanism": name}
     spec.update(rule.domain(config))
@@ -556,4 +686,6 @@ def build(config: PrivacyConfig) -> ldp.Mechanism:
     try:
         return compiled_mechanism(spec)
     except ValueError as error:
-        raise MechanismError(f"This setting cannot be compiled: {error}") from None
+        raise MechanismError(
+            gettext("This setting cannot be compiled: %(error)s") % {"error": error}
+        ) from None

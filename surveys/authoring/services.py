@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 
 import ldp
 from ldp.spec.ceilings import EPSILON_CEILING_SURVEY, above_survey_ceiling
@@ -28,6 +29,7 @@ from surveys.authoring import (
 )
 from surveys.authoring.lifecycle_services import require_not_archived
 from surveys.authoring.mechanisms import PrivacyConfig
+from surveys.authoring.mechanisms import localized_number as _n
 from surveys.authoring.models import GRID_SEPARATOR, Question, SpecRevision, Survey
 from surveys.authoring.signals import questions_reordered
 from surveys.authoring.validation import question_validate
@@ -38,33 +40,60 @@ BUDGET_MAX = 100.0
 # they stay within their budget (README, "Limits"; benchmarks/page_cost.py).
 SURVEY_QUESTIONS_MAX = 50
 SURVEY_OPTIONS_MAX = 512
-SURVEY_SIZE_WHY = (
-    "every respondent's page shows all of them, and a bigger survey makes it "
-    "too slow to serve (and to answer)"
-)
 
 
 def _require_editor(survey: Survey, user) -> None:
     access.require(survey, user, access.EDIT)
 
 
-def budget_error(survey: Survey, total: Decimal) -> str | None:
+def budget_error(
+    survey: Survey, total: Decimal, *, current: bool = False, changed: bool = True
+) -> str | None:
+    """Why a total ε of ``total`` is refused for ``survey`` (None: it is not).
+
+    The message speaks of a change ("would be", then "Nothing was changed."),
+    or with ``current`` of the survey as it is ("is"); ``changed=False`` leaves
+    out "Nothing was changed." (an import says "Nothing was imported.").
+    """
     _, display, _ = previews.total_epsilon([total])
+    values = {
+        "total": _n(display),
+        "ceiling": _n(EPSILON_CEILING_SURVEY),
+        "budget": _n(survey.epsilon_budget),
+    }
     if above_survey_ceiling(total):
-        return (
-            f"The total ε per respondent would be {display}, above "
-            f"{EPSILON_CEILING_SURVEY}: respondents' devices refuse any survey above "
-            "that (taken together, the answers would then tell almost surely what "
-            "each person answered). Lower a question's ε or remove a question. "
-            "Nothing was changed."
-        )
-    if total <= Decimal(survey.epsilon_budget):
+        if current:
+            message = gettext(
+                "The total ε per respondent is %(total)s, above %(ceiling)s: "
+                "respondents' devices refuse any survey above that (taken "
+                "together, the answers would then tell almost surely what each "
+                "person answered). Lower a question's ε or remove a question."
+            )
+        else:
+            message = gettext(
+                "The total ε per respondent would be %(total)s, above %(ceiling)s: "
+                "respondents' devices refuse any survey above that (taken "
+                "together, the answers would then tell almost surely what each "
+                "person answered). Lower a question's ε or remove a question."
+            )
+    elif total <= Decimal(survey.epsilon_budget):
         return None
-    return (
-        f"The total ε per respondent would be {display}, above this survey's budget "
-        f"of {survey.epsilon_budget:g}. Lower a question's ε, remove a question, or "
-        "raise the budget. Nothing was changed."
-    )
+    elif current:
+        message = gettext(
+            "The total ε per respondent is %(total)s, above this survey's budget "
+            "of %(budget)s. Lower a question's ε, remove a question, or raise the "
+            "budget."
+        )
+    else:
+        message = gettext(
+            "The total ε per respondent would be %(total)s, above this survey's "
+            "budget of %(budget)s. Lower a question's ε, remove a question, or "
+            "raise the budget."
+        )
+    message %= values
+    if changed:
+        message = gettext("%(problem)s Nothing was changed.") % {"problem": message}
+    return message
 
 
 def _size_error(
@@ -80,19 +109,27 @@ def _size_error(
     if count > SURVEY_QUESTIONS_MAX:
         return {
             "__all__": [
-                f"This survey would have {count} questions; allowed: at most "
-                f"{SURVEY_QUESTIONS_MAX}, because {SURVEY_SIZE_WHY}. Nothing was "
-                "changed."
+                gettext(
+                    "This survey would have %(count)s questions; allowed: at most "
+                    "%(most)s, because every respondent's page shows all of them, "
+                    "and a bigger survey makes it too slow to serve (and to "
+                    "answer). Nothing was changed."
+                )
+                % {"count": _n(count), "most": _n(SURVEY_QUESTIONS_MAX)}
             ]
         }
     options = sum(len(q.options or ()) for q in others) + len(config.options)
     if options > SURVEY_OPTIONS_MAX:
         return {
             "options": [
-                f"This survey's questions would offer {options} answer options in "
-                f"all; allowed: at most {SURVEY_OPTIONS_MAX}, because "
-                f"{SURVEY_SIZE_WHY}. Use fewer options, or split the survey. "
-                "Nothing was changed."
+                gettext(
+                    "This survey's questions would offer %(count)s answer options "
+                    "in all; allowed: at most %(most)s, because every respondent's "
+                    "page shows all of them, and a bigger survey makes it too slow "
+                    "to serve (and to answer). Use fewer options, or split the "
+                    "survey. Nothing was changed."
+                )
+                % {"count": _n(options), "most": _n(SURVEY_OPTIONS_MAX)}
             ]
         }
     return None
@@ -184,15 +221,17 @@ def survey_publish(*, survey: Survey, user) -> Survey:
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     require_not_archived(survey)
     if survey.status == Survey.Status.CLOSED:
-        raise ValidationError("This survey is closed; reopen it instead.")
+        raise ValidationError(gettext("This survey is closed; reopen it instead."))
     if selectors.survey_has_responses(survey=survey):
         raise ValidationError(
-            "This survey already has responses, so its specs are frozen. Editing "
-            "a question's privacy settings starts a new revision."
+            gettext(
+                "This survey already has responses, so its specs are frozen. "
+                "Editing a question's privacy settings starts a new revision."
+            )
         )
     questions = list(survey.questions.select_for_update())
     if not questions:
-        raise ValidationError("Add at least one question before publishing.")
+        raise ValidationError(gettext("Add at least one question before publishing."))
     compiled: dict[int, ldp.Mechanism] = {}
     problems = []
     for number, question in enumerate(questions, start=1):
@@ -203,13 +242,16 @@ def survey_publish(*, survey: Survey, user) -> Survey:
                 selectors.question_privacy_config(question)
             )
         except mechanisms.MechanismError as error:
-            problems.append(f"Question {number} (“{question.text}”): {error}")
+            problems.append(
+                gettext("Question %(number)s (“%(text)s”): %(problem)s")
+                % {"number": _n(number), "text": question.text, "problem": error}
+            )
     problems.extend(translations.publish_problems(survey, questions))
     if problems:
         raise ValidationError(problems)
     total = sum((m.epsilon_exact for m in compiled.values()), Decimal(0))
-    if error := budget_error(survey, total):
-        raise ValidationError(error.replace("would be", "is"))
+    if error := budget_error(survey, total, current=True):
+        raise ValidationError(error)
     for question in questions:
         mechanism = compiled.get(question.pk)
         question.spec = mechanism.spec if mechanism else None
@@ -240,8 +282,8 @@ def survey_close(*, survey: Survey, user) -> Survey:
     require_not_archived(survey)
     if survey.status != Survey.Status.OPEN:
         raise ValidationError(
-            "Only an open survey can be closed; this one is "
-            f"{survey.get_status_display().lower()}."
+            gettext("Only an open survey can be closed; this one is %(status)s.")
+            % {"status": survey.get_status_display().lower()}
         )
     survey.status = Survey.Status.CLOSED
     survey.closed_at = timezone.now()
@@ -256,11 +298,13 @@ def survey_reopen(*, survey: Survey, user) -> Survey:
     require_not_archived(survey)
     if survey.status != Survey.Status.CLOSED:
         raise ValidationError(
-            "Only a closed survey can be reopened; this one is "
-            f"{survey.get_status_display().lower()}."
+            gettext("Only a closed survey can be reopened; this one is %(status)s.")
+            % {"status": survey.get_status_display().lower()}
         )
-    if error := budget_error(survey, selectors.survey_epsilon_exact(survey=survey)):
-        raise ValidationError(error.replace("would be", "is"))
+    if error := budget_error(
+        survey, selectors.survey_epsilon_exact(survey=survey), current=True
+    ):
+        raise ValidationError(error)
     survey.status = Survey.Status.OPEN
     survey.closed_at = None
     survey.save(update_fields=["status", "closed_at", "updated_at"])
@@ -406,29 +450,51 @@ def grid_create(
     items = [" ".join(item.split()) for item in items if item.strip()]
     if not stem:
         raise ValidationError(
-            {"stem": ["Give the grid a question, e.g. “How often do you…”."]}
+            {"stem": [gettext("Give the grid a question, e.g. “How often do you…”.")]}
         )
     if len(stem) > 200:
         raise ValidationError(
-            {"stem": ["The grid's question is at most 200 characters."]}
+            {
+                "stem": [
+                    gettext("The grid's question is at most %(most)s characters.")
+                    % {"most": _n(200)}
+                ]
+            }
         )
     if not GRID_ROWS_MIN <= len(items) <= GRID_ROWS_MAX:
         raise ValidationError(
             {
                 "items": [
-                    f"{len(items)} items; a grid has {GRID_ROWS_MIN} to "
-                    f"{GRID_ROWS_MAX}, one per line."
+                    # English says "items" for any count (the wording is
+                    # fixed); Spanish and French use their plural forms.
+                    ngettext(
+                        "%(count)s items; a grid has %(least)s to %(most)s, one per "
+                        "line.",
+                        "%(count)s items; a grid has %(least)s to %(most)s, one per "
+                        "line.",
+                        len(items),
+                    )
+                    % {
+                        "count": _n(len(items)),
+                        "least": _n(GRID_ROWS_MIN),
+                        "most": _n(GRID_ROWS_MAX),
+                    }
                 ]
             }
         )
     if len({item.lower() for item in items}) != len(items):
-        raise ValidationError({"items": ["Each item appears once."]})
+        raise ValidationError({"items": [gettext("Each item appears once.")]})
     if privacy.kind != Question.Kind.ORDINAL or not privacy.is_private:
-        raise ValidationError("A grid's rows are protected scale questions.")
+        raise ValidationError(gettext("A grid's rows are protected scale questions."))
     longest = max(items, key=len)
     if len(stem) + len(GRID_SEPARATOR) + len(longest) > 500:
         raise ValidationError(
-            {"items": [f"“{longest}” is too long next to the grid's question."]}
+            {
+                "items": [
+                    gettext("“%(item)s” is too long next to the grid's question.")
+                    % {"item": longest}
+                ]
+            }
         )
     made = []
     for number, item in enumerate(items):
@@ -537,8 +603,10 @@ def question_update(
             raise ValidationError(
                 {
                     "kind": [
-                        "This survey has responses, so a question's kind can't "
-                        "change. Add a new question instead."
+                        gettext(
+                            "This survey has responses, so a question's kind can't "
+                            "change. Add a new question instead."
+                        )
                     ]
                 }
             )
@@ -546,9 +614,11 @@ def question_update(
             raise ValidationError(
                 {
                     "protection": [
-                        "This survey has responses, so a question can't "
-                        "switch between protected and not protected. Add "
-                        "a new question instead."
+                        gettext(
+                            "This survey has responses, so a question can't "
+                            "switch between protected and not protected. Add "
+                            "a new question instead."
+                        )
                     ]
                 }
             )
@@ -596,10 +666,12 @@ def question_update(
     if problems := display_logic.check_survey(survey):
         raise ValidationError(
             [
-                "Other questions are shown depending on this one, and this change "
-                "would break their conditions:",
+                gettext(
+                    "Other questions are shown depending on this one, and this "
+                    "change would break their conditions:"
+                ),
                 *problems,
-                "Change those conditions first. Nothing was changed.",
+                gettext("Change those conditions first. Nothing was changed."),
             ]
         )
     return question
@@ -611,14 +683,22 @@ def question_delete(*, question: Question) -> None:
     require_not_archived(survey)
     if selectors.survey_has_responses(survey=survey):
         raise ValidationError(
-            "This survey has responses, so its questions can't be deleted. Close "
-            "the survey, or duplicate it and edit the copy."
+            gettext(
+                "This survey has responses, so its questions can't be deleted. "
+                "Close the survey, or duplicate it and edit the copy."
+            )
         )
     if followers := display_logic.dependents(question):
         names = ", ".join(f"“{q.text}”" for q in followers)
         raise ValidationError(
-            f"{names} {'is' if len(followers) == 1 else 'are'} shown depending on "
-            "this question: remove that condition first. Nothing was changed."
+            ngettext(
+                "%(questions)s is shown depending on this question: remove that "
+                "condition first. Nothing was changed.",
+                "%(questions)s are shown depending on this question: remove that "
+                "condition first. Nothing was changed.",
+                len(followers),
+            )
+            % {"questions": names}
         )
     question.delete()
     _renumber(survey)
@@ -650,9 +730,11 @@ def question_move(*, question: Question, direction: Literal["up", "down"]) -> No
     if problems := display_logic.check_survey(survey):
         raise ValidationError(
             [
-                "A question can only depend on an earlier one; this move would "
-                "put it before the question it depends on:",
+                gettext(
+                    "A question can only depend on an earlier one; this move would "
+                    "put it before the question it depends on:"
+                ),
                 *problems,
-                "Nothing was changed.",
+                gettext("Nothing was changed."),
             ]
         )

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext, ngettext
 
 from surveys.authoring import access, translations
 from surveys.authoring.lifecycle_services import require_not_archived
@@ -47,15 +48,20 @@ def survey_languages_update(
     if unknown:
         offered = ", ".join(code for code, _ in settings.LANGUAGES)
         raise ValidationError(
-            f"Unknown language {', '.join(unknown)}; Deniable offers {offered}. "
-            "Nothing was changed."
+            gettext(
+                "Unknown language %(codes)s; Deniable offers %(offered)s. Nothing "
+                "was changed."
+            )
+            % {"codes": ", ".join(unknown), "offered": offered}
         )
     if survey.published_at is not None and source_language != survey.source_language:
         raise ValidationError(
             {
                 "source_language": [
-                    "This survey is published, so the language its texts are "
-                    "written in can't change. Nothing was changed."
+                    gettext(
+                        "This survey is published, so the language its texts are "
+                        "written in can't change. Nothing was changed."
+                    )
                 ]
             }
         )
@@ -101,8 +107,11 @@ def translations_update(
     require_not_archived(survey)
     if language not in survey.languages:
         raise ValidationError(
-            f"This survey isn't offered in {translations.language_name(language)}; "
-            "add the language first. Nothing was changed."
+            gettext(
+                "This survey isn't offered in %(language)s; add the language first. "
+                "Nothing was changed."
+            )
+            % {"language": translations.language_name(language)}
         )
     questions = list(survey.questions.select_for_update())
     problems = []
@@ -119,10 +128,18 @@ def translations_update(
                 if not isinstance(labels, list) or len(labels) != len(
                     question.options or ()
                 ):
+                    count = len(question.options or ())
                     problems.append(
-                        f"Question {number} (“{question.text}”) has "
-                        f"{len(question.options or ())} answer options; a "
-                        "translation gives a label for each, in the same order."
+                        ngettext(
+                            "Question %(number)s (“%(text)s”) has %(count)s answer "
+                            "option; a translation gives a label for each, in the "
+                            "same order.",
+                            "Question %(number)s (“%(text)s”) has %(count)s answer "
+                            "options; a translation gives a label for each, in the "
+                            "same order.",
+                            count,
+                        )
+                        % {"number": number, "text": question.text, "count": count}
                     )
                     continue
                 texts["options"] = [_clean(label) for label in labels]
@@ -131,7 +148,7 @@ def translations_update(
         question.translations = {**question.translations, language: texts}
         updated.append(question)
     if problems:
-        raise ValidationError([*problems, "Nothing was changed."])
+        raise ValidationError([*problems, gettext("Nothing was changed.")])
     Question.objects.bulk_update(updated, ["translations"])
     survey.translations = {
         **survey.translations,

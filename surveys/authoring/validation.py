@@ -6,11 +6,13 @@ Errors are keyed by form field, echo the bad value and say what is allowed.
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
 
 import ldp
 from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, above_question_ceiling
 from surveys.authoring import mechanisms
 from surveys.authoring.mechanisms import PrivacyConfig
+from surveys.authoring.mechanisms import localized_number as _n
 
 # Bounded cost: the answer page renders every option for every respondent; at
 # 256 it stays within its budget (README, "Limits"; benchmarks/page_cost.py),
@@ -28,25 +30,42 @@ def normalize_options(raw: str | list[str] | tuple[str, ...]) -> tuple[str, ...]
 def _options_errors(options: tuple[str, ...]) -> list[str]:
     errors = []
     if len(options) < 2:
-        errors.append(f"Give at least 2 options, one per line (got {len(options)}).")
+        errors.append(
+            gettext("Give at least %(least)s options, one per line (got %(got)s).")
+            % {"least": _n(2), "got": _n(len(options))}
+        )
     if len(options) > OPTIONS_MAX:
         errors.append(
-            f"Give at most {OPTIONS_MAX} options (got {len(options)}), because "
-            "the answer page shows every option to every respondent and a longer "
-            "list makes it too slow to serve (and to read)."
+            gettext(
+                "Give at most %(most)s options (got %(got)s), because the answer "
+                "page shows every option to every respondent and a longer list "
+                "makes it too slow to serve (and to read)."
+            )
+            % {"most": _n(OPTIONS_MAX), "got": _n(len(options))}
         )
     seen: dict[str, str] = {}
     for option in options:
         key = option.casefold()
         if key in seen:
             errors.append(
-                f"“{option}” appears more than once; each option must be different."
+                gettext(
+                    "“%(option)s” appears more than once; each option must be "
+                    "different."
+                )
+                % {"option": option}
             )
         seen[key] = option
         if len(option) > OPTION_LENGTH_MAX:
             errors.append(
-                f"“{option[:40]}…” is {len(option)} characters long; allowed: at "
-                f"most {OPTION_LENGTH_MAX}."
+                gettext(
+                    "“%(start)s…” is %(length)s characters long; allowed: at most "
+                    "%(most)s."
+                )
+                % {
+                    "start": option[:40],
+                    "length": _n(len(option)),
+                    "most": _n(OPTION_LENGTH_MAX),
+                }
             )
     return errors
 
@@ -56,22 +75,30 @@ def _grid_errors(config: PrivacyConfig) -> dict[str, list[str]]:
     low, high, step = config.low, config.high, config.step
     for name, value in (("numeric_low", low), ("numeric_high", high)):
         if value is None:
-            errors[name] = ["Required for a number question."]
+            errors[name] = [gettext("Required for a number question.")]
     if step is None:
-        errors["numeric_step"] = ["Required for a number question (e.g. 1)."]
+        errors["numeric_step"] = [gettext("Required for a number question (e.g. 1).")]
     elif step <= 0:
-        errors["numeric_step"] = [f"The step is {step}; allowed: more than 0."]
+        errors["numeric_step"] = [
+            gettext("The step is %(step)s; allowed: more than 0.") % {"step": _n(step)}
+        ]
     if errors:
         return errors
     if low >= high:
         errors["numeric_high"] = [
-            f"The highest value ({high}) must be more than the lowest ({low})."
+            gettext(
+                "The highest value (%(high)s) must be more than the lowest (%(low)s)."
+            )
+            % {"high": _n(high), "low": _n(low)}
         ]
         return errors
     steps = (high - low) / step
     if steps != steps.to_integral_value():
         errors["numeric_step"] = [
-            f"From {low} to {high} is not a whole number of steps of {step}."
+            gettext(
+                "From %(low)s to %(high)s is not a whole number of steps of %(step)s."
+            )
+            % {"low": _n(low), "high": _n(high), "step": _n(step)}
         ]
     elif problem := mechanisms.numeric_cost_problem(config):
         field, message = problem
@@ -90,7 +117,14 @@ def question_validate(
     errors: dict[str, list[str]] = {}
     rule = mechanisms.KIND_RULES.get(privacy.kind)
     if rule is None:
-        raise ValidationError({"kind": [f"“{privacy.kind}” is not a question kind."]})
+        raise ValidationError(
+            {
+                "kind": [
+                    gettext("“%(kind)s” is not a question kind.")
+                    % {"kind": privacy.kind}
+                ]
+            }
+        )
     if privacy.is_private and not mechanisms.is_available(privacy.kind):
         try:
             mechanisms.requested_spec(privacy)
@@ -114,23 +148,30 @@ def question_validate(
         max_selections = privacy.max_selections
         if not 1 <= max_selections <= max(len(options), 1):
             errors["max_selections"] = [
-                f"At most {max_selections} selections is not possible with "
-                f"{len(options)} options; allowed: 1 to {len(options)} (or leave "
-                "it empty for no limit)."
+                gettext(
+                    "At most %(most)s selections is not possible with %(count)s "
+                    "options; allowed: 1 to %(count)s (or leave it empty for no "
+                    "limit)."
+                )
+                % {"most": _n(max_selections), "count": _n(len(options))}
             ]
     design = privacy.design if privacy.is_private else None
     mechanism_name = privacy.mechanism or ""
     if design is not None:
         if privacy.kind != "yes_no":
             errors["design"] = [
-                "A custom split or an unrelated-question design is for yes/no "
-                "questions only."
+                gettext(
+                    "A custom split or an unrelated-question design is for yes/no "
+                    "questions only."
+                )
             ]
         elif mechanism_name not in ("", "forced_response"):
             errors["design"] = [
-                "A custom split or an unrelated-question design is a "
-                "forced-response design: choose Forced response as the method, or "
-                "the symmetric design."
+                gettext(
+                    "A custom split or an unrelated-question design is a "
+                    "forced-response design: choose Forced response as the method, "
+                    "or the symmetric design."
+                )
             ]
         mechanism_name = "forced_response"
         errors.update(mechanisms.design_problems(design))
@@ -142,13 +183,18 @@ def question_validate(
         and not (epsilon is not None and 0 < epsilon <= mechanisms.EPSILON_MAX)
     ):
         errors["requested_epsilon"] = [
-            f"ε is {epsilon}; allowed: more than 0 and at most "
-            f"{mechanisms.EPSILON_MAX:g}."
+            gettext("ε is %(epsilon)s; allowed: more than 0 and at most %(most)s.")
+            % {
+                "epsilon": _n(str(epsilon)),
+                "most": _n(mechanisms.EPSILON_MAX),
+            }
         ]
     if not privacy.is_private and not acknowledged:
         errors["not_private_acknowledged"] = [
-            "Tick the box to confirm that this answer will be sent and stored "
-            "unprotected, or protect it."
+            gettext(
+                "Tick the box to confirm that this answer will be sent and stored "
+                "unprotected, or protect it."
+            )
         ]
     config = PrivacyConfig(
         kind=privacy.kind,
@@ -187,19 +233,22 @@ def question_validate(
         field = "mechanism" if fixed else "requested_epsilon"
         if config.design is not None:
             field = "design"
-        raise ValidationError(
-            {
-                field: [
-                    f"This question would deliver ε = {mechanism.epsilon_display}; "
-                    "respondents' devices refuse any question above ε = "
-                    f"{EPSILON_CEILING_QUESTION} (one answer could then move even "
-                    "odds to over 99%). "
-                    + (
-                        "Give the forced answers larger percentages."
-                        if config.design is not None
-                        else "Choose a smaller ε."
-                    )
-                ]
-            }
-        )
+        values = {
+            "epsilon": _n(mechanism.epsilon_display),
+            "ceiling": _n(EPSILON_CEILING_QUESTION),
+        }
+        if config.design is not None:
+            message = gettext(
+                "This question would deliver ε = %(epsilon)s; respondents' devices "
+                "refuse any question above ε = %(ceiling)s (one answer could then "
+                "move even odds to over 99%%). Give the forced answers larger "
+                "percentages."
+            )
+        else:
+            message = gettext(
+                "This question would deliver ε = %(epsilon)s; respondents' devices "
+                "refuse any question above ε = %(ceiling)s (one answer could then "
+                "move even odds to over 99%%). Choose a smaller ε."
+            )
+        raise ValidationError({field: [message % values]})
     return config, mechanism

@@ -265,8 +265,11 @@ class _Checker:
         mechanism = self.mechanisms.get(question.pk)
         if mechanism is None:
             raise SubmissionRejected(
-                f"The question “{question.text}” has no randomizer yet; the "
-                "survey cannot be answered.",
+                gettext(
+                    "The question “%(question)s” has no randomizer yet; the survey "
+                    "cannot be answered."
+                )
+                % {"question": question.text},
                 status=409,
                 code="unpublished",
             )
