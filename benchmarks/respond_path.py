@@ -27,7 +27,15 @@ survey (one question of every kind) and, ``--runs`` times on the same stack:
    (an open loop: a new respondent starts on schedule whether or not the
    earlier ones finished), for ``--rate-seconds``; each request's time counts
    from its scheduled start, so waiting for a free client counts too.  p50 and
-   p99 of the respond GET and POST (target p99 < 100 ms).
+   p99 of the respond GET and POST (target p99 < 100 ms);
+4. **CPU time**, less noisy than wall clock on a shared machine: ``--cpu``
+   rounds of each request in blocks of its own (``/ping``, the trivial
+   insert, the respond GET alone, whole respondents), with the CPU seconds
+   (user + system, ``/proc``) the gunicorn processes and their PostgreSQL
+   backends used over each block, divided by the rounds; the POST's is the
+   respondents' minus the GET's.  Ratios: GET ÷ ``/ping`` and POST ÷
+   ``/bench/insert`` in CPU time.  Work done after a response is sent (in the
+   same processes) is counted with the block that caused it.
 
 Every request uses a new connection (gunicorn's sync workers close them).
 After the runs it waits for the Celery queue to drain and checks, as
@@ -40,6 +48,7 @@ starts is stopped on exit.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import math
 import os
@@ -49,6 +58,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,6 +136,17 @@ class RunFigures:
     rate_post_p50: float
     rate_post_p99: float
     rate_late: int  # respondents that started over 10 ms after their schedule
+    cpu: dict[str, float]  # CPU ms a request: ping, insert, form, submit
+
+    @property
+    def cpu_get_ratio(self) -> float:
+        return self.cpu["form"] / self.cpu["ping"] if self.cpu["ping"] else math.nan
+
+    @property
+    def cpu_post_ratio(self) -> float:
+        return (
+            self.cpu["submit"] / self.cpu["insert"] if self.cpu["insert"] else math.nan
+        )
 
     @property
     def get_ratio(self) -> float:
@@ -213,6 +234,85 @@ def fixed_rate(
     )
 
 
+def web_pids(group: int) -> list[int]:
+    """The processes of gunicorn's process group (its master's pid)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == group:  # field 5: the process group
+                    pids.append(int(entry.name))
+    return pids
+
+
+def _local_ports(pids: list[int]) -> set[int]:
+    """Local TCP ports of the sockets the processes hold open."""
+    inodes = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    target = os.readlink(fd)
+                    if target.startswith("socket:["):
+                        inodes.add(target[8:-1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if len(fields) > 9 and fields[9] in inodes:
+                    ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def server_pids(group: int) -> list[int]:
+    """gunicorn's processes and the PostgreSQL backends serving them (matched
+    by their client port), not the Celery workers' backends."""
+    from django.db import connection
+
+    web = web_pids(group)
+    ports = _local_ports(web)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid, client_port FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        backends = [pid for pid, port in cursor.fetchall() if port in ports]
+    return [*web, *backends]
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User plus system CPU time the processes have used (those still alive)."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (ticks)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_per_request(client: PathClient, group: int, rounds: int) -> dict[str, float]:
+    """CPU ms the servers spend on a request of each kind (blocks of ``rounds``)."""
+    for index in range(4):  # every worker has its database connection
+        client.ping(index)
+        client.respondent(index)
+    pids = server_pids(group)
+
+    def block(action: Callable[[int], object]) -> float:
+        before = cpu_seconds(pids)
+        for _ in range(rounds):
+            action(0)
+        time.sleep(0.2)  # work after the last response
+        return (cpu_seconds(pids) - before) * 1e3 / rounds
+
+    ping = block(client.ping)
+    insert = block(client.insert)
+    form = block(client.form)
+    respondent = block(client.respondent)
+    return {"ping": ping, "insert": insert, "form": form, "submit": respondent - form}
+
+
 def prepare_baseline_table() -> None:
     """Create the trivial insert's table (needs Django set up)."""
     from django.db import connection
@@ -235,6 +335,12 @@ def format_runs(runs: list[RunFigures]) -> str:
         "fixed rate = capacity ÷ 2, p50/p99 in ms from the scheduled start",
         head,
     ]
+    cpu_lines = [
+        "CPU ms a request in gunicorn and its PostgreSQL backends (blocks of "
+        "the same request)",
+        f"{'run':>3} {'ping':>6} {'insert':>7} {'GET':>6} {'POST':>6} "
+        f"{'GET÷ping':>9} {'POST÷ins':>9}",
+    ]
     for number, r in enumerate(runs, start=1):
         lines.append(
             f"{number:>3} {r.ping_p50:>6.2f} {r.insert_p50:>7.2f} {r.get_p50:>6.2f} "
@@ -243,6 +349,12 @@ def format_runs(runs: list[RunFigures]) -> str:
             f"{r.rate_get_p99:>8.1f} {r.rate_post_p50:>9.1f} "
             f"{r.rate_post_p99:>9.1f} {r.rate_late:>5}"
         )
+        c = r.cpu
+        cpu_lines.append(
+            f"{number:>3} {c['ping']:>6.2f} {c['insert']:>7.2f} {c['form']:>6.2f} "
+            f"{c['submit']:>6.2f} {r.cpu_get_ratio:>9.2f} {r.cpu_post_ratio:>9.2f}"
+        )
+    lines.extend(cpu_lines)
     lines.append(
         f"targets: GET÷ping ≤ {GET_TARGET:g}, POST÷insert ≤ {POST_TARGET:g}, "
         f"p99 < {P99_TARGET_MS:g} ms at half the capacity"
@@ -261,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--capacity-concurrency", type=int, default=8)
     parser.add_argument("--capacity-seconds", type=float, default=20)
     parser.add_argument("--rate-seconds", type=float, default=30)
+    parser.add_argument(
+        "--cpu", type=int, default=200, help="rounds per CPU-time block"
+    )
     parser.add_argument("--web-workers", type=int, default=3)
     parser.add_argument("--celery-workers", type=int, default=2)
     parser.add_argument("--drain-timeout", type=float, default=180)
@@ -288,6 +403,9 @@ def main(argv: list[str] | None = None) -> int:
             celery_workers=args.celery_workers,
             log_dir=log_dir,
             web_settings=WEB_SETTINGS,
+            # One database connection per worker for the whole run, so the CPU
+            # time of its backend is all counted.
+            env={"DATABASE_CONN_MAX_AGE": "3600"},
         ) as stack:
             client = PathClient(stack.port, path)
             for index in range(4 * args.web_workers):  # warm every process
@@ -300,7 +418,12 @@ def main(argv: list[str] | None = None) -> int:
                 cap = capacity(client, args.capacity_concurrency, args.capacity_seconds)
                 rate = cap / 2
                 fixed = fixed_rate(client, rate, args.rate_seconds)
-                runs.append(RunFigures(ping, insert, got, sent, cap, rate, *fixed))
+                group = stack.processes[0].process.pid
+                cpu = cpu_per_request(client, group, args.cpu)
+                runs.append(
+                    RunFigures(ping, insert, got, sent, cap, rate, *fixed, cpu=cpu)
+                )
+                print(format_runs(runs).splitlines()[len(runs) + 2], flush=True)
                 print(format_runs(runs).splitlines()[-2], flush=True)
             drained = load.wait_for_drain(survey.pk, broker_url, args.drain_timeout)
         stored, reports, tallied, _ = load.survey_counts(survey.pk)

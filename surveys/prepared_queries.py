@@ -55,6 +55,7 @@ class _Layout:
         self.klass_info = compiler.klass_info
         self.annotation_col_map = compiler.annotation_col_map
         self.col_count = compiler.col_count
+        self.converters: dict[str, dict[int, Any]] = {}  # by database alias
         fields = self.klass_info["select_fields"]
         self.model_slice = slice(fields[0], fields[-1] + 1)
         self.init_list = [
@@ -148,14 +149,22 @@ class PreparedQuery(Generic[M]):
         with connection.cursor() as cursor:
             cursor.execute(sql, filled)
             fetched = cursor.fetchall()
-        # A fresh compiler (per connection: converters may depend on it) told
-        # the layout it would have worked out; nothing is compiled again.
+        # A fresh compiler (per connection) told the layout it would have
+        # worked out; nothing is compiled again.
         compiler = layout.query.get_compiler(connection=connection)
         compiler.select = layout.select
         compiler.col_count = layout.col_count
+        # The columns' converters depend on the fields and the database
+        # backend only: worked out once per database alias.
+        converters = layout.converters.get(connection.alias)
+        if converters is None:
+            fields = [column[0] for column in layout.select[: layout.col_count]]
+            converters = compiler.get_converters(fields)
+            layout.converters[connection.alias] = converters
+        rows = compiler.apply_converters(fetched, converters) if converters else fetched
         found = []
         shared: dict[tuple[int, Any], Any] = {}
-        for row in compiler.results_iter([fetched]):
+        for row in rows:
             instance = model.from_db(
                 layout.db, layout.init_list, row[layout.model_slice]
             )

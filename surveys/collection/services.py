@@ -10,6 +10,7 @@ tallies).
 
 from __future__ import annotations
 
+import json
 import random
 import uuid
 from collections.abc import Iterable, Mapping
@@ -44,6 +45,7 @@ from surveys.collection.tokens import (
     HASH_HMAC,
     invitation_token_hash,
     new_invitation_token,
+    new_public_id,
     new_receipt_code,
     receipt_code_hash,
 )
@@ -488,14 +490,14 @@ def _ingest_new(
     is_test: bool,
     language: str = "",
 ) -> IngestOutcome:
-    """Store a response not stored before, in one transaction of four
-    statements on PostgreSQL (lock and re-check, the submission, its reports,
-    its answers; skips and link values add one each).
+    """Store a response not stored before, in one transaction of two
+    statements on PostgreSQL (lock and re-check; then the submission with its
+    reports, answers, skips and link values, ``_insert_whole``), three with an
+    invitation (consumed between them).
 
     The submission's key is unique per survey: a concurrent or repeated
-    response with the same key fails the insert (the constraint is the
-    idempotency check), the transaction rolls back, and the stored one is
-    returned instead."""
+    response with the same key inserts nothing (``ON CONFLICT DO NOTHING``),
+    the transaction rolls back, and the stored one is returned instead."""
     _check_open(survey, within_grace=within_grace, is_test=is_test)
     invitation = _invitation(survey, invitation_token)
     checker = _Checker(survey)
@@ -509,7 +511,7 @@ def _ingest_new(
             )
             if invitation is not None and invitation_token is not None:
                 _consume(invitation, invitation_token)
-            submission = Submission.objects.create(
+            submission = Submission(
                 survey=survey,
                 idempotency_key=response.idempotency_key,
                 survey_revision=response.survey_revision,
@@ -517,7 +519,11 @@ def _ingest_new(
                 is_test=is_test,
                 language=language,
             )
-            _store_rows(checker, [(submission, response, plain)])
+            if connection.vendor == "postgresql":
+                _insert_whole(checker, submission, response, plain)
+            else:
+                submission.save(force_insert=True)
+                _store_rows(checker, [(submission, response, plain)])
     except IntegrityError:
         # Another request won the race: either the same response (a retry)
         # or a different one for the same invitation.
@@ -580,6 +586,130 @@ def submissions_ingest_bulk(*, survey: Survey, responses: Iterable[ResponseIn]) 
     if submissions:
         announce_reports_on_commit(survey_id=survey.pk)  # results follow at once
     return len(submissions)
+
+
+def _columns(model: type[Any], *names: str) -> str:
+    """The quoted column names of ``model``'s fields ``names``, comma-separated."""
+    quote = connection.ops.quote_name
+    return ", ".join(quote(model._meta.get_field(name).column) for name in names)
+
+
+def _whole_insert_sql() -> str:
+    """One statement storing a submission and everything in it (PostgreSQL).
+
+    Data-modifying CTEs: the submission row first, ``ON CONFLICT DO NOTHING``
+    on its (survey, key) constraint; every child row is selected from what
+    that insert returned, so when the key is taken nothing at all is stored
+    and the statement returns no row.  Child rows come from arrays
+    (``unnest``), in the order given.
+    """
+    quote = connection.ops.quote_name
+
+    def table(model: type[Any]) -> str:
+        return quote(model._meta.db_table)
+
+    submission = _columns(
+        Submission,
+        "survey",
+        "public_id",
+        "receipt_hash",
+        "idempotency_key",
+        "survey_revision",
+        "received_at",
+        "is_test",
+        "language",
+    )
+    key = _columns(Submission, "survey", "idempotency_key")
+    report = _columns(
+        Report,
+        "submission",
+        "survey",
+        "question",
+        "spec_revision",
+        "value",
+        "bits",
+        "public_id",
+        "is_test",
+    )
+    # Names from the models' metadata only; every value is a parameter.
+    plain = _columns(PlainAnswer, "submission", "question", "value")
+    skip = _columns(SkippedAnswer, "submission", "question")
+    link = _columns(LinkValue, "submission", "name", "value")
+    parts = [
+        f"WITH s AS (INSERT INTO {table(Submission)} ({submission})",
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+        f"ON CONFLICT ({key}) DO NOTHING RETURNING id),",
+        f"r AS (INSERT INTO {table(Report)} ({report})",
+        "SELECT s.id, %s, t.q, t.rev, t.v, t.b, t.p, %s FROM s,",
+        "unnest(%s::bigint[], %s::integer[], %s::bigint[], %s::bytea[], %s::text[])",
+        "WITH ORDINALITY AS t(q, rev, v, b, p, n) ORDER BY t.n),",
+        f"a AS (INSERT INTO {table(PlainAnswer)} ({plain})",
+        "SELECT s.id, t.q, t.v::jsonb FROM s,",
+        "unnest(%s::bigint[], %s::text[]) WITH ORDINALITY AS t(q, v, n)",
+        "ORDER BY t.n),",
+        f"k AS (INSERT INTO {table(SkippedAnswer)} ({skip})",
+        "SELECT s.id, t.q FROM s, unnest(%s::bigint[]) WITH ORDINALITY",
+        "AS t(q, n) ORDER BY t.n),",
+        f"l AS (INSERT INTO {table(LinkValue)} ({link})",
+        "SELECT s.id, t.name, t.value FROM s,",
+        "unnest(%s::text[], %s::text[]) WITH ORDINALITY AS t(name, value, n)",
+        "ORDER BY t.n)",
+        "SELECT id FROM s",
+    ]
+    return " ".join(parts)
+
+
+_WHOLE_INSERT: list[str] = []  # built on first use (needs the connection)
+
+
+def _insert_whole(
+    checker: _Checker,
+    submission: Submission,
+    response: ResponseIn,
+    plain: dict[int, Any],
+) -> None:
+    """Store ``submission`` and its rows in one statement (PostgreSQL), what
+    ``_store_rows`` stores for one submission, or IntegrityError (nothing
+    stored) when its key is taken; sets its primary key."""
+    if not _WHOLE_INSERT:
+        _WHOLE_INSERT.append(_whole_insert_sql())
+    reports = sorted(response.reports.items())
+    stored = [checker.stored(pk, sent) for pk, sent in reports]
+    plain_rows = sorted(plain.items())
+    links = sorted(response.link_values.items())
+    json_field = PlainAnswer._meta.get_field("value")
+    params = [
+        submission.survey_id,
+        submission.public_id,
+        submission.receipt_hash,
+        submission.idempotency_key,
+        submission.survey_revision,
+        submission.received_at,
+        submission.is_test,
+        submission.language,
+        # reports
+        submission.survey_id,
+        submission.is_test,
+        [pk for pk, _ in reports],
+        [sent.spec_revision for _, sent in reports],
+        [columns["value"] for columns in stored],
+        [columns["bits"] for columns in stored],
+        [new_public_id() for _ in reports],
+        # unprotected answers, skips, link values
+        [pk for pk, _ in plain_rows],
+        [json.dumps(value, cls=json_field.encoder) for _, value in plain_rows],
+        sorted(response.skipped),
+        [name for name, _ in links],
+        [value for _, value in links],
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_WHOLE_INSERT[0], params)
+        row = cursor.fetchone()
+    if row is None:
+        raise IntegrityError("a submission with this key is stored already")
+    submission.pk = row[0]
+    submission._state.adding = False
+    submission._state.db = connection.alias
 
 
 def _store_rows(

@@ -8,9 +8,11 @@ import uuid
 import pytest
 import redis
 from django.core.cache import cache
+from django.urls import reverse
 
 from surveys.analysis import selectors, tasks
-from surveys.collection.models import Submission
+from surveys.collection import demo
+from surveys.collection.models import Report, Submission
 from tests.conftest import free_port
 from tests.surveys.analysis.conftest import (
     FAMILIES,
@@ -20,6 +22,7 @@ from tests.surveys.analysis.conftest import (
     submit_one,
     tally_stats,
 )
+from tests.surveys.collection.conftest import PRIVATE_COUNT, body
 
 pytestmark = pytest.mark.django_db
 
@@ -170,3 +173,28 @@ def test_debounce_marker_lives_in_the_shared_redis_cache_every_process_sees(
     finally:
         delete_keys(client, f"{prefix}*")
         client.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_post_whose_refresh_publish_fails_after_its_response_is_reconciled(
+    researcher, client, caplog
+):
+    """The refresh is published after the response is sent; when that fails
+    (broker down) the answer is stored and answered all the same, and the
+    periodic reconciliation folds its reports: nothing accepted is lost."""
+    survey, _ = demo.demo_survey(owner=researcher)
+    url = reverse("collection:respond", args=[survey.public_token])
+    with broker(f"redis://127.0.0.1:{free_port()}/10"):
+        answered = client.post(url, body(survey), HTTP_ACCEPT="application/json")
+
+    assert answered.status_code == 201
+    assert "could not enqueue a tally refresh" in caplog.text
+    stored = Report.objects.filter(survey=survey).count()
+    assert stored == PRIVATE_COUNT
+    assert selectors.pending_report_count(survey_id=survey.pk) == stored
+
+    assert tasks.reconcile_tallies() == [survey.pk]
+
+    assert selectors.pending_report_count(survey_id=survey.pk) == 0
+    assert {stat["n"] for stat in tally_stats(survey).values()} == {1}
+    assert tally_stats(survey) == direct_stats(survey)

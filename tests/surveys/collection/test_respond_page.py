@@ -147,15 +147,15 @@ def test_the_page_is_rendered_again_after_a_re_publish(survey, researcher):
 
 
 # --- the POST ----------------------------------------------------------------------
-def test_an_answer_post_takes_five_statements_and_one_transaction(
+def test_an_answer_post_takes_three_statements_and_one_transaction(
     client, survey, django_assert_num_queries
 ):
     data = body(survey)
     client.post(respond_url(survey), body(survey), **JSON)  # compiles what it may
     # The survey with its questions; then one transaction: lock and re-check,
-    # submission, reports (one multi-row insert), unprotected answers (plus
-    # its begin and end).
-    with django_assert_num_queries(7):
+    # then the submission with its reports and unprotected answers in one
+    # statement (plus the transaction's begin and end).
+    with django_assert_num_queries(5):
         response = client.post(respond_url(survey), data, **JSON)
     assert response.status_code == 201
 

@@ -11,6 +11,7 @@ from surveys.collection import services
 from surveys.collection.models import Submission
 from surveys.collection.services import ResponseIn, SentReport
 from surveys.collection.signals import reports_committed
+from tests.surveys.collection.conftest import body as form_body
 from tests.surveys.collection.conftest import questions, valid_reports
 
 pytestmark = pytest.mark.django_db
@@ -80,3 +81,49 @@ def test_a_repeated_submission_announces_nothing(
         outcome = services.submission_ingest(survey=survey, response=sent)
     assert not outcome.created
     assert callbacks == []
+
+
+# --- after the response -----------------------------------------------------------
+CSRF_SECRET = "a" * 32  # an unmasked token, as a cookie and as the form's field
+
+
+def wsgi_post(survey: Survey, data: dict[str, str]):
+    """POST ``data`` to the survey's answer page through Django's WSGI handler,
+    as a WSGI server does; the status and the unread, unclosed body."""
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.test import RequestFactory
+    from django.urls import reverse
+
+    request = RequestFactory().post(
+        reverse("collection:respond", args=[survey.public_token]),
+        {**data, "csrfmiddlewaretoken": CSRF_SECRET},
+        HTTP_ACCEPT="application/json",
+        HTTP_COOKIE=f"csrftoken={CSRF_SECRET}",
+    )
+    statuses: list[str] = []
+    body = WSGIHandler()(
+        request.environ, lambda status, headers: statuses.append(status)
+    )
+    return statuses, body
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_posted_answer_announces_its_reports_after_its_response_is_sent(
+    survey, heard
+):
+    statuses, body = wsgi_post(survey, form_body(survey))
+    sent = b"".join(body)  # the whole response, as the server writes it
+    assert statuses[0].startswith("201")
+    assert b"receipt_url" in sent
+    assert Submission.objects.filter(survey=survey).count() == 1
+    assert heard == []  # stored and answered; the refresh not yet asked for
+    body.close()  # what the server does once the response is sent
+    assert heard == [(Submission, survey.pk)]
+
+
+def test_outside_a_request_reports_are_announced_at_the_commit(
+    survey, heard, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        services.submission_ingest(survey=survey, response=response(survey))
+    assert heard == [(Submission, survey.pk)]
