@@ -74,6 +74,7 @@ for name in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHE_URL"):
 os.environ["RATE_LIMITS_ENABLED"] = "false"
 
 from benchmarks.bulk import store_reports  # noqa: E402 (after the path is set)
+from benchmarks.process_cpu import cpu_seconds  # noqa: E402
 
 
 def make_survey(owner, title: str, privacy) -> object:
@@ -372,16 +373,6 @@ def server_pids(web_group: int, redis_pid: int) -> list[int]:
         )
         backends = [row[0] for row in cursor.fetchall()]
     return [*web, *backends, redis_pid]
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """User plus system CPU time the processes have used (those still alive)."""
-    total = 0
-    for pid in pids:
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime (ticks)
-    return total / os.sysconf("SC_CLK_TCK")
 
 
 def print_work(rows: list[tuple[str, dict[str, float]]]) -> None:

@@ -69,6 +69,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks import load  # noqa: E402
+from benchmarks.process_cpu import cpu_seconds  # noqa: E402
 
 WEB_SETTINGS = "benchmarks.baseline_settings"
 INSERT_PATH = "/bench/insert"
@@ -280,16 +281,6 @@ def server_pids(group: int) -> list[int]:
         )
         backends = [pid for pid, port in cursor.fetchall() if port in ports]
     return [*web, *backends]
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """User plus system CPU time the processes have used (those still alive)."""
-    total = 0
-    for pid in pids:
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime (ticks)
-    return total / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_per_request(client: PathClient, group: int, rounds: int) -> dict[str, float]:
