@@ -326,4 +326,9 @@ def test_a_paused_broker_delays_a_submission_by_about_a_second_at_most(
     assert not load.refused, load.refused
     assert len(load.accepted) == Submission.objects.filter(survey=survey).count() == 4
     assert max(load.latencies[1:]) < SLOW_SUBMISSION_SECONDS, load.latencies
-    assert web.output().count("could not enqueue a tally refresh") == 3
+    # The refresh is announced after each response is sent: a failed publish
+    # is logged, and one announced while the previous one still waits on the
+    # paused broker may be folded into it (beat's reconciliation catches up,
+    # test_redis_outage_loses_no_submission_and_reconciliation_catches_up).
+    failed = web.output().count("could not enqueue a tally refresh")
+    assert 1 <= failed <= 3, web.output()
