@@ -1,5 +1,8 @@
 """Settings come from the environment; production refuses unsafe configuration."""
 
+import re
+from pathlib import Path
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
@@ -98,3 +101,22 @@ def test_celery_is_configured_for_at_least_once_delivery(settings):
         settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
         > settings.CELERY_TASK_TIME_LIMIT
     )
+
+
+def test_every_environment_variable_the_settings_read_is_in_the_readme_table():
+    # The README's configuration table names each variable in its first cell
+    # ("`A`", "`A` / `B`", "`A`, `B`"); a variable read but not listed there is
+    # a setting an operator cannot find.
+    root = Path(__file__).resolve().parents[2]
+    read = set()
+    for source in ("surveys/settings.py", "gunicorn.conf.py"):
+        text = (root / source).read_text()
+        read |= set(
+            re.findall(r'(?:env_\w+|os\.environ\.get)\(\s*"([A-Z][A-Z0-9_]*)"', text)
+        )
+    documented = set()
+    for line in (root / "README.md").read_text().splitlines():
+        if line.startswith("| `"):
+            documented |= set(re.findall(r"`([A-Z][A-Z0-9_]*)`", line.split("|")[1]))
+    assert read, "no variable found: the pattern no longer matches the settings"
+    assert sorted(read - documented) == []
