@@ -7,19 +7,10 @@ import subprocess
 import sys
 
 import ldp
+from benchmarks.js_samples import COLUMNS
 from tests.conftest import ROOT
 
 SCRIPT = ROOT / "benchmarks" / "js_samples.py"
-COLUMNS = [
-    "node_per_s",
-    "node_ratio",
-    "node_batch_per_s",
-    "node_batch_ratio",
-    "chromium_per_s",
-    "chromium_ratio",
-    "chromium_batch_per_s",
-    "chromium_batch_ratio",
-]
 
 
 def run(*args: str, env: dict[str, str] | None = None):
