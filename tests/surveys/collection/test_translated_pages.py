@@ -100,9 +100,7 @@ def test_yes_and_no_answers_are_labelled_in_the_browsers_language(survey, langua
 
 
 @pytest.mark.parametrize("language", ["es", "fr"])
-def test_a_yes_no_report_on_the_receipt_is_in_the_browsers_language(
-    survey, language
-):
+def test_a_yes_no_report_on_the_receipt_is_in_the_browsers_language(survey, language):
     warner = questions(survey)["warner"]
     with translation.override(language):
         assert describe_report(warner, 1) == YES_NO[language][0]
