@@ -29,10 +29,10 @@ from surveys.authoring.models import Question, Survey
 from surveys.collection.questions import (
     CHOICE_KINDS,
     PRIVATE_KINDS,
-    answer_choices,
     grid,
     most_selections,
     plain_decimal,
+    shown_choices,
 )
 from surveys.collection.services import ResponseIn, SentReport, link_value_problem
 
@@ -534,7 +534,7 @@ class ResponseForm(forms.Form):
             widget = NumberOnDevice(*bounds)
         else:
             widget = AnswerInputs(
-                answer_choices(question),
+                shown_choices(question),
                 multiple=question.kind == Question.Kind.MULTI_SELECT,
                 named=False,
                 most=most_selections(question),
@@ -715,7 +715,7 @@ class ResponseForm(forms.Form):
             )
             % {"question": question.text},
         }
-        choices = answer_choices(question)
+        choices = shown_choices(question)
         if question.kind in CHOICE_KINDS:
             field: forms.Field = forms.TypedChoiceField(
                 label=question.text,

@@ -10,6 +10,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import gettext
+
 from surveys.authoring.models import Question
 
 YES, NO = 1, 0
@@ -36,6 +38,20 @@ def answer_choices(question: Question) -> list[tuple[int, str]]:
     if question.kind == Question.Kind.YES_NO:
         return [(YES, "Yes"), (NO, "No")]
     return [(index, option_label(o)) for index, o in enumerate(question.options)]
+
+
+def shown_choices(question: Question) -> list[tuple[int, str]]:
+    """(value, label) pairs as a respondent reads them: a yes/no question's
+    "Yes" and "No" are the site's own words, in the active language; other
+    labels are the question's (translated by the survey's own translations)."""
+    if question.kind == Question.Kind.YES_NO:
+        return [(YES, gettext("Yes")), (NO, gettext("No"))]
+    return answer_choices(question)
+
+
+def shown_label(question: Question, value: int) -> str:
+    """The label of one answer value as a respondent reads it."""
+    return dict(shown_choices(question)).get(value, str(value))
 
 
 def value_label(question: Question, value: int) -> str:

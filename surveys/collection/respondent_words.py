@@ -17,7 +17,7 @@ from django.utils.translation import gettext, gettext_lazy, pgettext
 
 from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question
-from surveys.collection.questions import answer_choices, grid_value, value_label
+from surveys.collection.questions import grid_value, shown_choices, shown_label
 
 StrOrPromise = str | Promise
 
@@ -52,7 +52,7 @@ def receipt_why(mechanism_name: str) -> str:
 
 
 def _labels(question: Question, indices: list[int]) -> str:
-    labels = dict(answer_choices(question))
+    labels = dict(shown_choices(question))
     return ", ".join(labels.get(i, str(i)) for i in indices) or pgettext(
         "no option", "none"
     )
@@ -71,7 +71,7 @@ def describe_report(
     mechanism = spec.get("mechanism")
     is_int = isinstance(payload, int) and not isinstance(payload, bool)
     if mechanism in {"forced_response", "warner", "grr", "ordinal"} and is_int:
-        return value_label(question, payload)
+        return shown_label(question, payload)
     if mechanism in {"sue", "oue", "multi_rr"} and isinstance(payload, list):
         marked = [i for i, bit in enumerate(payload) if bit == 1]
         return gettext("bits set for: %(options)s") % {

@@ -14,7 +14,7 @@ from django.utils.formats import number_format
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection import report_codec
 from surveys.collection.models import Invitation, Report, Submission
-from surveys.collection.questions import value_label
+from surveys.collection.questions import shown_label
 from surveys.collection.respondent_words import (
     describe_report,
     receipt_why,
@@ -212,9 +212,9 @@ def submission_receipt(*, submission: Submission) -> list[ReceiptLine]:
         elif question.pk in plain:
             value = plain[question.pk]
             if isinstance(value, list):
-                sent = ", ".join(value_label(question, v) for v in value)
+                sent = ", ".join(shown_label(question, v) for v in value)
             elif isinstance(value, int):
-                sent = value_label(question, value)
+                sent = shown_label(question, value)
             elif question.kind == Question.Kind.NUMERIC:
                 # Stored in the C locale; read in the page's (a decimal comma).
                 sent = number_format(str(value))

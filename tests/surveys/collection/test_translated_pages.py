@@ -7,6 +7,7 @@ language's way, each figure exact.
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import timedelta
 
@@ -81,6 +82,29 @@ def test_the_answer_page_is_in_the_browsers_language(survey, language):
     assert says_language(html, language)
     assert RESPOND[language] in html
     assert "Send my answers" not in html
+
+
+YES_NO = {"es": ("Sí", "No"), "fr": ("Oui", "Non")}
+
+
+@pytest.mark.parametrize("language", ["es", "fr"])
+def test_yes_and_no_answers_are_labelled_in_the_browsers_language(survey, language):
+    url = reverse("collection:respond", args=[survey.public_token])
+    html = page_text(in_language(language).get(url))
+    labels = re.findall(r"<label[^>]*>([^<]*)</label>", html)
+    yes, no = YES_NO[language]
+    # Two yes/no questions in the demo survey, each labelled in the language.
+    assert labels.count(yes) == 2
+    assert labels.count(no) == 2
+    assert "Yes" not in labels
+
+
+@pytest.mark.parametrize("language", ["es", "fr"])
+def test_a_yes_no_report_on_the_receipt_is_in_the_browsers_language(survey, language):
+    warner = questions(survey)["warner"]
+    with translation.override(language):
+        assert describe_report(warner, 1) == YES_NO[language][0]
+        assert describe_report(warner, 0) == YES_NO[language][1]
 
 
 def test_numeric_ranges_are_written_with_the_languages_decimal_mark(kinds_survey):

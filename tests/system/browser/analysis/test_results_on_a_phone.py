@@ -31,7 +31,8 @@ SCROLLERS = """() => Array.from(
       overflow: getComputedStyle(box).overflowX,
       tabindex: box.getAttribute("tabindex"),
       name: labelled
-        ? (document.getElementById(labelled) || {}).textContent || ""
+        ? labelled.split(" ").map(
+            (id) => (document.getElementById(id) || {}).textContent || "").join(" ")
         : (caption ? caption.textContent : ""),
       contentWidth: content.getBoundingClientRect().width,
       scrollWidth: box.scrollWidth,
