@@ -46,7 +46,10 @@ def _svg(chart_id: str, title: str, desc: str, width: int, height: int) -> ET.El
             "height": str(height),
             "role": "img",
             "class": "chart",
-            "aria-labelledby": f"{chart_id}-title {chart_id}-desc",
+            # Named by its title, described by its desc: a screen reader says
+            # each once (naming by both made Chromium repeat the desc).
+            "aria-labelledby": f"{chart_id}-title",
+            "aria-describedby": f"{chart_id}-desc",
             "preserveAspectRatio": "xMinYMin meet",
         },
     )

@@ -27,7 +27,8 @@ def test_interval_chart_is_well_formed_svg_with_title_and_desc():
     root = ET.fromstring(svg)
     assert root.tag == f"{NS}svg"
     assert root.get("role") == "img"
-    assert root.get("aria-labelledby") == "c1-title c1-desc"
+    assert root.get("aria-labelledby") == "c1-title"
+    assert root.get("aria-describedby") == "c1-desc"
     assert root.find(f"{NS}title").text == "T & t"
     assert root.find(f"{NS}desc").text == "D"
 

@@ -120,7 +120,8 @@ def test_the_privacy_page_draws_the_delta_curve_as_an_accessible_chart(
     start = page.index("<svg", figure)
     svg = ET.fromstring(page[start : page.index("</svg>", start) + len("</svg>")])  # noqa: S314
     ns = "{http://www.w3.org/2000/svg}"
-    assert svg.get("aria-labelledby") == "delta-curve-title delta-curve-desc"
+    assert svg.get("aria-labelledby") == "delta-curve-title"
+    assert svg.get("aria-describedby") == "delta-curve-desc"
     assert "δ(ε)" in svg.find(f"{ns}title").text
     assert "pure ε" in svg.find(f"{ns}desc").text  # read out by screen readers
     assert svg.find(f"{ns}polyline") is not None
