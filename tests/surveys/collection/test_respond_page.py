@@ -8,6 +8,7 @@ import uuid
 
 import pytest
 from django.middleware.csrf import _unmask_cipher_token
+from django.template.loader import render_to_string
 from django.test import Client
 from django.urls import reverse
 
@@ -107,6 +108,16 @@ def test_a_reused_page_equals_a_page_rendered_for_the_request(panel_survey):
         return STAMP.sub("", TOKEN.sub("", html))
 
     assert same(reused) == same(fresh)
+
+
+def test_a_survey_without_link_fields_gets_what_their_template_renders(survey):
+    assert not survey.link_fields
+    rendered = render_to_string(
+        respond_page.LINK_FIELDS_TEMPLATE, {"link_inputs": [], "link_values": {}}
+    )
+
+    assert respond_page.link_fields_html(survey, {}) == rendered
+    assert respond_page.link_fields_html(survey, {}) == rendered  # kept
 
 
 def test_a_signed_in_researcher_gets_a_page_of_their_own(client, survey, researcher):
