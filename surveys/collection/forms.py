@@ -8,6 +8,7 @@ is the report the page's script computed on the device (a hidden field).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import uuid
@@ -21,7 +22,13 @@ from django.forms.boundfield import BoundField
 from django.utils.formats import number_format
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext, gettext_lazy, ngettext, pgettext_lazy
+from django.utils.translation import (
+    get_language,
+    gettext,
+    gettext_lazy,
+    ngettext,
+    pgettext_lazy,
+)
 
 from surveys.authoring import display_logic
 from surveys.authoring.forms import add_validation_errors
@@ -471,6 +478,42 @@ class SectionBlock:
     blocks: list[QuestionBlock]
 
 
+# The fields of a posted ResponseForm by what they are built from
+# (``_fields_key``): built on a survey content's first submission in this
+# process, then shared by every posted form of it.  Fields keep no state of
+# their own while a form is validated (each form has its own cleaned data and
+# errors); a posted form is never rendered with them (a refused submission
+# shows a new, unbound form).
+_POSTED_FIELDS: dict[str, dict[str, forms.Field]] = {}
+_POSTED_FIELDS_MAX = 256
+_QUESTION_FIELDS = tuple(field.attname for field in Question._meta.concrete_fields)
+
+
+def _fields_key(survey: Survey, questions: list[Question]) -> str:
+    """A digest of what a ResponseForm's fields are built from: the survey's
+    revision and link fields, every field of every question (a text-only
+    edit keeps the revision), and the active language (messages are worded
+    when the fields are built)."""
+    facts = (
+        survey.pk,
+        survey.revision,
+        tuple(survey.link_fields),
+        get_language(),
+        tuple(tuple(getattr(q, name) for name in _QUESTION_FIELDS) for q in questions),
+    )
+    return hashlib.sha256(repr(facts).encode()).hexdigest()
+
+
+def _remember_fields(
+    key: str, fields: dict[str, forms.Field]
+) -> dict[str, forms.Field]:
+    """Keep ``fields`` under ``key`` (forgetting all once too many are kept)."""
+    if len(_POSTED_FIELDS) >= _POSTED_FIELDS_MAX:
+        _POSTED_FIELDS.clear()
+    _POSTED_FIELDS[key] = dict(fields)
+    return _POSTED_FIELDS[key]
+
+
 class ResponseForm(forms.Form):
     """Everything one respondent submits for one survey."""
 
@@ -504,6 +547,21 @@ class ResponseForm(forms.Form):
         self.survey = survey
         self.questions = list(survey.questions.all())
         self.fields["survey_revision"].initial = survey.revision
+        if self.is_bound and not link_values:
+            # A posted form is only validated: its fields are the same for every
+            # respondent of this content, so they are built once and shared.
+            key = _fields_key(survey, self.questions)
+            built = _POSTED_FIELDS.get(key)
+            if built is None:
+                self._add_question_fields(link_values)
+                built = _remember_fields(key, self.fields)
+            self.fields = dict(built)
+            return
+        self._add_question_fields(link_values)
+
+    def _add_question_fields(self, link_values: Mapping[str, str] | None) -> None:
+        """The link fields' and the questions' fields of ``self.survey``."""
+        survey = self.survey
         for name in survey.link_fields:
             self.fields[f"{LINK_PREFIX}{name}"] = LinkValueField(
                 name, survey.link_fields, initial=(link_values or {}).get(name, "")

@@ -153,8 +153,14 @@ class Report(models.Model):
     submission = models.ForeignKey(
         Submission, on_delete=models.CASCADE, related_name="reports", db_index=False
     )
+    # DO_NOTHING, not PROTECT: Django's collector would look for reports by
+    # question id before deleting a question, a read of every partition.  The
+    # database's own foreign key still refuses (at commit) to delete a question
+    # that has reports; deleting a survey deletes its reports by survey first
+    # (one partition), and a question of a survey with submissions is never
+    # deleted (``authoring.services.question_delete`` refuses).
     question = models.ForeignKey(
-        Question, on_delete=models.PROTECT, related_name="reports", db_index=False
+        Question, on_delete=models.DO_NOTHING, related_name="reports", db_index=False
     )
     # Its submission's survey, kept here as the partition key: on PostgreSQL the
     # table is partitioned by hash of ``survey_id`` (``partitioning``), so every

@@ -100,8 +100,20 @@ def page_key(survey: Survey, questions: list[Question]) -> str:
     return hashlib.sha256(repr(facts).encode()).hexdigest()
 
 
+_NO_LINK_FIELDS: list[SafeString] = []  # what a survey without them renders
+
+
 def link_fields_html(survey: Survey, link_values: Mapping[str, str]) -> SafeString:
-    """The link fields' hidden inputs and the note showing their values."""
+    """The link fields' hidden inputs and the note showing their values (for a
+    survey without link fields, the same every time: rendered once)."""
+    if not survey.link_fields and not link_values:
+        if not _NO_LINK_FIELDS:
+            _NO_LINK_FIELDS.append(_render_link_fields(survey, link_values))
+        return _NO_LINK_FIELDS[0]
+    return _render_link_fields(survey, link_values)
+
+
+def _render_link_fields(survey: Survey, link_values: Mapping[str, str]) -> SafeString:
     return mark_safe(  # noqa: S308 - rendered by the template engine, escaped there
         render_to_string(
             LINK_FIELDS_TEMPLATE,

@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery
 from django.test.utils import CaptureQueriesContext
 
 from surveys.analysis import exports, selectors, services
 from surveys.authoring.lifecycle_services import survey_delete
-from surveys.authoring.models import Survey
+from surveys.authoring.models import Question, Survey
 from surveys.collection import partitioning
 from surveys.collection import services as collection
 from surveys.collection.models import PlainAnswer, Report, Submission
@@ -182,6 +182,37 @@ def test_deleting_a_survey_deletes_reports_in_its_partition_only(
     assert not PlainAnswer.objects.filter(submission__survey_id=survey.pk).exists()
     assert Report.all_objects.filter(survey_id=other.pk).count() == 4
     _assert_one_partition(_report_deletes(captured.captured_queries), survey)
+
+
+def test_deleting_a_survey_reads_no_partition_but_its_own(
+    surveys_in_three_partitions, researcher
+):
+    survey, other = surveys_in_three_partitions[:2]
+    with untallied():
+        submit_bulk(survey, 2)
+        submit_bulk(other, 2)
+    with CaptureQueriesContext(connection) as captured:
+        survey_delete(survey=survey, user=researcher)
+
+    # Not even the check for reports by question id before the questions go.
+    _assert_one_partition(report_statements(captured.captured_queries), survey)
+    assert Report.all_objects.filter(survey_id=other.pk).count() == 4
+
+
+def test_a_question_with_reports_still_cannot_be_deleted_underneath_them(
+    surveys_in_three_partitions,
+):
+    survey = surveys_in_three_partitions[0]
+    with untallied():
+        submit_one(survey)
+    question = survey.questions.first()
+
+    # The database's foreign key refuses it (when checked: at commit, here
+    # at once), though Django's collector no longer looks for the reports.
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Question.objects.filter(pk=question.pk).delete()
+        connection.check_constraints()
+    assert Report.all_objects.filter(question_id=question.pk).count() == 1
 
 
 def test_rebuilding_with_another_count_keeps_every_report_and_the_next_id(

@@ -8,6 +8,7 @@ import uuid
 
 import pytest
 from django.middleware.csrf import _unmask_cipher_token
+from django.template.loader import render_to_string
 from django.test import Client
 from django.urls import reverse
 
@@ -15,6 +16,7 @@ from surveys.authoring import compiled, lifecycle
 from surveys.authoring import services as authoring
 from surveys.authoring.models import Question, Survey
 from surveys.collection import respond_page
+from surveys.collection.forms import ResponseForm
 from surveys.collection.models import (
     LinkValue,
     PlainAnswer,
@@ -108,6 +110,16 @@ def test_a_reused_page_equals_a_page_rendered_for_the_request(panel_survey):
     assert same(reused) == same(fresh)
 
 
+def test_a_survey_without_link_fields_gets_what_their_template_renders(survey):
+    assert not survey.link_fields
+    rendered = render_to_string(
+        respond_page.LINK_FIELDS_TEMPLATE, {"link_inputs": [], "link_values": {}}
+    )
+
+    assert respond_page.link_fields_html(survey, {}) == rendered
+    assert respond_page.link_fields_html(survey, {}) == rendered  # kept
+
+
 def test_a_signed_in_researcher_gets_a_page_of_their_own(client, survey, researcher):
     client.force_login(researcher)
     html = page(client, survey)
@@ -158,6 +170,40 @@ def test_an_answer_post_takes_three_statements_and_one_transaction(
     with django_assert_num_queries(5):
         response = client.post(respond_url(survey), data, **JSON)
     assert response.status_code == 201
+
+
+def test_posted_forms_of_one_survey_content_share_fields_built_once(survey):
+    first = ResponseForm(body(survey), survey=survey)
+    second = ResponseForm(body(survey), survey=survey)
+
+    assert first.fields.keys() == second.fields.keys()
+    assert all(first.fields[name] is second.fields[name] for name in first.fields)
+    assert first.is_valid() and second.is_valid()
+
+
+def test_a_refused_post_leaves_nothing_behind_for_the_next_one(client, survey):
+    private = survey.questions.filter(is_private=True).first()
+    refused = client.post(
+        respond_url(survey), body(survey, **{f"q{private.pk}_report": "{"}), **JSON
+    )
+    accepted = client.post(respond_url(survey), body(survey), **JSON)
+
+    assert refused.status_code == 400
+    assert "not valid JSON" in refused.json()["error"]
+    assert accepted.status_code == 201
+
+
+def test_a_posted_form_words_its_messages_after_a_text_only_edit(client, survey):
+    private = survey.questions.filter(is_private=True).first()
+    assert client.post(respond_url(survey), body(survey), **JSON).status_code == 201
+    Question.objects.filter(pk=private.pk).update(text="A reworded question?")
+    survey.refresh_from_db()
+
+    refused = client.post(
+        respond_url(survey), body(survey, **{f"q{private.pk}_report": "{"}), **JSON
+    )
+    assert refused.status_code == 400
+    assert "A reworded question?" in refused.json()["error"]
 
 
 def test_a_duplicate_post_with_the_same_key_stores_nothing_twice(client, panel_survey):
