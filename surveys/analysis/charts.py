@@ -13,8 +13,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.utils.formats import get_format
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 
 SVG_NS = "http://www.w3.org/2000/svg"
 WIDTH = 640
@@ -110,10 +111,22 @@ def _ticks(low: float, high: float, count: int = 5) -> list[float]:
     return ticks
 
 
+def shown_number(text: str) -> str:
+    """A number written in the C locale ("0.25") the active language's way
+    ("0,25" in Spanish and French): for text a reader sees (tick labels, bar
+    titles), never for a coordinate (those stay in the C locale)."""
+    return text.replace(".", str(get_format("DECIMAL_SEPARATOR")))
+
+
+def _shown_percent(digits: str) -> str:
+    """A percentage's digits with the active language's percent sign."""
+    return pgettext("a percentage", "%(value)s%%") % {"value": shown_number(digits)}
+
+
 def _format_tick(value: float, percent: bool) -> str:
     if percent:
-        return f"{value * 100:.0f}%"
-    return f"{value:g}"
+        return _shown_percent(f"{value * 100:.0f}")
+    return shown_number(f"{value:g}")
 
 
 def interval_chart(
@@ -231,7 +244,11 @@ def interval_chart(
 def _format_value(value: float, percent: bool) -> str:
     if not math.isfinite(value):
         return "—"
-    return f"{value * 100:.1f}%" if percent else f"{value:.4g}"
+    return (
+        _shown_percent(f"{value * 100:.1f}")
+        if percent
+        else shown_number(f"{value:.4g}")
+    )
 
 
 @dataclass(frozen=True)
@@ -278,8 +295,8 @@ def tradeoff_chart(
                 "y2": _f(y),
             },
         )
-        _text(grid, x, margin + size + 16, f"{tick:g}", "tick", "middle")
-        _text(grid, margin_left - 6, y + 4, f"{tick:g}", "tick", "end")
+        _text(grid, x, margin + size + 16, shown_number(f"{tick:g}"), "tick", "middle")
+        _text(grid, margin_left - 6, y + 4, shown_number(f"{tick:g}"), "tick", "end")
     _text(
         root,
         margin_left + size / 2,
@@ -376,7 +393,14 @@ def delta_curve_chart(
                 "y2": _f(margin_top + plot_h),
             },
         )
-        _text(grid, x(tick), margin_top + plot_h + 16, f"{tick:g}", "tick", "middle")
+        _text(
+            grid,
+            x(tick),
+            margin_top + plot_h + 16,
+            shown_number(f"{tick:g}"),
+            "tick",
+            "middle",
+        )
     for exponent in range(0, DELTA_FLOOR_EXPONENT - 1, -3):
         level = y(10.0**exponent)
         ET.SubElement(

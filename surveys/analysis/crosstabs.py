@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.utils.translation import gettext_noop
 
 import ldp
 from ldp.estimators.crosstab import (
@@ -21,6 +22,7 @@ from ldp.estimators.crosstab import (
     crosstab_estimate,
     joint_histogram,
 )
+from surveys.analysis import wording
 from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question, Survey
 from surveys.collection import report_codec
@@ -28,16 +30,17 @@ from surveys.collection.models import PlainAnswer, Report
 from surveys.collection.questions import CHOICE_KINDS, value_label
 
 CROSSTAB_KINDS = CHOICE_KINDS  # yes/no, single choice, ordinal
-FINITE_CHANNEL_MESSAGE = (
+FINITE_CHANNEL_MESSAGE = gettext_noop(
     "Cross-tabs need a finite-channel mechanism (randomized response, "
     "generalized randomized response or the order-aware scale mechanism); "
-    "“{text}” uses {mechanism}."
+    "“%(text)s” uses %(mechanism)s."
 )
 CHUNK = 5000
 
 
-class CrossTabUnavailable(ValueError):
-    """The pair cannot be cross-tabulated; the message says why."""
+class CrossTabUnavailable(wording.Refusal):
+    """The pair cannot be cross-tabulated; the message says why (worded in
+    each reader's language when shown, ``wording.Refusal``)."""
 
 
 def labels(question: Question) -> list[str]:
@@ -53,19 +56,22 @@ def finite_channel(question: Question) -> np.ndarray:
     """The question's channel Q[x, y], or CrossTabUnavailable saying why not."""
     if not question.is_private or not question.spec:
         raise CrossTabUnavailable(
-            f"“{question.text}” is not randomized; use it as a breakdown instead."
+            gettext_noop(
+                "“%(text)s” is not randomized; use it as a breakdown instead."
+            ),
+            text=question.text,
         )
     mechanism = compiled_mechanism(question.spec)
     name = question.spec.get("mechanism", "")
     if question.kind not in CROSSTAB_KINDS or not mechanism.one_answer_reports:
         raise CrossTabUnavailable(
-            FINITE_CHANNEL_MESSAGE.format(text=question.text, mechanism=name)
+            FINITE_CHANNEL_MESSAGE, text=question.text, mechanism=name
         )
     try:
         return mechanism.channel_matrix()
     except NotImplementedError:
         raise CrossTabUnavailable(
-            FINITE_CHANNEL_MESSAGE.format(text=question.text, mechanism=name)
+            FINITE_CHANNEL_MESSAGE, text=question.text, mechanism=name
         ) from None
 
 
@@ -122,15 +128,21 @@ def crosstab(
     """
     report = progress or (lambda share: None)
     if question_a.pk == question_b.pk:
-        raise CrossTabUnavailable("Pick two different questions.")
+        raise CrossTabUnavailable(gettext_noop("Pick two different questions."))
     if question_a.survey_id != question_b.survey_id:
-        raise CrossTabUnavailable("Both questions must belong to the same survey.")
+        raise CrossTabUnavailable(
+            gettext_noop("Both questions must belong to the same survey.")
+        )
     qa, qb = finite_channel(question_a), finite_channel(question_b)
     cells = qa.shape[0] * qb.shape[0]
     if cells > CELLS_MAX:
         raise CrossTabUnavailable(
-            f"That cross-tab would have {cells} cells; at most {CELLS_MAX} are "
-            "estimated."
+            gettext_noop(
+                "That cross-tab would have %(cells)s cells; at most %(most)s are "
+                "estimated."
+            ),
+            cells=cells,
+            most=CELLS_MAX,
         )
     reports_a = _current_reports(question_a, upto)
     report(0.4)
@@ -140,8 +152,10 @@ def crosstab(
     excluded = len(set(reports_a) ^ set(reports_b))
     if len(both) < 2:
         raise CrossTabUnavailable(
-            "Fewer than 2 respondents answered both questions under their current "
-            "settings, so there is nothing to estimate yet."
+            gettext_noop(
+                "Fewer than 2 respondents answered both questions under their "
+                "current settings, so there is nothing to estimate yet."
+            )
         )
     mech_a, mech_b = (
         compiled_mechanism(question_a.spec),
@@ -233,14 +247,21 @@ def breakdown(
     """
     report = progress or (lambda share: None)
     if not question.is_private or not question.spec:
-        raise CrossTabUnavailable(f"“{question.text}” is not randomized.")
+        raise CrossTabUnavailable(
+            gettext_noop("“%(text)s” is not randomized."), text=question.text
+        )
     if by.is_private or by.kind not in CROSSTAB_KINDS:
         raise CrossTabUnavailable(
-            f"“{by.text}” is not a plain one-answer question, so it cannot define "
-            "groups."
+            gettext_noop(
+                "“%(text)s” is not a plain one-answer question, so it cannot "
+                "define groups."
+            ),
+            text=by.text,
         )
     if question.survey_id != by.survey_id:
-        raise CrossTabUnavailable("Both questions must belong to the same survey.")
+        raise CrossTabUnavailable(
+            gettext_noop("Both questions must belong to the same survey.")
+        )
     mechanism = compiled_mechanism(question.spec)
     reports = _current_reports(question, upto)
     report(0.4)

@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.formats import get_format, number_format
 from django.utils.translation import gettext, ngettext, pgettext
 
-from surveys.analysis import charts
+from surveys.analysis import charts, wording
 from surveys.analysis.consistent import method_label
 from surveys.analysis.results import Distribution, QuestionResult, SurveyResults
 from surveys.analysis.selectors import PENDING_COUNT_CAP
@@ -25,7 +25,9 @@ from surveys.authoring.catalogue import (
     BINS_ALTERNATIVE,
     MEAN_ONLY_REASON,
     identifies_only_the_mean,
+    mechanism_label,
 )
+from surveys.authoring.mechanisms import design_label_shown
 
 SHARE_KINDS = {"yes_no", "single_choice", "multi_select"}
 MEAN_KINDS = {"ordinal", "numeric"}
@@ -147,6 +149,9 @@ class QuestionCard:
     # mechanism whose reports identify only the mean ("" otherwise).
     mean_only_reason: str = ""
     bins_alternative: str = ""
+    # The mechanism's name and the warnings, in the reader's language.
+    mechanism_label: str = ""
+    warnings: list[str] = field(default_factory=list)
 
 
 def _rows(result: QuestionResult) -> list[Row]:
@@ -305,6 +310,17 @@ def _binned(result: QuestionResult) -> dict[str, Any]:
     }
 
 
+def mechanism_shown(result: QuestionResult) -> str:
+    """The mechanism's name (with the researcher's forced-response design) in
+    the reader's language.  A snapshot stored before designs were kept names a
+    design only in English: that name is shown as stored."""
+    if result.design is None and result.mechanism_label != mechanism_label(
+        result.mechanism
+    ):
+        return result.mechanism_label
+    return design_label_shown(result.mechanism, result.design)
+
+
 def question_card(result: QuestionResult) -> QuestionCard:
     in_units = result.kind in MEAN_KINDS
     fmt = number if in_units else points
@@ -318,6 +334,10 @@ def question_card(result: QuestionResult) -> QuestionCard:
         "consistent_label": method_label(result.consistent_method) if rows else "",
     }
     fields.update(_binned(result))
+    fields.update(
+        mechanism_label=mechanism_shown(result),
+        warnings=[wording.shown(w) for w in result.warnings],
+    )
     if result.kind == "numeric" and identifies_only_the_mean(result.mechanism):
         fields.update(
             mean_only_reason=MEAN_ONLY_REASON, bins_alternative=BINS_ALTERNATIVE

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 import ldp
-from surveys.analysis import bins
+from surveys.analysis import bins, wording
 from surveys.analysis.results import Interval, QuestionResult
 from surveys.authoring.mechanisms import design_label
 from surveys.authoring.models import Question
@@ -123,7 +123,7 @@ def question_result(
     consistent estimate ("norm-sub" or "mle", :func:`consistent_method_for`).
     """
     n = stat.n if stat is not None else 0
-    warnings: list[str] = []
+    warnings: list[wording.Note] = []
     fields: dict[str, Any] = {
         "estimate": [],
         "standard_error": [],
@@ -137,7 +137,9 @@ def question_result(
     }
     if stat is None or n < mechanism.minimum_reports:
         warnings.append(
-            "No reports yet." if n == 0 else f"Only {n} report: too few to estimate."
+            wording.note(wording.NO_REPORTS)
+            if n == 0
+            else wording.note(wording.TOO_FEW, n=n)
         )
     else:
         fields.update(_estimate_fields(mechanism.estimate(stat), consistent_method))
@@ -154,24 +156,17 @@ def question_result(
             )
     if mechanism.bias_bound > 1e-6:
         warnings.append(
-            "This mechanism's channel is numerically singular: its mean may be "
-            f"biased by up to {mechanism.bias_bound:.3g}."
+            wording.note(wording.SINGULAR_CHANNEL, bound=float(mechanism.bias_bound))
         )
     raw = fields["estimate"]
     # With a binned distribution the per-level shares are left to the exports.
     far = raw and (min(raw) < -FAR_OUTSIDE or max(raw) > 1 + FAR_OUTSIDE)
     if far and fields.get("distribution") is None:
         warnings.append(
-            f"Some raw estimates lie far outside 0–100% ({min(raw):.0%} to "
-            f"{max(raw):.0%}): the noise still dominates at n = {n}; read the "
-            "consistent estimate and wait for more responses."
+            wording.note(wording.FAR_OUTSIDE, low=min(raw), high=max(raw), n=n)
         )
     if older_reports:
-        warnings.append(
-            f"{older_reports} report{'s' if older_reports != 1 else ''} made under "
-            "earlier versions of this question "
-            f"{'are' if older_reports != 1 else 'is'} not included."
-        )
+        warnings.append(wording.note(wording.OLDER_REPORTS, n=older_reports))
     margin, needed, target = _planning(mechanism, n, target_margin)
     return QuestionResult(
         question_id=question.pk,
@@ -191,5 +186,6 @@ def question_result(
         responses_needed=needed,
         influence_factor=influence_factor(mechanism),
         warnings=warnings,
+        design=dict(question.design) if question.design else None,
         **fields,
     )

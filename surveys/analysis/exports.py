@@ -18,6 +18,7 @@ from django.utils import timezone
 
 import ldp
 from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
+from surveys.analysis import wording
 from surveys.analysis.results import QuestionResult, SurveyResults
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, SpecRevision, Survey
@@ -170,7 +171,7 @@ def _question_rows(survey_id: int, q: QuestionResult) -> Iterator[list[Any]]:
             q.target_margin,
             q.responses_needed,
             q.influence_factor,
-            " | ".join(q.warnings),
+            " | ".join(wording.english(w) for w in q.warnings),
         ]
 
 
@@ -184,6 +185,10 @@ def estimates_csv(results: SurveyResults) -> Iterator[str]:
 def _question_document(q: QuestionResult) -> dict[str, Any]:
     """A question's fields, with what its per-answer shares are ("estimate_kind")."""
     document = dataclasses.asdict(q)
+    # In English whatever the reader's language, as exports always carried them
+    # (the design is already named in ``mechanism_label``).
+    document["warnings"] = [wording.english(w) for w in q.warnings]
+    document.pop("design")
     document["estimate_kind"] = RAW_LEVEL if q.kind in BINNED_KINDS else SHARE
     return document
 

@@ -55,13 +55,13 @@ def job_context(
     """Put where the job is into a page's context, under ``prefix``.
 
     Done: ``done(job)`` (by default ``{prefix: job.result}``); failed:
-    ``<prefix>_error``, the reason; otherwise ``<prefix>_job``, for the
-    progress bar.
+    ``<prefix>_error``, the reason in the reader's language; otherwise
+    ``<prefix>_job``, for the progress bar.
     """
     if job.status == AnalysisJob.Status.DONE:
         context.update(done(job) if done is not None else {prefix: job.result})
     elif job.status == AnalysisJob.Status.FAILED:
-        context[f"{prefix}_error"] = job.error
+        context[f"{prefix}_error"] = job.failure_shown
     else:
         context[f"{prefix}_job"] = job
 

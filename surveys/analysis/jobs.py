@@ -43,6 +43,7 @@ from surveys.analysis import (
     regressions,
     selectors,
     weights,
+    wording,
 )
 from surveys.analysis.models import AnalysisJob, export_storage, job_find_or_create
 from surveys.analysis.results import results_to_document
@@ -144,7 +145,7 @@ def latest_exports(survey: Survey) -> dict[str, AnalysisJob]:
 def _export_run(job: AnalysisJob, progress) -> None:
     kind = export_kinds.get(job.params.get("export", ""))
     if kind is None:
-        job.status, job.error = FAILED, "This export is no longer offered."
+        _failed(job, wording.note(wording.EXPORT_NOT_OFFERED))
         return
     name = f"survey-{job.survey_id}/{job.pk}-{secrets.token_hex(8)}.{kind.extension}"
     final = Path(job.file.storage.path(name))
@@ -157,10 +158,10 @@ def _export_run(job: AnalysisJob, progress) -> None:
     except Exception:
         logger.exception("export job %s could not write its file", job.pk)
         partial.unlink(missing_ok=True)
-        job.status, job.error = FAILED, "The file could not be written; ask again."
+        _failed(job, wording.note(wording.EXPORT_NOT_WRITTEN))
         return
     job.file.name = name
-    job.status, job.error = DONE, ""
+    job.status, job.error, job.failure = DONE, "", None
 
 
 def _export_supersede(job: AnalysisJob) -> None:
@@ -285,6 +286,9 @@ def _breakdown_view(result: crosstabs.Breakdown) -> dict[str, Any]:
     }
 
 
+# What a finished analysis job saves.
+SAVED = ["status", "error", "failure", "result", "progress", "finished_at"]
+
 # Kinds whose result is computed from the survey and the job's params up to its
 # watermark: (compute, the refusal it raises when the data do not allow it).
 MODEL_JOBS: dict[str, tuple[Any, type[ValueError]]] = {
@@ -296,6 +300,13 @@ MODEL_JOBS: dict[str, tuple[Any, type[ValueError]]] = {
 }
 
 
+def _failed(job: AnalysisJob, failure: wording.Note) -> None:
+    """Mark ``job`` failed: why, as a note (worded for each reader when shown)
+    and in English (``error``, for plain-text answers and logs)."""
+    job.status, job.failure = FAILED, failure
+    job.error = wording.english(failure)
+
+
 def job_run(*, job_id: int) -> AnalysisJob | None:
     """Run a queued job and store its table (or why it is not possible).
 
@@ -305,7 +316,28 @@ def job_run(*, job_id: int) -> AnalysisJob | None:
     the request that ran it (with no broker) was read in.
     """
     with translation.override(settings.LANGUAGE_CODE):
-        return _job_run(job_id=job_id)
+        try:
+            return _job_run(job_id=job_id)
+        except Exception:
+            # Not a refusal: a fault.  The traceback goes to the log; the page
+            # says only that it failed (never the exception's text).
+            logger.exception("analysis job %s failed", job_id)
+            job = AnalysisJob.objects.filter(pk=job_id).first()
+            if job is None:
+                return None
+            _failed(job, wording.note(wording.JOB_FAILED))
+            job.result, job.progress, job.finished_at = None, 1.0, timezone.now()
+            job.save(
+                update_fields=[
+                    "status",
+                    "error",
+                    "failure",
+                    "result",
+                    "progress",
+                    "finished_at",
+                ]
+            )
+            return job
 
 
 def _job_run(*, job_id: int) -> AnalysisJob | None:
@@ -320,7 +352,16 @@ def _job_run(*, job_id: int) -> AnalysisJob | None:
     if job.kind == AnalysisJob.Kind.EXPORT:
         _export_run(job, progress)
         job.progress, job.finished_at = 1.0, timezone.now()
-        job.save(update_fields=["status", "error", "file", "progress", "finished_at"])
+        job.save(
+            update_fields=[
+                "status",
+                "error",
+                "failure",
+                "file",
+                "progress",
+                "finished_at",
+            ]
+        )
         if job.status == DONE:
             _export_supersede(job)
         return job
@@ -328,7 +369,7 @@ def _job_run(*, job_id: int) -> AnalysisJob | None:
         document = results_to_document(pilots.pilot_results(job.survey, job.params))
         job.status, job.error, job.result = DONE, "", document
         job.progress, job.finished_at = 1.0, timezone.now()
-        job.save(update_fields=["status", "error", "result", "progress", "finished_at"])
+        job.save(update_fields=SAVED)
         return job
     if job.kind in MODEL_JOBS:
         compute, refused = MODEL_JOBS[job.kind]
@@ -337,11 +378,12 @@ def _job_run(*, job_id: int) -> AnalysisJob | None:
                 job.survey, job.params, upto=job.watermark, progress=progress
             )
         except refused as why:
-            job.status, job.error, job.result = FAILED, str(why), None
+            _failed(job, why.note())
+            job.result = None
         else:
-            job.status, job.error, job.result = DONE, "", result
+            job.status, job.error, job.failure, job.result = DONE, "", None, result
         job.progress, job.finished_at = 1.0, timezone.now()
-        job.save(update_fields=["status", "error", "result", "progress", "finished_at"])
+        job.save(update_fields=SAVED)
         return job
     questions = {q.pk: q for q in job.survey.questions.all()}
     try:
@@ -362,9 +404,10 @@ def _job_run(*, job_id: int) -> AnalysisJob | None:
             )
             result = _breakdown_view(breakdown)
     except crosstabs.CrossTabUnavailable as refused:
-        job.status, job.error, job.result = FAILED, str(refused), None
+        _failed(job, refused.note())
+        job.result = None
     else:
-        job.status, job.error, job.result = DONE, "", result
+        job.status, job.error, job.failure, job.result = DONE, "", None, result
     job.progress, job.finished_at = 1.0, timezone.now()
-    job.save(update_fields=["status", "error", "result", "progress", "finished_at"])
+    job.save(update_fields=SAVED)
     return job

@@ -12,6 +12,7 @@ from typing import Any
 
 from surveys.analysis.dashboard import number, percent
 from surveys.analysis.exports import csv_lines
+from surveys.authoring.catalogue import stored_label_shown
 
 
 def p_value(value: float | None) -> str:
@@ -97,6 +98,7 @@ def weighted_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
                 **entry,
                 "shown_rows": rows,
                 "shown_epsilon": number(entry["epsilon"], 2),
+                "shown_mechanism": stored_label_shown(entry["mechanism_label"]),
                 "shown_deff": number(deff, 2) if deff is not None else "—",
             }
         )

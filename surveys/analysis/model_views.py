@@ -18,6 +18,7 @@ from surveys.analysis.job_views import finished, job_context, job_sent, refused
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.reading import latest_results
 from surveys.authoring import access
+from surveys.authoring.catalogue import mechanism_label_shown
 
 
 def _survey(request, pk: int):
@@ -71,12 +72,15 @@ def survey_regression(request, pk: int):
         try:
             job = _regression_job(request, survey)
         except regressions.RegressionRefused as refusal:
-            context["regression_error"] = str(refusal)
+            context["regression_error"] = refusal.shown()
         else:
             job_context(context, job, "regression")
     if context.get("regression"):
         result = context["regression"]
         context["regression_rows"] = model_tables.regression_rows(result)
+        context["regression_mechanism"] = mechanism_label_shown(
+            result["outcome"]["mechanism"]
+        )
         test = result.get("lr_test")
         context["lr_p"] = model_tables.p_value(test["pvalue"] if test else None)
     return render(request, "analysis/regression.html", context)
@@ -159,7 +163,7 @@ def survey_weights(request, pk: int):
         try:
             job = _weights_job(request, survey)
         except weights.WeightingRefused as refusal:
-            context["weighted_error"] = str(refusal)
+            context["weighted_error"] = refusal.shown()
         else:
             job_context(context, job, "weighted")
     if context.get("weighted"):

@@ -15,6 +15,7 @@ from django.db import IntegrityError, models, transaction
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from surveys.analysis import wording
 from surveys.authoring.models import Question, Survey
 
 
@@ -148,7 +149,10 @@ class AnalysisJob(models.Model):
     )
     progress = models.FloatField(default=0.0)  # 0 to 1
     result = models.JSONField(null=True, blank=True)
-    error = models.TextField(blank=True)
+    error = models.TextField(blank=True)  # why it failed, in English (plain text)
+    # Why it failed as a note (``wording``: a code and its values), worded in
+    # each reader's language on a page; None for a job stored before notes.
+    failure = models.JSONField(null=True, blank=True)
     # An export's file, written whole before the job is marked done.
     file = models.FileField(storage=export_storage, max_length=255, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -165,6 +169,14 @@ class AnalysisJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} job {self.pk} of survey {self.survey_id}: {self.status}"
+
+    @property
+    def failure_shown(self) -> str:
+        """Why the job failed, in the active language (a job stored before
+        failures were notes: its English ``error`` as stored)."""
+        if self.failure:
+            return wording.shown(self.failure)
+        return self.error
 
 
 class QuestionBins(models.Model):

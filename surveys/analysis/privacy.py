@@ -10,7 +10,7 @@ import numpy as np
 
 import ldp
 from ldp import accounting
-from surveys.authoring.mechanisms import design_label
+from surveys.authoring.mechanisms import design_label_shown
 from surveys.authoring.models import Question, Survey
 
 ALPHAS = np.linspace(0.0, 1.0, 101)
@@ -89,7 +89,7 @@ def question_privacy(question: Question) -> QuestionPrivacy | None:
         question=question,
         mechanism=name,
         # With the researcher's forced-response design (split) when it has one.
-        mechanism_label=design_label(name, question.design),
+        mechanism_label=design_label_shown(name, question.design),
         epsilon=epsilon,
         epsilon_display=mechanism.epsilon_display,
         wording=accounting.describe_epsilon(mechanism.epsilon_exact),

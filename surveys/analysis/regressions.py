@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from django.utils.translation import gettext_noop
 
 import ldp
 from ldp.regression.design import DesignMatrix
 from ldp.spec.validation import BINARY_MECHANISMS
-from surveys.analysis import selectors
+from surveys.analysis import selectors, wording
 from surveys.analysis.models import AnalysisJob, job_find_or_create
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, Survey
@@ -43,7 +44,7 @@ CHUNK = 5000
 Progress = Callable[[float], None]
 
 
-class RegressionRefused(ValueError):
+class RegressionRefused(wording.Refusal):
     """The regression cannot be run as asked; the message says why."""
 
 
@@ -178,11 +179,15 @@ def regression_data(
     outcome = questions.get(params["outcome"])
     covariates = [questions.get(pk) for pk in params["covariates"]]
     if outcome is None or any(q is None for q in covariates):
-        raise RegressionRefused("A question of this regression has been removed.")
+        raise RegressionRefused(
+            gettext_noop("A question of this regression has been removed.")
+        )
     chosen = [q for q in covariates if q is not None]
     mechanism = outcome.compiled_mechanism()
     if mechanism is None:
-        raise RegressionRefused(f"“{outcome.text}” is no longer protected.")
+        raise RegressionRefused(
+            gettext_noop("“%(text)s” is no longer protected."), text=outcome.text
+        )
     rows = Report.objects.filter(
         survey_id=outcome.survey_id,
         question=outcome,
@@ -219,7 +224,9 @@ def regression_data(
         design = ldp.design_matrix(data, numeric=numeric, categorical=categorical)
     except ValueError as error:
         raise RegressionRefused(
-            f"Among the {len(complete)} respondents with every answer: {error}."
+            gettext_noop("Among the %(n)s respondents with every answer: %(error)s."),
+            n=len(complete),
+            error=str(error),
         ) from None
     reports = mechanism.reports_to_array([payloads[s] for s in complete])
     return RegressionData(outcome, mechanism, reports, design, len(payloads), chosen)
@@ -229,12 +236,23 @@ def _enough(n: int, k: int, *, at_least: bool = False) -> None:
     """RegressionRefused unless ``n`` complete cases suffice for ``k`` coefficients."""
     needed = CASES_PER_COEFFICIENT * k
     if n < needed:
+        message = (
+            gettext_noop(
+                "Too few respondents: %(n)s answered the outcome and every "
+                "covariate, and this model has at least %(k)s coefficients, so at "
+                "least %(needed)s are needed (%(per)s per coefficient). Drop "
+                "covariates or wait for more responses."
+            )
+            if at_least
+            else gettext_noop(
+                "Too few respondents: %(n)s answered the outcome and every "
+                "covariate, and this model has %(k)s coefficients, so at least "
+                "%(needed)s are needed (%(per)s per coefficient). Drop covariates "
+                "or wait for more responses."
+            )
+        )
         raise RegressionRefused(
-            f"Too few respondents: {n} answered the outcome and every covariate, "
-            f"and this model has {'at least ' if at_least else ''}{k} "
-            f"coefficients, so at least {needed} are needed "
-            f"({CASES_PER_COEFFICIENT} per coefficient). Drop covariates or wait "
-            "for more responses."
+            message, n=n, k=k, needed=needed, per=CASES_PER_COEFFICIENT
         )
 
 
@@ -259,11 +277,16 @@ def regression_result(
             fit = ldp.score_regression(data.reports, data.design, data.mechanism)
     except ldp.ConvergenceError as error:
         raise RegressionRefused(
-            f"The fit did not converge: {error}. Drop covariates, merge answers "
-            "or wait for more responses."
+            gettext_noop(
+                "The fit did not converge: %(error)s. Drop covariates, merge "
+                "answers or wait for more responses."
+            ),
+            error=str(error),
         ) from None
     except ValueError as error:  # NotIdentifiable, rank-deficient design
-        raise RegressionRefused(f"The model cannot be fitted: {error}.") from None
+        raise RegressionRefused(
+            gettext_noop("The model cannot be fitted: %(error)s."), error=str(error)
+        ) from None
     progress(0.9)
     table = fit.summary(LEVEL)
     rows = [

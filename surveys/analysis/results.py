@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from surveys.analysis import wording
+
 
 @dataclass(frozen=True)
 class Interval:
@@ -70,13 +72,19 @@ class QuestionResult:
     target_margin: float
     responses_needed: int  # more responses needed for target_margin (0 if met)
     influence_factor: float  # how far 1% fake respondents can move an estimate
-    warnings: list[str]
+    # Notes ({"code": …, values}, ``surveys.analysis.wording``): worded in the
+    # reader's language on a page, in English in exports and the API.
+    warnings: list[dict[str, Any]]
     # Scales and numbers: binned distribution and median (None otherwise, or
     # when the mechanism has no channel over the levels to fit).
     distribution: Distribution | None = None
     # The ldp method of ``consistent``: "norm-sub" (projection onto the simplex)
     # or "mle" (maximum likelihood through the channel); None without it.
     consistent_method: str | None = None
+    # The researcher's forced-response design named in ``mechanism_label``
+    # (ForcedDesign.as_json), so a page can name it in the reader's language;
+    # None without one.  Not exported (``mechanism_label`` carries it).
+    design: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -134,8 +142,13 @@ class SurveyResults:
 # Bumped whenever the stored form of the results changes: a snapshot stored by
 # an earlier release is then recomputed instead of misread.
 # 2: item non-response ("skipped"); 3: unprotected answers; 4: binned
-# distributions and medians of scales and numbers; 5: the consistent method.
-DOCUMENT_FORMAT = 5
+# distributions and medians of scales and numbers; 5: the consistent method;
+# 6: warnings stored as notes (codes with values), and the forced-response
+# design.  A format-5 document is still read (``READABLE_FORMATS``: its English
+# warnings become notes, ``wording.from_sentence``) so a page shows it until a
+# worker has stored its replacement, but it counts as due for recomputation.
+DOCUMENT_FORMAT = 6
+READABLE_FORMATS = (5, 6)
 READER_FIELDS = (
     "pending_reports",
     "computed_at",
@@ -198,8 +211,14 @@ def results_to_document(results: SurveyResults) -> dict[str, Any]:
 
 
 def document_readable(document: dict[str, Any]) -> bool:
-    """Whether this code reads ``document`` (else it is recomputed)."""
+    """Whether ``document`` is in this release's format (else it is recomputed)."""
     return isinstance(document, dict) and document.get("format") == DOCUMENT_FORMAT
+
+
+def document_shown(document: dict[str, Any]) -> bool:
+    """Whether :func:`results_from_document` reads ``document``: this release's
+    format or the one before it (shown while its replacement is computed)."""
+    return isinstance(document, dict) and document.get("format") in READABLE_FORMATS
 
 
 def results_from_document(document: dict[str, Any], **fields: Any) -> SurveyResults:
@@ -210,6 +229,10 @@ def results_from_document(document: dict[str, Any], **fields: Any) -> SurveyResu
         q["intervals"] = [Interval(i["low"], i["high"]) for i in q["intervals"]]
         q["mean_interval"] = _interval(q["mean_interval"])
         q["distribution"] = _distribution(q.get("distribution"))
+        # Format 5 stored English sentences: read as the notes they stand for.
+        q["warnings"] = [
+            wording.from_sentence(w) if isinstance(w, str) else w for w in q["warnings"]
+        ]
         questions.append(QuestionResult(**q))
     refreshed = data["refreshed_at"]
     return SurveyResults(

@@ -23,9 +23,10 @@ from surveys.analysis.models import (
     TallyWatermark,
 )
 from surveys.analysis.results import (
+    DOCUMENT_FORMAT,
     PlainSummary,
     SurveyResults,
-    document_readable,
+    document_shown,
     results_from_document,
 )
 from surveys.analysis.snapshot_heads import SnapshotHead, snapshot_head
@@ -500,7 +501,7 @@ def _parsed_results(
     )
     parsed = (
         results_from_document(document, pending_reports=0)  # filled in per read
-        if document is not None and document_readable(document)
+        if document is not None and document_shown(document)
         else None
     )
     _parsed[key] = parsed
@@ -545,7 +546,12 @@ def latest_results(
         pending_responses=submissions,
         version=head.version,
     )
-    stale = not head.current_definition or head.watermark < tally_mark
+    stale = (
+        not head.current_definition
+        or head.watermark < tally_mark
+        # An earlier release's format: shown, and recomputed in this one's.
+        or head.document_format != str(DOCUMENT_FORMAT)
+    )
     return SnapshotState(results, stale=stale)
 
 

@@ -47,6 +47,7 @@ from surveys.analysis import (
     pilots,
     selectors,
     tasks,
+    wording,
 )
 from surveys.analysis.dashboard_page import dashboard_page
 from surveys.analysis.job_views import computing, job_context, job_sent, refused
@@ -99,6 +100,7 @@ RESULTS_SOURCES = [
     Path(settings.BASE_DIR) / "templates" / "analysis" / "_results_body.html",
     Path(charts.__file__),
     Path(dashboard.__file__),
+    Path(wording.__file__),  # how a snapshot's warnings are worded
     # The fragment is kept per language: a changed translation renders it anew.
     *sorted((Path(settings.BASE_DIR) / "locale").glob("*/LC_MESSAGES/django.mo")),
 ]

@@ -18,10 +18,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from django.utils.translation import gettext_noop
 
 import ldp
 from ldp.estimators.weighted import SUPPORTED
-from surveys.analysis import selectors
+from surveys.analysis import selectors, wording
 from surveys.analysis.estimates import labels_for
 from surveys.analysis.models import AnalysisJob, job_find_or_create
 from surveys.authoring.catalogue import mechanism_label
@@ -36,7 +37,7 @@ CHUNK = 5000
 Progress = Callable[[float], None]
 
 
-class WeightingRefused(ValueError):
+class WeightingRefused(wording.Refusal):
     """The weights cannot be computed as asked; the message says why."""
 
 
@@ -148,7 +149,9 @@ def calibrate(
     questions = {q.pk: q for q in margin_candidates(survey)}
     margins = {int(pk): shares for pk, shares in params["margins"].items()}
     if any(pk not in questions for pk in margins):
-        raise WeightingRefused("A margin question has been removed or protected.")
+        raise WeightingRefused(
+            gettext_noop("A margin question has been removed or protected.")
+        )
     everyone = respondents_up_to(survey, upto)
     present = set(everyone)
     labels: dict[int, dict[int, str]] = {}
@@ -165,8 +168,11 @@ def calibrate(
     kept = [s for s in everyone if all(s in labels[pk] for pk in margins)]
     if len(kept) < 2:
         raise WeightingRefused(
-            f"Only {len(kept)} respondent(s) in the current results answered every "
-            "margin question: nothing to weight yet."
+            gettext_noop(
+                "Only %(n)s respondent(s) in the current results answered every "
+                "margin question: nothing to weight yet."
+            ),
+            n=len(kept),
         )
     targets: dict[str, dict[str, float]] = {}
     variables: dict[str, list[str]] = {}
@@ -178,10 +184,15 @@ def calibrate(
         for name, share in zip(names, shares, strict=True):
             if share > 0 and name not in values:
                 raise WeightingRefused(
-                    f"Empty cell: no respondent answered “{name}” to "
-                    f"“{question.text}”, whose population share is "
-                    f"{share * 100:g}%. Merge it with a neighbouring answer (add "
-                    "their shares) or give it 0%."
+                    gettext_noop(
+                        "Empty cell: no respondent answered “%(answer)s” to "
+                        "“%(text)s”, whose population share is %(share)s%%. Merge "
+                        "it with a neighbouring answer (add their shares) or give "
+                        "it 0%%."
+                    ),
+                    answer=name,
+                    text=question.text,
+                    share=float(share * 100),
                 )
         targets[question.text] = dict(zip(names, shares, strict=True))
         variables[question.text] = values
@@ -193,9 +204,14 @@ def calibrate(
         else:
             fit = ldp.rake(variables, targets)
     except ldp.CalibrationError as error:
-        raise WeightingRefused(f"Raking did not converge: {error}.") from None
+        raise WeightingRefused(
+            gettext_noop("Raking did not converge: %(error)s."), error=str(error)
+        ) from None
     except ValueError as error:
-        raise WeightingRefused(f"The weights cannot be computed: {error}.") from None
+        raise WeightingRefused(
+            gettext_noop("The weights cannot be computed: %(error)s."),
+            error=str(error),
+        ) from None
     w = fit.weights
     for row, values in zip(table, variables.values(), strict=True):
         array = np.asarray(values)
@@ -226,7 +242,9 @@ def question_rows(
     (shares) or as a mean (scales and numbers)."""
     mechanism = question.compiled_mechanism()
     if mechanism is None:
-        raise WeightingRefused(f"“{question.text}” is no longer protected.")
+        raise WeightingRefused(
+            gettext_noop("“%(text)s” is no longer protected."), text=question.text
+        )
     entry: dict[str, Any] = {
         "text": question.text,
         "kind": question.kind,

@@ -15,6 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+# Labels are marked for the catalogs (gettext_noop) and kept in English: what
+# exports and the API carry; a page shows them translated (mechanism_label_shown).
+from django.utils.translation import gettext, gettext_noop
+
 import ldp
 
 SHARE, MEAN = "share", "mean"
@@ -122,13 +126,18 @@ CHOICE = (SINGLE_CHOICE, ORDINAL)  # a scale's levels may be treated as categori
 CATALOGUE: dict[str, MechanismInfo] = {
     info.name: info
     for info in (
-        MechanismInfo("warner", "Warner randomized response", (YES_NO,), _warner),
         MechanismInfo(
-            "forced_response", "Forced response", (YES_NO,), _forced_response
+            "warner", gettext_noop("Warner randomized response"), (YES_NO,), _warner
+        ),
+        MechanismInfo(
+            "forced_response",
+            gettext_noop("Forced response"),
+            (YES_NO,),
+            _forced_response,
         ),
         MechanismInfo(
             "ordinal",
-            "Order-aware exponential mechanism",
+            gettext_noop("Order-aware exponential mechanism"),
             (ORDINAL,),
             _words(
                 "The device reports a level near the true one, nearer levels being "
@@ -136,22 +145,29 @@ CATALOGUE: dict[str, MechanismInfo] = {
             ),
             estimate=MEAN,
         ),
-        MechanismInfo("grr", "Generalized randomized response", CHOICE, _grr),
-        MechanismInfo("oue", "Optimized unary encoding", CHOICE, _unary),
-        MechanismInfo("olh", "Optimized local hashing", CHOICE, _olh),
+        MechanismInfo(
+            "grr", gettext_noop("Generalized randomized response"), CHOICE, _grr
+        ),
+        MechanismInfo("oue", gettext_noop("Optimized unary encoding"), CHOICE, _unary),
+        MechanismInfo("olh", gettext_noop("Optimized local hashing"), CHOICE, _olh),
         MechanismInfo(
             "hadamard",
-            "Hadamard response",
+            gettext_noop("Hadamard response"),
             CHOICE,
             _words(
                 "The device reports one randomized bit of a Hadamard code of the "
                 "answer (Hadamard response: fastest to analyse for many options)."
             ),
         ),
-        MechanismInfo("sue", "Symmetric unary encoding (basic RAPPOR)", CHOICE, _unary),
+        MechanismInfo(
+            "sue",
+            gettext_noop("Symmetric unary encoding (basic RAPPOR)"),
+            CHOICE,
+            _unary,
+        ),
         MechanismInfo(
             "geometric",
-            "Discrete Laplace (geometric)",
+            gettext_noop("Discrete Laplace (geometric)"),
             (NUMERIC,),
             _words(
                 "The device shifts the number by a random number of steps, small "
@@ -162,7 +178,7 @@ CATALOGUE: dict[str, MechanismInfo] = {
         ),
         MechanismInfo(
             "piecewise",
-            "Piecewise mechanism",
+            gettext_noop("Piecewise mechanism"),
             (NUMERIC,),
             _words(
                 "The device usually reports a value close to the true number and "
@@ -172,7 +188,7 @@ CATALOGUE: dict[str, MechanismInfo] = {
         ),
         MechanismInfo(
             "duchi",
-            "Duchi et al. (binary output)",
+            gettext_noop("Duchi et al. (binary output)"),
             (NUMERIC,),
             _words(
                 "The device reports only “high” or “low”, leaning towards the end "
@@ -186,7 +202,7 @@ CATALOGUE: dict[str, MechanismInfo] = {
         ),
         MechanismInfo(
             "gaussian",
-            "Discrete Gaussian",
+            gettext_noop("Discrete Gaussian"),
             (NUMERIC,),
             _words(
                 "The device shifts the number by bell-shaped random noise on the "
@@ -196,21 +212,39 @@ CATALOGUE: dict[str, MechanismInfo] = {
         ),
         MechanismInfo(
             "padding_sampling",
-            "Padding and sampling",
+            gettext_noop("Padding and sampling"),
             (MULTI_SELECT,),
             _padding_sampling,
         ),
         MechanismInfo(
-            "multi_rr", "Randomized response per option", (MULTI_SELECT,), _multi_rr
+            "multi_rr",
+            gettext_noop("Randomized response per option"),
+            (MULTI_SELECT,),
+            _multi_rr,
         ),
     )
 }
 
 
 def mechanism_label(name: str) -> str:
-    """The mechanism's label (its spec name when the catalogue lacks it)."""
+    """The mechanism's label in English (its spec name when the catalogue lacks
+    it): what exports and the API carry."""
     info = CATALOGUE.get(name)
     return info.label if info else name
+
+
+def mechanism_label_shown(name: str) -> str:
+    """The mechanism's label in the active language, for a page (the spec name
+    when the catalogue lacks it)."""
+    info = CATALOGUE.get(name)
+    return gettext(info.label) if info else name
+
+
+def stored_label_shown(label: str) -> str:
+    """A mechanism label stored in English (by a background job) in the active
+    language; any other text as it is."""
+    known = any(info.label == label for info in CATALOGUE.values())
+    return gettext(label) if known else label
 
 
 def mechanisms_for_kind(kind: str) -> tuple[str, ...]:

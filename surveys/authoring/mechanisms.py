@@ -26,7 +26,11 @@ import ldp
 from ldp.exact import exp_decimal
 from ldp.mechanisms import REGISTRY
 from ldp.mechanisms.binary import unrelated_question_design
-from surveys.authoring.catalogue import mechanism_label, mechanisms_for_kind
+from surveys.authoring.catalogue import (
+    mechanism_label,
+    mechanism_label_shown,
+    mechanisms_for_kind,
+)
 from surveys.authoring.compiled import (
     compiled_mechanism,
     shared_get,
@@ -212,6 +216,26 @@ class ForcedDesign:
             f"“no” {_percent_text(self.forced_no or Fraction(0))}%"
         )
 
+    def describe_shown(self) -> str:
+        """:meth:`describe` in the active language, its numbers that language's
+        way ("70,5" in Spanish and French): what a page shows."""
+        if self.kind == UNRELATED_QUESTION:
+            return gettext(
+                "unrelated-question design: true answer %(truthful)s%%, otherwise "
+                "a made-up answer drawn on the device, “yes” %(prevalence)s%% of "
+                "the time"
+            ) % {
+                "truthful": _percent(self.truthful or Fraction(0)),
+                "prevalence": _percent(self.prevalence or Fraction(0)),
+            }
+        return gettext(
+            "custom split: true answer %(truthful)s%%, “yes” %(yes)s%%, “no” %(no)s%%"
+        ) % {
+            "truthful": _percent(self.truthful or Fraction(0)),
+            "yes": _percent(self.forced_yes or Fraction(0)),
+            "no": _percent(self.forced_no or Fraction(0)),
+        }
+
 
 def design_label(name: str, stored: dict[str, str] | None) -> str:
     """The method's label with the researcher's design, if any: "Forced
@@ -225,6 +249,22 @@ def design_label(name: str, stored: dict[str, str] | None) -> str:
     except ValueError:
         return label
     return f"{label}, {design.describe()}"
+
+
+def design_label_shown(name: str, stored: dict[str, str] | None) -> str:
+    """:func:`design_label` in the active language, for a page (exports and the
+    API keep :func:`design_label`, in English)."""
+    label = mechanism_label_shown(name)
+    if name != "forced_response" or not stored:
+        return label
+    try:
+        design = ForcedDesign.from_json(stored)
+    except ValueError:
+        return label
+    return gettext("%(mechanism)s, %(design)s") % {
+        "mechanism": label,
+        "design": design.describe_shown(),
+    }
 
 
 def design_problems(design: ForcedDesign) -> dict[str, list[str]]:

@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator, RegexValidator, URLValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 import ldp
 from surveys.authoring.compiled import compiled_mechanism
@@ -84,9 +85,11 @@ def refuse_localized(instance: models.Model) -> None:
 
 class Survey(models.Model):
     class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        OPEN = "open", "Open"
-        CLOSED = "closed", "Closed"
+        # Translated when shown (a refusal names the status in the reader's
+        # language); stored as the value.
+        DRAFT = "draft", pgettext_lazy("survey state", "Draft")
+        OPEN = "open", pgettext_lazy("survey state", "Open")
+        CLOSED = "closed", pgettext_lazy("survey state", "Closed")
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="surveys"

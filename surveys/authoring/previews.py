@@ -32,7 +32,7 @@ from surveys.authoring.catalogue import (
     describe_mechanism,
 )
 from surveys.authoring.compiled import shared_get, shared_key, shared_set
-from surveys.authoring.mechanisms import PrivacyConfig, build, design_label
+from surveys.authoring.mechanisms import PrivacyConfig, build, design_label_shown
 
 CONFIDENCE_LEVEL = 0.95
 FIVE_POINTS = 0.05
@@ -222,7 +222,8 @@ def preview_mechanism(
     """The builder's figures for a compiled mechanism at ``n`` respondents.
 
     ``design``: the question's own forced-response design (stored form), named
-    in the method's label (``mechanisms.design_label``).
+    in the method's label (``mechanisms.design_label_shown``, in the active
+    language).
 
     Delivered ε from the integer weights (``Mechanism.epsilon_exact``), the
     catalogue's plain words and :func:`planning`'s margin and sample size.
@@ -235,7 +236,7 @@ def preview_mechanism(
         margin=margin,
         margin_kind=kind,
         mechanism=mechanism.name,
-        mechanism_label=design_label(mechanism.name, design),
+        mechanism_label=design_label_shown(mechanism.name, design),
         design=design,
         epsilon=mechanism.epsilon,
         # The exact ε of the compiled weights, rounded up to 3 significant

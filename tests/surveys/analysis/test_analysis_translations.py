@@ -4,6 +4,7 @@ and exports stay the same in every language (real PostgreSQL and Redis)."""
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import timedelta
 from pathlib import Path
@@ -15,9 +16,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from surveys.analysis import dashboard, dashboard_page, views
-from surveys.analysis.models import AnalysisJob
+from surveys.analysis import dashboard, dashboard_page, jobs, selectors, services, views
+from surveys.analysis.models import AnalysisJob, ResultSnapshot
 from surveys.analysis.reading import latest_results
+from surveys.analysis.results import DOCUMENT_FORMAT
+from surveys.analysis.wording import english
 from tests.conftest import redis_cache
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
 
@@ -284,3 +287,117 @@ def test_a_job_run_for_a_french_reader_is_stored_for_every_reader(survey):
     english = _get(_reader("en"), "analysis:crosstab", survey.pk, query=query)
     cells = re.findall(r'data-field="cell">([^<]+)<', english)
     assert cells and all(re.fullmatch(r"-?\d+\.\d%", cell) for cell in cells)
+
+
+@pytest.fixture
+def unanswered(ada):
+    """A published survey no one has answered: every question warns."""
+    return make_survey(ada, title="Nobody yet")
+
+
+def test_snapshot_warnings_and_mechanism_names_follow_the_readers_language(
+    unanswered,
+):
+    french = html.unescape(_get(_reader("fr"), "analysis:dashboard", unanswered.pk))
+    assert "Pas encore de rapports." in french
+    assert "No reports yet." not in french
+    assert "Réponse randomisée de Warner" in french
+    assert "Réponse randomisée généralisée" in french
+    spanish = html.unescape(_get(_reader("es"), "analysis:dashboard", unanswered.pk))
+    assert "Aún no hay informes." in spanish
+    assert "Respuesta aleatorizada de Warner" in spanish
+
+
+def test_snapshot_warnings_and_mechanism_names_stay_english_in_english_and_exports(
+    unanswered,
+):
+    english = html.unescape(_get(_reader("en"), "analysis:dashboard", unanswered.pk))
+    assert "No reports yet." in english
+    assert "Warner randomized response" in english
+    exported = (
+        _reader("fr")
+        .get(reverse("analysis:export_estimates_csv", args=[unanswered.pk]))
+        .content.decode()
+    )
+    assert "No reports yet." in exported and "Pas encore" not in exported
+    assert "Warner randomized response" in exported
+    document = (
+        _reader("fr")
+        .get(reverse("analysis:export_estimates_json", args=[unanswered.pk]))
+        .json()
+    )
+    question = document["questions"][0]
+    assert question["warnings"] == ["No reports yet."]
+    assert "design" not in question
+    assert list(question)[-3:] == ["distribution", "consistent_method", "estimate_kind"]
+
+
+def test_an_older_snapshot_is_shown_translated_and_recomputed(unanswered):
+    _get(_reader("en"), "analysis:dashboard", unanswered.pk)  # stores the snapshot
+    snapshot = ResultSnapshot.objects.get(survey=unanswered)
+    # As the previous release stored it: English sentences, no design.
+    for question in snapshot.document["questions"]:
+        question["warnings"] = [english(w) for w in question["warnings"]]
+        question.pop("design")
+    snapshot.document["format"] = 5
+    snapshot.save()
+    state = selectors.latest_results(survey=unanswered)
+    assert state.stale  # a worker stores it again in this release's format
+    with translation.override("fr"):
+        card = dashboard.question_card(state.results.questions[0])
+    assert card.warnings == ["Pas encore de rapports."]
+    services.snapshot_refresh(survey_id=unanswered.pk)
+    stored = ResultSnapshot.objects.get(survey=unanswered).document
+    assert stored["format"] == DOCUMENT_FORMAT
+    assert stored["questions"][0]["warnings"] == [{"code": "no-reports"}]
+
+
+def _by_mechanism(survey, name: str):
+    return survey.questions.get(spec__mechanism=name)
+
+
+@pytest.mark.parametrize(
+    ("language", "reason"),
+    [
+        ("fr", "Les tableaux croisés demandent un mécanisme à canal fini"),
+        ("es", "Las tablas cruzadas necesitan un mecanismo de canal finito"),
+        ("en", "Cross-tabs need a finite-channel mechanism"),
+    ],
+)
+def test_a_failed_jobs_reason_is_shown_in_the_readers_language(
+    survey, language, reason
+):
+    a, b = _by_mechanism(survey, "grr"), _by_mechanism(survey, "oue")
+    page = html.unescape(
+        _get(
+            _reader(language),
+            "analysis:crosstab",
+            survey.pk,
+            query=f"?a={a.pk}&b={b.pk}",
+        )
+    )
+    assert reason in page
+    job = AnalysisJob.objects.get(survey=survey, kind=AnalysisJob.Kind.CROSSTAB)
+    assert job.status == AnalysisJob.Status.FAILED
+    # Stored once for every reader: English text, and the note it is worded from.
+    assert job.error.startswith("Cross-tabs need a finite-channel mechanism")
+    assert job.failure["code"] == "refused"
+
+
+def test_an_unexpected_job_failure_shows_a_generic_message_never_the_error(survey):
+    question = _by_mechanism(survey, "grr")
+    job = AnalysisJob.objects.create(  # params a breakdown cannot read
+        survey=survey,
+        kind=AnalysisJob.Kind.BREAKDOWN,
+        params={"a": question.pk, "b": question.pk},
+        watermark=0,
+    )
+    jobs.job_run(job_id=job.pk)
+    job.refresh_from_db()
+    assert job.status == AnalysisJob.Status.FAILED
+    assert job.error == "The analysis failed unexpectedly; ask for it again."
+    with translation.override("fr"):
+        assert job.failure_shown == (
+            "L’analyse a échoué de manière inattendue\u00a0; redemandez-la."
+        )
+    assert "KeyError" not in job.error and "Traceback" not in job.error

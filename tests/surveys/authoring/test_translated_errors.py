@@ -17,6 +17,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from surveys.authoring import services
 from surveys.authoring.models import Question, Survey
 
 pytestmark = pytest.mark.django_db
@@ -320,3 +321,53 @@ def test_without_a_preference_the_errors_stay_in_english(ada_client, make_survey
         reverse("authoring:survey_publish", args=[survey.pk]), {}, follow=True
     )
     assert "Add at least one question before publishing." in _text(response)
+
+
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [
+        (
+            "es",
+            "Solo se puede cerrar una encuesta abierta; esta está en estado "
+            "«borrador».",
+        ),
+        (
+            "fr",
+            f"Seule une enquête ouverte peut être fermée{NBSP}; celle-ci est à "
+            f"l’état «{NBSP}brouillon{NBSP}».",
+        ),
+        ("en", "Only an open survey can be closed; this one is draft."),
+    ],
+)
+def test_a_refusal_to_close_names_the_status_in_the_visitors_language(
+    ada_client, make_survey, language, message
+):
+    survey = make_survey()
+    response = _post(
+        ada_client,
+        reverse("authoring:survey_close", args=[survey.pk]),
+        {},
+        language,
+        cookie=True,
+    )
+    page = _text(ada_client.get(response["Location"], HTTP_ACCEPT_LANGUAGE=language))
+    assert message in page
+    assert Survey.objects.get(pk=survey.pk).status == Survey.Status.DRAFT
+
+
+@pytest.mark.parametrize(
+    ("language", "status"), [("es", "«abierta»"), ("fr", f"«{NBSP}ouverte{NBSP}»")]
+)
+def test_a_refusal_to_reopen_names_the_status_in_the_visitors_language(
+    ada_client, survey, ada, language, status
+):
+    services.survey_publish(survey=survey, user=ada)
+    response = _post(
+        ada_client,
+        reverse("authoring:survey_reopen", args=[survey.pk]),
+        {},
+        language,
+        cookie=True,
+    )
+    page = _text(ada_client.get(response["Location"]))
+    assert status in page
