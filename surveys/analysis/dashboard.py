@@ -154,6 +154,17 @@ class QuestionCard:
     warnings: list[str] = field(default_factory=list)
 
 
+def shown_labels(result: QuestionResult) -> list[str]:
+    """The answer labels as the reader reads them: a yes/no question's "Yes"
+    and "No" are the site's own words (stored in English in the snapshot, as
+    the exports carry them), worded in the reader's language; every other
+    label is the researcher's own text, shown as stored."""
+    if result.kind != "yes_no":
+        return list(result.labels)
+    own = {"Yes": gettext("Yes"), "No": gettext("No")}
+    return [own.get(label, label) for label in result.labels]
+
+
 def _rows(result: QuestionResult) -> list[Row]:
     if not result.n or not result.estimate:
         return []
@@ -169,7 +180,7 @@ def _rows(result: QuestionResult) -> list[Row]:
             outside=_outside(estimate, interval),
         )
         for label, estimate, interval, fixed, se in zip(
-            result.labels,
+            shown_labels(result),
             result.estimate,
             result.intervals,
             consistent,
@@ -186,7 +197,11 @@ def _chart(result: QuestionResult) -> str:
     bars = [
         charts.Bar(label, est, interval.low, interval.high, fixed)
         for label, est, interval, fixed in zip(
-            result.labels, result.estimate, result.intervals, consistent, strict=True
+            shown_labels(result),
+            result.estimate,
+            result.intervals,
+            consistent,
+            strict=True,
         )
     ]
     return _share_chart(

@@ -131,6 +131,20 @@ def test_dashboard_shares_have_a_decimal_comma_and_the_same_digits(survey, langu
     assert all("," in s and "." not in s for s in translated)
 
 
+@pytest.mark.parametrize(
+    ("language", "yes", "no"), [("es", "Sí", "No"), ("fr", "Oui", "Non")]
+)
+def test_yes_no_answers_on_the_dashboard_are_in_the_readers_language(
+    survey, language, yes, no
+):
+    page = html.unescape(_get(_reader(language), "analysis:dashboard", survey.pk))
+    rows = re.findall(r'<th scope="row"[^>]*>\s*([^<]+?)\s*</th>', page)
+    assert yes in rows and no in rows, rows
+    assert "Yes" not in rows, rows
+    # The chart's bars are named the same way.
+    assert re.search(rf"<title>{yes}\W", page), "no chart bar named " + yes
+
+
 @pytest.mark.parametrize("language", ["es", "fr"])
 def test_dashboard_ids_counts_and_chart_coordinates_do_not_change_with_the_language(
     survey, language
