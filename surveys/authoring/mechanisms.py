@@ -237,29 +237,32 @@ class ForcedDesign:
         }
 
 
+def _stored_design(name: str, stored: dict[str, str] | None) -> ForcedDesign | None:
+    """The researcher's forced-response design stored with a question, if any
+    (None for other methods, no design, or one that no longer reads)."""
+    if name != "forced_response" or not stored:
+        return None
+    try:
+        return ForcedDesign.from_json(stored)
+    except ValueError:
+        return None
+
+
 def design_label(name: str, stored: dict[str, str] | None) -> str:
     """The method's label with the researcher's design, if any: "Forced
     response, custom split: true answer 70%, “yes” 20%, “no” 10%" (what the
     builder's preview and the dashboard card name)."""
     label = mechanism_label(name)
-    if name != "forced_response" or not stored:
-        return label
-    try:
-        design = ForcedDesign.from_json(stored)
-    except ValueError:
-        return label
-    return f"{label}, {design.describe()}"
+    design = _stored_design(name, stored)
+    return label if design is None else f"{label}, {design.describe()}"
 
 
 def design_label_shown(name: str, stored: dict[str, str] | None) -> str:
     """:func:`design_label` in the active language, for a page (exports and the
     API keep :func:`design_label`, in English)."""
     label = mechanism_label_shown(name)
-    if name != "forced_response" or not stored:
-        return label
-    try:
-        design = ForcedDesign.from_json(stored)
-    except ValueError:
+    design = _stored_design(name, stored)
+    if design is None:
         return label
     return gettext("%(mechanism)s, %(design)s") % {
         "mechanism": label,
