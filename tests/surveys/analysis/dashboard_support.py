@@ -98,7 +98,11 @@ QUESTIONS: list[tuple[str, PrivacyConfig]] = [
 ]
 
 
-def make_survey(owner, *, title: str = "Student life") -> Survey:
+def make_survey(
+    owner, *, title: str = "Student life", languages: tuple[str, ...] = ()
+) -> Survey:
+    """One question of each kind, offered in ``languages`` too (each text
+    translated as "[code] source"), published."""
     survey = authoring.survey_create(
         owner=owner, title=title, epsilon_budget=20.0, planned_respondents=500
     )
@@ -109,6 +113,10 @@ def make_survey(owner, *, title: str = "Student life") -> Survey:
             privacy=config,
             not_private_acknowledged=not config.is_private,
         )
+    if languages:
+        from tests.surveys.collection.conftest import offered_in
+
+        offered_in(survey, *languages)
     return authoring.survey_publish(survey=survey, user=owner)
 
 

@@ -23,11 +23,9 @@ from django.utils import translation
 from django.utils.translation import gettext
 from playwright.sync_api import expect
 
-from surveys.authoring import services as authoring
 from surveys.authoring.models import Survey
 from tests.ax_tree import AXNode, ax_tree
-from tests.surveys.analysis.dashboard_support import QUESTIONS, simulate
-from tests.surveys.collection.conftest import offered_in
+from tests.surveys.analysis.dashboard_support import QUESTIONS, make_survey, simulate
 from tests.system.browser.journeys.conftest import DESKTOP, sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -67,21 +65,7 @@ def question_text(text: str, language: str) -> str:
 def study(researcher) -> Survey:
     """One question of each kind (the dashboard tests' survey), offered in
     French, published."""
-    survey = authoring.survey_create(
-        owner=researcher,
-        title="Student life",
-        epsilon_budget=20.0,
-        planned_respondents=500,
-    )
-    for text, config in QUESTIONS:
-        authoring.question_create(
-            survey=survey,
-            text=text,
-            privacy=config,
-            not_private_acknowledged=not config.is_private,
-        )
-    offered_in(survey, "fr")
-    return authoring.survey_publish(survey=survey, user=researcher)
+    return make_survey(researcher, languages=("fr",))
 
 
 def open_answer_page(browser, live_server, study, locale: str, language: str):
