@@ -212,7 +212,8 @@ def _stratum(
 ) -> Stratum:
     """One group's estimate: its shares (when listed) and its mean (if any)."""
     if len(reports) < 2:
-        return Stratum(label, len(reports), note="Too few reports to estimate.")
+        note = gettext_noop("Too few reports to estimate.")  # worded when shown
+        return Stratum(label, len(reports), note=note)
     estimate = mechanism.estimate(mechanism.aggregate(reports))
     fields: dict = {}
     if shares and estimate.identifiable:

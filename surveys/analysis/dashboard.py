@@ -154,15 +154,20 @@ class QuestionCard:
     warnings: list[str] = field(default_factory=list)
 
 
-def shown_labels(result: QuestionResult) -> list[str]:
-    """The answer labels as the reader reads them: a yes/no question's "Yes"
-    and "No" are the site's own words (stored in English in the snapshot, as
-    the exports carry them), worded in the reader's language; every other
-    label is the researcher's own text, shown as stored."""
-    if result.kind != "yes_no":
-        return list(result.labels)
+def labels_shown(kind: str, labels: list[str]) -> list[str]:
+    """Answer labels as the reader reads them: a yes/no question's "Yes" and
+    "No" are the site's own words (stored in English in snapshots and job
+    results, as the exports carry them), worded in the reader's language;
+    every other label is the researcher's own text, shown as stored."""
+    if kind != "yes_no":
+        return list(labels)
     own = {"Yes": gettext("Yes"), "No": gettext("No")}
-    return [own.get(label, label) for label in result.labels]
+    return [own.get(label, label) for label in labels]
+
+
+def shown_labels(result: QuestionResult) -> list[str]:
+    """A result's answer labels as the reader reads them (:func:`labels_shown`)."""
+    return labels_shown(result.kind, list(result.labels))
 
 
 def _rows(result: QuestionResult) -> list[Row]:

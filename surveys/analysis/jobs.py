@@ -8,8 +8,9 @@ watermark, so these analyses advance in the same batches as the results (two
 successive answers never isolate one respondent), and an identical request
 reuses the stored job until the snapshot moves on.  A worker runs the job
 (``tasks.run_analysis_job``) and records its progress; with no broker it runs
-in the requesting process.  What is stored is the formatted table the page
-shows, as JSON.
+in the requesting process.  What is stored is the table's numbers and labels
+as JSON, shared by every reader; each page writes them in its reader's
+language (``crosstab_tables``, ``model_tables``).
 
 An export (``export_request``) is a job too: a worker writes the file of one
 registered export kind (``export_kinds``) under ``settings.EXPORT_ROOT``,
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import os
 import secrets
 import time
@@ -37,7 +39,6 @@ from django.utils import timezone, translation
 
 from surveys.analysis import (
     crosstabs,
-    dashboard,
     export_kinds,
     pilots,
     regressions,
@@ -219,18 +220,28 @@ def _progress(job: AnalysisJob):
     return record
 
 
+def _share(value: float) -> float | None:
+    """A share as stored in JSON (None where it is not finite)."""
+    return float(value) if math.isfinite(value) else None
+
+
+def _question(question: Question) -> dict[str, str]:
+    return {"text": question.text, "kind": question.kind}
+
+
 def _crosstab_view(table: crosstabs.CrossTab) -> dict[str, Any]:
-    pct = dashboard.percent
+    """The cross-tab as stored: numbers and the site's own labels in English,
+    written for each reader by ``crosstab_tables.crosstab_shown``."""
     result = table.result
     rows = []
     for i, label in enumerate(table.labels_a):
         cells = [
             {
                 "column": table.labels_b[j],
-                "estimate": pct(result.estimate[i, j]),
-                "low": pct(table.low[i, j]),
-                "high": pct(table.high[i, j]),
-                "consistent": pct(table.consistent[i, j]),
+                "estimate": _share(result.estimate[i, j]),
+                "low": _share(table.low[i, j]),
+                "high": _share(table.high[i, j]),
+                "consistent": _share(table.consistent[i, j]),
             }
             for j in range(len(table.labels_b))
         ]
@@ -239,8 +250,8 @@ def _crosstab_view(table: crosstabs.CrossTab) -> dict[str, Any]:
         "crosstab": {
             "result": {"n": int(result.n)},
             "excluded": table.excluded,
-            "question_a": {"text": table.question_a.text},
-            "question_b": {"text": table.question_b.text},
+            "question_a": _question(table.question_a),
+            "question_b": _question(table.question_b),
             "labels_b": table.labels_b,
         },
         "rows": rows,
@@ -248,16 +259,17 @@ def _crosstab_view(table: crosstabs.CrossTab) -> dict[str, Any]:
 
 
 def _breakdown_view(result: crosstabs.Breakdown) -> dict[str, Any]:
-    pct, num = dashboard.percent, dashboard.number
+    """The breakdown as stored: numbers and the site's own labels in English,
+    written for each reader by ``crosstab_tables.breakdown_shown``."""
     strata = []
     for stratum in result.strata:
         rows = [
             {
                 "label": label,
-                "estimate": pct(est),
-                "low": pct(low),
-                "high": pct(high),
-                "consistent": pct(fixed),
+                "estimate": _share(est),
+                "low": _share(low),
+                "high": _share(high),
+                "consistent": _share(fixed),
             }
             for label, est, low, high, fixed in zip(
                 result.labels,
@@ -268,19 +280,11 @@ def _breakdown_view(result: crosstabs.Breakdown) -> dict[str, Any]:
                 strict=False,
             )
         ]
-        strata.append(
-            {
-                "stratum": dataclasses.asdict(stratum),
-                "rows": rows,
-                "mean": num(stratum.mean),
-                "mean_low": num(stratum.mean_low),
-                "mean_high": num(stratum.mean_high),
-            }
-        )
+        strata.append({"stratum": dataclasses.asdict(stratum), "rows": rows})
     return {
         "result": {
-            "question": {"text": result.question.text},
-            "by": {"text": result.by.text},
+            "question": _question(result.question),
+            "by": _question(result.by),
         },
         "strata": strata,
     }

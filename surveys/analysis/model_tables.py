@@ -10,16 +10,31 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from surveys.analysis.dashboard import number, percent
+from django.utils.translation import gettext
+
+from surveys.analysis import wording
+from surveys.analysis.dashboard import labels_shown, localized, number, percent
 from surveys.analysis.exports import csv_lines
 from surveys.authoring.catalogue import stored_label_shown
 
 
 def p_value(value: float | None) -> str:
-    """A p-value as papers print it: three decimals, or "< 0.001"."""
+    """A p-value as papers print it: three decimals, or "< 0.001" (with the
+    reader's decimal comma)."""
     if value is None:
         return "—"
-    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+    return localized("< 0.001" if value < 0.001 else f"{value:.3f}")
+
+
+def _range(low: str, high: str) -> str:
+    """An interval's ends as the reader reads them ("0.12 to 0.34")."""
+    return gettext("%(low)s to %(high)s") % {"low": low, "high": high}
+
+
+def _term(term: str) -> str:
+    """A coefficient's name: the intercept in the reader's language; every
+    other term is built from the researcher's own question and answer text."""
+    return gettext("(Intercept)") if term == "(Intercept)" else term
 
 
 def regression_rows(result: dict[str, Any]) -> list[dict[str, str]]:
@@ -27,16 +42,16 @@ def regression_rows(result: dict[str, Any]) -> list[dict[str, str]]:
     rows = []
     for row in result["rows"]:
         shown = {
-            "term": row["term"],
+            "term": _term(row["term"]),
             "estimate": number(row["estimate"]),
             "std_error": number(row["std_error"]),
             "z": number(row["statistic"], 2),
             "p": p_value(row["p_value"]),
-            "ci": f"{number(row['ci_low'])} to {number(row['ci_high'])}",
+            "ci": _range(number(row["ci_low"]), number(row["ci_high"])),
         }
         if result["model"] == "logistic":
             shown["odds_ratio"] = number(row["odds_ratio"])
-            shown["or_ci"] = f"{number(row['or_low'])} to {number(row['or_high'])}"
+            shown["or_ci"] = _range(number(row["or_low"]), number(row["or_high"]))
         rows.append(shown)
     return rows
 
@@ -67,6 +82,12 @@ def _cell(value: Any) -> Any:
     return "" if value is None else value
 
 
+def _row_label(row: dict[str, Any], label: str) -> str:
+    """A weighted row's label: a mean's is stored as a note, worded for the
+    reader (results stored before that carry the English label, shown as is)."""
+    return wording.shown(row["label_note"]) if "label_note" in row else label
+
+
 def _show(value: float, measure: str) -> str:
     return percent(value) if measure == "share" else number(value)
 
@@ -76,21 +97,23 @@ def weighted_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     shown = []
     for entry in result["questions"]:
         measure = entry.get("measure", "share")
+        stored = [row["label"] for row in entry["rows"]]
+        labels = labels_shown(entry.get("kind", ""), stored)
         rows = [
             {
-                "label": row["label"],
+                "label": _row_label(row, label),
                 "unweighted": _show(row["unweighted"], measure),
-                "unweighted_ci": (
-                    f"{_show(row['unweighted_low'], measure)} to "
-                    f"{_show(row['unweighted_high'], measure)}"
+                "unweighted_ci": _range(
+                    _show(row["unweighted_low"], measure),
+                    _show(row["unweighted_high"], measure),
                 ),
                 "weighted": _show(row["weighted"], measure),
-                "weighted_ci": (
-                    f"{_show(row['weighted_low'], measure)} to "
-                    f"{_show(row['weighted_high'], measure)}"
+                "weighted_ci": _range(
+                    _show(row["weighted_low"], measure),
+                    _show(row["weighted_high"], measure),
                 ),
             }
-            for row in entry["rows"]
+            for row, label in zip(entry["rows"], labels, strict=True)
         ]
         deff = entry.get("design_effect")
         shown.append(
@@ -100,6 +123,7 @@ def weighted_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
                 "shown_epsilon": number(entry["epsilon"], 2),
                 "shown_mechanism": stored_label_shown(entry["mechanism_label"]),
                 "shown_deff": number(deff, 2) if deff is not None else "—",
+                "shown_note": wording.shown(entry["note"]) if entry.get("note") else "",
             }
         )
     return shown
@@ -118,7 +142,7 @@ def margin_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
                     "weighted": percent(weighted),
                 }
                 for label, target, sample, weighted in zip(
-                    margin["labels"],
+                    labels_shown(margin.get("kind", ""), margin["labels"]),
                     margin["targets"],
                     margin["sample"],
                     margin["weighted"],

@@ -11,9 +11,11 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_GET
 
 from surveys.analysis import model_tables, regressions, weights
+from surveys.analysis.dashboard import labels_shown
 from surveys.analysis.job_views import finished, job_context, job_sent, refused
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.reading import latest_results
@@ -35,7 +37,9 @@ def _regression_job(request, survey) -> AnalysisJob:
     outcome = _pk(request.GET.get("outcome", ""))
     covariates = [_pk(value) for value in request.GET.getlist("covariate")]
     if any(pk is None for pk in covariates):
-        raise regressions.RegressionRefused("Pick covariates among the ones listed.")
+        raise regressions.RegressionRefused(
+            gettext_noop("Pick covariates among the ones listed.")
+        )
     chosen = [pk for pk in covariates if pk is not None]
     references = {pk: request.GET.get(f"ref-{pk}", "") for pk in chosen}
     latest_results(survey)  # brings the snapshot (the job's data) up to date
@@ -153,7 +157,7 @@ def survey_weights(request, pk: int):
                 "question": q,
                 "name": f"margin-{q.pk}",
                 "value": request.GET.get(f"margin-{q.pk}", ""),
-                "labels": weights.answer_labels(q),
+                "labels": labels_shown(q.kind, weights.answer_labels(q)),
             }
             for q in weights.margin_candidates(survey)
         ],

@@ -26,8 +26,9 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
+from django.utils.translation import gettext_noop
 
-from surveys.analysis import selectors
+from surveys.analysis import selectors, wording
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.results import SurveyResults
 from surveys.authoring import display_logic
@@ -38,7 +39,7 @@ PILOT_N_MAX = 100_000
 PILOT_SEED = 20_160  # fixed: a pilot is reproducible from its parameters
 
 
-class PilotRefused(ValueError):
+class PilotRefused(wording.Refusal):
     """The pilot cannot be simulated as asked; the message says why."""
 
 
@@ -49,7 +50,9 @@ def _true_answers(
     if shares is None:
         return rng.integers(0, k, size=n)
     if len(shares) != k:
-        raise PilotRefused(f"Give {k} shares for a question with {k} answers.")
+        raise PilotRefused(
+            gettext_noop("Give %(k)s shares for a question with %(k)s answers."), k=k
+        )
     p = np.asarray(shares, dtype=float)
     return rng.choice(k, size=n, p=p / p.sum())
 
@@ -67,16 +70,24 @@ def parse_shares(text: str, independent: bool = False) -> list[float] | None:
         values = [float(part) for part in text.split(",")]
     except ValueError:
         raise PilotRefused(
-            f"“{text}” is not a list of percentages separated by commas."
+            gettext_noop(
+                "“%(given)s” is not a list of percentages separated by commas."
+            ),
+            given=text,
         ) from None
     if any(not 0 <= v <= 100 for v in values):
-        raise PilotRefused("Each share is a percentage from 0 to 100.")
+        raise PilotRefused(gettext_noop("Each share is a percentage from 0 to 100."))
     if independent:
         return [v / 100 for v in values]
     if not sum(values) > 0:
-        raise PilotRefused("Each share is a percentage from 0 to 100, not all 0.")
+        raise PilotRefused(
+            gettext_noop("Each share is a percentage from 0 to 100, not all 0.")
+        )
     if abs(sum(values) - 100) > 0.5:
-        raise PilotRefused(f"The shares add up to {sum(values):g}%, not 100%.")
+        raise PilotRefused(
+            gettext_noop("The shares add up to %(total)s%%, not 100%%."),
+            total=float(sum(values)),
+        )
     return [v / 100 for v in values]
 
 
@@ -102,7 +113,10 @@ def _selections(
     (one half without), then rows over ``cap`` cut to ``cap`` ticks at random."""
     p = np.full(k, 0.5) if chances is None else np.asarray(chances, dtype=float)
     if len(p) != k:
-        raise PilotRefused(f"Give {k} percentages for a question with {k} options.")
+        raise PilotRefused(
+            gettext_noop("Give %(k)s percentages for a question with %(k)s options."),
+            k=k,
+        )
     matrix = rng.random((n, k)) < p
     if cap is not None:
         for row in np.flatnonzero(matrix.sum(axis=1) > cap):
@@ -159,19 +173,29 @@ def pilot_request(
 ) -> tuple[AnalysisJob, bool]:
     """(the pilot job for these parameters under the current definition, created)."""
     if not 1 <= n <= PILOT_N_MAX:
-        raise PilotRefused(f"n is {n}; allowed: 1 to {PILOT_N_MAX:,}.")
+        raise PilotRefused(
+            gettext_noop(
+                "n is “%(value)s”; allowed: a whole number from 1 to %(max)s."
+            ),
+            value=str(n),
+            max=PILOT_N_MAX,
+        )
     questions = selectors.survey_questions(survey)
     asked = {q.pk: q for q in questions if takes_shares(q)}
     for pk, given in shares.items():
         if pk not in asked:
             raise PilotRefused(
-                "Give shares only for this survey's questions with answers to "
-                "choose from."
+                gettext_noop(
+                    "Give shares only for this survey's questions with answers to "
+                    "choose from."
+                )
             )
         count = answer_count(asked[pk])
         if given is not None and len(given) != count:
             raise PilotRefused(
-                f"“{asked[pk].text}” has {count} answers: give {count} shares."
+                gettext_noop("“%(text)s” has %(k)s answers: give %(k)s shares."),
+                text=asked[pk].text,
+                k=count,
             )
     params: dict[str, Any] = {
         "n": n,

@@ -100,40 +100,58 @@ def regression_request(
     questions = {q.pk: q for q in selectors.survey_questions(survey)}
     target = questions.get(outcome) if outcome is not None else None
     if target is None:
-        raise RegressionRefused("Pick the outcome: a question of this survey.")
+        raise RegressionRefused(
+            gettext_noop("Pick the outcome: a question of this survey.")
+        )
     if outcome_model(target) is None:
         raise RegressionRefused(
-            f"“{target.text}” cannot be the outcome: pick a protected yes/no "
-            "question answered through randomized response (forced response, "
-            "Warner or unrelated question) for a logistic regression, or a "
-            "protected number for a linear regression."
+            gettext_noop(
+                "“%(text)s” cannot be the outcome: pick a protected yes/no "
+                "question answered through randomized response (forced response, "
+                "Warner or unrelated question) for a logistic regression, or a "
+                "protected number for a linear regression."
+            ),
+            text=target.text,
         )
     if not covariates:
-        raise RegressionRefused("Pick at least one covariate.")
+        raise RegressionRefused(gettext_noop("Pick at least one covariate."))
     chosen = sorted(set(covariates))
     reference: dict[str, str] = {}
     for pk in chosen:
         question = questions.get(pk)
         if question is None:
-            raise RegressionRefused("Pick covariates among this survey's questions.")
+            raise RegressionRefused(
+                gettext_noop("Pick covariates among this survey's questions.")
+            )
         if question.is_private:
             raise RegressionRefused(
-                f"“{question.text}” is protected: its answers were randomized, so "
-                "it cannot be a covariate. Pick questions answered in the clear "
-                "(unprotected)."
+                gettext_noop(
+                    "“%(text)s” is protected: its answers were randomized, so it "
+                    "cannot be a covariate. Pick questions answered in the clear "
+                    "(unprotected)."
+                ),
+                text=question.text,
             )
         if question.kind not in COVARIATE_KINDS:
             raise RegressionRefused(
-                f"“{question.text}” allows several answers, so it cannot be a "
-                "covariate; pick a question with one answer or a number."
+                gettext_noop(
+                    "“%(text)s” allows several answers, so it cannot be a "
+                    "covariate; pick a question with one answer or a number."
+                ),
+                text=question.text,
             )
         options = levels(question)
         if options is not None:
             level = references.get(pk) or options[0]
             if level not in options:
                 raise RegressionRefused(
-                    f"The reference level of “{question.text}” is “{level}”; "
-                    f"allowed: one of {', '.join(options)}."
+                    gettext_noop(
+                        "The reference level of “%(text)s” is “%(level)s”; "
+                        "allowed: one of %(options)s."
+                    ),
+                    text=question.text,
+                    level=level,
+                    options=", ".join(options),
                 )
             reference[str(pk)] = level
     snapshot = selectors.latest_snapshot(survey_id=survey.pk)

@@ -29,7 +29,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language, gettext
+from django.utils.translation import get_language, gettext, gettext_noop
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -37,6 +37,7 @@ from surveys.accounts.sessions import passive
 from surveys.analysis import (
     charts,
     consistent,
+    crosstab_tables,
     crosstabs,
     dashboard,
     datasets,
@@ -241,7 +242,11 @@ def _job(survey, kind: str, params: dict[str, int]) -> AnalysisJob:
 
 
 def _crosstab_done(job: AnalysisJob) -> dict:
-    return {"crosstab": job.result["crosstab"], "crosstab_rows": job.result["rows"]}
+    return crosstab_tables.crosstab_shown(job.result)
+
+
+def _breakdown_done(job: AnalysisJob) -> dict:
+    return crosstab_tables.breakdown_shown(job.result)
 
 
 @login_required
@@ -275,7 +280,7 @@ def survey_crosstab(request, pk: int):
             )
         else:
             job = _job(survey, AnalysisJob.Kind.BREAKDOWN, {"q": q.pk, "by": by.pk})
-            job_context(context, job, "breakdown")
+            job_context(context, job, "breakdown", _breakdown_done)
     return render(request, "analysis/crosstab.html", context)
 
 
@@ -296,10 +301,11 @@ def survey_pilot(request, pk: int):
             "question": q,
             "name": f"share-{q.pk}",
             "value": request.GET.get(f"share-{q.pk}", ""),
-            "labels": (
+            "labels": dashboard.labels_shown(
+                q.kind,
                 estimates.labels_for(q, q.compiled_mechanism())
                 if q.is_private and q.kind != "multi_select"
-                else [label for _, label in answer_choices(q)]
+                else [label for _, label in answer_choices(q)],
             ),
             # Multiple selections: one chance per option, not shares of 100%.
             "independent": q.kind == "multi_select",
@@ -317,10 +323,11 @@ def survey_pilot(request, pk: int):
             n_text = request.GET["n"].strip()
             if not n_text.isdecimal() or len(n_text) > 7:
                 raise pilots.PilotRefused(
-                    gettext(
+                    gettext_noop(
                         "n is “%(value)s”; allowed: a whole number from 1 to %(max)s."
-                    )
-                    % {"value": n_text, "max": dashboard.grouped(pilots.PILOT_N_MAX)}
+                    ),
+                    value=n_text,
+                    max=pilots.PILOT_N_MAX,
                 )
             shares = {
                 f["question"].pk: pilots.parse_shares(f["value"], f["independent"])
@@ -330,7 +337,7 @@ def survey_pilot(request, pk: int):
                 survey=survey, n=int(n_text), shares=shares
             )
         except pilots.PilotRefused as refused:
-            context["pilot_error"] = str(refused)
+            context["pilot_error"] = refused.shown()
         else:
             if created:
                 tasks.send_analysis_job(job.pk)

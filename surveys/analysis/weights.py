@@ -66,23 +66,38 @@ def parse_margin(question: Question, text: str) -> list[float] | None:
         values = [float(part) for part in text.split(",")]
     except ValueError:
         raise WeightingRefused(
-            f"Population shares for “{question.text}”: “{text}” is not a list of "
-            "percentages separated by commas."
+            gettext_noop(
+                "Population shares for “%(text)s”: “%(given)s” is not a list of "
+                "percentages separated by commas."
+            ),
+            text=question.text,
+            given=text,
         ) from None
     if len(values) != len(labels):
         raise WeightingRefused(
-            f"“{question.text}” has {len(labels)} answers ({', '.join(labels)}): "
-            f"give {len(labels)} percentages, not {len(values)}."
+            gettext_noop(
+                "“%(text)s” has %(k)s answers (%(labels)s): give %(k)s "
+                "percentages, not %(given)s."
+            ),
+            text=question.text,
+            k=len(labels),
+            labels=", ".join(labels),
+            given=len(values),
         )
     if any(not 0 <= v <= 100 for v in values):
         raise WeightingRefused(
-            f"Population shares for “{question.text}”: each is a percentage from "
-            "0 to 100."
+            gettext_noop(
+                "Population shares for “%(text)s”: each is a percentage from 0 to 100."
+            ),
+            text=question.text,
         )
     if abs(sum(values) - 100) > SUM_TOLERANCE:
         raise WeightingRefused(
-            f"Population shares for “{question.text}” add up to {sum(values):g}%, "
-            "not 100%."
+            gettext_noop(
+                "Population shares for “%(text)s” add up to %(total)s%%, not 100%%."
+            ),
+            text=question.text,
+            total=float(sum(values)),
         )
     return [v / 100 for v in values]
 
@@ -95,25 +110,34 @@ def weighted_request(
     that is protected or not a one-answer unprotected question of the survey."""
     if not margins:
         raise WeightingRefused(
-            "Give population shares for at least one unprotected question."
+            gettext_noop(
+                "Give population shares for at least one unprotected question."
+            )
         )
     candidates = {q.pk: q for q in margin_candidates(survey)}
     for pk, shares in margins.items():
         question = candidates.get(pk)
         if question is None:
             raise WeightingRefused(
-                "Margins can only be given for unprotected questions of this survey "
-                "with one answer from a list: weights must come from answers "
-                "known in the clear."
+                gettext_noop(
+                    "Margins can only be given for unprotected questions of this "
+                    "survey with one answer from a list: weights must come from "
+                    "answers known in the clear."
+                )
             )
         if len(shares) != len(answer_labels(question)):
             raise WeightingRefused(
-                f"“{question.text}” has {len(answer_labels(question))} answers."
+                gettext_noop("“%(text)s” has %(k)s answers."),
+                text=question.text,
+                k=len(answer_labels(question)),
             )
         if abs(sum(shares) - 1) > SUM_TOLERANCE / 100:
             raise WeightingRefused(
-                f"Population shares for “{question.text}” add up to "
-                f"{sum(shares) * 100:g}%, not 100%."
+                gettext_noop(
+                    "Population shares for “%(text)s” add up to %(total)s%%, not 100%%."
+                ),
+                text=question.text,
+                total=float(sum(shares) * 100),
             )
     snapshot = selectors.latest_snapshot(survey_id=survey.pk)
     params = {
@@ -196,7 +220,14 @@ def calibrate(
                 )
         targets[question.text] = dict(zip(names, shares, strict=True))
         variables[question.text] = values
-        table.append({"text": question.text, "labels": names, "targets": shares})
+        table.append(
+            {
+                "text": question.text,
+                "kind": question.kind,
+                "labels": names,
+                "targets": shares,
+            }
+        )
     try:
         if len(variables) == 1:
             ((name, values),) = variables.items()
@@ -227,12 +258,18 @@ def _interval(estimate: Any) -> tuple[Any, Any]:
     return interval.low, interval.high
 
 
-def _mean_label(question: Question, mechanism: ldp.Mechanism) -> str:
-    """The mean's label, saying how an ordinal scale is numbered."""
+def _mean_label(question: Question, mechanism: ldp.Mechanism) -> wording.Note:
+    """The mean's label, saying how an ordinal scale is numbered (a note: the
+    page words it for its reader, the CSV file in English)."""
     if question.kind != Question.Kind.ORDINAL:
-        return "Mean"
+        return wording.sentence(gettext_noop("Mean"))
     labels = labels_for(question, mechanism)
-    return f"Mean on the scale 0 ({labels[0]}) to {len(labels) - 1} ({labels[-1]})"
+    return wording.sentence(
+        gettext_noop("Mean on the scale 0 (%(lowest)s) to %(top)s (%(highest)s)"),
+        lowest=labels[0],
+        top=len(labels) - 1,
+        highest=labels[-1],
+    )
 
 
 def question_rows(
@@ -252,13 +289,17 @@ def question_rows(
         "epsilon": float(mechanism.epsilon),
         "n": len(payloads),
         "rows": [],
-        "note": "",
+        "note": None,
     }
     if len(payloads) < 2:
-        entry["note"] = "Fewer than 2 weighted respondents answered it."
+        entry["note"] = wording.sentence(
+            gettext_noop("Fewer than 2 weighted respondents answered it.")
+        )
         return entry
     if not weights.sum() > 0:
-        entry["note"] = "Every respondent who answered it has weight 0."
+        entry["note"] = wording.sentence(
+            gettext_noop("Every respondent who answered it has weight 0.")
+        )
         return entry
     ones = np.ones(len(payloads))
     if mechanism.name in SUPPORTED:
@@ -286,9 +327,11 @@ def question_rows(
         weighted_mean = ldp.weighted_mean(mechanism, payloads, weights)
         low_u, high_u = _interval(plain_mean)
         low_w, high_w = _interval(weighted_mean)
+        label = _mean_label(question, mechanism)
         entry["rows"].append(
             {
-                "label": _mean_label(question, mechanism),
+                "label": wording.english(label),
+                "label_note": label,
                 "unweighted": float(plain_mean.estimate),
                 "unweighted_low": float(low_u),
                 "unweighted_high": float(high_u),
@@ -299,7 +342,9 @@ def question_rows(
         )
         entry["design_effect"] = ldp.kish_design_effect(weights)
     else:
-        entry["note"] = f"{mechanism_label(mechanism.name)} has no weighted estimator."
+        entry["note"] = wording.sentence(
+            gettext_noop("This mechanism has no weighted estimator.")
+        )
     return entry
 
 

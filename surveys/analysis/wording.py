@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from django.utils.formats import get_format
+from django.utils.formats import get_format, number_format
 from django.utils.translation import gettext, gettext_noop, ngettext, pgettext
 
 Note = dict[str, Any]
@@ -37,6 +37,8 @@ EXPORT_NOT_OFFERED = "export-not-offered"
 EXPORT_NOT_WRITTEN = "export-not-written"
 JOB_FAILED = "job-failed"  # an unexpected error: a generic message, never its text
 REFUSED = "refused"  # a known refusal: its sentence (msgid) and values
+# --- any other sentence a worker stores: its msgid and values ----------------------
+SENTENCE = "sentence"
 # --- a sentence kept as it was stored ---------------------------------------------
 TEXT = "text"
 
@@ -143,15 +145,30 @@ def _job_failed(_: Note, english: bool) -> str:
     return _JOB_FAILED_TEXT if english else gettext(_JOB_FAILED_TEXT)
 
 
+def _number(value: Any, english: bool) -> Any:
+    """A refusal's value as shown: a float as ``:g`` writes it and a count
+    grouped ("100,000"), the reader's way on a page; anything else as it is."""
+    if isinstance(value, float):
+        return _decimal(f"{value:g}", english)
+    if isinstance(value, int) and not isinstance(value, bool) and not english:
+        return number_format(value, force_grouping=True)
+    return value
+
+
 def _refused(n: Note, english: bool) -> str:
     message = str(n["message"])
-    # Numbers as ``:g`` writes them, with the reader's decimal comma on a page.
     values = {
-        name: _decimal(f"{value:g}", english) if isinstance(value, float) else value
-        for name, value in (n.get("values") or {}).items()
+        name: _number(value, english) for name, value in (n.get("values") or {}).items()
     }
     text = message if english else gettext(message)
     return text % values if values else text
+
+
+def sentence(message: str, **values: Any) -> Note:
+    """A note of ``message`` (an English sentence marked ``gettext_noop``, with
+    ``%(name)s`` placeholders) and its ``values``: worded for each reader when
+    shown, like a refusal."""
+    return note(SENTENCE, message=message, values=values)
 
 
 class Refusal(ValueError):
@@ -166,7 +183,7 @@ class Refusal(ValueError):
 
     def __init__(self, message: str, **values: Any) -> None:
         self.message, self.values = message, values
-        super().__init__(message % values if values else message)
+        super().__init__(_refused(self.note(), english=True))
 
     def note(self) -> Note:
         """The refusal as a note (JSON-friendly)."""
@@ -179,6 +196,7 @@ class Refusal(ValueError):
 
 WORDINGS: dict[str, Callable[[Note, bool], str]] = {
     REFUSED: _refused,
+    SENTENCE: _refused,
     NO_REPORTS: _no_reports,
     TOO_FEW: _too_few,
     SINGULAR_CHANNEL: _singular_channel,

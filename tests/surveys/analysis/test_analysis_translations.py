@@ -415,3 +415,17 @@ def test_an_unexpected_job_failure_shows_a_generic_message_never_the_error(surve
             "L’analyse a échoué de manière inattendue\u00a0; redemandez-la."
         )
     assert "KeyError" not in job.error and "Traceback" not in job.error
+
+
+def test_a_pilot_refusal_is_in_the_readers_language_with_its_numbers(survey):
+    reader = _reader("fr")
+    page = _get(reader, "analysis:pilot", survey.pk, query="?n=0")
+    shown = html.unescape(page).replace("\u00a0", " ")
+    assert "n vaut « 0 » ; accepté : un nombre entier de 1 à 100 000." in shown
+    private = survey.questions.filter(is_private=True).first()
+    page = _get(
+        reader, "analysis:pilot", survey.pk, query=f"?n=10&share-{private.pk}=a,b"
+    )
+    shown = html.unescape(page).replace("\u00a0", " ")
+    assert "« a,b » n’est pas une liste de pourcentages" in shown
+    assert not AnalysisJob.objects.filter(kind=AnalysisJob.Kind.PILOT).exists()

@@ -214,3 +214,48 @@ def test_the_margin_candidates_are_the_unprotected_choice_questions(seeded):
     assert outcomes == {CHEATED, HOURS}
     covariates = {q.text for q in regressions.covariate_candidates(seeded)}
     assert covariates == {REGION, AGE, EMPLOYED}
+
+
+def test_a_french_reader_is_told_why_the_margins_are_refused_in_french(
+    ada_client, seeded
+):
+    q = questions(seeded)
+    url = reverse("analysis:weights", args=[seeded.pk])
+    query = {"weigh": "1", f"margin-{q[REGION].pk}": "40, 40, 40"}
+    html = ada_client.get(url, query, HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "font 120\u00a0% au total, pas 100\u00a0%" in html
+    assert not AnalysisJob.objects.exists()
+
+
+def test_a_french_reader_is_told_why_the_model_is_refused_in_french(ada_client, seeded):
+    url = reverse("analysis:regression", args=[seeded.pk])
+    query = _regression_query(seeded, outcome=REGION)
+    html = ada_client.get(url, query, HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "ne peut pas être la variable expliquée" in html
+    csv_url = reverse("analysis:regression_csv", args=[seeded.pk])
+    answer = ada_client.get(csv_url, query, HTTP_ACCEPT_LANGUAGE="fr")
+    assert "cannot be the outcome" in answer.content.decode()  # plain text: English
+
+
+def test_the_weights_page_reads_in_spanish_and_its_csv_stays_english(
+    ada_client, seeded
+):
+    q = questions(seeded)
+    url = reverse("analysis:weights", args=[seeded.pk])
+    query = {"weigh": "1", f"margin-{q[EMPLOYED].pk}": "40, 60"}
+    html = ada_client.get(url, query, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert '<th scope="row">Sí</th>' in html  # margin table and protected yes/no
+    assert '<th scope="row">Media</th>' in html
+    assert " a " in html.split('id="wq1-caption"')[1].split("</table>")[0]
+    csv_url = reverse("analysis:weights_csv", args=[seeded.pk])
+    text = ada_client.get(csv_url, query, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [r["answer"] for r in rows] == ["No", "Yes", "Mean"]
+
+
+def test_the_regression_table_reads_in_french(ada_client, seeded):
+    url = reverse("analysis:regression", args=[seeded.pk])
+    query = _regression_query(seeded)
+    html = ada_client.get(url, query, HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert '<th scope="row">(Constante)</th>' in html
+    assert "&lt; 0,001" in html
