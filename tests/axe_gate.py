@@ -11,6 +11,9 @@ action on any page (a click, a key, a ``goto``, closing it...) and, for pages
 still open, when the test ends: so each page is checked in the state the test
 brought it to, never while the test is still acting on it.  Each check runs axe
 at the page's own size and once more at the other size (desktop or phone),
+then checks that it reflows at 320 CSS pixels (WCAG 2.1, 1.4.10: no sideways
+scrolling of the page; a table or chart may scroll in its own region) and
+that its text resizes to 200% at desktop size (1.4.4: text-only zoom),
 putting the size back after.  :meth:`AxeGate.assert_clean` fails the test
 listing every violation: rule id, impact, target selector, URL and size.
 """
@@ -48,6 +51,80 @@ RUN_AXE = """async (tags) => {
     help: v.help,
     targets: v.nodes.map((n) => n.target.join(" ")),
   }));
+}"""
+
+# WCAG 2.1 success criterion 1.4.10 (Reflow): at 320 CSS pixels wide (1280
+# at 400% zoom) the page must not scroll sideways; a table or chart may
+# scroll inside its own region.  Null when the page fits; else its width and
+# the outermost elements that stick out (not those inside a region that
+# scrolls or clips sideways by itself).
+REFLOW = {"width": 320, "height": 640}
+CHECK_REFLOW = """() => {
+  if (document.contentType !== "text/html") return null;
+  const page = document.scrollingElement || document.documentElement;
+  const width = window.innerWidth;
+  if (page.scrollWidth <= width) return null;
+  const clips = (element) => {
+    const sideways = ["auto", "scroll", "hidden", "clip"];
+    let up = element.parentElement;
+    for (; up && up !== document.body; up = up.parentElement) {
+      if (sideways.includes(getComputedStyle(up).overflowX)) return true;
+    }
+    return false;
+  };
+  const name = (element) => element.tagName.toLowerCase()
+    + (element.id ? "#" + element.id : "")
+    + (typeof element.className === "string" && element.className.trim()
+      ? "." + element.className.trim().split(/\\s+/).join(".") : "");
+  const out = [];
+  for (const element of document.body.querySelectorAll("*")) {
+    if (element.getBoundingClientRect().right > width + 1 && !clips(element)) {
+      if (!out.some((outer) => outer.contains(element))) out.push(element);
+    }
+  }
+  return { scrollWidth: page.scrollWidth, width, elements: out.slice(0, 5).map(name) };
+}"""
+
+# WCAG 2.1 success criterion 1.4.4 (Resize text): text-only zoom to 200%, as
+# a reader who sets a larger default font gets it.  The site's CSS sizes text
+# in rem and em from ``html { font-size: 100% }``, so doubling the root's size
+# is that setting.  Null when every rendered text (charts' SVG aside: they
+# scale with their figure and each has a table of the same numbers) doubled
+# and the page still does not scroll sideways; else what did not.
+TEXT_ZOOM = """() => {
+  if (document.contentType !== "text/html" || !document.body) return null;
+  const root = document.documentElement;
+  const texts = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const element = node.parentElement;
+    if (!node.textContent.trim() || !element) continue;
+    if (element.closest("svg, script, style, noscript, template")) continue;
+    if (element.getClientRects().length === 0) continue;
+    texts.add(element);
+  }
+  const elements = [...texts];
+  const size = (element) => parseFloat(getComputedStyle(element).fontSize);
+  const before = elements.map(size);
+  const name = (element) => element.tagName.toLowerCase()
+    + (element.id ? "#" + element.id : "")
+    + (typeof element.className === "string" && element.className.trim()
+      ? "." + element.className.trim().split(/\\s+/).join(".") : "");
+  const saved = root.style.fontSize;
+  root.style.fontSize = "200%";
+  try {
+    const fixed = elements.filter((element, i) => size(element) < before[i] * 1.99);
+    const page = document.scrollingElement || root;
+    const wide = page.scrollWidth > window.innerWidth;
+    if (!fixed.length && !wide) return null;
+    return {
+      fixed: [...new Set(fixed.map(name))].slice(0, 5),
+      scrollWidth: wide ? page.scrollWidth : null,
+      width: window.innerWidth,
+    };
+  } finally {
+    root.style.fontSize = saved;
+  }
 }"""
 
 # Every action through which a test can make a page navigate or change: the
@@ -194,6 +271,10 @@ class AxeGate:
             page.set_viewport_size(other)
             try:
                 self._run(page, other)
+                page.set_viewport_size(REFLOW)
+                self._reflow(page)
+                page.set_viewport_size(self.desktop)
+                self._text_zoom(page)
             finally:
                 if own:
                     page.set_viewport_size(own)
@@ -225,6 +306,59 @@ class AxeGate:
                         help=violation["help"],
                     )
                 )
+
+    def _reflow(self, page: Any) -> None:
+        """Record a reflow violation if the page scrolls sideways at 320 px."""
+        found = page.evaluate(CHECK_REFLOW)
+        if found is None:
+            return
+        for target in found["elements"] or ["html"]:
+            self.violations.append(
+                Violation(
+                    rule="reflow",
+                    impact="serious",
+                    target=target,
+                    url=page.url,
+                    size=size_name(REFLOW),
+                    help=(
+                        "WCAG 1.4.10: the page is "
+                        f"{found['scrollWidth']} px wide at {found['width']} px"
+                    ),
+                )
+            )
+
+    def _text_zoom(self, page: Any) -> None:
+        """Record a violation if text does not double, or the page scrolls
+        sideways, with text at 200% (at desktop size)."""
+        found = page.evaluate(TEXT_ZOOM)
+        if found is None:
+            return
+        size = f"{size_name(self.desktop)}, text 200%"
+        for target in found["fixed"]:
+            self.violations.append(
+                Violation(
+                    rule="resize-text",
+                    impact="serious",
+                    target=target,
+                    url=page.url,
+                    size=size,
+                    help="WCAG 1.4.4: this text keeps its size when text is zoomed",
+                )
+            )
+        if found["scrollWidth"] is not None:
+            self.violations.append(
+                Violation(
+                    rule="resize-text",
+                    impact="serious",
+                    target="html",
+                    url=page.url,
+                    size=size,
+                    help=(
+                        "WCAG 1.4.4: with text at 200% the page is "
+                        f"{found['scrollWidth']} px wide at {found['width']} px"
+                    ),
+                )
+            )
 
     def assert_clean(self) -> None:
         """Fail listing every violation found, or if no page was ever checked."""

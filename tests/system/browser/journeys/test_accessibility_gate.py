@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.axe_gate import GatedBrowser
+from tests.axe_gate import REFLOW, GatedBrowser
 from tests.system.browser.journeys.conftest import DESKTOP, PHONE
 
 ORIGIN = "http://gate.test"
@@ -105,3 +105,51 @@ def test_a_gate_that_checked_no_page_fails(browser, axe_gate):
     page = browser.new_page(viewport=DESKTOP)
     _serve(page.context, {"/": CLEAN})
     page.goto(ORIGIN + "/")
+
+
+WIDE_BOX = '<div id="wide" style="width:600px">A box wider than a small phone.</div>'
+WIDE_TABLE_IN_ITS_REGION = (
+    '<div style="overflow-x:auto" tabindex="0" role="region" aria-label="Figures">'
+    '<table style="width:600px"><caption>Figures</caption>'
+    '<tr><th scope="col">A</th><th scope="col">B</th></tr>'
+    "<tr><td>1</td><td>2</td></tr></table></div>"
+)
+
+
+def test_a_page_that_scrolls_sideways_at_320_px_fails_the_reflow_check(
+    browser, axe_gate
+):
+    page = browser.new_page(viewport=DESKTOP)
+    _serve(page.context, {"/": WIDE_BOX})
+    page.goto(ORIGIN + "/")
+    with pytest.raises(pytest.fail.Exception, match="reflow"):
+        axe_gate.assert_clean()
+    assert {(v.rule, v.target, v.size) for v in axe_gate.violations} == {
+        ("reflow", "div#wide", f"{REFLOW['width']}x{REFLOW['height']}")
+    }
+    assert page.viewport_size == DESKTOP
+    axe_gate.violations.clear()
+
+
+def test_a_wide_table_that_scrolls_in_its_own_region_reflows(browser, axe_gate):
+    page = browser.new_page(viewport=PHONE)
+    _serve(page.context, {"/": WIDE_TABLE_IN_ITS_REGION})
+    page.goto(ORIGIN + "/")
+    axe_gate.assert_clean()
+    assert axe_gate.violations == []
+
+
+FIXED_SIZE_TEXT = '<p id="fixed" style="font-size:14px">Text locked at 14 pixels.</p>'
+
+
+def test_text_that_keeps_its_size_when_text_is_zoomed_fails_the_gate(browser, axe_gate):
+    page = browser.new_page(viewport=PHONE)
+    _serve(page.context, {"/": FIXED_SIZE_TEXT})
+    page.goto(ORIGIN + "/")
+    with pytest.raises(pytest.fail.Exception, match="resize-text"):
+        axe_gate.assert_clean()
+    assert {(v.rule, v.target) for v in axe_gate.violations} == {
+        ("resize-text", "p#fixed")
+    }
+    assert page.evaluate("() => document.documentElement.style.fontSize") == ""
+    axe_gate.violations.clear()
