@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 from django.utils.formats import get_format, number_format
-from django.utils.translation import gettext, ngettext, pgettext
+from django.utils.translation import gettext, gettext_noop, ngettext, pgettext
 
 from surveys.analysis import charts, wording
 from surveys.analysis.consistent import method_label
@@ -149,8 +149,10 @@ class QuestionCard:
     # mechanism whose reports identify only the mean ("" otherwise).
     mean_only_reason: str = ""
     bins_alternative: str = ""
-    # The mechanism's name and the warnings, in the reader's language.
+    # The mechanism's name, its interval's method and the warnings, in the
+    # reader's language.
     mechanism_label: str = ""
+    interval_method: str = ""
     warnings: list[str] = field(default_factory=list)
 
 
@@ -163,6 +165,28 @@ def labels_shown(kind: str, labels: list[str]) -> list[str]:
         return list(labels)
     own = {"Yes": gettext("Yes"), "No": gettext("No")}
     return [own.get(label, label) for label in labels]
+
+
+# How the estimators name their methods (``ldp``: intervals of shares and
+# means, the binned distribution), as snapshots and exports carry them, and
+# the words a page shows for each.
+METHOD_WORDS = {
+    "exact": gettext_noop("exact"),
+    "wilson": gettext_noop("Wilson"),
+    "wald": gettext_noop("Wald"),
+    "t": gettext_noop("Student's t"),
+    "normal": gettext_noop("normal"),
+    "constrained maximum likelihood, bootstrap interval": gettext_noop(
+        "constrained maximum likelihood, bootstrap interval"
+    ),
+}
+
+
+def method_shown(name: str) -> str:
+    """An estimator's method in the reader's language (a name this release does
+    not know is shown as stored)."""
+    words = METHOD_WORDS.get(name)
+    return gettext(words) if words else name
 
 
 def shown_labels(result: QuestionResult) -> list[str]:
@@ -305,7 +329,7 @@ def _bin_chart(result: QuestionResult, distribution: Distribution) -> str:
             "Bars: %(method)s from %(n)s randomized reports; whiskers: 95%% intervals.",
             result.n,
         )
-        % {"method": distribution.method, "n": grouped(result.n)},
+        % {"method": method_shown(distribution.method), "n": grouped(result.n)},
     )
 
 
@@ -321,7 +345,7 @@ def _binned(result: QuestionResult) -> dict[str, Any]:
         "median_high": localized(f"{d.median_interval.high:g}"),
         "bin_rows": _bin_rows(d),
         "bin_chart": _bin_chart(result, d),
-        "bin_method": d.method,
+        "bin_method": method_shown(d.method),
         "rows": [],
         "rows_hidden": 0,
         "chart": "",
@@ -356,6 +380,7 @@ def question_card(result: QuestionResult) -> QuestionCard:
     fields.update(_binned(result))
     fields.update(
         mechanism_label=mechanism_shown(result),
+        interval_method=method_shown(result.interval_method),
         warnings=[wording.shown(w) for w in result.warnings],
     )
     if result.kind == "numeric" and identifies_only_the_mean(result.mechanism):

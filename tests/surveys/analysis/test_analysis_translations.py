@@ -16,6 +16,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
+from ldp.estimators import binned as ldp_binned
+from ldp.estimators.channel import result as channel_result
+from ldp.estimators.frequency import formulas as frequency_formulas
+from ldp.estimators.mean import MeanEstimate
 from surveys.analysis import dashboard, dashboard_page, jobs, selectors, services, views
 from surveys.analysis.models import AnalysisJob, ResultSnapshot
 from surveys.analysis.reading import latest_results
@@ -143,6 +147,30 @@ def test_yes_no_answers_on_the_dashboard_are_in_the_readers_language(
     assert "Yes" not in rows, rows
     # The chart's bars are named the same way.
     assert re.search(rf"<title>{yes}\W", page), "no chart bar named " + yes
+
+
+@pytest.mark.parametrize(
+    ("language", "exact"),
+    [("es", "intervalo del 95\u00a0% (exacto)"), ("fr", "(exact)")],
+)
+def test_interval_methods_on_the_dashboard_are_in_the_readers_language(
+    survey, language, exact
+):
+    english = html.unescape(_get(_reader("en"), "analysis:dashboard", survey.pk))
+    page = html.unescape(_get(_reader(language), "analysis:dashboard", survey.pk))
+    methods = set(re.findall(r"95% interval \(([^)]+)\)", english))
+    assert methods and methods <= set(dashboard.METHOD_WORDS), methods
+    with translation.override(language):
+        for method in methods:
+            assert f"({dashboard.method_shown(method)})" in page
+    assert "exact" in methods  # a protected yes/no question's share
+    assert exact in page.lower()
+
+
+def test_every_method_an_estimator_names_has_words_for_the_page():
+    named = {*frequency_formulas.METHODS, *MeanEstimate.interval_methods}
+    named |= {*channel_result.INTERVAL_METHODS, ldp_binned.METHOD}
+    assert named <= set(dashboard.METHOD_WORDS)
 
 
 @pytest.mark.parametrize("language", ["es", "fr"])
