@@ -312,20 +312,9 @@ class AxeGate:
         found = page.evaluate(CHECK_REFLOW)
         if found is None:
             return
+        wide = f"{found['scrollWidth']} px wide at {found['width']} px"
         for target in found["elements"] or ["html"]:
-            self.violations.append(
-                Violation(
-                    rule="reflow",
-                    impact="serious",
-                    target=target,
-                    url=page.url,
-                    size=size_name(REFLOW),
-                    help=(
-                        "WCAG 1.4.10: the page is "
-                        f"{found['scrollWidth']} px wide at {found['width']} px"
-                    ),
-                )
-            )
+            self._serious("reflow", target, page, size_name(REFLOW), wide)
 
     def _text_zoom(self, page: Any) -> None:
         """Record a violation if text does not double, or the page scrolls
@@ -335,30 +324,24 @@ class AxeGate:
             return
         size = f"{size_name(self.desktop)}, text 200%"
         for target in found["fixed"]:
-            self.violations.append(
-                Violation(
-                    rule="resize-text",
-                    impact="serious",
-                    target=target,
-                    url=page.url,
-                    size=size,
-                    help="WCAG 1.4.4: this text keeps its size when text is zoomed",
-                )
-            )
+            self._serious("resize-text", target, page, size, "this text keeps its size")
         if found["scrollWidth"] is not None:
-            self.violations.append(
-                Violation(
-                    rule="resize-text",
-                    impact="serious",
-                    target="html",
-                    url=page.url,
-                    size=size,
-                    help=(
-                        "WCAG 1.4.4: with text at 200% the page is "
-                        f"{found['scrollWidth']} px wide at {found['width']} px"
-                    ),
-                )
+            wide = f"{found['scrollWidth']} px wide at {found['width']} px"
+            self._serious("resize-text", "html", page, size, f"the page is {wide}")
+
+    def _serious(self, rule: str, target: str, page: Any, size: str, why: str) -> None:
+        """Record a serious violation of one of the gate's own WCAG checks."""
+        criterion = {"reflow": "1.4.10", "resize-text": "1.4.4"}[rule]
+        self.violations.append(
+            Violation(
+                rule=rule,
+                impact="serious",
+                target=target,
+                url=page.url,
+                size=size,
+                help=f"WCAG {criterion}: {why}",
             )
+        )
 
     def assert_clean(self) -> None:
         """Fail listing every violation found, or if no page was ever checked."""
