@@ -6,7 +6,10 @@ the default memory cache outlives a test; tests/surveys/collection/
 test_rate_limits.py switches the limits on with fresh counters.
 """
 
+from collections.abc import Iterator
+
 import pytest
+from django.utils import translation
 
 
 @pytest.fixture(autouse=True)
@@ -17,6 +20,21 @@ def _fast_password_hashing(settings) -> None:
     (tests/surveys/accounts keeps it).
     """
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _default_language_after() -> Iterator[None]:
+    """Each test starts and ends in the site's default language.
+
+    A page read through the test client activates the reader's language in
+    the test's thread (``LocaleMiddleware``, ``localize_for_request``), and
+    nothing puts it back between requests: a server starts each request anew,
+    a test runner does not, so a French reader's page would leave the next
+    test, in the same worker, in French.
+    """
+    translation.deactivate()
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)
