@@ -144,11 +144,23 @@ class PreparedQuery(Generic[M]):
         Unlike the queryset, rows that name the same related row (by a forward
         relation) share one instance of it, as a prefetch gives.
         """
-        model, sql, filled, layout = self._filled(values)
-        connection = connections[layout.db]
-        with connection.cursor() as cursor:
+        return self.built(self.fetch(**values))
+
+    def fetch(self, **values: Any) -> list[tuple[Any, ...]]:
+        """The rows for ``values``, run now, as the database driver gives them
+        (no field's conversion, no instance): cheap to compare or hash."""
+        _, sql, filled, layout = self._filled(values)
+        with connections[layout.db].cursor() as cursor:
             cursor.execute(sql, filled)
-            fetched = cursor.fetchall()
+            return cursor.fetchall()
+
+    def built(self, fetched: list[tuple[Any, ...]]) -> list[M]:
+        """Model instances of rows :meth:`fetch` gave (see :meth:`instances`)."""
+        compiled = self._compiled
+        if compiled is None:
+            raise RuntimeError("built() takes the rows of this query's fetch()")
+        model, _, _, _, layout = compiled
+        connection = connections[layout.db]
         # A fresh compiler (per connection) told the layout it would have
         # worked out; nothing is compiled again.
         compiler = layout.query.get_compiler(connection=connection)

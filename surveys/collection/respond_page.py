@@ -26,13 +26,29 @@ is rendered again; old entries fall out of the bounded cache.
 Served from the cache only to anonymous visitors with no pending messages (a
 signed-in researcher's page has their name and a sign-out form in its header);
 everyone else gets a page rendered for them alone.
+
+A kept page is served without building the survey's and its questions' model
+instances (:func:`kept_response`): the GET's one query gives the rows as the
+database returns them (``selectors.answerable_rows``: every column of the
+survey and of each question), and each time a page is served the ordinary
+way its key is remembered under those rows and the page's language.  Equal
+rows are the same survey to the last field, so the next respondent whose
+rows and language are the same gets the kept page at once; the survey's
+facts the filling needs (its id for the stamp, its link fields, whether it is
+open now) come from one instance built from the same rows, kept with them and
+never changed, localized or shown.  Anything else (a new row, a page not
+kept, a closed survey, a bad link value, a signed-in visitor) takes the
+ordinary path.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
@@ -40,13 +56,15 @@ from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils import translation
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
 from surveys import page_slots
-from surveys.authoring import lifecycle
+from surveys.authoring import lifecycle, translations
 from surveys.authoring.models import Question, Survey
+from surveys.collection import selectors
 from surveys.collection.forms import ResponseForm, link_inputs
 from surveys.version import deniable_version
 
@@ -83,6 +101,21 @@ SURVEY_FIELDS = (
 QUESTION_FIELDS = tuple(field.attname for field in Question._meta.concrete_fields)
 
 _kept = page_slots.KeptPages(PAGE_CACHE_SIZE)
+
+Rows = tuple[tuple[Any, ...], ...]
+
+
+@dataclass(frozen=True)
+class _Known:
+    """What serving a kept page needs of the survey whose rows these are."""
+
+    survey: Survey  # built from the rows; read only, never localized or shown
+    offered: tuple[str, ...]  # the languages it is offered in
+    keys: dict[str, str]  # language -> the kept page's key
+
+
+_known: OrderedDict[Rows, _Known] = OrderedDict()
+_known_lock = threading.Lock()
 
 
 def page_key(survey: Survey, questions: list[Question]) -> str:
@@ -133,12 +166,88 @@ def _shareable(request: HttpRequest) -> bool:
     return not len(messages.get_messages(request))
 
 
+def kept_response(
+    request: HttpRequest,
+    rows: Rows,
+    link_values: Callable[[HttpRequest, Survey], Mapping[str, str] | str],
+) -> HttpResponse | None:
+    """The kept answer page for the survey these ``rows`` are
+    (``selectors.answerable_rows``), filled for this request, if it can be
+    served without loading the survey; else None (take the ordinary path).
+
+    ``link_values`` reads the request's link fields (a string: why one
+    cannot be stored, which the ordinary path answers)."""
+    if not rows or not _shareable(request):
+        return None
+    with _known_lock:
+        known = _known.get(rows)
+        if known is not None:
+            _known.move_to_end(rows)
+    if known is None:
+        return None
+    survey = known.survey
+    if survey.invitation_only or not lifecycle.accepts_submission(
+        survey, within_grace=False
+    ):
+        return None
+    language = translations.chosen_language(request, known.offered)
+    key = known.keys.get(language)
+    cached = _kept.get(key) if key is not None else None
+    if cached is None:
+        return None
+    values = link_values(request, survey)
+    if isinstance(values, str):
+        return None
+    # What ``translations.localize_for_request`` does for the page's language.
+    translation.activate(language)
+    request.LANGUAGE_CODE = language
+    return _filled(request, survey, cached, values)
+
+
+def _remember(rows: Rows, language: str, key: str) -> None:
+    """Serve the page kept under ``key`` to the next request whose rows and
+    language these are (:func:`kept_response`)."""
+    with _known_lock:
+        known = _known.get(rows)
+    if known is None:
+        survey = selectors.survey_from_rows(rows)  # its own instances
+        questions = list(survey.questions.all())
+        offered = tuple(translations.offered_languages(survey, questions))
+        known = _Known(survey=survey, offered=offered, keys={})
+    with _known_lock:
+        known = _known.setdefault(rows, known)
+        known.keys[language] = key
+        _known.move_to_end(rows)
+        while len(_known) > PAGE_CACHE_SIZE:
+            _known.popitem(last=False)
+
+
+def _filled(
+    request: HttpRequest,
+    survey: Survey,
+    cached: page_slots.Pieces,
+    link_values: Mapping[str, str],
+) -> HttpResponse:
+    pieces, order = cached
+    html = page_slots.fill(
+        pieces,
+        order,
+        {
+            CSRF_SLOT: escape(get_token(request)),
+            STAMP_SLOT: escape(lifecycle.open_stamp(survey)),
+            LINKS_SLOT: link_fields_html(survey, link_values),
+        },
+    )
+    return HttpResponse(html)
+
+
 def respond_page(
     request: HttpRequest,
     survey: Survey,
     link_values: Mapping[str, str],
     make_form: Callable[[], ResponseForm],
     context: Callable[[ResponseForm], dict[str, Any]],
+    rows: Rows = (),
 ) -> HttpResponse:
     """The answer page for this request (200).
 
@@ -146,6 +255,8 @@ def respond_page(
     context for it (survey, form, device configuration); both are called only
     when the page is rendered, not when it is reused.  ``make_form`` may raise
     ValueError (a question the browser cannot answer); nothing is cached then.
+    ``rows``: the survey's ``selectors.answerable_rows``, under which the kept
+    page is remembered for :func:`kept_response` (none: not remembered).
     """
     questions = list(survey.questions.all())
     if not _shareable(request):
@@ -178,17 +289,9 @@ def respond_page(
         if cached is None:  # a marker went missing: never serve this page shared
             raise RuntimeError("the answer page lost one of its markers")
         _kept.put(key, cached)
-    pieces, order = cached
-    html = page_slots.fill(
-        pieces,
-        order,
-        {
-            CSRF_SLOT: escape(get_token(request)),
-            STAMP_SLOT: escape(lifecycle.open_stamp(survey)),
-            LINKS_SLOT: link_fields_html(survey, link_values),
-        },
-    )
-    return HttpResponse(html)
+    if rows:
+        _remember(rows, get_language(), key)
+    return _filled(request, survey, cached, link_values)
 
 
 def cache_info() -> dict[str, int]:
@@ -199,3 +302,5 @@ def cache_info() -> dict[str, int]:
 def cache_clear() -> None:
     """Forget every kept page (for tests and benchmarks)."""
     _kept.clear()
+    with _known_lock:
+        _known.clear()

@@ -68,22 +68,41 @@ def _answerable_questions(*, public_token: str) -> QuerySet[Question]:
 ANSWERABLE_QUESTIONS = PreparedQuery(_answerable_questions, public_token=str)
 
 
-def answerable_survey(public_token: str) -> Survey | None:
+def answerable_rows(public_token: str) -> tuple[tuple[Any, ...], ...]:
+    """The answerable survey's questions joined with the survey, as the
+    database gives them (every column of both, nothing converted; empty if
+    there is no such survey or it has no questions): one prepared query.
+    Equal rows mean the same survey, questions and status, to the last field."""
+    return tuple(ANSWERABLE_QUESTIONS.fetch(public_token=public_token))
+
+
+def answerable_survey(
+    public_token: str, rows: tuple[tuple[Any, ...], ...] | None = None
+) -> Survey | None:
     """The answerable survey with this public token, its questions already
     loaded (``survey.questions.all()`` queries nothing more), or None.
 
     One query: the questions joined with their survey (prepared: compiled once
-    per process).  A survey with no questions (never published so) costs a
+    per process), or none when ``rows`` (:func:`answerable_rows` of the same
+    token) are given.  A survey with no questions (never published so) costs a
     second one.
     """
-    rows = ANSWERABLE_QUESTIONS.instances(public_token=public_token)
+    if rows is None:
+        rows = answerable_rows(public_token)
     if not rows:
         return surveys_answerable().filter(public_token=public_token).first()
-    survey = rows[0].survey  # one instance for all (``instances`` shares it)
+    return survey_from_rows(rows)
+
+
+def survey_from_rows(rows: tuple[tuple[Any, ...], ...]) -> Survey:
+    """New instances of the survey and its questions from
+    :func:`answerable_rows` (at least one row)."""
+    questions = ANSWERABLE_QUESTIONS.built(list(rows))
+    survey = questions[0].survey  # one instance for all (``built`` shares it)
     # What ``prefetch_related("questions")`` stores: the related manager's
     # queryset with its results already in place.
     loaded = survey.questions.all()
-    loaded._result_cache = rows
+    loaded._result_cache = questions
     loaded._prefetch_done = True
     survey._prefetched_objects_cache = {"questions": loaded}
     return survey

@@ -293,7 +293,10 @@ def consent_invitation(request: HttpRequest, token: str) -> HttpResponse:
 
 # --- the form ---------------------------------------------------------------------
 def _respond(
-    request: HttpRequest, survey: Survey, invitation_token: str | None
+    request: HttpRequest,
+    survey: Survey,
+    invitation_token: str | None,
+    rows: respond_page.Rows = (),
 ) -> HttpResponse:
     within_grace = request.method == "POST" and lifecycle.stamp_within_grace(
         survey, request.POST.get("opened", "")
@@ -336,6 +339,7 @@ def _respond(
             link_values,
             make_form=lambda: ResponseForm(survey=survey),
             context=lambda form: _page_context(survey, form),
+            rows=rows,
         )
     except ValueError:
         return _unanswerable(request, survey)
@@ -449,10 +453,17 @@ def respond_public(request: HttpRequest, public_token: str) -> HttpResponse:
     )
     if exceeded:
         return _too_many(request, exceeded)
-    survey = _public_survey(public_token)
+    rows = selectors.answerable_rows(public_token)
+    if request.method == "GET":
+        kept = respond_page.kept_response(request, rows, _link_values)
+        if kept is not None:  # no model instance built (respond_page's docstring)
+            return kept
+    survey = selectors.answerable_survey(public_token, rows)
+    if survey is None:
+        raise Http404("No such survey.")
     if survey.invitation_only:
         return _invitation_only(request, survey)
-    return _respond(request, survey, None)
+    return _respond(request, survey, None, rows)
 
 
 @sensitive_post_parameters()

@@ -7,9 +7,12 @@ import re
 import uuid
 
 import pytest
+from django.db import connection
+from django.db.models.signals import post_init
 from django.middleware.csrf import _unmask_cipher_token
 from django.template.loader import render_to_string
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from surveys.authoring import compiled, lifecycle
@@ -265,3 +268,66 @@ def test_the_picked_language_wins_over_the_browsers_for_the_kept_page(survey):
     client = Client(HTTP_ACCEPT_LANGUAGE="es")
     client.post(reverse("set_language"), {"language": "en"})
     assert b'<html lang="en"' in client.get(respond_url(survey)).content
+
+
+# --- a kept page served without loading the survey -----------------------------
+def _instances_built(client: Client, url: str, **query: str) -> tuple[int, str]:
+    """(survey and question instances built while answering, the page)."""
+    built = []
+
+    def count(sender, **kwargs):
+        built.append(sender)
+
+    post_init.connect(count, sender=Survey)
+    post_init.connect(count, sender=Question)
+    try:
+        response = client.get(url, query)
+    finally:
+        post_init.disconnect(count, sender=Survey)
+        post_init.disconnect(count, sender=Question)
+    return len(built), response.content.decode()
+
+
+def test_a_kept_page_is_served_with_one_query_and_no_model_instance(survey):
+    page(Client(), survey)
+    with CaptureQueriesContext(connection) as queries:
+        built, html = _instances_built(Client(), respond_url(survey))
+    assert built == 0
+    assert len(queries) == 1
+    assert respond_page.cache_info()["hits"] == 1
+    assert token_secret(html)  # this browser's own token, filled in
+
+
+def test_a_kept_page_served_fast_equals_the_page_served_the_ordinary_way(
+    panel_survey,
+):
+    page(Client(), panel_survey)  # rendered and remembered
+    fast = page(Client(), panel_survey, PROLIFIC_PID=PID_A)
+    respond_page.cache_clear()  # the same request, the ordinary way
+    ordinary = page(Client(), panel_survey, PROLIFIC_PID=PID_A)
+    assert TOKEN.sub("", STAMP.sub("", fast)) == TOKEN.sub("", STAMP.sub("", ordinary))
+    assert PID_A in fast
+
+
+def test_a_survey_closed_since_its_page_was_kept_says_so(survey, researcher):
+    page(Client(), survey)
+    authoring.survey_close(survey=survey, user=researcher)
+    response = Client().get(respond_url(survey))
+    assert response.status_code == 410
+    assert "Send my answers" not in response.content.decode()
+
+
+def test_a_bad_link_value_on_a_kept_page_is_refused(panel_survey):
+    page(Client(), panel_survey)
+    response = Client().get(respond_url(panel_survey), {"PROLIFIC_PID": "x" * 300})
+    assert response.status_code == 400
+
+
+def test_a_kept_page_follows_a_text_edit_at_once(survey):
+    page(Client(), survey)
+    question = survey.questions.order_by("position").first()
+    Question.objects.filter(pk=question.pk).update(text="A brand new wording?")
+    built, html = _instances_built(Client(), respond_url(survey))
+    assert "A brand new wording?" in html
+    assert built > 0  # new rows: the ordinary path, rendered again
+    assert respond_page.cache_info()["renders"] == 2
