@@ -155,7 +155,7 @@ def _number(value: Any, english: bool) -> Any:
     return value
 
 
-def _refused(n: Note, english: bool) -> str:
+def _sentence(n: Note, english: bool) -> str:
     message = str(n["message"])
     values = {
         name: _number(value, english) for name, value in (n.get("values") or {}).items()
@@ -183,7 +183,7 @@ class Refusal(ValueError):
 
     def __init__(self, message: str, **values: Any) -> None:
         self.message, self.values = message, values
-        super().__init__(_refused(self.note(), english=True))
+        super().__init__(_sentence(self.note(), english=True))
 
     def note(self) -> Note:
         """The refusal as a note (JSON-friendly)."""
@@ -195,8 +195,8 @@ class Refusal(ValueError):
 
 
 WORDINGS: dict[str, Callable[[Note, bool], str]] = {
-    REFUSED: _refused,
-    SENTENCE: _refused,
+    REFUSED: _sentence,
+    SENTENCE: _sentence,
     NO_REPORTS: _no_reports,
     TOO_FEW: _too_few,
     SINGULAR_CHANNEL: _singular_channel,

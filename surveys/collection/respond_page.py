@@ -102,8 +102,6 @@ QUESTION_FIELDS = tuple(field.attname for field in Question._meta.concrete_field
 
 _kept = page_slots.KeptPages(PAGE_CACHE_SIZE)
 
-Rows = tuple[tuple[Any, ...], ...]
-
 
 @dataclass(frozen=True)
 class _Known:
@@ -114,7 +112,7 @@ class _Known:
     keys: dict[str, str]  # language -> the kept page's key
 
 
-_known: OrderedDict[Rows, _Known] = OrderedDict()
+_known: OrderedDict[selectors.Rows, _Known] = OrderedDict()
 _known_lock = threading.Lock()
 
 
@@ -168,7 +166,7 @@ def _shareable(request: HttpRequest) -> bool:
 
 def kept_response(
     request: HttpRequest,
-    rows: Rows,
+    rows: selectors.Rows,
     link_values: Callable[[HttpRequest, Survey], Mapping[str, str] | str],
 ) -> HttpResponse | None:
     """The kept answer page for the survey these ``rows`` are
@@ -204,7 +202,7 @@ def kept_response(
     return _filled(request, survey, cached, values)
 
 
-def _remember(rows: Rows, language: str, key: str) -> None:
+def _remember(rows: selectors.Rows, language: str, key: str) -> None:
     """Serve the page kept under ``key`` to the next request whose rows and
     language these are (:func:`kept_response`)."""
     with _known_lock:
@@ -247,7 +245,7 @@ def respond_page(
     link_values: Mapping[str, str],
     make_form: Callable[[], ResponseForm],
     context: Callable[[ResponseForm], dict[str, Any]],
-    rows: Rows = (),
+    rows: selectors.Rows = (),
 ) -> HttpResponse:
     """The answer page for this request (200).
 

@@ -68,7 +68,11 @@ def _answerable_questions(*, public_token: str) -> QuerySet[Question]:
 ANSWERABLE_QUESTIONS = PreparedQuery(_answerable_questions, public_token=str)
 
 
-def answerable_rows(public_token: str) -> tuple[tuple[Any, ...], ...]:
+# The answerable survey's rows as the database gives them (``answerable_rows``).
+Rows = tuple[tuple[Any, ...], ...]
+
+
+def answerable_rows(public_token: str) -> Rows:
     """The answerable survey's questions joined with the survey, as the
     database gives them (every column of both, nothing converted; empty if
     there is no such survey or it has no questions): one prepared query.
@@ -76,9 +80,7 @@ def answerable_rows(public_token: str) -> tuple[tuple[Any, ...], ...]:
     return tuple(ANSWERABLE_QUESTIONS.fetch(public_token=public_token))
 
 
-def answerable_survey(
-    public_token: str, rows: tuple[tuple[Any, ...], ...] | None = None
-) -> Survey | None:
+def answerable_survey(public_token: str, rows: Rows | None = None) -> Survey | None:
     """The answerable survey with this public token, its questions already
     loaded (``survey.questions.all()`` queries nothing more), or None.
 
@@ -94,7 +96,7 @@ def answerable_survey(
     return survey_from_rows(rows)
 
 
-def survey_from_rows(rows: tuple[tuple[Any, ...], ...]) -> Survey:
+def survey_from_rows(rows: Rows) -> Survey:
     """New instances of the survey and its questions from
     :func:`answerable_rows` (at least one row)."""
     questions = ANSWERABLE_QUESTIONS.built(list(rows))

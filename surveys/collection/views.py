@@ -38,8 +38,8 @@ from surveys.collection.models import Invitation
 
 
 # --- finding the survey -----------------------------------------------------------
-def _public_survey(public_token: str) -> Survey:
-    survey = selectors.answerable_survey(public_token)
+def _public_survey(public_token: str, rows: selectors.Rows | None = None) -> Survey:
+    survey = selectors.answerable_survey(public_token, rows)
     if survey is None:
         raise Http404("No such survey.")
     return survey
@@ -296,7 +296,7 @@ def _respond(
     request: HttpRequest,
     survey: Survey,
     invitation_token: str | None,
-    rows: respond_page.Rows = (),
+    rows: selectors.Rows = (),
 ) -> HttpResponse:
     within_grace = request.method == "POST" and lifecycle.stamp_within_grace(
         survey, request.POST.get("opened", "")
@@ -458,9 +458,7 @@ def respond_public(request: HttpRequest, public_token: str) -> HttpResponse:
         kept = respond_page.kept_response(request, rows, _link_values)
         if kept is not None:  # no model instance built (respond_page's docstring)
             return kept
-    survey = selectors.answerable_survey(public_token, rows)
-    if survey is None:
-        raise Http404("No such survey.")
+    survey = _public_survey(public_token, rows)
     if survey.invitation_only:
         return _invitation_only(request, survey)
     return _respond(request, survey, None, rows)
