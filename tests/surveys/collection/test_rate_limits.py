@@ -6,6 +6,7 @@ and nothing is stored."""
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 
 import pytest
@@ -25,9 +26,20 @@ pytestmark = pytest.mark.django_db
 HIGH = "1000/60"
 
 
+# Every limit a test here sets counts per window of 60 s; a test's requests
+# take far less than this margin, so none straddles two windows.
+PERIOD, MARGIN = 60, 5
+
+
 @pytest.fixture
 def limits(settings):
-    """Limits on, all high, with counters no other test has touched."""
+    """Limits on, all high, with counters no other test has touched, starting
+    at least ``MARGIN`` seconds before the current window ends (the counters are
+    fixed windows: two requests either side of a window's end are counted
+    apart, which would let a test's second request through)."""
+    left = PERIOD - time.time() % PERIOD
+    if left < MARGIN:
+        time.sleep(left + 0.05)
     settings.RATE_LIMITS_ENABLED = True
     settings.RATE_LIMIT_PER_ADDRESS = HIGH
     settings.RATE_LIMIT_PER_TOKEN = HIGH
