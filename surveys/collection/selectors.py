@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -78,6 +80,60 @@ def answerable_rows(public_token: str) -> Rows:
     there is no such survey or it has no questions): one prepared query.
     Equal rows mean the same survey, questions and status, to the last field."""
     return tuple(ANSWERABLE_QUESTIONS.fetch(public_token=public_token))
+
+
+def _answerable_questions_locked(*, public_token: str) -> QuerySet[Question]:
+    return _answerable_questions(public_token=public_token).select_for_update(
+        of=("survey",)
+    )
+
+
+# Compiled inside the first transaction that runs it (FOR UPDATE needs one).
+ANSWERABLE_QUESTIONS_LOCKED = PreparedQuery(
+    _answerable_questions_locked, public_token=str
+)
+
+
+def locked_answerable_rows(public_token: str) -> Rows:
+    """:func:`answerable_rows` with the survey's row locked (``FOR UPDATE``)
+    until the transaction ends: call it inside one.  The same columns in the
+    same order, so the two compare equal when nothing changed."""
+    return tuple(ANSWERABLE_QUESTIONS_LOCKED.fetch(public_token=public_token))
+
+
+class LastRows:
+    """The answerable rows this process last read for each public token (at
+    most ``size`` tokens, the least recently read dropped first).
+
+    What a submission is checked against before the rows are read again under
+    the survey's lock (``views.respond_public``); never trusted on their own.
+    Rows name no respondent: the survey and its questions only.
+    """
+
+    def __init__(self, size: int = 512):
+        self.size = size
+        self._rows: OrderedDict[str, Rows] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def remember(self, public_token: str, rows: Rows) -> None:
+        """Keep ``rows`` (of :func:`answerable_rows`) as ``public_token``'s;
+        empty rows forget it."""
+        with self._lock:
+            if not rows:
+                self._rows.pop(public_token, None)
+                return
+            self._rows[public_token] = rows
+            self._rows.move_to_end(public_token)
+            while len(self._rows) > self.size:
+                self._rows.popitem(last=False)
+
+    def last(self, public_token: str) -> Rows:
+        """The rows last kept for ``public_token`` (empty: none)."""
+        with self._lock:
+            return self._rows.get(public_token, ())
+
+
+LAST_ROWS = LastRows()
 
 
 def answerable_survey(public_token: str, rows: Rows | None = None) -> Survey | None:

@@ -35,7 +35,12 @@ from surveys.collection.models import (
     Submission,
 )
 from surveys.collection.questions import CHOICE_KINDS, answer_choices, most_selections
-from surveys.collection.selectors import invitation_by_token, stored_payloads
+from surveys.collection.selectors import (
+    Rows,
+    invitation_by_token,
+    locked_answerable_rows,
+    stored_payloads,
+)
 from surveys.collection.signals import (
     announce_reports_on_commit,
     announce_withdrawal_on_commit,
@@ -62,6 +67,13 @@ class SubmissionRejected(Exception):
         self.message = message
         self.status = status
         self.code = code
+
+
+class SurveyChanged(Exception):
+    """Nothing was stored: under the survey's lock its rows were not the ones
+    the response was checked against (``submission_ingest``'s
+    ``expected_rows``).  Not a refusal: check the response again against the
+    survey as it is now."""
 
 
 @dataclass(frozen=True)
@@ -333,6 +345,7 @@ def _lock_and_recheck(
     *,
     within_grace: bool = False,
     is_test: bool = False,
+    expected_rows: Rows | None = None,
 ) -> None:
     """Inside the storing transaction: lock the survey row and re-check it.
 
@@ -340,8 +353,19 @@ def _lock_and_recheck(
     this returns no re-publish can commit until the reports are stored; and a
     re-publish that committed after the reports were validated is seen here.
     A report randomized under an old spec can therefore never be stored.
+
+    With ``expected_rows`` (the survey's ``selectors.answerable_rows`` that
+    ``checker`` was built from), the survey's and its questions' rows are read
+    under the lock instead and must equal them, to the last field
+    (``SurveyChanged`` otherwise): a stricter re-check than the revisions'.
     """
-    survey, current = _locked_survey(checker.survey.pk)
+    if expected_rows is not None:
+        locked = locked_answerable_rows(checker.survey.public_token)
+        if locked != expected_rows:
+            raise SurveyChanged
+        survey, current = checker.survey, checker.revisions  # those very rows
+    else:
+        survey, current = _locked_survey(checker.survey.pk)
     # Under the lock, so concurrent submissions cannot overshoot the target.
     _check_open(survey, within_grace=within_grace, is_test=is_test)
     if (
@@ -446,6 +470,7 @@ def submission_ingest(
     within_grace: bool = False,
     is_test: bool = False,
     language: str = "",
+    expected_rows: Rows | None = None,
 ) -> IngestOutcome:
     """Store one response whole, or raise SubmissionRejected with nothing stored.
 
@@ -461,6 +486,11 @@ def submission_ingest(
 
     ``language`` (the one the respondent read the survey in) is stored only if
     the survey records it (``Survey.record_language``); otherwise it is dropped.
+
+    ``expected_rows``: ``survey`` was built from these rows
+    (``selectors.survey_from_rows``), perhaps read some time ago; under the
+    lock the rows are read again and must be equal, or ``SurveyChanged`` is
+    raised and nothing is stored (``_lock_and_recheck``).
     """
     try:
         return _ingest_new(
@@ -470,6 +500,7 @@ def submission_ingest(
             within_grace=within_grace,
             is_test=is_test,
             language=language if survey.record_language else "",
+            expected_rows=expected_rows,
         )
     except SubmissionRejected:
         # A retry of a stored response is answered with its receipt even when
@@ -489,6 +520,7 @@ def _ingest_new(
     within_grace: bool,
     is_test: bool,
     language: str = "",
+    expected_rows: Rows | None = None,
 ) -> IngestOutcome:
     """Store a response not stored before, in one transaction of two
     statements on PostgreSQL (lock and re-check; then the submission with its
@@ -507,7 +539,11 @@ def _ingest_new(
     try:
         with transaction.atomic():
             _lock_and_recheck(
-                checker, response, within_grace=within_grace, is_test=is_test
+                checker,
+                response,
+                within_grace=within_grace,
+                is_test=is_test,
+                expected_rows=expected_rows,
             )
             if invitation is not None and invitation_token is not None:
                 _consume(invitation, invitation_token)

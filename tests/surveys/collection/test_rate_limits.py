@@ -16,6 +16,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 from django.urls import reverse
 
+from surveys.authoring.models import Survey
 from surveys.collection import ratelimit, services
 from surveys.collection.models import Invitation, PlainAnswer, Report, Submission
 from tests.conftest import free_port
@@ -381,3 +382,16 @@ def test_counters_in_redis_are_shared_by_two_clients(survey, limits, redis_url):
         connection.delete(*connection.scan_iter(match=f"{prefix}:*"))
     finally:
         connection.close()
+
+
+def test_a_post_checked_again_against_fresh_rows_counts_once_for_the_survey(
+    client, survey, limits
+):
+    limits.RATE_LIMIT_PER_SURVEY = "2/60"
+    assert client.post(respond_url(survey), body(survey), **JSON).status_code == 201
+    # The rows this process kept no longer match under the lock: the POST is
+    # checked again the ordinary way, its survey limit counted once.
+    Survey.objects.filter(pk=survey.pk).update(title="A retitled survey")
+    assert client.post(respond_url(survey), body(survey), **JSON).status_code == 201
+    assert client.post(respond_url(survey), body(survey), **JSON).status_code == 429
+    assert Submission.objects.count() == 2

@@ -162,17 +162,78 @@ def test_the_page_is_rendered_again_after_a_re_publish(survey, researcher):
 
 
 # --- the POST ----------------------------------------------------------------------
-def test_an_answer_post_takes_three_statements_and_one_transaction(
+def test_an_answer_post_takes_two_statements_in_one_transaction(
     client, survey, django_assert_num_queries
 ):
     data = body(survey)
     client.post(respond_url(survey), body(survey), **JSON)  # compiles what it may
-    # The survey with its questions; then one transaction: lock and re-check,
-    # then the submission with its reports and unprotected answers in one
-    # statement (plus the transaction's begin and end).
-    with django_assert_num_queries(5):
+    # One transaction: the survey with its questions, read under the lock and
+    # compared with the rows the form was checked against, then the
+    # submission with its reports and unprotected answers in one statement
+    # (plus the transaction's begin and end).
+    with django_assert_num_queries(4):
         response = client.post(respond_url(survey), data, **JSON)
     assert response.status_code == 201
+
+
+def test_an_answer_post_reads_the_survey_only_under_the_lock(client, survey):
+    page(client, survey)
+    data = body(survey)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(respond_url(survey), data, **JSON)
+    assert response.status_code == 201
+    reads = [q["sql"] for q in queries if q["sql"].startswith("SELECT")]
+    assert len(reads) == 1
+    assert reads[0].endswith('FOR UPDATE OF "authoring_survey"')
+
+
+def test_a_post_after_a_text_edit_is_stored_against_the_survey_as_it_is_now(
+    client, survey
+):
+    page(client, survey)
+    Survey.objects.filter(pk=survey.pk).update(title="A retitled survey")
+    data = body(survey)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(respond_url(survey), data, **JSON)
+    assert response.status_code == 201
+    # Under the lock the rows differed: read again, checked again, stored once.
+    assert sum("FOR UPDATE" in q["sql"] for q in queries) == 2
+    assert Submission.objects.count() == 1
+    assert Report.objects.count() == PRIVATE_COUNT
+
+
+def test_a_post_after_a_re_publish_is_refused_as_stale(client, survey, researcher):
+    page(client, survey)
+    data = body(survey)  # the revision the page was loaded at
+    authoring.survey_publish(survey=survey, user=researcher)
+    response = client.post(respond_url(survey), data, **JSON)
+    assert response.status_code == 409
+    assert response.json()["code"] == "stale"
+    assert not Submission.objects.exists()
+
+
+def test_a_post_after_the_survey_was_closed_by_hand_is_refused(client, survey):
+    page(client, survey)
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.CLOSED)
+    response = client.post(respond_url(survey), body(survey), **JSON)
+    assert response.status_code == 410
+    assert not Submission.objects.exists()
+
+
+def test_a_post_after_the_survey_became_invitation_only_is_refused(client, survey):
+    page(client, survey)
+    Survey.objects.filter(pk=survey.pk).update(invitation_only=True)
+    response = client.post(respond_url(survey), body(survey), **JSON)
+    assert (response.status_code, response.json()["code"]) == (403, "invitation_only")
+    assert not Submission.objects.exists()
+
+
+def test_a_post_for_a_survey_made_a_draft_again_is_not_found(client, survey):
+    page(client, survey)
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
+    response = client.post(respond_url(survey), body(survey), **JSON)
+    assert response.status_code == 404
+    assert not Submission.objects.exists()
 
 
 def test_posted_forms_of_one_survey_content_share_fields_built_once(survey):
