@@ -19,7 +19,15 @@ Sections, in order (see benchmarks/README.md for what each column means):
    headless Chromium, if that script is present;
 5. page cost (``page_cost.py``): server time of the builder, respondent and
    dashboard pages at the size limits as ratios to the trivial ``/ping`` view,
-   checked against the budget.
+   checked against the budget;
+6. stored report size (``storage.py``): bytes per stored report per mechanism,
+   the JSON payload table against the compact columns, ``--storage-n``
+   reports each;
+7. the respondent path (``respond_path.py``): the answer page's GET and POST
+   against ``/ping`` and a one-row insert, capacity and p99 at half of it,
+   ``--respond-runs`` runs;
+8. report partitions (``partitions.py``): hash partitions by survey against
+   one plain table, ``--partitions-n`` reports (``--full``: 10^6).
 
 PostgreSQL comes from ``DATABASE_URL`` (default: ``deniable_bench`` on
 127.0.0.1, created if missing); refresh gets a scratch database of its own
@@ -130,6 +138,9 @@ def main() -> int:
     parser.add_argument("--load-concurrency", type=int, default=32)
     parser.add_argument("--load-duration", type=float, default=30, help="seconds")
     parser.add_argument("--refresh-max", type=float, default=1e6)
+    parser.add_argument("--storage-n", type=int, default=20_000)
+    parser.add_argument("--respond-runs", type=int, default=3)
+    parser.add_argument("--partitions-n", type=int, default=100_000)
     args = parser.parse_args()
 
     database_url = os.environ.get("DATABASE_URL") or load.DEFAULT_DATABASE_URL
@@ -217,6 +228,48 @@ def main() -> int:
                 "GET /ping through the same middleware, same run",
                 [python, "benchmarks/page_cost.py"],
                 env,
+            )
+        )
+    )
+
+    database = {**env, "DATABASE_URL": database_url}
+    outcomes.append(
+        run(
+            Section(
+                "stored report size",
+                "the JSON payload table, same reports",
+                [python, "benchmarks/storage.py", "--n", str(args.storage_n)],
+                database,
+            )
+        )
+    )
+    outcomes.append(
+        run(
+            Section(
+                "respondent path",
+                "GET /ping and a one-row insert, same stack",
+                [
+                    python,
+                    "benchmarks/respond_path.py",
+                    "--runs",
+                    str(args.respond_runs),
+                ],
+                database,
+            )
+        )
+    )
+    outcomes.append(
+        run(
+            Section(
+                "report partitions",
+                "one plain report table, same reports",
+                [
+                    python,
+                    "benchmarks/partitions.py",
+                    "--n",
+                    str(1_000_000 if args.full else args.partitions_n),
+                ],
+                database,
             )
         )
     )
