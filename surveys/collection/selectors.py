@@ -103,14 +103,15 @@ def locked_answerable_rows(public_token: str) -> Rows:
 
 class LastRows:
     """The answerable rows this process last read for each public token (at
-    most ``size`` tokens, the least recently read dropped first).
+    most ``size`` tokens, the least recently read dropped first: as many
+    surveys as ``respond_page`` keeps pages of, so its memory is bounded alike).
 
     What a submission is checked against before the rows are read again under
     the survey's lock (``views.respond_public``); never trusted on their own.
     Rows name no respondent: the survey and its questions only.
     """
 
-    def __init__(self, size: int = 512):
+    def __init__(self, size: int = 64):
         self.size = size
         self._rows: OrderedDict[str, Rows] = OrderedDict()
         self._lock = threading.Lock()
