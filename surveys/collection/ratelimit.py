@@ -203,11 +203,20 @@ def check_submission(
     return exceeded
 
 
-def check_survey(survey_id: int) -> Exceeded | None:
-    """The survey-wide limit on submissions (after the per-address/token ones)."""
+def check_survey(survey_id: int, request: HttpRequest) -> Exceeded | None:
+    """The survey-wide limit on submissions (after the per-address/token ones).
+
+    Counted once per request: a request checked again for the same survey
+    (a public POST checked against the rows its process kept, then against
+    the survey as it is now) gets the first check's answer."""
     if not _enabled():
         return None
-    return hit("survey", str(survey_id))
+    checked: dict[int, Exceeded | None] = request.__dict__.setdefault(
+        "_survey_limits_checked", {}
+    )
+    if survey_id not in checked:
+        checked[survey_id] = hit("survey", str(survey_id))
+    return checked[survey_id]
 
 
 def check_lookup(request: HttpRequest) -> Exceeded | None:

@@ -298,10 +298,11 @@ def _respond(
     invitation_token: str | None,
     rows: selectors.Rows = (),
     *,
-    counted: int | None = None,
+    expected_rows: selectors.Rows | None = None,
 ) -> HttpResponse:
     """The answer page (GET) or the submission (POST) of ``survey``;
-    ``counted``: the survey whose submission limit this POST already counted."""
+    ``expected_rows``: the rows ``survey`` was built from, to be read again
+    under the lock (``services.submission_ingest``)."""
     within_grace = request.method == "POST" and lifecycle.stamp_within_grace(
         survey, request.POST.get("opened", "")
     )
@@ -319,10 +320,8 @@ def _respond(
                 ),
             )
         return _not_open(request, survey, lifecycle.survey_availability(survey))
-    if (
-        request.method == "POST"
-        and survey.pk != counted
-        and (exceeded := ratelimit.check_survey(survey.pk))
+    if request.method == "POST" and (
+        exceeded := ratelimit.check_survey(survey.pk, request)
     ):
         return _too_many(request, exceeded)
     if request.method == "POST":
@@ -333,6 +332,7 @@ def _respond(
             redirect_url=survey.completion_url(),
             invitation_token=invitation_token,
             within_grace=within_grace,
+            expected_rows=expected_rows,
         )
     translations.localize_for_request(request, survey)
     link_values = _link_values(request, survey)
@@ -374,14 +374,6 @@ def store_posted_answers(
         )
     except services.SubmissionRejected as error:
         return _rejected(request, survey, error, form=form)
-    return _stored(request, outcome, redirect_url)
-
-
-def _stored(
-    request: HttpRequest, outcome: services.IngestOutcome, redirect_url: str
-) -> HttpResponse:
-    """The answer to a stored submission: a 303 to its receipt, or JSON for
-    the page's script (with the completion ``redirect_url``)."""
     receipt_url = reverse("collection:receipt", args=[outcome.receipt_code])
     if _wants_json(request):
         return JsonResponse(
@@ -469,12 +461,10 @@ def respond_public(request: HttpRequest, public_token: str) -> HttpResponse:
     )
     if exceeded:
         return _too_many(request, exceeded)
-    counted = None  # the survey whose submission limit this request counted
     if request.method == "POST":
         stored = _store_against_last_rows(request, public_token)
-        if isinstance(stored, HttpResponse):
+        if stored is not None:
             return stored
-        counted = stored
     rows = selectors.answerable_rows(public_token)
     selectors.LAST_ROWS.remember(public_token, rows)
     if request.method == "GET":
@@ -484,50 +474,34 @@ def respond_public(request: HttpRequest, public_token: str) -> HttpResponse:
     survey = _public_survey(public_token, rows)
     if survey.invitation_only:
         return _invitation_only(request, survey)
-    return _respond(request, survey, None, rows, counted=counted)
+    return _respond(request, survey, None, rows)
 
 
 def _store_against_last_rows(
     request: HttpRequest, public_token: str
-) -> HttpResponse | int | None:
-    """A public submission stored against the survey's rows this process last
-    read (``selectors.LAST_ROWS``), without reading them first: they are read
-    again under the survey's lock and must be equal (``services.SurveyChanged``
-    otherwise), so what was checked is exactly what the survey is.
+) -> HttpResponse | None:
+    """A public POST answered the ordinary way (``_respond``), but against the
+    survey's rows this process last read (``selectors.LAST_ROWS``) instead of
+    reading them first: they are read again under the survey's lock and must
+    be equal (``services.SurveyChanged`` otherwise), so what was checked is
+    exactly what the survey is.
 
-    Answers only when the response is stored (or is a retry of a stored one),
-    or when the survey's submission limit is reached.  Otherwise, rows not
-    known, not equal, or anything refused, nothing was stored and the POST
-    takes the ordinary path, which reads the survey and answers as it always
-    did: None, or the id of the survey whose submission limit was counted
-    here (so the ordinary path does not count it twice)."""
+    Only an answer below 400 (stored, or a retry of a stored response) is
+    kept.  Anything else (no rows kept, rows changed, any refusal) stored
+    nothing, and None sends the POST the ordinary way, which reads the survey
+    and answers from it as it is now (its survey limit is counted once,
+    ``ratelimit.check_survey``)."""
     rows = selectors.LAST_ROWS.last(public_token)
     if not rows:
         return None
     survey = selectors.survey_from_rows(rows)
-    within_grace = lifecycle.stamp_within_grace(survey, request.POST.get("opened", ""))
-    if survey.invitation_only or not lifecycle.accepts_submission(
-        survey, within_grace=within_grace
-    ):
+    if survey.invitation_only:
         return None
     try:
-        form = ResponseForm(request.POST, survey=survey)
-    except ValueError:
+        response = _respond(request, survey, None, expected_rows=rows)
+    except services.SurveyChanged:
         return None
-    if not form.is_valid():
-        return None
-    if exceeded := ratelimit.check_survey(survey.pk):
-        return _too_many(request, exceeded)
-    ingest: dict[str, Any] = {"within_grace": within_grace, "expected_rows": rows}
-    if survey.record_language:
-        ingest["language"] = translations.language_for_request(request, survey)
-    try:
-        outcome = services.submission_ingest(
-            survey=survey, response=form.response(), **ingest
-        )
-    except (services.SurveyChanged, services.SubmissionRejected):
-        return survey.pk
-    return _stored(request, outcome, survey.completion_url())
+    return response if response.status_code < 400 else None
 
 
 @sensitive_post_parameters()
