@@ -190,7 +190,9 @@ def cases() -> list[tuple[str, dict]]:
     return rows
 
 
-def measure(client, owner, label: str, fields: dict, repeat: int) -> dict[str, float]:
+def measure(
+    client, respondent, owner, label: str, fields: dict, repeat: int
+) -> dict[str, float]:
     from django.urls import reverse
 
     from surveys.authoring import services
@@ -213,17 +215,17 @@ def measure(client, owner, label: str, fields: dict, repeat: int) -> dict[str, f
     consent = reverse("collection:consent", args=[survey.public_token])
     respond = reverse("collection:respond", args=[survey.public_token])
     dashboard = reverse("analysis:dashboard", kwargs={"pk": survey.pk})
-    for name, url in (
-        ("consent", consent),
-        ("respond", respond),
-        ("dashboard", dashboard),
+    for name, url, reader in (
+        ("consent", consent, respondent),
+        ("respond", respond, respondent),
+        ("dashboard", dashboard, client),
     ):
-        row[f"{name} cold"] = best(lambda u=url: client.get(u), 200, repeat, cold)
-        row[f"{name} warm"] = best(lambda u=url: client.get(u), 200, repeat)
+        row[f"{name} cold"] = best(lambda u=url, r=reader: r.get(u), 200, repeat, cold)
+        row[f"{name} warm"] = best(lambda u=url, r=reader: r.get(u), 200, repeat)
     return row
 
 
-def largest_survey(client, owner, repeat: int) -> dict[str, float]:
+def largest_survey(client, respondent, owner, repeat: int) -> dict[str, float]:
     """A survey at its size limits: 100 protected questions, 512 options in all."""
     from django.urls import reverse
 
@@ -250,13 +252,19 @@ def largest_survey(client, owner, repeat: int) -> dict[str, float]:
     survey = services.survey_publish(survey=survey, user=owner)
     row = {"preview cold": math.nan, "preview warm": math.nan, "add cold": math.nan}
     pages = {
-        "consent": reverse("collection:consent", args=[survey.public_token]),
-        "respond": reverse("collection:respond", args=[survey.public_token]),
-        "dashboard": reverse("analysis:dashboard", kwargs={"pk": survey.pk}),
+        "consent": (
+            reverse("collection:consent", args=[survey.public_token]),
+            respondent,
+        ),
+        "respond": (
+            reverse("collection:respond", args=[survey.public_token]),
+            respondent,
+        ),
+        "dashboard": (reverse("analysis:dashboard", kwargs={"pk": survey.pk}), client),
     }
-    for name, url in pages.items():
-        row[f"{name} cold"] = best(lambda u=url: client.get(u), 200, repeat, cold)
-        row[f"{name} warm"] = best(lambda u=url: client.get(u), 200, repeat)
+    for name, (url, reader) in pages.items():
+        row[f"{name} cold"] = best(lambda u=url, r=reader: r.get(u), 200, repeat, cold)
+        row[f"{name} warm"] = best(lambda u=url, r=reader: r.get(u), 200, repeat)
     return row
 
 
@@ -314,16 +322,18 @@ def sweep(levels: list[int], baseline: float) -> None:
                 )
 
 
+# (column, budget, whose trivial view it is divided by): the respondent's
+# pages as respondents load them (anonymous), against the anonymous /ping.
 COLUMNS = [
-    ("preview cold", BUILDER_BUDGET),
-    ("preview warm", None),
-    ("add cold", BUILDER_BUDGET),
-    ("consent cold", RESPONDENT_COLD_BUDGET),
-    ("consent warm", RESPONDENT_BUDGET),
-    ("respond cold", RESPONDENT_COLD_BUDGET),
-    ("respond warm", RESPONDENT_BUDGET),
-    ("dashboard cold", DASHBOARD_BUDGET),
-    ("dashboard warm", None),
+    ("preview cold", BUILDER_BUDGET, "researcher"),
+    ("preview warm", None, "researcher"),
+    ("add cold", BUILDER_BUDGET, "researcher"),
+    ("consent cold", RESPONDENT_COLD_BUDGET, "respondent"),
+    ("consent warm", RESPONDENT_BUDGET, "respondent"),
+    ("respond cold", RESPONDENT_COLD_BUDGET, "respondent"),
+    ("respond warm", RESPONDENT_BUDGET, "respondent"),
+    ("dashboard cold", DASHBOARD_BUDGET, "researcher"),
+    ("dashboard warm", None, "researcher"),
 ]
 
 
@@ -343,14 +353,22 @@ def main() -> int:
         owner = User.objects.create_user("bench")
         client = Client()
         client.force_login(owner)
+        respondent = Client()  # signed out, as respondents are
         for _ in range(20):  # warm up imports, templates and the connection
             client.get("/ping")
-        baseline = statistics.median(
-            timed(lambda: client.get("/ping"), 200) for _ in range(args.pings)
-        )
+            respondent.get("/ping")
+        baselines = {
+            who: statistics.median(
+                timed(lambda r=reader: r.get("/ping"), 200) for _ in range(args.pings)
+            )
+            for who, reader in (("researcher", client), ("respondent", respondent))
+        }
+        baseline = baselines["researcher"]
         print(
             f"baseline: GET /ping (trivial), median of {args.pings}: "
-            f"{baseline * 1000:.2f} ms"
+            f"{baseline * 1000:.2f} ms signed in (the researcher's pages), "
+            f"{baselines['respondent'] * 1000:.2f} ms signed out (the "
+            "respondent's consent and answer pages, loaded signed out)"
         )
         print(
             f"budget (× trivial): preview and add cold ≤ {BUILDER_BUDGET}; consent "
@@ -358,13 +376,15 @@ def main() -> int:
             f"cold; dashboard cold ≤ {DASHBOARD_BUDGET}"
         )
         print(f"figures: × trivial, best of {args.repeat}; * = over budget\n")
-        header = f"{'case':<40}" + "".join(f"{name:>15}" for name, _ in COLUMNS)
+        header = f"{'case':<40}" + "".join(f"{name:>15}" for name, _, _ in COLUMNS)
         print(header)
         over = 0
         rows = [
             (
                 label,
-                lambda f=fields, lab=label: measure(client, owner, lab, f, args.repeat),
+                lambda f=fields, lab=label: measure(
+                    client, respondent, owner, lab, f, args.repeat
+                ),
             )
             for label, fields in cases()
         ]
@@ -374,14 +394,16 @@ def main() -> int:
             f"survey: {services.SURVEY_QUESTIONS_MAX} questions, "
             f"{services.SURVEY_OPTIONS_MAX} options"
         )
-        rows.append((largest, lambda: largest_survey(client, owner, args.repeat)))
+        rows.append(
+            (largest, lambda: largest_survey(client, respondent, owner, args.repeat))
+        )
         for label, run in rows:
             if args.only not in label:
                 continue
             row = run()
             cells = []
-            for name, budget in COLUMNS:
-                ratio = row[name] / baseline
+            for name, budget, who in COLUMNS:
+                ratio = row[name] / baselines[who]
                 if math.isnan(ratio):
                     cells.append(f"{'-':>14} ")
                     continue
@@ -395,7 +417,7 @@ def main() -> int:
                     f"{'-':>14} "
                     if math.isnan(row[name])
                     else f"{row[name] * 1000:>14.1f} "
-                    for name, _ in COLUMNS
+                    for name, _, _ in COLUMNS
                 ),
                 flush=True,
             )

@@ -138,10 +138,11 @@ def _load(surveys: list[tuple[int, int]], n: int) -> float:
     with connection.cursor() as cursor:
         cursor.execute(
             "INSERT INTO collection_submission (survey_id, idempotency_key, "
-            "survey_revision, received_at, public_id, receipt_hash, is_test) "
+            "survey_revision, received_at, public_id, receipt_hash, is_test, "
+            "language) "
             "SELECT (%s::bigint[])[1 + g %% %s], gen_random_uuid(), 1, "
             "date_trunc('day', now()), substr(md5(random()::text), 1, 26), "
-            "md5(random()::text) || md5(random()::text), false "
+            "md5(random()::text) || md5(random()::text), false, '' "
             "FROM generate_series(0, %s - 1) AS g",
             [survey_ids, len(survey_ids), n],
         )
@@ -198,8 +199,9 @@ def _inserts(surveys: list[tuple[int, int]], count: int) -> float:
             with transaction.atomic():
                 cursor.execute(
                     "INSERT INTO collection_submission (survey_id, idempotency_key, "
-                    "survey_revision, received_at, public_id, receipt_hash, is_test) "
-                    "VALUES (%s, %s, 1, now(), %s, %s, false) RETURNING id",
+                    "survey_revision, received_at, public_id, receipt_hash, is_test, "
+                    "language) "
+                    "VALUES (%s, %s, 1, now(), %s, %s, false, '') RETURNING id",
                     [survey_id, uuid.uuid4(), new_public_id(), uuid.uuid4().hex],
                 )
                 submission_id = cursor.fetchone()[0]

@@ -15,7 +15,7 @@ dropped afterwards):
 1. before: ``n`` one-report submissions are stored with COPY in the old layout,
    each report the JSON the device sends (randomized by the Python reference,
    the same seeded data for every run), then ``VACUUM FULL`` and measured;
-2. after: the real migrations (collection 0008 to 0013) convert those rows,
+2. after: the real migrations (collection 0008 to the last) convert those rows,
    then ``VACUUM FULL`` (so both tables and their indexes are rebuilt alike)
    and the same measurements; every converted report is decoded back and must
    equal the JSON stored before.

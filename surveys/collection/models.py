@@ -14,6 +14,7 @@ counts reports by id) and never leave the server.
 """
 
 from datetime import UTC, datetime
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -137,6 +138,32 @@ class CountedReports(models.Manager["Report"]):
         return super().get_queryset().filter(is_test=False)
 
 
+class OptionalBits(models.BinaryField):
+    """Bytes or None, stored as an empty byte string instead of NULL.
+
+    ``Report.bits`` is None for every one-value report.  A row with a NULL
+    carries a null bitmap, and with the report table's nine columns that
+    bitmap takes the row header from 24 to 32 bytes; stored empty, a one-value
+    report's row is 8 bytes smaller (docs/architecture.md, "How reports are
+    stored").  Python sees None as before: None is written as ``b""`` and the
+    column is read through ``NULLIF(bits, '')`` (in the SQL, so reading costs
+    no Python call per row); an empty value is never a report's bits (a
+    packed report has at least one byte).
+    """
+
+    @staticmethod
+    def stored(value: Any) -> Any:
+        """What the column holds for ``value`` (for SQL written by hand)."""
+        return b"" if value is None else value
+
+    def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False):
+        return super().get_db_prep_value(self.stored(value), connection, prepared)
+
+    def select_format(self, compiler: Any, sql: str, params: Any) -> tuple[str, Any]:
+        sql, params = super().select_format(compiler, sql, params)
+        return f"NULLIF({sql}, %s)", (*params, b"")
+
+
 class Report(models.Model):
     """A randomized report for one private question (already private).
 
@@ -172,7 +199,7 @@ class Report(models.Model):
     spec_revision = models.PositiveIntegerField()
     # Exactly one of the two (the check constraint below), per mechanism.
     value = models.PositiveIntegerField(null=True, blank=True)
-    bits = models.BinaryField(null=True, blank=True)
+    bits = OptionalBits(blank=True, default=None)  # NOT NULL: b"" when none
     # The only identifier of a report that leaves the server.  Unique by a
     # constraint rather than ``unique=True``, which on PostgreSQL also builds a
     # second, pattern-matching index that no query uses.
@@ -202,8 +229,8 @@ class Report(models.Model):
             ),
             models.CheckConstraint(
                 condition=(
-                    models.Q(value__isnull=False, bits__isnull=True)
-                    | models.Q(value__isnull=True, bits__isnull=False)
+                    models.Q(value__isnull=False, bits=b"")
+                    | (models.Q(value__isnull=True) & ~models.Q(bits=b""))
                 ),
                 name="report_value_or_bits",
             ),

@@ -119,18 +119,29 @@ def rebuild(
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute(f"LOCK TABLE {q(table)} IN ACCESS EXCLUSIVE MODE")
         next_id = _next_id(cursor, table)
-        foreign_keys = _foreign_keys(cursor, table)
-        # Columns, NOT NULL and check constraints (with their names).
+        foreign_keys = _constraints(cursor, table, "f")
+        # Columns (NOT NULL included) in the order that pads least, then the
+        # check constraints with their names.
+        columns = _columns_packed(cursor, table)
         layout = "" if count is None else f" PARTITION BY HASH ({PARTITION_KEY})"
-        cursor.execute(
-            f"CREATE TABLE {q(new)} (LIKE {q(table)} INCLUDING CONSTRAINTS){layout}"
+        definitions = ", ".join(
+            f"{q(name)} {type_}{' NOT NULL' if not_null else ''}"
+            for name, type_, not_null in columns
         )
+        cursor.execute(f"CREATE TABLE {q(new)} ({definitions}){layout}")
+        for name, definition in _constraints(cursor, table, "c"):
+            cursor.execute(
+                f"ALTER TABLE {q(new)} ADD CONSTRAINT {q(name)} {definition}"
+            )
         for remainder in range(count or 0):
             cursor.execute(
                 f"CREATE TABLE {q(f'{new}_p{remainder}')} PARTITION OF {q(new)} "
                 f"FOR VALUES WITH (MODULUS {count}, REMAINDER {remainder})"
             )
-        cursor.execute(f"INSERT INTO {q(new)} SELECT * FROM {q(table)}")  # noqa: S608
+        names = ", ".join(q(name) for name, _, _ in columns)
+        cursor.execute(
+            f"INSERT INTO {q(new)} ({names}) SELECT {names} FROM {q(table)}"  # noqa: S608
+        )
         cursor.execute(f"DROP TABLE {q(table)}")  # its partitions and sequence too
         cursor.execute(f"ALTER TABLE {q(new)} RENAME TO {q(table)}")
         for remainder in range(count or 0):
@@ -171,16 +182,46 @@ def _next_id(cursor: Any, table: str) -> int:
     return int(last_value) + 1 if is_called else int(last_value)
 
 
-def _foreign_keys(cursor: Any, table: str) -> list[tuple[str, str]]:
-    """(name, definition) of the table's own foreign keys (not its partitions')."""
+def _constraints(cursor: Any, table: str, kind: str) -> list[tuple[str, str]]:
+    """(name, definition) of the table's own constraints of one ``kind``
+    (``pg_constraint.contype``: "f" foreign keys, "c" checks; not its
+    partitions')."""
     cursor.execute(
         """
         SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint
-        WHERE conrelid = %s::regclass AND contype = 'f' ORDER BY conname
+        WHERE conrelid = %s::regclass AND contype = %s ORDER BY conname
+        """,
+        [table, kind],
+    )
+    return list(cursor.fetchall())
+
+
+# Where a column goes in a rebuilt row, by its type's alignment: 8-byte, then
+# 4- and 2-byte fixed-width columns, then variable-length ones (a short value
+# is stored unaligned), then 1-byte ones.  No fixed-width column then waits
+# for padding after a narrower or variable-length one.
+_PACKED_ORDER = {"d": 0, "i": 1, "s": 2, "varlena": 3, "c": 4}
+
+
+def _columns_packed(cursor: Any, table: str) -> list[tuple[str, str, bool]]:
+    """(name, type, NOT NULL) of the table's columns in the order that wastes
+    no alignment padding (``_PACKED_ORDER``), the current order within each
+    kind.  The report table as migrations left it padded each one-value row
+    by 8 bytes (a 4-byte column before an 8-byte one, the partition key added
+    last)."""
+    cursor.execute(
+        """
+        SELECT attname, format_type(atttypid, atttypmod), attnotnull,
+               CASE WHEN attlen = -1 THEN 'varlena' ELSE attalign::text END
+        FROM pg_attribute
+        WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped
+        ORDER BY attnum
         """,
         [table],
     )
-    return list(cursor.fetchall())
+    rows = cursor.fetchall()
+    ordered = sorted(rows, key=lambda row: _PACKED_ORDER[row[3]])  # stable
+    return [(name, type_, not_null) for name, type_, not_null, _ in ordered]
 
 
 def _continue_ids(

@@ -29,6 +29,7 @@ from surveys.collection.models import (
     LINK_VALUE_MAX,
     Invitation,
     LinkValue,
+    OptionalBits,
     PlainAnswer,
     Report,
     SkippedAnswer,
@@ -729,7 +730,7 @@ def _insert_whole(
         [pk for pk, _ in reports],
         [sent.spec_revision for _, sent in reports],
         [columns["value"] for columns in stored],
-        [columns["bits"] for columns in stored],
+        [OptionalBits.stored(columns["bits"]) for columns in stored],
         [new_public_id() for _ in reports],
         # unprotected answers, skips, link values
         [pk for pk, _ in plain_rows],
