@@ -24,6 +24,7 @@ def store_reports(
     import ldp
     from surveys.collection import report_codec
     from surveys.collection.models import (
+        OptionalBits,
         Report,
         Submission,
         received_now,
@@ -84,7 +85,7 @@ def store_reports(
                             question.pk,
                             question.spec_revision,
                             stored.value,
-                            stored.bits,
+                            OptionalBits.stored(stored.bits),  # empty, not NULL
                             new_public_id(),
                             False,
                         )
