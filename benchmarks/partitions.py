@@ -148,8 +148,8 @@ def _load(surveys: list[tuple[int, int]], n: int) -> float:
         )
         cursor.execute(
             f"INSERT INTO {TABLE} (submission_id, survey_id, question_id, "  # noqa: S608
-            "spec_revision, value, public_id, is_test) "
-            "SELECT s.id, s.survey_id, q.id, 1, floor(random() * %s)::int, "
+            "spec_revision, value, bits, public_id, is_test) "
+            "SELECT s.id, s.survey_id, q.id, 1, floor(random() * %s)::int, '', "
             "substr(md5(random()::text), 1, 26), false "
             "FROM collection_submission s "
             "JOIN authoring_question q ON q.survey_id = s.survey_id ORDER BY s.id",
@@ -207,8 +207,8 @@ def _inserts(surveys: list[tuple[int, int]], count: int) -> float:
                 submission_id = cursor.fetchone()[0]
                 cursor.execute(
                     f"INSERT INTO {TABLE} (submission_id, survey_id, question_id, "  # noqa: S608
-                    "spec_revision, value, public_id, is_test) "
-                    "VALUES (%s, %s, %s, 1, %s, %s, false) RETURNING id",
+                    "spec_revision, value, bits, public_id, is_test) "
+                    "VALUES (%s, %s, %s, 1, %s, '', %s, false) RETURNING id",
                     [submission_id, survey_id, question_id, i % 8, new_public_id()],
                 )
     return count / (time.perf_counter() - started)
