@@ -163,7 +163,15 @@ class AnswerInputs(forms.Widget):
                 f'{position}> <label for="{bid}_{index}">{_escaped(label)}</label>'
                 "</div>"
             )
-        group = "" if self.named else format_html(' data-answer-group="{}"', name)
+        # Safe from the start: a plain "" plus safe attributes is a plain str,
+        # which the format_html below would escape (it did, for unprotected
+        # multi-selects: their hint and most-selections attributes arrived
+        # as text the page could not read).
+        group = (
+            SafeString("")
+            if self.named
+            else format_html(' data-answer-group="{}"', name)
+        )
         hint = ""
         if self.multiple:
             words = (
