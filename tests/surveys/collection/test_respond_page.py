@@ -212,27 +212,24 @@ def test_a_post_after_a_re_publish_is_refused_as_stale(client, survey, researche
     assert not Submission.objects.exists()
 
 
-def test_a_post_after_the_survey_was_closed_by_hand_is_refused(client, survey):
-    page(client, survey)
-    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.CLOSED)
+@pytest.mark.parametrize(
+    ("change", "status", "code"),
+    [
+        ({"status": Survey.Status.CLOSED}, 410, "closed"),  # closed by hand
+        ({"invitation_only": True}, 403, "invitation_only"),  # public link off
+        ({"status": Survey.Status.DRAFT}, 404, None),  # made a draft again
+    ],
+    ids=["closed", "invitation-only", "draft"],
+)
+def test_a_post_after_the_survey_changed_since_its_page_is_answered_as_it_is_now(
+    client, survey, change, status, code
+):
+    page(client, survey)  # the rows this process keeps: the survey as it was
+    Survey.objects.filter(pk=survey.pk).update(**change)
     response = client.post(respond_url(survey), body(survey), **JSON)
-    assert response.status_code == 410
-    assert not Submission.objects.exists()
-
-
-def test_a_post_after_the_survey_became_invitation_only_is_refused(client, survey):
-    page(client, survey)
-    Survey.objects.filter(pk=survey.pk).update(invitation_only=True)
-    response = client.post(respond_url(survey), body(survey), **JSON)
-    assert (response.status_code, response.json()["code"]) == (403, "invitation_only")
-    assert not Submission.objects.exists()
-
-
-def test_a_post_for_a_survey_made_a_draft_again_is_not_found(client, survey):
-    page(client, survey)
-    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.DRAFT)
-    response = client.post(respond_url(survey), body(survey), **JSON)
-    assert response.status_code == 404
+    assert response.status_code == status
+    if code is not None:
+        assert response.json()["code"] == code
     assert not Submission.objects.exists()
 
 
