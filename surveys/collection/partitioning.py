@@ -206,9 +206,10 @@ _PACKED_ORDER = {"d": 0, "i": 1, "s": 2, "varlena": 3, "c": 4}
 def _columns_packed(cursor: Any, table: str) -> list[tuple[str, str, bool]]:
     """(name, type, NOT NULL) of the table's columns in the order that wastes
     no alignment padding (``_PACKED_ORDER``), the current order within each
-    kind.  The report table as migrations left it padded each one-value row
-    by 8 bytes (a 4-byte column before an 8-byte one, the partition key added
-    last)."""
+    kind.  The report table as migrations left it had 11 bytes of padding in
+    a one-value row (4 after a 4-byte column before the 8-byte ones, 7 before
+    the partition key, added last): 8 bytes more per row once the row had no
+    NULL (collection 0016)."""
     cursor.execute(
         """
         SELECT attname, format_type(atttypid, atttypmod), attnotnull,
