@@ -75,17 +75,15 @@ def setup(directory: str) -> None:
 
 def cold() -> None:
     """Empty every cache a compile, a plan or a page could be served from: the
-    process-wide compiled mechanisms and answer pages, Django's cache and
+    process-wide compiled mechanisms, Django's cache and
     ldp's remembered numeric calibrations (as after a restart, or for a
     setting never tried)."""
     from django.core.cache import cache
 
     from ldp.mechanisms.numeric import calibration
     from surveys.authoring.compiled import cache_clear
-    from surveys.collection import respond_page
 
     cache_clear()
-    respond_page.cache_clear()
     cache.clear()
     calibration._CACHE.clear()
 

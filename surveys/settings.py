@@ -79,6 +79,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    # Django's own widget templates, for FORM_RENDERER below.
+    "django.forms",
     "csp",
     "surveys.accounts",
     "surveys.authoring",
@@ -133,6 +135,10 @@ TEMPLATES = [
         },
     },
 ]
+
+# Form widgets render through the project's template engine, so the answer
+# page's widgets have their templates in templates/ like every other page.
+FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
 
 DATABASES = {
     "default": dj_database_url.parse(

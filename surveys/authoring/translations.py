@@ -7,9 +7,6 @@ of rows keyed by (object, language).  Chosen because
 * a translation belongs to its object and goes wherever the object goes:
   duplicating a survey, exporting and importing its definition and deleting it
   carry the translations with no extra query or table to keep in step;
-* the answer page is cached under a digest of every concrete field of the
-  survey and its questions (``surveys.collection.respond_page``), so any edit
-  of a translation gives a new key by construction: no invalidation to forget;
 * one query loads a survey's questions with every language (the answer page
   reads nothing else), and nothing ever searches by language.
 

@@ -8,8 +8,6 @@ is the report the page's script computed on the device (a hidden field).
 
 from __future__ import annotations
 
-import hashlib
-import html
 import json
 import re
 import uuid
@@ -21,10 +19,7 @@ from typing import Any
 from django import forms
 from django.forms.boundfield import BoundField
 from django.utils.formats import number_format
-from django.utils.html import format_html
-from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import (
-    get_language,
     gettext,
     gettext_lazy,
     ngettext,
@@ -107,20 +102,15 @@ class SkipField(forms.BooleanField):
         self.question = question
 
 
-def _escaped(text: object) -> str:
-    """``text`` escaped for HTML as ``conditional_escape`` does (markup marked
-    safe is kept), without its per-call check for lazy strings."""
-    if hasattr(text, "__html__"):
-        return text.__html__()
-    return html.escape(str(text))
-
-
 class AnswerInputs(forms.Widget):
-    """Radio or checkbox inputs, each with a label.
+    """Radio or checkbox inputs, each with a label
+    (``templates/collection/widgets/answer_inputs.html``).
 
     With ``named=False`` (private questions) the inputs get no ``name``, so the
     browser never submits them; the page's script reads them on the device.
     """
+
+    template_name = "collection/widgets/answer_inputs.html"
 
     def __init__(
         self,
@@ -136,65 +126,41 @@ class AnswerInputs(forms.Widget):
         self.named = named
         self.most = most  # multi-select: the most options one may tick
 
-    def render(self, name, value, attrs=None, renderer=None) -> SafeString:
-        base_id = (attrs or {}).get("id") or f"id_{name}"
+    def get_context(self, name: str, value: Any, attrs: Any) -> dict[str, Any]:
+        context = super().get_context(name, value, attrs)
         selected = {str(v) for v in (value if isinstance(value, list) else [value])}
-        input_type = "checkbox" if self.multiple else "radio"
-        # Plain string building with every value escaped, as format_html_join
-        # would (the same markup): an answer page of 512 options spent half
-        # its rendering in format_html's per-argument checks for lazy strings.
-        bid = _escaped(base_id)
-        named = f' name="{_escaped(name)}"' if self.named else ""
-        required = " required" if self.named and not self.multiple else ""
-        size = len(self.choices)
-        items = []
-        for index, (choice_value, label) in enumerate(self.choices):
-            checked = " checked" if self.named and str(choice_value) in selected else ""
-            # Unnamed radios are not grouped by the browser: say where each
-            # sits in its group for assistive technology.
-            position = (
-                ""
-                if self.named or self.multiple
-                else f' aria-posinset="{index + 1}" aria-setsize="{size}"'
-            )
-            items.append(
-                f'<div class="choice"><input type="{input_type}" id="{bid}_{index}"'
-                f' value="{_escaped(choice_value)}"{named}{required}{checked}'
-                f'{position}> <label for="{bid}_{index}">{_escaped(label)}</label>'
-                "</div>"
-            )
-        # Safe from the start: a plain "" plus safe attributes is a plain str,
-        # which the format_html below would escape (it did, for unprotected
-        # multi-selects: their hint and most-selections attributes arrived
-        # as text the page could not read).
-        group = (
-            SafeString("")
-            if self.named
-            else format_html(' data-answer-group="{}"', name)
+        context["widget"].update(
+            {
+                "id": (attrs or {}).get("id") or f"id_{name}",
+                "input_type": "checkbox" if self.multiple else "radio",
+                "named": self.named,
+                "required": self.named and not self.multiple,
+                # Unnamed radios are not grouped by the browser: each says
+                # where it sits in its group, for assistive technology.
+                "positioned": not self.named and not self.multiple,
+                "options": [
+                    {
+                        "value": choice_value,
+                        "label": label,
+                        "checked": self.named and str(choice_value) in selected,
+                    }
+                    for choice_value, label in self.choices
+                ],
+                "hint": self._hint() if self.multiple else "",
+                "max_selections": self.most if self.multiple else None,
+            }
         )
-        hint = ""
-        if self.multiple:
-            words = (
-                ngettext(
-                    "Choose up to %(count)s option, or none.",
-                    "Choose up to %(count)s options, or none.",
-                    self.most,
-                )
-                % {"count": number_format(self.most)}
-                if self.most
-                else gettext("Choose any number of options, or none.")
-            )
-            hint = format_html('<p class="hint" id="{}_hint">{}</p>', base_id, words)
-            group += format_html(' aria-describedby="{}_hint"', base_id)
-            if self.most:
-                group += format_html(' data-max-selections="{}"', self.most)
-        return format_html(
-            '{}<div class="choices" id="{}"{}>{}</div>',
-            hint,
-            base_id,
-            group,
-            mark_safe("\n".join(items)),  # noqa: S308 (each part escaped above)
-        )
+        return context
+
+    def _hint(self) -> str:
+        """How many options a multi-select takes, in words."""
+        if not self.most:
+            return gettext("Choose any number of options, or none.")
+        return ngettext(
+            "Choose up to %(count)s option, or none.",
+            "Choose up to %(count)s options, or none.",
+            self.most,
+        ) % {"count": number_format(self.most)}
 
     def value_from_datadict(self, data, files, name) -> Any:
         if not self.named:
@@ -211,13 +177,16 @@ class AnswerInputs(forms.Widget):
 
 
 class NumberOnDevice(forms.Widget):
-    """A private numeric answer: a text box and a slider, neither with a name.
+    """A private numeric answer: a text box and a slider, neither with a name
+    (``templates/collection/widgets/number_on_device.html``).
 
     The slider moves over the grid's levels (0 … m−1) and writes the exact
     value into the text box; the page's script reads the text box, turns the
     value into its level index with exact decimal arithmetic, and randomizes
     that.  The range and step are shown in the label.
     """
+
+    template_name = "collection/widgets/number_on_device.html"
 
     def __init__(self, low: Decimal, high: Decimal, step: Decimal) -> None:
         super().__init__()
@@ -227,38 +196,32 @@ class NumberOnDevice(forms.Widget):
     def range_words(self) -> str:
         return range_words(self.low, self.high, self.step)
 
-    def render(self, name, value, attrs=None, renderer=None) -> SafeString:
-        base_id = (attrs or {}).get("id") or f"id_{name}"
+    def get_context(self, name: str, value: Any, attrs: Any) -> dict[str, Any]:
+        context = super().get_context(name, value, attrs)
+        # Exact figures as text (never localized: the device parses them).
         low, high, step = (plain_decimal(v) for v in (self.low, self.high, self.step))
-        return format_html(
-            '<div class="numeric" id="{base}" data-answer-group="{name}"'
-            ' data-low="{low}" data-high="{high}" data-step="{step}">'
-            '<label class="numeric-label" for="{base}_value">{answer}</label>'
-            '<input type="text" class="numeric-value" id="{base}_value"'
-            ' inputmode="decimal" autocomplete="off" spellcheck="false"'
-            ' aria-describedby="{base}_range">'
-            '<label class="numeric-slider-label" for="{base}_slider">{slide}</label>'
-            '<input type="range" class="numeric-slider" id="{base}_slider"'
-            ' min="0" max="{top}" step="1" value="{middle}"'
-            ' aria-describedby="{base}_range">'
-            '<p class="numeric-range" id="{base}_range">{range}</p>'
-            "</div>",
-            base=base_id,
-            name=name,
-            low=low,
-            high=high,
-            step=step,
-            answer=gettext("Your answer: %(range)s") % {"range": self.range_words()},
-            slide=gettext("Or slide to choose"),
-            range=gettext("From %(low)s to %(high)s; each step is %(step)s.")
-            % {
-                "low": number_format(low),
-                "high": number_format(high),
-                "step": number_format(step),
-            },
-            top=self.levels - 1,
-            middle=(self.levels - 1) // 2,
+        context["widget"].update(
+            {
+                "id": (attrs or {}).get("id") or f"id_{name}",
+                "low": low,
+                "high": high,
+                "step": step,
+                "top": str(self.levels - 1),
+                "middle": str((self.levels - 1) // 2),
+                "answer_words": gettext("Your answer: %(range)s")
+                % {"range": self.range_words()},
+                "slide_words": gettext("Or slide to choose"),
+                "range_words": gettext(
+                    "From %(low)s to %(high)s; each step is %(step)s."
+                )
+                % {
+                    "low": number_format(low),
+                    "high": number_format(high),
+                    "step": number_format(step),
+                },
+            }
         )
+        return context
 
     def value_from_datadict(self, data, files, name) -> Any:
         return None  # never read a true answer, even if someone sends one
@@ -493,42 +456,6 @@ class SectionBlock:
     blocks: list[QuestionBlock]
 
 
-# The fields of a posted ResponseForm by what they are built from
-# (``_fields_key``): built on a survey content's first submission in this
-# process, then shared by every posted form of it.  Fields keep no state of
-# their own while a form is validated (each form has its own cleaned data and
-# errors); a posted form is never rendered with them (a refused submission
-# shows a new, unbound form).
-_POSTED_FIELDS: dict[str, dict[str, forms.Field]] = {}
-_POSTED_FIELDS_MAX = 256
-_QUESTION_FIELDS = tuple(field.attname for field in Question._meta.concrete_fields)
-
-
-def _fields_key(survey: Survey, questions: list[Question]) -> str:
-    """A digest of what a ResponseForm's fields are built from: the survey's
-    revision and link fields, every field of every question (a text-only
-    edit keeps the revision), and the active language (messages are worded
-    when the fields are built)."""
-    facts = (
-        survey.pk,
-        survey.revision,
-        tuple(survey.link_fields),
-        get_language(),
-        tuple(tuple(getattr(q, name) for name in _QUESTION_FIELDS) for q in questions),
-    )
-    return hashlib.sha256(repr(facts).encode()).hexdigest()
-
-
-def _remember_fields(
-    key: str, fields: dict[str, forms.Field]
-) -> dict[str, forms.Field]:
-    """Keep ``fields`` under ``key`` (forgetting all once too many are kept)."""
-    if len(_POSTED_FIELDS) >= _POSTED_FIELDS_MAX:
-        _POSTED_FIELDS.clear()
-    _POSTED_FIELDS[key] = dict(fields)
-    return _POSTED_FIELDS[key]
-
-
 class ResponseForm(forms.Form):
     """Everything one respondent submits for one survey."""
 
@@ -562,16 +489,6 @@ class ResponseForm(forms.Form):
         self.survey = survey
         self.questions = list(survey.questions.all())
         self.fields["survey_revision"].initial = survey.revision
-        if self.is_bound and not link_values:
-            # A posted form is only validated: its fields are the same for every
-            # respondent of this content, so they are built once and shared.
-            key = _fields_key(survey, self.questions)
-            built = _POSTED_FIELDS.get(key)
-            if built is None:
-                self._add_question_fields(link_values)
-                built = _remember_fields(key, self.fields)
-            self.fields = dict(built)
-            return
         self._add_question_fields(link_values)
 
     def _add_question_fields(self, link_values: Mapping[str, str] | None) -> None:

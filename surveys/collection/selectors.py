@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -29,7 +27,6 @@ from surveys.collection.tokens import (
     legacy_invitation_token_hash,
     receipt_code_hash,
 )
-from surveys.prepared_queries import PreparedQuery
 
 
 def survey_records_language(survey: Survey) -> bool:
@@ -58,113 +55,10 @@ def surveys_answerable() -> QuerySet[Survey]:
     ).prefetch_related("questions")
 
 
-def _answerable_questions(*, public_token: str) -> QuerySet[Question]:
-    return Question.objects.select_related("survey").filter(
-        survey__public_token=public_token,
-        survey__status__in=[Survey.Status.OPEN, Survey.Status.CLOSED],
-    )
-
-
-# Compiled once per process, run on every respond page and submission (the
-# status condition is in the SQL, so each run checks it anew).
-ANSWERABLE_QUESTIONS = PreparedQuery(_answerable_questions, public_token=str)
-
-
-# The answerable survey's rows as the database gives them (``answerable_rows``).
-Rows = tuple[tuple[Any, ...], ...]
-
-
-def answerable_rows(public_token: str) -> Rows:
-    """The answerable survey's questions joined with the survey, as the
-    database gives them (every column of both, nothing converted; empty if
-    there is no such survey or it has no questions): one prepared query.
-    Equal rows mean the same survey, questions and status, to the last field."""
-    return tuple(ANSWERABLE_QUESTIONS.fetch(public_token=public_token))
-
-
-def _answerable_questions_locked(*, public_token: str) -> QuerySet[Question]:
-    return _answerable_questions(public_token=public_token).select_for_update(
-        of=("survey",)
-    )
-
-
-# Compiled inside the first transaction that runs it (FOR UPDATE needs one).
-ANSWERABLE_QUESTIONS_LOCKED = PreparedQuery(
-    _answerable_questions_locked, public_token=str
-)
-
-
-def locked_answerable_rows(public_token: str) -> Rows:
-    """:func:`answerable_rows` with the survey's row locked (``FOR UPDATE``)
-    until the transaction ends: call it inside one.  The same columns in the
-    same order, so the two compare equal when nothing changed."""
-    return tuple(ANSWERABLE_QUESTIONS_LOCKED.fetch(public_token=public_token))
-
-
-class LastRows:
-    """The answerable rows this process last read for each public token (at
-    most ``size`` tokens, the least recently read dropped first: as many
-    surveys as ``respond_page`` keeps pages of, so its memory is bounded alike).
-
-    What a submission is checked against before the rows are read again under
-    the survey's lock (``views.respond_public``); never trusted on their own.
-    Rows name no respondent: the survey and its questions only.
-    """
-
-    def __init__(self, size: int = 64):
-        self.size = size
-        self._rows: OrderedDict[str, Rows] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def remember(self, public_token: str, rows: Rows) -> None:
-        """Keep ``rows`` (of :func:`answerable_rows`) as ``public_token``'s;
-        empty rows forget it."""
-        with self._lock:
-            if not rows:
-                self._rows.pop(public_token, None)
-                return
-            self._rows[public_token] = rows
-            self._rows.move_to_end(public_token)
-            while len(self._rows) > self.size:
-                self._rows.popitem(last=False)
-
-    def last(self, public_token: str) -> Rows:
-        """The rows last kept for ``public_token`` (empty: none)."""
-        with self._lock:
-            return self._rows.get(public_token, ())
-
-
-LAST_ROWS = LastRows()
-
-
-def answerable_survey(public_token: str, rows: Rows | None = None) -> Survey | None:
+def answerable_survey(public_token: str) -> Survey | None:
     """The answerable survey with this public token, its questions already
-    loaded (``survey.questions.all()`` queries nothing more), or None.
-
-    One query: the questions joined with their survey (prepared: compiled once
-    per process), or none when ``rows`` (:func:`answerable_rows` of the same
-    token) are given.  A survey with no questions (never published so) costs a
-    second one.
-    """
-    if rows is None:
-        rows = answerable_rows(public_token)
-    if not rows:
-        return surveys_answerable().filter(public_token=public_token).first()
-    return survey_from_rows(rows)
-
-
-def survey_from_rows(rows: Rows) -> Survey:
-    """New instances of the survey and its questions from
-    :func:`answerable_rows` (at least one row)."""
-    questions = ANSWERABLE_QUESTIONS.built(list(rows))
-    survey = questions[0].survey  # one instance for all (``built`` shares it)
-    # What ``prefetch_related("questions")`` stores: the related manager's
-    # queryset with its results already in place.
-    loaded = survey.questions.all()
-    loaded._result_cache = questions
-    loaded._prefetch_done = True
-    survey._prefetched_objects_cache = {"questions": loaded}
-    return survey
+    loaded (``survey.questions.all()`` queries nothing more), or None."""
+    return surveys_answerable().filter(public_token=public_token).first()
 
 
 def invitation_by_token(

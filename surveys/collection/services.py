@@ -10,7 +10,6 @@ tallies).
 
 from __future__ import annotations
 
-import json
 import random
 import uuid
 from collections.abc import Iterable, Mapping
@@ -18,8 +17,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Func, IntegerField, OuterRef, QuerySet, Subquery
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils.translation import gettext
 
 from surveys.authoring import display_logic, lifecycle
@@ -29,7 +28,6 @@ from surveys.collection.models import (
     LINK_VALUE_MAX,
     Invitation,
     LinkValue,
-    OptionalBits,
     PlainAnswer,
     Report,
     SkippedAnswer,
@@ -37,9 +35,7 @@ from surveys.collection.models import (
 )
 from surveys.collection.questions import CHOICE_KINDS, answer_choices, most_selections
 from surveys.collection.selectors import (
-    Rows,
     invitation_by_token,
-    locked_answerable_rows,
     stored_payloads,
 )
 from surveys.collection.signals import (
@@ -51,11 +47,9 @@ from surveys.collection.tokens import (
     HASH_HMAC,
     invitation_token_hash,
     new_invitation_token,
-    new_public_id,
     new_receipt_code,
     receipt_code_hash,
 )
-from surveys.prepared_queries import PreparedQuery
 
 MAX_INVITATIONS_PER_BATCH = 10_000
 
@@ -68,13 +62,6 @@ class SubmissionRejected(Exception):
         self.message = message
         self.status = status
         self.code = code
-
-
-class SurveyChanged(Exception):
-    """Nothing was stored: under the survey's lock its rows were not the ones
-    the response was checked against (``submission_ingest``'s
-    ``expected_rows``).  Not a refusal: check the response again against the
-    survey as it is now."""
 
 
 @dataclass(frozen=True)
@@ -346,7 +333,6 @@ def _lock_and_recheck(
     *,
     within_grace: bool = False,
     is_test: bool = False,
-    expected_rows: Rows | None = None,
 ) -> None:
     """Inside the storing transaction: lock the survey row and re-check it.
 
@@ -354,19 +340,8 @@ def _lock_and_recheck(
     this returns no re-publish can commit until the reports are stored; and a
     re-publish that committed after the reports were validated is seen here.
     A report randomized under an old spec can therefore never be stored.
-
-    With ``expected_rows`` (the survey's ``selectors.answerable_rows`` that
-    ``checker`` was built from), the survey's and its questions' rows are read
-    under the lock instead and must equal them, to the last field
-    (``SurveyChanged`` otherwise): a stricter re-check than the revisions'.
     """
-    if expected_rows is not None:
-        locked = locked_answerable_rows(checker.survey.public_token)
-        if locked != expected_rows:
-            raise SurveyChanged
-        survey, current = checker.survey, checker.revisions  # those very rows
-    else:
-        survey, current = _locked_survey(checker.survey.pk)
+    survey, current = _locked_survey(checker.survey.pk)
     # Under the lock, so concurrent submissions cannot overshoot the target.
     _check_open(survey, within_grace=within_grace, is_test=is_test)
     if (
@@ -384,52 +359,11 @@ def _lock_and_recheck(
         )
 
 
-def _locked_survey_query(*, pk: int) -> QuerySet[Survey]:
-    """The survey row, to be locked, with its questions' (id, spec revision)
-    pairs as one array (PostgreSQL)."""
-    from django.contrib.postgres.aggregates import ArrayAgg
-    from django.contrib.postgres.fields import ArrayField
-
-    pair = Func(
-        F("pk"),
-        F("spec_revision"),
-        template="ARRAY[%(expressions)s]",
-        output_field=ArrayField(IntegerField()),
-    )
-    pairs = (
-        Question.objects.filter(survey=OuterRef("pk"))
-        .order_by()
-        .values("survey")
-        .annotate(pairs=ArrayAgg(pair, order_by="pk"))
-        .values("pairs")
-    )
-    return (
-        Survey.objects.select_for_update(of=("self",))
-        .annotate(revision_pairs=Subquery(pairs))
-        .filter(pk=pk)
-    )
-
-
-# Compiled once per process (inside the first submission's transaction, as
-# FOR UPDATE needs); every submission runs it anew under its own lock.
-LOCKED_SURVEY = PreparedQuery(_locked_survey_query, pk=int)
-
-
 def _locked_survey(pk: int) -> tuple[Survey, dict[int, int]]:
-    """The survey row, locked, and its questions' spec revisions by id.
-
-    On PostgreSQL one prepared statement (the revisions come as an array
-    annotated on the locked row); elsewhere the revisions are a second query.
-    """
-    if connection.vendor != "postgresql":
-        survey = Survey.objects.select_for_update(of=("self",)).get(pk=pk)
-        return survey, dict(survey.questions.values_list("pk", "spec_revision"))
-    found = LOCKED_SURVEY.instances(pk=pk)
-    if not found:
-        raise Survey.DoesNotExist(f"no survey {pk}")
-    survey = found[0]
-    rows = survey.revision_pairs or []  # type: ignore[attr-defined]
-    return survey, {pk: revision for pk, revision in rows}
+    """The survey row, locked until the transaction ends, and its questions'
+    spec revisions by id."""
+    survey = Survey.objects.select_for_update(of=("self",)).get(pk=pk)
+    return survey, dict(survey.questions.values_list("pk", "spec_revision"))
 
 
 def _check_open(
@@ -471,7 +405,6 @@ def submission_ingest(
     within_grace: bool = False,
     is_test: bool = False,
     language: str = "",
-    expected_rows: Rows | None = None,
 ) -> IngestOutcome:
     """Store one response whole, or raise SubmissionRejected with nothing stored.
 
@@ -487,11 +420,6 @@ def submission_ingest(
 
     ``language`` (the one the respondent read the survey in) is stored only if
     the survey records it (``Survey.record_language``); otherwise it is dropped.
-
-    ``expected_rows``: ``survey`` was built from these rows
-    (``selectors.survey_from_rows``), perhaps read some time ago; under the
-    lock the rows are read again and must be equal, or ``SurveyChanged`` is
-    raised and nothing is stored (``_lock_and_recheck``).
     """
     try:
         return _ingest_new(
@@ -501,7 +429,6 @@ def submission_ingest(
             within_grace=within_grace,
             is_test=is_test,
             language=language if survey.record_language else "",
-            expected_rows=expected_rows,
         )
     except SubmissionRejected:
         # A retry of a stored response is answered with its receipt even when
@@ -521,16 +448,15 @@ def _ingest_new(
     within_grace: bool,
     is_test: bool,
     language: str = "",
-    expected_rows: Rows | None = None,
 ) -> IngestOutcome:
-    """Store a response not stored before, in one transaction of two
-    statements on PostgreSQL (lock and re-check; then the submission with its
-    reports, answers, skips and link values, ``_insert_whole``), three with an
-    invitation (consumed between them).
+    """Store a response not stored before, in one transaction: lock and
+    re-check the survey, consume the invitation (if any), then insert the
+    submission and its reports, answers, skips and link values (one
+    ``bulk_create`` per table that has rows).
 
     The submission's key is unique per survey: a concurrent or repeated
-    response with the same key inserts nothing (``ON CONFLICT DO NOTHING``),
-    the transaction rolls back, and the stored one is returned instead."""
+    response with the same key fails its insert, the transaction rolls back,
+    and the stored one is returned instead."""
     _check_open(survey, within_grace=within_grace, is_test=is_test)
     invitation = _invitation(survey, invitation_token)
     checker = _Checker(survey)
@@ -544,7 +470,6 @@ def _ingest_new(
                 response,
                 within_grace=within_grace,
                 is_test=is_test,
-                expected_rows=expected_rows,
             )
             if invitation is not None and invitation_token is not None:
                 _consume(invitation, invitation_token)
@@ -556,11 +481,8 @@ def _ingest_new(
                 is_test=is_test,
                 language=language,
             )
-            if connection.vendor == "postgresql":
-                _insert_whole(checker, submission, response, plain)
-            else:
-                submission.save(force_insert=True)
-                _store_rows(checker, [(submission, response, plain)])
+            submission.save(force_insert=True)
+            _store_rows(checker, [(submission, response, plain)])
     except IntegrityError:
         # Another request won the race: either the same response (a retry)
         # or a different one for the same invitation.
@@ -623,130 +545,6 @@ def submissions_ingest_bulk(*, survey: Survey, responses: Iterable[ResponseIn]) 
     if submissions:
         announce_reports_on_commit(survey_id=survey.pk)  # results follow at once
     return len(submissions)
-
-
-def _columns(model: type[Any], *names: str) -> str:
-    """The quoted column names of ``model``'s fields ``names``, comma-separated."""
-    quote = connection.ops.quote_name
-    return ", ".join(quote(model._meta.get_field(name).column) for name in names)
-
-
-def _whole_insert_sql() -> str:
-    """One statement storing a submission and everything in it (PostgreSQL).
-
-    Data-modifying CTEs: the submission row first, ``ON CONFLICT DO NOTHING``
-    on its (survey, key) constraint; every child row is selected from what
-    that insert returned, so when the key is taken nothing at all is stored
-    and the statement returns no row.  Child rows come from arrays
-    (``unnest``), in the order given.
-    """
-    quote = connection.ops.quote_name
-
-    def table(model: type[Any]) -> str:
-        return quote(model._meta.db_table)
-
-    submission = _columns(
-        Submission,
-        "survey",
-        "public_id",
-        "receipt_hash",
-        "idempotency_key",
-        "survey_revision",
-        "received_at",
-        "is_test",
-        "language",
-    )
-    key = _columns(Submission, "survey", "idempotency_key")
-    report = _columns(
-        Report,
-        "submission",
-        "survey",
-        "question",
-        "spec_revision",
-        "value",
-        "bits",
-        "public_id",
-        "is_test",
-    )
-    # Names from the models' metadata only; every value is a parameter.
-    plain = _columns(PlainAnswer, "submission", "question", "value")
-    skip = _columns(SkippedAnswer, "submission", "question")
-    link = _columns(LinkValue, "submission", "name", "value")
-    parts = [
-        f"WITH s AS (INSERT INTO {table(Submission)} ({submission})",
-        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-        f"ON CONFLICT ({key}) DO NOTHING RETURNING id),",
-        f"r AS (INSERT INTO {table(Report)} ({report})",
-        "SELECT s.id, %s, t.q, t.rev, t.v, t.b, t.p, %s FROM s,",
-        "unnest(%s::bigint[], %s::integer[], %s::bigint[], %s::bytea[], %s::text[])",
-        "WITH ORDINALITY AS t(q, rev, v, b, p, n) ORDER BY t.n),",
-        f"a AS (INSERT INTO {table(PlainAnswer)} ({plain})",
-        "SELECT s.id, t.q, t.v::jsonb FROM s,",
-        "unnest(%s::bigint[], %s::text[]) WITH ORDINALITY AS t(q, v, n)",
-        "ORDER BY t.n),",
-        f"k AS (INSERT INTO {table(SkippedAnswer)} ({skip})",
-        "SELECT s.id, t.q FROM s, unnest(%s::bigint[]) WITH ORDINALITY",
-        "AS t(q, n) ORDER BY t.n),",
-        f"l AS (INSERT INTO {table(LinkValue)} ({link})",
-        "SELECT s.id, t.name, t.value FROM s,",
-        "unnest(%s::text[], %s::text[]) WITH ORDINALITY AS t(name, value, n)",
-        "ORDER BY t.n)",
-        "SELECT id FROM s",
-    ]
-    return " ".join(parts)
-
-
-_WHOLE_INSERT: list[str] = []  # built on first use (needs the connection)
-
-
-def _insert_whole(
-    checker: _Checker,
-    submission: Submission,
-    response: ResponseIn,
-    plain: dict[int, Any],
-) -> None:
-    """Store ``submission`` and its rows in one statement (PostgreSQL), what
-    ``_store_rows`` stores for one submission, or IntegrityError (nothing
-    stored) when its key is taken; sets its primary key."""
-    if not _WHOLE_INSERT:
-        _WHOLE_INSERT.append(_whole_insert_sql())
-    reports = sorted(response.reports.items())
-    stored = [checker.stored(pk, sent) for pk, sent in reports]
-    plain_rows = sorted(plain.items())
-    links = sorted(response.link_values.items())
-    json_field = PlainAnswer._meta.get_field("value")
-    params = [
-        submission.survey_id,
-        submission.public_id,
-        submission.receipt_hash,
-        submission.idempotency_key,
-        submission.survey_revision,
-        submission.received_at,
-        submission.is_test,
-        submission.language,
-        # reports
-        submission.survey_id,
-        submission.is_test,
-        [pk for pk, _ in reports],
-        [sent.spec_revision for _, sent in reports],
-        [columns["value"] for columns in stored],
-        [OptionalBits.stored(columns["bits"]) for columns in stored],
-        [new_public_id() for _ in reports],
-        # unprotected answers, skips, link values
-        [pk for pk, _ in plain_rows],
-        [json.dumps(value, cls=json_field.encoder) for _, value in plain_rows],
-        sorted(response.skipped),
-        [name for name, _ in links],
-        [value for _, value in links],
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(_WHOLE_INSERT[0], params)
-        row = cursor.fetchone()
-    if row is None:
-        raise IntegrityError("a submission with this key is stored already")
-    submission.pk = row[0]
-    submission._state.adding = False
-    submission._state.db = connection.alias
 
 
 def _store_rows(

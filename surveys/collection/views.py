@@ -32,14 +32,14 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from surveys.authoring import access, lifecycle, translations
 from surveys.authoring.models import Survey
-from surveys.collection import assets, ratelimit, respond_page, selectors, services
+from surveys.collection import assets, ratelimit, selectors, services
 from surveys.collection.forms import InvitationsForm, ResponseForm
 from surveys.collection.models import Invitation
 
 
 # --- finding the survey -----------------------------------------------------------
-def _public_survey(public_token: str, rows: selectors.Rows | None = None) -> Survey:
-    survey = selectors.answerable_survey(public_token, rows)
+def _public_survey(public_token: str) -> Survey:
+    survey = selectors.answerable_survey(public_token)
     if survey is None:
         raise Http404("No such survey.")
     return survey
@@ -293,16 +293,9 @@ def consent_invitation(request: HttpRequest, token: str) -> HttpResponse:
 
 # --- the form ---------------------------------------------------------------------
 def _respond(
-    request: HttpRequest,
-    survey: Survey,
-    invitation_token: str | None,
-    rows: selectors.Rows = (),
-    *,
-    expected_rows: selectors.Rows | None = None,
+    request: HttpRequest, survey: Survey, invitation_token: str | None
 ) -> HttpResponse:
-    """The answer page (GET) or the submission (POST) of ``survey``;
-    ``expected_rows``: the rows ``survey`` was built from, to be read again
-    under the lock (``services.submission_ingest``)."""
+    """The answer page (GET) or the submission (POST) of ``survey``."""
     within_grace = request.method == "POST" and lifecycle.stamp_within_grace(
         survey, request.POST.get("opened", "")
     )
@@ -332,25 +325,16 @@ def _respond(
             redirect_url=survey.completion_url(),
             invitation_token=invitation_token,
             within_grace=within_grace,
-            expected_rows=expected_rows,
         )
     translations.localize_for_request(request, survey)
     link_values = _link_values(request, survey)
     if isinstance(link_values, str):
         return _bad_link(request, survey, link_values)
     try:
-        # Rendered once per survey content; this request's CSRF token, stamp
-        # and link fields are filled in (``respond_page``).
-        return respond_page.respond_page(
-            request,
-            survey,
-            link_values,
-            make_form=lambda: ResponseForm(survey=survey),
-            context=lambda form: _page_context(survey, form),
-            rows=rows,
-        )
+        form = ResponseForm(survey=survey, link_values=link_values)
     except ValueError:
         return _unanswerable(request, survey)
+    return _form_page(request, survey, form)
 
 
 def store_posted_answers(
@@ -461,47 +445,10 @@ def respond_public(request: HttpRequest, public_token: str) -> HttpResponse:
     )
     if exceeded:
         return _too_many(request, exceeded)
-    if request.method == "POST":
-        stored = _store_against_last_rows(request, public_token)
-        if stored is not None:
-            return stored
-    rows = selectors.answerable_rows(public_token)
-    selectors.LAST_ROWS.remember(public_token, rows)
-    if request.method == "GET":
-        kept = respond_page.kept_response(request, rows, _link_values)
-        if kept is not None:  # no model instance built (respond_page's docstring)
-            return kept
-    survey = _public_survey(public_token, rows)
+    survey = _public_survey(public_token)
     if survey.invitation_only:
         return _invitation_only(request, survey)
-    return _respond(request, survey, None, rows)
-
-
-def _store_against_last_rows(
-    request: HttpRequest, public_token: str
-) -> HttpResponse | None:
-    """A public POST answered the ordinary way (``_respond``), but against the
-    survey's rows this process last read (``selectors.LAST_ROWS``) instead of
-    reading them first: they are read again under the survey's lock and must
-    be equal (``services.SurveyChanged`` otherwise), so what was checked is
-    exactly what the survey is.
-
-    Only an answer below 400 (stored, or a retry of a stored response) is
-    kept.  Anything else (no rows kept, rows changed, any refusal) stored
-    nothing, and None sends the POST the ordinary way, which reads the survey
-    and answers from it as it is now (its survey limit is counted once,
-    ``ratelimit.check_survey``)."""
-    rows = selectors.LAST_ROWS.last(public_token)
-    if not rows:
-        return None
-    survey = selectors.survey_from_rows(rows)
-    if survey.invitation_only:
-        return None
-    try:
-        response = _respond(request, survey, None, expected_rows=rows)
-    except services.SurveyChanged:
-        return None
-    return response if response.status_code < 400 else None
+    return _respond(request, survey, None)
 
 
 @sensitive_post_parameters()

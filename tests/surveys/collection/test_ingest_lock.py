@@ -128,19 +128,13 @@ def test_bulk_ingest_re_checks_under_the_lock(monkeypatch, survey, researcher):
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("page_first", [False, True], ids=["cold", "kept-rows"])
 def test_a_submission_waiting_on_a_republish_is_refused_once_it_commits(
-    survey, researcher, page_first
+    survey, researcher
 ):
-    """A real race: the submission blocks on the lock the re-publish holds.
-
-    ``kept-rows``: the answer page was loaded first, so the POST is checked
-    against the rows that GET read and reads them again only under the lock
-    (``views._store_against_last_rows``)."""
+    """A real race: the submission blocks on the lock the re-publish holds."""
     url = reverse("collection:respond", args=[survey.public_token])
     data = body(survey)
-    if page_first:
-        assert Client().get(url).status_code == 200
+    assert Client().get(url).status_code == 200  # the respondent's page
     started = threading.Event()
 
     def submit() -> tuple[int, dict]:
@@ -167,16 +161,3 @@ def test_a_submission_waiting_on_a_republish_is_refused_once_it_commits(
     # The same answers, sent again, are now refused as a stale page too.
     fresh = Client().post(url, data, **JSON)
     assert fresh.status_code == 409
-
-
-@pytest.mark.django_db
-def test_a_submission_against_kept_rows_reads_them_again_under_the_lock(survey):
-    url = reverse("collection:respond", args=[survey.public_token])
-    assert Client().get(url).status_code == 200
-    data = body(survey)
-    with CaptureQueriesContext(connection) as captured:
-        assert Client().post(url, data, **JSON).status_code == 201
-    sql = [q["sql"] for q in captured.captured_queries]
-    lock = next(i for i, s in enumerate(sql) if "FOR UPDATE" in s)
-    assert 'FROM "authoring_question"' in sql[lock]
-    assert lock < next(i for i, s in enumerate(sql) if "INSERT INTO" in s)

@@ -118,42 +118,6 @@ def test_ingest_stores_the_whole_submission(survey):
     assert PlainAnswer.objects.get().value == 2
 
 
-def test_ingest_against_the_rows_it_was_checked_with_stores_the_submission(survey):
-    rows = selectors.answerable_rows(survey.public_token)
-    checked = selectors.survey_from_rows(rows)
-    outcome = services.submission_ingest(
-        survey=checked, response=response(survey), expected_rows=rows
-    )
-    assert outcome.created
-    assert Report.objects.filter(submission=outcome.submission).count() == 6
-
-
-@pytest.mark.parametrize(
-    "change",
-    [{"title": "Retitled"}, {"status": Survey.Status.CLOSED}, {"revision": 99}],
-)
-def test_ingest_against_rows_that_changed_under_the_lock_stores_nothing(survey, change):
-    rows = selectors.answerable_rows(survey.public_token)
-    checked = selectors.survey_from_rows(rows)
-    Survey.objects.filter(pk=survey.pk).update(**change)
-    with pytest.raises(services.SurveyChanged):
-        services.submission_ingest(
-            survey=checked, response=response(survey), expected_rows=rows
-        )
-    assert nothing_stored()
-
-
-def test_ingest_against_rows_of_a_question_edited_since_stores_nothing(survey):
-    rows = selectors.answerable_rows(survey.public_token)
-    checked = selectors.survey_from_rows(rows)
-    survey.questions.filter(pk=questions(survey)["plain"].pk).update(text="Edited?")
-    with pytest.raises(services.SurveyChanged):
-        services.submission_ingest(
-            survey=checked, response=response(survey), expected_rows=rows
-        )
-    assert nothing_stored()
-
-
 def test_ingest_marks_the_invitation_used_and_keeps_no_link_to_it(survey):
     (token,) = services.invitations_create(survey=survey, count=1)
     outcome = services.submission_ingest(

@@ -14,7 +14,6 @@ from surveys.authoring import services as authoring
 from surveys.authoring import translation_services
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Survey
-from surveys.collection import respond_page
 from surveys.collection.models import Submission
 from tests.surveys.collection.conftest import JSON, body
 
@@ -189,10 +188,9 @@ def test_the_device_gets_byte_identical_specs_and_logic_in_every_language(
     assert configs[0] == configs[1] == configs[2]
 
 
-def test_a_translation_edit_renders_the_answer_page_again(
+def test_a_translation_edit_shows_on_the_answer_page_at_once(
     client, researcher, trilingual
 ):
-    respond_page.cache_clear()
     assert "Vida estudiantil" in _page(client, trilingual, "respond", "es")
     translation_services.translations_update(
         survey=trilingual,
@@ -203,10 +201,9 @@ def test_a_translation_edit_renders_the_answer_page_again(
     )
     page = _page(client, trilingual, "respond", "es")
     assert "La vida en el campus" in page
-    assert respond_page.cache_info()["renders"] == 2
 
 
-def test_a_question_translation_edit_renders_the_answer_page_again(
+def test_a_question_translation_edit_shows_on_the_answer_page_at_once(
     client, researcher, trilingual
 ):
     _page(client, trilingual, "respond", "fr")

@@ -14,6 +14,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from surveys.authoring import compiled
+from surveys.authoring import services as authoring
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection import assets, selectors, services
 from surveys.collection.models import Invitation, Report, Submission
@@ -234,6 +236,80 @@ def test_stale_page_gets_a_conflict_and_nothing_is_stored(client, survey):
     assert response.status_code == 409
     assert "Reload the page" in response.json()["error"]
     assert not Submission.objects.exists()
+
+
+def test_a_post_after_a_re_publish_since_its_page_is_refused_as_stale(
+    client, survey, researcher
+):
+    assert client.get(respond_url(survey)).status_code == 200
+    data = body(survey)  # the revision the page was loaded at
+    authoring.survey_publish(survey=survey, user=researcher)
+    response = client.post(respond_url(survey), data, **JSON)
+    assert (response.status_code, response.json()["code"]) == (409, "stale")
+    assert not Submission.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "status", "code"),
+    [
+        ({"status": Survey.Status.CLOSED}, 410, "closed"),  # closed by hand
+        ({"invitation_only": True}, 403, "invitation_only"),  # public link off
+        ({"status": Survey.Status.DRAFT}, 404, None),  # made a draft again
+    ],
+    ids=["closed", "invitation-only", "draft"],
+)
+def test_a_post_after_the_survey_changed_since_its_page_is_answered_as_it_is_now(
+    client, survey, change, status, code
+):
+    assert client.get(respond_url(survey)).status_code == 200
+    Survey.objects.filter(pk=survey.pk).update(**change)
+    response = client.post(respond_url(survey), body(survey), **JSON)
+    assert response.status_code == status
+    if code is not None:
+        assert response.json()["code"] == code
+    assert not Submission.objects.exists()
+
+
+def test_a_post_after_a_text_only_edit_since_its_page_is_stored(client, survey):
+    assert client.get(respond_url(survey)).status_code == 200
+    Survey.objects.filter(pk=survey.pk).update(title="A retitled survey")
+    question = survey.questions.first()
+    Question.objects.filter(pk=question.pk).update(text="A reworded question?")
+    assert client.post(respond_url(survey), body(survey), **JSON).status_code == 201
+    assert Submission.objects.count() == 1
+
+
+def test_a_refusal_words_the_question_as_it_reads_now(client, survey):
+    private = survey.questions.filter(is_private=True).first()
+    assert client.post(respond_url(survey), body(survey), **JSON).status_code == 201
+    Question.objects.filter(pk=private.pk).update(text="A reworded question?")
+    refused = client.post(
+        respond_url(survey), body(survey, **{f"q{private.pk}_report": "{"}), **JSON
+    )
+    assert refused.status_code == 400
+    assert "A reworded question?" in refused.json()["error"]
+
+
+@pytest.mark.parametrize("edit", ["question text", "re-publish"])
+def test_the_answer_page_shows_an_edit_at_once(client, survey, researcher, edit):
+    assert client.get(respond_url(survey)).status_code == 200
+    if edit == "re-publish":
+        survey = authoring.survey_publish(survey=survey, user=researcher)
+        expected = f'name="survey_revision" value="{survey.revision}"'
+    else:
+        question = survey.questions.first()
+        Question.objects.filter(pk=question.pk).update(text="A reworded question?")
+        expected = "A reworded question?"
+    assert expected in client.get(respond_url(survey)).content.decode()
+
+
+def test_a_warm_answer_page_and_post_compile_no_mechanism(client, survey):
+    client.get(respond_url(survey))
+    assert client.post(respond_url(survey), body(survey), **JSON).status_code == 201
+    misses = compiled.cache_info().misses
+    client.get(respond_url(survey))
+    assert client.post(respond_url(survey), body(survey), **JSON).status_code == 201
+    assert compiled.cache_info().misses == misses
 
 
 # --- invitations --------------------------------------------------------------------
