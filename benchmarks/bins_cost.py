@@ -44,7 +44,6 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 def setup() -> None:
     for name in ("CACHE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND"):
         os.environ.pop(name, None)
-    os.environ["DATABASE_URL"] = "sqlite:///:memory:"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "surveys.settings")
     import django
 

@@ -4,13 +4,14 @@ Usage::
 
     .venv/bin/python benchmarks/page_cost.py [--repeat 3] [--sweep]
 
-Runs Django in this process against a scratch SQLite database in a temporary
-directory (nothing else is touched; rate limits are off, the cache is a local
-memory one) and times each page through Django's test client, so the figures
-are server time: URL routing, middleware, the view, templates and the database,
-without a network.  The baseline is the trivial view ``GET /ping`` (a two-byte
-answer through the same middleware), timed in the same run as the median of
-many requests; every page is printed in milliseconds and as a ratio to it.
+Runs Django in this process against a scratch PostgreSQL cluster of its own
+(``tests/own_servers.py``; nothing else is touched; rate limits are off, the
+cache is a local memory one) and times each page through Django's test
+client, so the figures are server time: URL routing, middleware, the view,
+templates and the database, without a network.  The baseline is the trivial
+view ``GET /ping`` (a two-byte answer through the same middleware), timed in
+the same run as the median of many requests; every page is printed in
+milliseconds and as a ratio to it.
 
 For each case (a question of one kind at or near its limit) it times, each the
 best of ``--repeat`` runs:
@@ -35,13 +36,13 @@ from.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -52,8 +53,20 @@ RESPONDENT_COLD_BUDGET = 60
 DASHBOARD_BUDGET = 150
 
 
-def setup(directory: str) -> None:
-    os.environ["DATABASE_URL"] = f"sqlite:///{directory}/bench.sqlite3"
+@contextlib.contextmanager
+def scratch_database() -> Iterator[str]:
+    """The URL of a database on a throwaway cluster, removed afterwards."""
+    from tests.own_servers import OwnPostgres
+
+    cluster = OwnPostgres.on_a_free_port()
+    try:
+        yield cluster.create_database("deniable_page_cost")
+    finally:
+        cluster.destroy()
+
+
+def setup(database_url: str) -> None:
+    os.environ["DATABASE_URL"] = database_url
     for name in ("CACHE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND"):
         os.environ.pop(name, None)
     os.environ["RATE_LIMITS_ENABLED"] = "false"
@@ -342,8 +355,8 @@ def main() -> int:
     parser.add_argument("--sweep", action="store_true", help="grids beyond the limit")
     parser.add_argument("--only", default="", help="cases whose name contains this")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="deniable-page-cost-") as directory:
-        setup(directory)
+    with scratch_database() as database_url:
+        setup(database_url)
         from django.test import Client
 
         from surveys.accounts.models import User

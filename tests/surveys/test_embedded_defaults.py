@@ -1,27 +1,30 @@
-"""With no configuration at all: SQLite inside the project, tasks run in-process."""
+"""With no configuration at all: the embedded PostgreSQL, tasks run in-process."""
 
 import json
 
-from tests.conftest import clean_env, run_manage
+import pytest
+
+from tests.conftest import ROOT, clean_env, run_manage
 
 
-def test_database_defaults_to_sqlite_inside_the_project():
+def test_database_defaults_to_the_embedded_postgres_socket_inside_the_project():
     run = run_manage(
         "shell",
         "-c",
         "import json; from django.conf import settings; "
         "db = settings.DATABASES['default']; "
-        "print(json.dumps([db['ENGINE'], str(db['NAME']), str(settings.BASE_DIR)]))",
+        "print(json.dumps([db['ENGINE'], db['HOST'], db['NAME'], db['PORT']]))",
         env=clean_env(),
     )
     assert run.returncode == 0, run.stderr
-    engine, name, base_dir = json.loads(run.stdout.strip().splitlines()[-1])
-    assert engine == "django.db.backends.sqlite3"
-    assert name.startswith(base_dir)
+    engine, host, name, port = json.loads(run.stdout.strip().splitlines()[-1])
+    assert (engine, name, port) == ("django.db.backends.postgresql", "deniable", "")
+    assert host == str(ROOT / "var" / "postgres")  # a Unix socket's directory
 
 
-def test_embedded_defaults_run_a_task_in_process(tmp_path):
-    env = clean_env(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
+@pytest.mark.django_db(transaction=True)
+def test_embedded_defaults_run_a_task_in_process(test_database_url):
+    env = clean_env(DATABASE_URL=test_database_url)
     run = run_manage(
         "shell",
         "-c",

@@ -82,22 +82,16 @@ def payloads_to_columns(apps, schema_editor) -> None:
             (pk, report_codec.encode(_spec(specs, pk, q, r), payload))
             for pk, q, r, payload in rows
         ]
-        if schema_editor.connection.vendor == "postgresql":
-            with schema_editor.connection.cursor() as cursor:
-                cursor.execute(
-                    f"UPDATE {table} AS r SET value = v.value, bits = v.bits "  # noqa: S608
-                    "FROM unnest(%s::bigint[], %s::integer[], %s::bytea[]) "
-                    "AS v(id, value, bits) WHERE r.id = v.id",
-                    [
-                        [pk for pk, _ in stored],
-                        [s.value for _, s in stored],
-                        [s.bits for _, s in stored],
-                    ],
-                )
-        else:
-            Report._default_manager.using(db).bulk_update(
-                [Report(pk=pk, value=s.value, bits=s.bits) for pk, s in stored],
-                ["value", "bits"],
+        with schema_editor.connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {table} AS r SET value = v.value, bits = v.bits "  # noqa: S608
+                "FROM unnest(%s::bigint[], %s::integer[], %s::bytea[]) "
+                "AS v(id, value, bits) WHERE r.id = v.id",
+                [
+                    [pk for pk, _ in stored],
+                    [s.value for _, s in stored],
+                    [s.bits for _, s in stored],
+                ],
             )
 
 
@@ -113,18 +107,12 @@ def columns_to_payloads(apps, schema_editor) -> None:
             (pk, report_codec.decode(_spec(specs, pk, q, r), value, bits))
             for pk, q, r, value, bits in rows
         ]
-        if schema_editor.connection.vendor == "postgresql":
-            with schema_editor.connection.cursor() as cursor:
-                cursor.execute(
-                    f"UPDATE {table} AS r SET payload = v.payload::jsonb "  # noqa: S608
-                    "FROM unnest(%s::bigint[], %s::text[]) AS v(id, payload) "
-                    "WHERE r.id = v.id",
-                    [[pk for pk, _ in payloads], [json.dumps(p) for _, p in payloads]],
-                )
-        else:
-            Report._default_manager.using(db).bulk_update(
-                [Report(pk=pk, payload=payload) for pk, payload in payloads],
-                ["payload"],
+        with schema_editor.connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {table} AS r SET payload = v.payload::jsonb "  # noqa: S608
+                "FROM unnest(%s::bigint[], %s::text[]) AS v(id, payload) "
+                "WHERE r.id = v.id",
+                [[pk for pk, _ in payloads], [json.dumps(p) for _, p in payloads]],
             )
 
 

@@ -15,7 +15,7 @@ from django.db import migrations, models
 
 
 def fill_survey_ids(apps, schema_editor):
-    """Each report's ``survey_id`` from its submission (any vendor)."""
+    """Each report's ``survey_id`` from its submission."""
     Report = apps.get_model("collection", "Report")
     Submission = apps.get_model("collection", "Submission")
     Report._default_manager.update(

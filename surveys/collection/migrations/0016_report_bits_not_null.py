@@ -5,8 +5,7 @@ columns in the order that pads least.
 (``OptionalBits``: Python still sees None), so a one-value report's row needs
 no null bitmap; with nine columns that bitmap took its header from 24 to 32
 bytes.  The rows left NULL are set empty by the same statement that adds the
-NOT NULL (the check constraint is replaced around it).  Then, on PostgreSQL,
-the table is rebuilt by ``surveys.collection.partitioning.rebuild`` with the
+NOT NULL (the check constraint is replaced around it).  Then the table is rebuilt by ``surveys.collection.partitioning.rebuild`` with the
 partitions it has (or as the plain table it is): the rebuild orders the
 columns by alignment, which the earlier migrations had left padded (a 4-byte
 column before 8-byte ones, the partition key added last).  Together one-value
@@ -24,10 +23,8 @@ from surveys.collection import partitioning
 
 
 def pack_columns(apps, schema_editor):
-    """Rebuild the report table (PostgreSQL) with its columns packed."""
+    """Rebuild the report table with its columns packed."""
     connection = schema_editor.connection
-    if connection.vendor != "postgresql":
-        return
     model = apps.get_model("collection", "Report")
     table = model._meta.db_table
     count = len(partitioning.partitions(connection, table)) or None

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
 from surveys.analysis import selectors
@@ -11,15 +9,6 @@ from surveys.collection.models import Report
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True, params=["lateral", "windowed"])
-def sql_form(request, monkeypatch):
-    """Each test with the PostgreSQL form (``LATERAL``) and with the form the
-    embedded SQLite runs (a window), both run here on PostgreSQL."""
-    if request.param == "windowed":
-        monkeypatch.setattr(selectors, "connection", SimpleNamespace(vendor="sqlite"))
-    return request.param
 
 
 def _last_report_id(survey) -> int:

@@ -35,7 +35,7 @@ def test_web_command_serves_the_app_outside_docker(start_process, test_database_
 
 
 def beat_env(redis_url: str) -> dict[str, str]:
-    return clean_env(CELERY_BROKER_URL=redis_url, DATABASE_URL="sqlite:///:memory:")
+    return clean_env(CELERY_BROKER_URL=redis_url)
 
 
 def wait_for_output(started, text: str, timeout: float = 60) -> str:
