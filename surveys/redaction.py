@@ -16,7 +16,7 @@ from urllib.parse import quote, unquote
 
 from django.utils.log import AdminEmailHandler
 
-SECRET_PATH = re.compile(r"(/s/(?:i|receipt)/)[^/?#\s\"'<>&]+")
+SECRET_PATH = re.compile(r"(/s/(?:i|receipt|unsubscribe)/)[^/?#\s\"'<>&]+")
 REDACTED = r"\1[redacted]"
 # A run of characters that may be a path written in another form than the one
 # the server routes: percent-encoded, or with empty or "." segments.

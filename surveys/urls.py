@@ -1,7 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path
 from django.views.decorators.csrf import csrf_exempt
-from django.views.i18n import set_language
 
 from surveys import views
 
@@ -13,7 +12,7 @@ urlpatterns = [
     # CSRF-exempt on purpose: a forged post can only change the language a
     # browser reads pages in, and a token would set the CSRF cookie on every
     # page, which ends the browser's back-forward cache of the answer page.
-    path("i18n/setlang/", csrf_exempt(set_language), name="set_language"),
+    path("i18n/setlang/", csrf_exempt(views.set_language), name="set_language"),
     path("accounts/", include("surveys.accounts.urls")),
     path("surveys/", include("surveys.authoring.urls")),
     path("s/", include("surveys.collection.urls")),

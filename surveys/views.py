@@ -3,16 +3,20 @@ and a trivial baseline view for benchmarks."""
 
 import contextlib
 
+from django import forms
+from django.conf import settings
 from django.core.cache import cache
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
-from django.views import defaults
+from django.utils.translation import gettext_lazy
+from django.views import defaults, i18n
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.generic import TemplateView
 
 from surveys.analysis import selectors as analysis_selectors
+from surveys.expected_fields import ExpectedFieldsMixin, refusal_page
 from surveys.middleware import retry_after_seconds
 from surveys.version import deniable_version
 
@@ -86,3 +90,29 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
             status=404,
         )
     return defaults.page_not_found(request, exception)
+
+
+def _languages() -> list[tuple[str, str]]:
+    return list(settings.LANGUAGES)
+
+
+class LanguageChoiceForm(ExpectedFieldsMixin, forms.Form):
+    """What the language picker posts (Django's ``set_language`` reads these)."""
+
+    language = forms.ChoiceField(
+        choices=_languages,
+        required=False,
+        error_messages={
+            "invalid_choice": gettext_lazy("That is not a language this site offers.")
+        },
+    )
+    next = forms.CharField(required=False)
+
+
+def set_language(request: HttpRequest) -> HttpResponse:
+    """Django's ``set_language``, refusing a POST with fields it does not read."""
+    if request.method == "POST":
+        form = LanguageChoiceForm(request.POST, request.FILES)
+        if not form.is_valid():
+            return refusal_page(request, form)
+    return i18n.set_language(request)

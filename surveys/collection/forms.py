@@ -38,6 +38,7 @@ from surveys.collection.questions import (
     shown_choices,
 )
 from surveys.collection.services import ResponseIn, SentReport, link_value_problem
+from surveys.expected_fields import CSRF_FIELD, ExpectedFieldsMixin
 
 MAX_REPORT_CHARS = 65_536
 # A numeric question's low, high and step have at most this many decimal places.
@@ -64,6 +65,14 @@ SKIP_NOT_ALLOWED = gettext_lazy(
     "skipped; nothing was stored."
 )
 PLEASE_ANSWER = gettext_lazy("Please answer “%(question)s”.")
+TRUE_ANSWER_SENT = gettext_lazy(
+    "Nothing was stored: the answer to “%(question)s” arrived as given, but it "
+    "is a protected question, so only its randomized report may be sent. Reload "
+    "the page and answer again."
+)
+# The signed "page loaded while open" stamp (lifecycle's grace period): read by
+# the view, never stored.
+OPEN_STAMP_FIELD = "opened"
 
 
 def range_words(low: Decimal, high: Decimal, step: Decimal) -> str:
@@ -456,8 +465,15 @@ class SectionBlock:
     blocks: list[QuestionBlock]
 
 
-class ResponseForm(forms.Form):
-    """Everything one respondent submits for one survey."""
+class ResponseForm(ExpectedFieldsMixin, forms.Form):
+    """Everything one respondent submits for one survey, and nothing else.
+
+    The fields it expects are its own minus the true answers of protected
+    questions (shown on the page, never received), plus the CSRF token and
+    the open stamp; anything else posted is refused (``ExpectedFieldsMixin``).
+    """
+
+    also_expected = frozenset({CSRF_FIELD, OPEN_STAMP_FIELD})
 
     idempotency_key = forms.UUIDField(
         widget=forms.HiddenInput,
@@ -634,6 +650,39 @@ class ResponseForm(forms.Form):
                     "revision; nothing was stored. Reload the page and answer again.",
                 )
         return hidden
+
+    def expected_fields(self) -> set[str]:
+        """Every field but the true answers of protected questions."""
+        return {
+            name
+            for name, field in self.fields.items()
+            if not isinstance(field, DeviceOnlyField)
+        } | set(self.also_expected)
+
+    def explained_unexpected(self, names: list[str]) -> list[str]:
+        """A protected question's answer sent as given, or a skip marker for
+        a question that is not optional, is refused in words of its own; an
+        undeclared link field is worded by ``clean``."""
+        questions = {}
+        for question in self.questions:
+            prefix = f"q{question.pk}"
+            if question.is_private:
+                questions[prefix] = questions[f"{prefix}_answer"] = (
+                    TRUE_ANSWER_SENT,
+                    question,
+                )
+            if not question.optional:
+                questions[f"{prefix}_skipped"] = (SKIP_NOT_ALLOWED, question)
+        rest = []
+        for name in names:
+            if name.startswith(LINK_PREFIX):
+                continue
+            if name in questions:
+                message, question = questions[name]
+                self.add_error(None, message % {"question": question.text})
+            else:
+                rest.append(name)
+        return rest
 
     def link_inputs(self) -> list[Any]:
         """The hidden inputs carrying the link fields' values (bound fields)."""

@@ -40,6 +40,11 @@ from surveys.collection.views import (
     _wants_json,
     store_posted_answers,
 )
+from surveys.expected_fields import (
+    EmptyPostForm,
+    ExpectedFieldsMixin,
+    refusal_page,
+)
 
 PREVIEW_REFUSAL = gettext_lazy(
     "Preview: nothing was stored. Respondents' devices send only the randomized "
@@ -148,6 +153,9 @@ def withdraw(request: HttpRequest, receipt: str) -> HttpResponse:
         raise Http404("No such receipt.")
     survey = submission.survey
     if request.method == "POST":
+        form = EmptyPostForm(request.POST, request.FILES)
+        if not form.is_valid():  # a field the confirmation does not send
+            return refusal_page(request, form)
         services.submission_withdraw(submission=submission)
         # Worded like the survey's other pages (after the write: a localized
         # survey refuses to be saved).
@@ -161,7 +169,7 @@ def withdraw(request: HttpRequest, receipt: str) -> HttpResponse:
     )
 
 
-class ReceiptCodeForm(forms.Form):
+class ReceiptCodeForm(ExpectedFieldsMixin, forms.Form):
     code = forms.CharField(
         label=gettext_lazy("Your receipt code"),
         max_length=200,
@@ -181,7 +189,11 @@ def withdraw_lookup(request: HttpRequest) -> HttpResponse:
     """From the verify page: a receipt code leads to its withdrawal page."""
     if exceeded := ratelimit.check_lookup(request):
         return _too_many(request, exceeded)
-    form = ReceiptCodeForm(request.POST or None)
+    form = (
+        ReceiptCodeForm(request.POST, request.FILES)
+        if request.method == "POST"
+        else ReceiptCodeForm()
+    )
     if request.method == "POST" and form.is_valid():
         code = form.cleaned_data["code"]
         if selectors.submission_by_receipt(code) is not None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
@@ -17,6 +18,7 @@ from surveys.authoring import access, translations
 from surveys.authoring.models import Survey
 from surveys.collection import mailings, tasks
 from surveys.collection.forms import MailingForm, RecipientsImportForm
+from surveys.expected_fields import ExpectedFieldsMixin
 
 
 def _owned(request: HttpRequest, survey_id: int) -> Survey:
@@ -154,6 +156,25 @@ def recipients_send(request: HttpRequest, survey_id: int) -> HttpResponse:
     return redirect("collection:recipients", survey_id=survey.pk)
 
 
+class UnsubscribeForm(ExpectedFieldsMixin, forms.Form):
+    """The unsubscribe POST: the page's button sends nothing; a mail client's
+    one-click unsubscribe sends ``List-Unsubscribe=One-Click`` (RFC 8058)."""
+
+    also_expected = frozenset()  # CSRF-exempt: no token is sent
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["List-Unsubscribe"] = forms.ChoiceField(
+            choices=[("One-Click", "One-Click")],
+            required=False,
+            error_messages={
+                "invalid_choice": gettext_lazy(
+                    "A one-click unsubscribe sends “One-Click”, nothing else."
+                )
+            },
+        )
+
+
 @never_cache
 @csrf_exempt  # RFC 8058 one-click unsubscribe: the signed token is the credential
 @require_http_methods(["GET", "POST"])
@@ -163,13 +184,22 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
     recipient = mailings.recipient_from_unsubscribe_token(token)
     if recipient is None:
         return render(request, "collection/unsubscribe.html", {"bad": True}, status=404)
-    done = request.method == "POST"
+    form = UnsubscribeForm(request.POST, request.FILES)
+    done = request.method == "POST" and form.is_valid()
     if done:
         mailings.unsubscribe(recipient)
     # In the respondent's language among the survey's (as its other pages).
     translations.localize_for_request(request, recipient.survey)
+    refused = request.method == "POST" and not done
     return render(
         request,
         "collection/unsubscribe.html",
-        {"title": recipient.survey.title, "done": done},
+        {
+            "title": recipient.survey.title,
+            "done": done,
+            "refusals": [e for errors in form.errors.values() for e in errors]
+            if refused
+            else [],
+        },
+        status=400 if refused else 200,
     )

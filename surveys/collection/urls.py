@@ -1,6 +1,9 @@
-from django.urls import path
+from django.urls import path, register_converter
 
 from surveys.collection import lifecycle_views, mailing_views, views
+from surveys.collection.converters import TokenConverter
+
+register_converter(TokenConverter, "token")
 
 app_name = "collection"
 
@@ -9,9 +12,9 @@ urlpatterns = [
     path("randomizer.js", views.randomizer_js, name="randomizer"),
     path("wording.js", views.wording_js, name="wording"),
     path("declined/", views.declined, name="declined"),
-    path("receipt/<str:receipt>/", views.receipt, name="receipt"),
+    path("receipt/<token:receipt>/", views.receipt, name="receipt"),
     path(
-        "receipt/<str:receipt>/withdraw/",
+        "receipt/<token:receipt>/withdraw/",
         lifecycle_views.withdraw,
         name="withdraw",
     ),
@@ -34,9 +37,11 @@ urlpatterns = [
         mailing_views.recipients_send,
         name="recipients_send",
     ),
-    path("unsubscribe/<str:token>/", mailing_views.unsubscribe, name="unsubscribe"),
-    path("i/<str:token>/", views.consent_invitation, name="consent_invitation"),
-    path("i/<str:token>/answer/", views.respond_invitation, name="respond_invitation"),
-    path("<str:public_token>/", views.consent_public, name="consent"),
-    path("<str:public_token>/answer/", views.respond_public, name="respond"),
+    path("unsubscribe/<token:token>/", mailing_views.unsubscribe, name="unsubscribe"),
+    path("i/<token:token>/", views.consent_invitation, name="consent_invitation"),
+    path(
+        "i/<token:token>/answer/", views.respond_invitation, name="respond_invitation"
+    ),
+    path("<token:public_token>/", views.consent_public, name="consent"),
+    path("<token:public_token>/answer/", views.respond_public, name="respond"),
 ]

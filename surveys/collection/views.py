@@ -344,7 +344,8 @@ def store_posted_answers(
     with ``ingest``'s options): the receipt (a 303 to it, or JSON for the page's
     script, with the completion ``redirect_url``), or the form's refusal."""
     try:
-        form = ResponseForm(request.POST, survey=survey)  # built once per POST
+        # Built once per POST; files too, so that one is refused, never ignored.
+        form = ResponseForm(request.POST, request.FILES, survey=survey)
     except ValueError:
         return _unanswerable(request, survey)
     if not form.is_valid():

@@ -1,5 +1,6 @@
-"""Gunicorn's access log never holds an invitation token or a receipt link
-(they are secrets carried in URL paths; gunicorn.conf.py redacts them)."""
+"""Gunicorn's access log never holds an invitation token, a receipt link or an
+unsubscribe token (secrets carried in URL paths; gunicorn.conf.py redacts
+them)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from tests.conftest import ROOT
 
 TOKEN = "Zq7-secret-invitation-token-4711"
 RECEIPT = "MTIz:1tSecretReceipt:abcdefSignature"
+UNSUBSCRIBE = "MTI:1uSubscribed:unsubscribeSignature7"
 
 
 def gunicorn_config() -> dict:
@@ -26,6 +28,7 @@ def test_redact_replaces_tokens_receipts_and_respondents_query_strings_only():
         "GET /s/i/[redacted]/answer/?[redacted] HTTP/1.1"
     )
     assert redact(f"/s/receipt/{RECEIPT}/") == "/s/receipt/[redacted]/"
+    assert redact(f"/s/unsubscribe/{UNSUBSCRIBE}/") == "/s/unsubscribe/[redacted]/"
     assert redact("/s/verify/") == "/s/verify/"
     assert redact("/s/public-link/answer/") == "/s/public-link/answer/"
     assert redact("GET /results/3/?n=2 HTTP/1.1") == "GET /results/3/?n=2 HTTP/1.1"
@@ -108,6 +111,12 @@ def test_researcher_requests_keep_address_and_agent(tmp_path):
     line = access_line(tmp_path, "/surveys/")
     assert line.startswith("192.0.2.1 ")
     assert "Canary Browser" in line
+
+
+def test_an_unsubscribe_request_is_logged_without_its_token(tmp_path):
+    line = access_line(tmp_path, f"/s/unsubscribe/{UNSUBSCRIBE}/")
+    assert UNSUBSCRIBE not in line
+    assert "/s/unsubscribe/[redacted]/" in line
 
 
 def test_a_percent_encoded_invitation_path_is_redacted_in_the_access_log(tmp_path):

@@ -1,4 +1,5 @@
-"""Invitation tokens and receipt codes never reach logs or error emails."""
+"""Invitation tokens, receipt codes and unsubscribe tokens never reach logs or
+error emails."""
 
 from __future__ import annotations
 
@@ -13,11 +14,15 @@ from surveys.redaction import RedactingFormatter, RedactSecretsFilter, redact
 
 TOKEN = "inv-Zq8sWm3kT1uYcVb7"
 RECEIPT = "rcpt-Hx4LpQ9aNd2e"
+UNSUBSCRIBE = "MTI:1uSubscribed:unsubscribeSignature7"
 
 
 def test_redact_replaces_tokens_and_receipts_but_not_public_paths():
     assert redact(f"/s/i/{TOKEN}/answer/") == "/s/i/[redacted]/answer/"
     assert redact(f"'/s/receipt/{RECEIPT}/'") == "'/s/receipt/[redacted]/'"
+    assert redact(f"POST /s/unsubscribe/{UNSUBSCRIBE}/ HTTP/1.1") == (
+        "POST /s/unsubscribe/[redacted]/ HTTP/1.1"
+    )
     assert redact("/s/verify/ /s/public-link/answer/") == (
         "/s/verify/ /s/public-link/answer/"
     )
@@ -46,13 +51,25 @@ def test_console_formatter_redacts_the_traceback_too():
 
 
 @pytest.mark.django_db
-def test_django_request_log_of_a_missing_invitation_has_no_token(client, caplog):
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("get", f"/s/i/{TOKEN}/"),
+        ("post", f"/s/i/{TOKEN}/answer/"),
+        ("get", f"/s/unsubscribe/{UNSUBSCRIBE}/"),
+        ("post", f"/s/unsubscribe/{UNSUBSCRIBE}/"),
+    ],
+)
+def test_django_request_log_of_a_refused_token_has_no_token(
+    client, caplog, method, path
+):
+    secret = path.split("/")[3]
     with caplog.at_level(logging.WARNING, logger="django.request"):
-        response = client.get(f"/s/i/{TOKEN}/")
-    assert response.status_code in (404, 410)
+        response = getattr(client, method)(path)
+    assert 400 <= response.status_code < 500
     assert caplog.records, "the 4xx is logged"
-    assert all(TOKEN not in record.getMessage() for record in caplog.records)
-    assert "/s/i/[redacted]/" in caplog.text
+    assert all(secret not in record.getMessage() for record in caplog.records)
+    assert f"{path.split('/')[2]}/[redacted]/" in caplog.text
 
 
 def test_error_email_for_a_failed_invitation_request_has_no_token(settings):

@@ -77,13 +77,18 @@ def test_named_fields_of_private_questions_are_hidden(client, survey):
             assert control["type"] == "hidden"
 
 
-def test_form_ignores_a_posted_true_answer(survey):
+@pytest.mark.parametrize("name", ["q{pk}_answer", "q{pk}"])
+def test_form_refuses_a_posted_true_answer_without_reading_it(survey, name):
     warner = questions(survey)["warner"]
-    data = body(survey) | {f"q{warner.pk}_answer": "1"}
+    data = body(survey) | {name.format(pk=warner.pk): "1"}
     form = ResponseForm(data, survey=survey)
-    assert form.is_valid(), form.errors
+    assert not form.is_valid()
+    assert form.non_field_errors() == [
+        f"Nothing was stored: the answer to “{warner.text}” arrived as given, but "
+        "it is a protected question, so only its randomized report may be sent. "
+        "Reload the page and answer again."
+    ]
     assert form.cleaned_data[f"q{warner.pk}_answer"] is None
-    assert "answer" not in repr(form.response().reports[warner.pk])
 
 
 def test_collection_models_hold_no_field_for_a_true_answer():

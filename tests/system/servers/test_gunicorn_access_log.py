@@ -1,4 +1,5 @@
-"""The compose ``web`` command (gunicorn) logs invitation requests without the token.
+"""The compose ``web`` command (gunicorn) logs invitation, receipt and unsubscribe
+requests without their tokens, and answers a control character in one with a 404.
 
 The redaction itself is tested in-process in
 ``tests/surveys/test_gunicorn_logging.py``; here a real gunicorn serves.
@@ -14,7 +15,7 @@ import pytest
 
 from tests.conftest import clean_env, free_port, wait_for_http
 from tests.surveys.compose import service_command
-from tests.surveys.test_gunicorn_logging import RECEIPT, TOKEN
+from tests.surveys.test_gunicorn_logging import RECEIPT, TOKEN, UNSUBSCRIBE
 
 
 @pytest.mark.django_db
@@ -29,7 +30,16 @@ def test_web_command_logs_invitation_requests_without_the_token(
     )
     web = start_process(service_command("web"), env, name="gunicorn")
     wait_for_http(f"http://127.0.0.1:{port}/healthz")
-    for path in (f"/s/i/{TOKEN}/", f"/s/i/{TOKEN}/answer/", f"/s/receipt/{RECEIPT}/"):
+    paths = (
+        f"/s/i/{TOKEN}/",
+        f"/s/i/{TOKEN}/answer/",
+        f"/s/receipt/{RECEIPT}/",
+        f"/s/unsubscribe/{UNSUBSCRIBE}/",
+        f"/s/i/{TOKEN}%00/",
+        f"/s/unsubscribe/{UNSUBSCRIBE}%00/",
+        "/s/public%00token/answer/",
+    )
+    for path in paths:
         request = urllib.request.Request(
             f"http://127.0.0.1:{port}{path}",
             headers={"Referer": f"http://127.0.0.1:{port}/s/i/{TOKEN}/"},
@@ -40,10 +50,12 @@ def test_web_command_logs_invitation_requests_without_the_token(
         assert error.value.code == 404
     deadline = time.monotonic() + 10
     access: list[str] = []
-    while time.monotonic() < deadline and len(access) < 3:
+    while time.monotonic() < deadline and len(access) < len(paths):
         access = [line for line in web.output().splitlines() if '"GET /s/' in line]
         time.sleep(0.1)
-    assert len(access) == 3, web.output()
-    assert not any(TOKEN in line or RECEIPT in line for line in access), access
-    assert sum("GET /s/i/[redacted]/" in line for line in access) == 2
+    assert len(access) == len(paths), web.output()
+    for secret in (TOKEN, RECEIPT, UNSUBSCRIBE):
+        assert not any(secret in line for line in access), access
+    assert sum("GET /s/i/[redacted]/" in line for line in access) == 3
     assert any("GET /s/receipt/[redacted]/" in line for line in access)
+    assert sum("GET /s/unsubscribe/[redacted]/" in line for line in access) == 2
