@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db.models import QuerySet
 from django.utils import timezone, translation
 
 from surveys.analysis import (
@@ -50,7 +49,6 @@ from surveys.analysis.models import AnalysisJob, export_storage, job_find_or_cre
 from surveys.analysis.results import results_to_document
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import Submission
-from surveys.prepared_queries import PreparedQuery
 
 logger = logging.getLogger(__name__)
 
@@ -125,20 +123,12 @@ def export_request(*, survey: Survey, name: str) -> tuple[AnalysisJob, bool]:
     return job_find_or_create(lookup)
 
 
-def _export_jobs(*, survey_id: int) -> QuerySet[AnalysisJob]:
-    return AnalysisJob.objects.filter(
-        survey_id=survey_id, kind=AnalysisJob.Kind.EXPORT
-    ).order_by("-id")
-
-
-# Read on every dashboard read: its SQL is compiled once per process.
-EXPORT_JOBS = PreparedQuery(_export_jobs, survey_id=int)
-
-
 def latest_exports(survey: Survey) -> dict[str, AnalysisJob]:
     """The newest export job of each kind for the survey (one query)."""
     found: dict[str, AnalysisJob] = {}
-    for job in EXPORT_JOBS.raw(survey_id=survey.pk):
+    for job in AnalysisJob.objects.filter(
+        survey=survey, kind=AnalysisJob.Kind.EXPORT
+    ).order_by("-id"):
         found.setdefault(job.params.get("export", ""), job)
     return found
 

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
-from django.db.models.expressions import Expression, RawSQL
+from django.db.models import Count, Exists, OuterRef, QuerySet
 
 import ldp
 from ldp.accounting import sequential_composition
@@ -23,13 +21,12 @@ from surveys.analysis.models import (
     TallyWatermark,
 )
 from surveys.analysis.results import (
-    DOCUMENT_FORMAT,
     PlainSummary,
     SurveyResults,
+    document_readable,
     document_shown,
     results_from_document,
 )
-from surveys.analysis.snapshot_heads import SnapshotHead, snapshot_head
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import PlainAnswer, Report, SkippedAnswer
 from surveys.collection.questions import answer_choices
@@ -364,100 +361,43 @@ def responses_between(*, survey_id: int, after: int, up_to: int | None) -> int:
 
 
 def pending_after(*, survey_id: int, watermark: int) -> tuple[int, int]:
-    """(reports, submissions) stored past ``watermark``, each capped.
+    """(reports, submissions) stored past ``watermark``, each capped at
+    PENDING_COUNT_CAP + 1, so the cost does not grow with a backlog.
 
-    Capped at PENDING_COUNT_CAP + 1, so the cost does not grow with a backlog.
-    """
-    return marks_after(survey_id=survey_id, watermark=watermark)[1:]
-
-
-def marks_annotations(*, survey_id: int, watermark: int) -> dict[str, Expression]:
-    """Annotations of a survey row with what a reader compares its snapshot to.
-
-    ``tally_mark``: the tally watermark; ``pending_reports`` and
-    ``pending_submissions``: reports stored past ``watermark`` and their
-    submissions, each capped at PENDING_COUNT_CAP + 1 so the cost does not grow
-    with a backlog.  Added to the query that loads the survey, they cost no
-    round trip of their own.
+    What arrived past a watermark is read question by question through the
+    (question, id) index, at most the cap of reports (counted ones: not test
+    mode) of each, in id order, and the capped sets are combined (``UNION
+    ALL`` for the reports, ``UNION`` for their distinct submissions).
+    Counting over the survey's reports as a whole let PostgreSQL's planner,
+    which cannot tell a small survey from a large one by its question ids,
+    walk every later report of every survey instead (seconds behind 10^7
+    reports).  Each count is exact below the cap and at least the cap above
+    it: a question with cap reports past the watermark has them from cap
+    submissions (one report per question per submission).  Every branch names
+    the survey, so only its partition is read.
     """
     cap = PENDING_COUNT_CAP + 1
-    reports = (_PENDING_REPORTS_SQL, (survey_id, watermark, cap, survey_id, cap))
-    submissions = (_PENDING_SUBMISSIONS_SQL, (survey_id, watermark, cap, survey_id))
-    return {
-        "tally_mark": Subquery(
-            TallyWatermark.objects.filter(survey_id=survey_id).values("last_report_id")[
-                :1
-            ]
-        ),
-        "pending_reports": RawSQL(*reports, IntegerField()),  # noqa: S611 (constant SQL)
-        "pending_submissions": RawSQL(*submissions, IntegerField()),  # noqa: S611
-    }
+    questions = list(
+        Question.objects.filter(survey_id=survey_id).values_list("pk", flat=True)
+    )
+    if not questions:
+        return 0, 0
 
-
-# What arrived past a watermark is read question by question through the
-# (question, id) index, at most cap reports (counted ones: not test mode) of
-# each, in id order.  Counting over the survey's reports as a whole let
-# PostgreSQL's planner, which cannot tell a small survey from a large one by
-# its question ids, walk every later report of every survey instead: the
-# primary key (4.8 s behind 11 million reports), the whole table (0.6 s for a
-# survey of 10^4 behind one of 10^6), or for the distinct submissions the
-# (submission, question) index (1.4 s).  Each count is exact below the cap and
-# at least the cap above it: a question with cap reports past the watermark
-# has them from cap submissions (one report per question per submission).
-# The survey is named in the inner query too, so that only its partition is
-# planned and read: without it, in a partition holding one large survey only,
-# the planner took every row for a match of the unknown question id and walked
-# that partition's primary key past the watermark (0.3-0.5 s per read of a
-# survey of 10^4 created before one of 10^6).
-_LATER_REPORTS = (
-    'FROM "authoring_question" AS q CROSS JOIN LATERAL'
-    ' (SELECT r.id, r.submission_id FROM "collection_report" AS r'
-    " WHERE r.question_id = q.id AND r.survey_id = %s AND r.id > %s"
-    " AND NOT r.is_test"
-    " ORDER BY r.id LIMIT %s) AS later WHERE q.survey_id = %s"
-)
-_PENDING_REPORTS_SQL = (
-    f"SELECT COUNT(*) FROM (SELECT later.id {_LATER_REPORTS} LIMIT %s) AS capped"  # noqa: S608 (constants)
-)
-_PENDING_SUBMISSIONS_SQL = (
-    f"SELECT COUNT(DISTINCT later.submission_id) {_LATER_REPORTS}"
-)
-
-
-@dataclass(frozen=True)
-class Marks:
-    """A survey's tally watermark and what arrived past its snapshot (capped)."""
-
-    tally_mark: int
-    pending_reports: int
-    pending_submissions: int
-
-    @classmethod
-    def of(cls, survey: Survey) -> Marks | None:
-        """The marks a query annotated ``survey`` with (None: not annotated)."""
-        if not hasattr(survey, "pending_reports"):
-            return None
-        return cls(
-            survey.tally_mark or 0,
-            survey.pending_reports or 0,
-            survey.pending_submissions or 0,
+    def later(question_id: int, column: str) -> QuerySet[Report]:
+        return (
+            Report.objects.filter(
+                survey_id=survey_id, question_id=question_id, id__gt=watermark
+            )
+            .order_by("id")
+            .values_list(column, flat=True)[:cap]
         )
 
-
-def marks_after(*, survey_id: int, watermark: int) -> tuple[int, int, int]:
-    """(tally watermark, reports, submissions stored past ``watermark``), in one
-    query (see :func:`marks_annotations`)."""
-    survey = (
-        Survey.objects.filter(pk=survey_id)
-        .order_by()
-        .only("pk")
-        .annotate(**marks_annotations(survey_id=survey_id, watermark=watermark))
-        .first()
+    first, *rest = questions
+    reports = later(first, "id").union(*(later(q, "id") for q in rest), all=True)
+    submissions = later(first, "submission_id").union(
+        *(later(q, "submission_id") for q in rest)
     )
-    marks = Marks.of(survey) if survey is not None else None
-    if marks is None:
-        return 0, 0, 0
-    return marks.tally_mark, marks.pending_reports, marks.pending_submissions
+    return min(reports.count(), cap), submissions.count()
 
 
 @dataclass(frozen=True)
@@ -473,78 +413,33 @@ def latest_snapshot(*, survey_id: int) -> ResultSnapshot | None:
     return ResultSnapshot.objects.filter(survey_id=survey_id).first()
 
 
-# Parsed snapshot documents, per process: a snapshot is immutable, so its
-# parsed results are kept under (snapshot id, version) and only the small
-# per-request fields (what arrived since) are filled in on each read.
-PARSED_CACHE_SIZE = 64
-_parsed: OrderedDict[tuple[int, int, str], SurveyResults | None] = OrderedDict()
-
-
-def _parsed_results(
-    snapshot_id: int, version: int, document_format: object
-) -> SurveyResults | None:
-    """The snapshot's results without per-request fields (None: unreadable)."""
-    key = (snapshot_id, version, str(document_format))
-    if key in _parsed:
-        _parsed.move_to_end(key)
-        return _parsed[key]
-    document = (
-        ResultSnapshot.objects.filter(pk=snapshot_id)
-        .values_list("document", flat=True)
-        .first()
-    )
-    parsed = (
-        results_from_document(document, pending_reports=0)  # filled in per read
-        if document is not None and document_shown(document)
-        else None
-    )
-    _parsed[key] = parsed
-    while len(_parsed) > PARSED_CACHE_SIZE:
-        _parsed.popitem(last=False)
-    return parsed
-
-
-def latest_results(
-    *,
-    survey: Survey,
-    head: SnapshotHead | bool | None = True,
-    marks: Marks | None = None,
-) -> SnapshotState:
-    """The survey's results as its latest snapshot holds them.
+def latest_results(*, survey: Survey) -> SnapshotState:
+    """The survey's results as its latest snapshot holds them, with what
+    arrived since (capped counts), and whether a newer snapshot is due.
 
     A fixed number of queries whatever the number of reports or the cost of
-    the analysis: the snapshot's head (from the shared cache between changes,
-    see :mod:`surveys.analysis.snapshot_heads`), its document only the first
-    time a process reads that snapshot, then one query for the tally watermark
-    and capped counts of what arrived since, or none when they are given
-    (``marks``, loaded by :func:`marks_annotations` on the watermark of the
-    ``head`` given with them).
+    the analysis: the snapshot, the two that fingerprint the current
+    questions and bins (:func:`current_definition`), the tally watermark and
+    the capped counts of what arrived since (:func:`pending_after`).
     """
-    if head is True:
-        head = snapshot_head(survey_id=survey.pk)
-    if not isinstance(head, SnapshotHead):
+    snapshot = latest_snapshot(survey_id=survey.pk)
+    if snapshot is None or not document_shown(snapshot.document):
         return SnapshotState(None, stale=True)
-    parsed = _parsed_results(head.snapshot_id, head.version, head.document_format)
-    if parsed is None:
-        return SnapshotState(None, stale=True)
-    tally_mark, reports, submissions = (
-        (marks.tally_mark, marks.pending_reports, marks.pending_submissions)
-        if marks is not None
-        else marks_after(survey_id=survey.pk, watermark=head.watermark)
+    reports, submissions = pending_after(
+        survey_id=survey.pk, watermark=snapshot.watermark
     )
     results = replace(
-        parsed,
-        pending_reports=reports,
-        computed_at=head.computed_at,
-        responses=head.responses,
+        results_from_document(snapshot.document, pending_reports=reports),
+        computed_at=snapshot.computed_at,
+        responses=snapshot.responses,
         pending_responses=submissions,
-        version=head.version,
+        version=snapshot.version,
     )
     stale = (
-        not head.current_definition
-        or head.watermark < tally_mark
+        snapshot.definition != current_definition(survey_id=survey.pk)
+        or snapshot.watermark < survey_watermark(survey_id=survey.pk)
         # An earlier release's format: shown, and recomputed in this one's.
-        or head.document_format != str(DOCUMENT_FORMAT)
+        or not document_readable(snapshot.document)
     )
     return SnapshotState(results, stale=stale)
 

@@ -11,8 +11,6 @@ import hashlib
 import io
 import json
 import tempfile
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -50,7 +48,6 @@ from surveys.analysis import (
     tasks,
     wording,
 )
-from surveys.analysis.dashboard_page import dashboard_page
 from surveys.analysis.job_views import computing, job_context, job_sent, refused
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.privacy import survey_privacy_view
@@ -82,12 +79,6 @@ def _results_context(survey, results) -> dict:
     }
 
 
-def _results_html(context: dict) -> str:
-    """The freshness line and the results fragment (``analysis/_results.html``):
-    nothing in it depends on the request, so no context processor runs."""
-    return mark_safe(render_to_string("analysis/_results.html", context))  # noqa: S308 (our own template)
-
-
 def _source_revision() -> str:
     """A fingerprint of what renders a results fragment (templates and code), so
     a deployment never serves a fragment an older release cached."""
@@ -109,19 +100,15 @@ RESULTS_REVISION = _source_revision()
 # A cached fragment outlives its snapshot by at most this long (a newer snapshot
 # has a new key, so this only bounds the memory stale fragments take).
 RESULTS_CACHE_SECONDS = 24 * 3600
-# Fragments also kept in this process, in front of the shared cache: a key
-# names one snapshot's fragment for good, so a kept copy is never stale.
-RESULTS_KEPT = 64
-_bodies: OrderedDict[str, str] = OrderedDict()
-_bodies_lock = threading.Lock()
 
 
 def _results_body(survey, results) -> str:
     """The results fragment of the survey's snapshot, rendered once per snapshot.
 
     Everything in it comes from the immutable snapshot (and the batch size), so
-    it is cached under (survey, snapshot version and time, batch size, source
-    revision, language) in the shared cache and in this process; only the
+    it is kept in Django's cache under (survey, snapshot version and time,
+    batch size, source revision, language): a new snapshot has a new key, so
+    a kept fragment is never stale and nothing needs invalidating.  Only the
     freshness line above it is rendered per request.
     """
     if results is None:
@@ -137,11 +124,6 @@ def _results_body(survey, results) -> str:
         f"analysis:results-body:{survey.pk}:{results.version}:{stamp}:"
         f"{batch}:{RESULTS_REVISION}:{get_language()}"
     )
-    with _bodies_lock:
-        kept = _bodies.get(key)
-        if kept is not None:
-            _bodies.move_to_end(key)
-            return mark_safe(kept)  # noqa: S308 (rendered by our own template)
     html = None
     with contextlib.suppress(Exception):  # the cache may be down: render anyway
         html = cache.get(key)
@@ -151,10 +133,6 @@ def _results_body(survey, results) -> str:
         html = render_to_string("analysis/_results_body.html", context)
         with contextlib.suppress(Exception):
             cache.set(key, html, timeout=RESULTS_CACHE_SECONDS)
-    with _bodies_lock:
-        _bodies[key] = html
-        while len(_bodies) > RESULTS_KEPT:
-            _bodies.popitem(last=False)
     return mark_safe(html)  # noqa: S308 (rendered by our own template)
 
 
@@ -170,16 +148,17 @@ def _computing() -> HttpResponse:
 def survey_dashboard(request, pk: int):
     survey, results = _survey_with_results(request, pk)
     context = _results_context(survey, results)
-    context["poll_seconds"] = POLL_SECONDS
-    results_html = _results_html(context)
-    context = {
-        "survey": survey,
-        "poll_seconds": POLL_SECONDS,
-        "availability": lifecycle.survey_availability(survey),
-        "exports": _export_rows(survey),
-        "export_retention_hours": settings.EXPORT_RETENTION_HOURS,
-    }
-    return dashboard_page(request, context, results_html)
+    return render(
+        request,
+        "analysis/dashboard.html",
+        {
+            **context,
+            "poll_seconds": POLL_SECONDS,
+            "availability": lifecycle.survey_availability(survey),
+            "exports": _export_rows(survey),
+            "export_retention_hours": settings.EXPORT_RETENTION_HOURS,
+        },
+    )
 
 
 def _export_rows(survey) -> list[dict]:
@@ -199,7 +178,7 @@ def survey_dashboard_live(request, pk: int):
     """The results fragment as JSON, for dashboard.js to swap in place."""
     survey, results = _survey_with_results(request, pk)
     context = _results_context(survey, results)
-    html = _results_html(context)
+    html = render_to_string("analysis/_results.html", context)
     results = context["results"]
     return JsonResponse(
         {

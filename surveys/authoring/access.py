@@ -32,16 +32,10 @@ def accessible_surveys(*, user, need: str = VIEW) -> QuerySet[Survey]:
     """Surveys ``user`` owns or holds a role in that grants ``need``."""
     if not getattr(user, "is_authenticated", False):
         return Survey.objects.none()
-    return surveys_of_user_id(user_id=user.pk, need=need)
-
-
-def surveys_of_user_id(*, user_id: int, need: str = VIEW) -> QuerySet[Survey]:
-    """Surveys the (signed-in) user ``user_id`` owns or holds a role in that
-    grants ``need``: :func:`accessible_surveys` by id, for prepared queries."""
     shared = Collaborator.objects.filter(
-        user_id=user_id, role__in=ROLES_FOR[need]
+        user_id=user.pk, role__in=ROLES_FOR[need]
     ).values("survey_id")
-    return Survey.objects.filter(Q(owner_id=user_id) | Q(pk__in=shared))
+    return Survey.objects.filter(Q(owner_id=user.pk) | Q(pk__in=shared))
 
 
 def survey_get_for(*, user, pk: int, need: str = VIEW) -> Survey:

@@ -31,7 +31,6 @@ from surveys.authoring.lifecycle_services import require_not_archived
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.mechanisms import localized_number as _n
 from surveys.authoring.models import GRID_SEPARATOR, Question, SpecRevision, Survey
-from surveys.authoring.signals import questions_reordered
 from surveys.authoring.validation import question_validate
 
 BUDGET_MAX = 100.0
@@ -711,7 +710,6 @@ def _renumber(survey: Survey, ordered: list[Question] | None = None) -> None:
     for position, question in enumerate(ordered, start=1):
         question.position = position
     Question.objects.bulk_update(ordered, ["position"])
-    questions_reordered.send(sender=Question, survey_id=survey.pk)
 
 
 @transaction.atomic

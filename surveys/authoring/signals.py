@@ -8,10 +8,6 @@ from __future__ import annotations
 
 from django.dispatch import Signal
 
-# Sent inside the transaction that renumbered a survey's questions in bulk
-# (``bulk_update`` sends no ``post_save``).  Keyword argument: ``survey_id``.
-questions_reordered = Signal()
-
 # Sent inside the transaction that deletes a survey, before the survey's row
 # goes.  Keyword argument: ``survey_id``.  An app that stores rows of the
 # survey in its own way (collection: reports by survey, so each delete touches

@@ -16,6 +16,7 @@ from django.utils import timezone
 import ldp
 from surveys.analysis import bins, dashboard
 from surveys.analysis.results import Interval, QuestionResult, SurveyResults
+from surveys.authoring import services as authoring
 from tests.surveys.analysis.dashboard_support import (
     make_survey,
     reference_estimates,
@@ -99,6 +100,13 @@ def test_dashboard_page_has_no_inline_script_or_style(ada_client, answered):
     assert " style=" not in html
     assert re.findall(r"<script(?![^>]*\bsrc=)[^>]*>", html) == []
     assert "js/dashboard.js" in html
+
+
+def test_dashboard_shows_the_surveys_state_as_it_is_now(ada_client, ada, answered):
+    url = reverse("analysis:dashboard", args=[answered.pk])
+    assert 'data-state="open"' in ada_client.get(url).content.decode()
+    authoring.survey_close(survey=answered, user=ada)
+    assert 'data-state="closed"' in ada_client.get(url).content.decode()
 
 
 def test_live_endpoint_returns_the_fragment_and_freshness(ada_client, answered):

@@ -19,7 +19,7 @@ def _private_questions(survey) -> int:
     return survey.questions.filter(is_private=True).count()
 
 
-def test_marks_count_the_surveys_own_reports_and_submissions_past_the_watermark(
+def test_pending_counts_the_surveys_own_reports_and_submissions_past_the_watermark(
     ada, bob
 ):
     small, large = make_survey(ada), make_survey(bob, title="Large")
@@ -27,7 +27,7 @@ def test_marks_count_the_surveys_own_reports_and_submissions_past_the_watermark(
     watermark = _last_report_id(small)
     simulate(small, 5, seed=2)
     simulate(large, 30, seed=3)  # later reports of another survey: not counted
-    _, reports, submissions = selectors.marks_after(
+    reports, submissions = selectors.pending_after(
         survey_id=small.pk, watermark=watermark
     )
     assert submissions == 5
@@ -38,7 +38,7 @@ def test_pending_submissions_stop_one_past_the_cap(ada, monkeypatch):
     survey = make_survey(ada)
     simulate(survey, 10)
     monkeypatch.setattr(selectors, "PENDING_COUNT_CAP", 3)
-    _, reports, submissions = selectors.marks_after(survey_id=survey.pk, watermark=0)
+    reports, submissions = selectors.pending_after(survey_id=survey.pk, watermark=0)
     assert (reports, submissions) == (4, 4)
 
 
@@ -48,7 +48,7 @@ def test_test_mode_reports_are_not_pending(ada):
     reports = Report.all_objects.filter(question__survey=survey)
     tested = sorted(set(reports.values_list("submission_id", flat=True)))[:3]
     reports.filter(submission_id__in=tested).update(is_test=True)
-    _, reports_past, submissions = selectors.marks_after(
+    reports_past, submissions = selectors.pending_after(
         survey_id=survey.pk, watermark=0
     )
     assert submissions == 7

@@ -13,10 +13,16 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from surveys.analysis import selectors, services, tasks
-from surveys.analysis.models import ResultSnapshot, TallyWatermark
+from surveys.analysis import reading, selectors, services, tasks
+from surveys.analysis.models import (
+    QuestionBins,
+    ResultSnapshot,
+    ResultsSettings,
+    TallyWatermark,
+)
 from surveys.analysis.results import results_from_document, results_to_document
 from surveys.analysis.wording import english
+from surveys.authoring import services as authoring
 from surveys.authoring.models import Question, Survey
 from surveys.views import LAG_CACHE_KEY
 from tests.surveys.analysis.conftest import submit_bulk
@@ -204,6 +210,42 @@ def test_an_edited_question_makes_the_snapshot_stale_and_readers_recompute(
     html = ada_client.get(url).content.decode()
     assert "Reworded question" in html
     assert ResultSnapshot.objects.get(survey=survey).version == 2
+
+
+def _reword(survey) -> None:
+    question = survey.questions.order_by("position").first()
+    question.text = "A new wording?"
+    question.save(update_fields=["text"])
+
+
+def _reorder(survey) -> None:
+    second = survey.questions.order_by("position")[1]
+    authoring.question_move(question=second, direction="up")
+
+
+def _bin(survey) -> None:
+    numeric = survey.questions.filter(kind="numeric").first()
+    QuestionBins.objects.create(question=numeric, cuts=[0, 5, 10])
+
+
+def _choose_consistent_method(survey) -> None:
+    ResultsSettings.objects.create(survey=survey, consistent_method="mle")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [_reword, _reorder, _bin, _choose_consistent_method],
+    ids=["reword", "reorder", "bins", "consistent-method"],
+)
+def test_a_change_to_what_results_are_computed_under_makes_them_stale_at_once(
+    ada, change
+):
+    survey = make_survey(ada)
+    simulate(survey, 30)
+    reading.latest_results(survey)  # the first reader computes it (no broker)
+    assert not selectors.latest_results(survey=survey).stale
+    change(survey)
+    assert selectors.latest_results(survey=survey).stale
 
 
 def test_dashboard_query_count_does_not_grow_with_the_number_of_reports(
