@@ -323,8 +323,7 @@ CACHE_URL = env_str("CACHE_URL")
 if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
     CACHES = {
         "default": {
-            # Django's Redis cache, keeping one client (surveys/cache.py).
-            "BACKEND": "surveys.cache.RedisCache",
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": CACHE_URL,
             "KEY_PREFIX": "deniable",
             "TIMEOUT": 300,

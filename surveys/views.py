@@ -34,8 +34,9 @@ def healthz(request: HttpRequest) -> JsonResponse:
     stored reports (``lag``, in reports).
     """
     try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
+        connection.ensure_connection()
+        if not connection.is_usable():  # Django's own liveness query
+            raise DatabaseError("the database connection is not usable")
     except DatabaseError:
         # The same Retry-After as every other page answers while the database
         # is unreachable (surveys.middleware).

@@ -315,11 +315,11 @@ def redis_url(start_session_process) -> str:
 
 
 def redis_cache(url: str, *, prefix: str) -> dict:
-    """``CACHES`` for the deployed shared cache (``surveys.cache.RedisCache``) at
+    """``CACHES`` for the deployed shared cache (Django's ``RedisCache``) at
     ``url``, with fail-fast timeouts and keys of this test's own."""
     return {
         "default": {
-            "BACKEND": "surveys.cache.RedisCache",
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": url,
             "KEY_PREFIX": f"test-{prefix}-{uuid.uuid4().hex}",
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},

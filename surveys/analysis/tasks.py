@@ -11,8 +11,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
-import threading
-import time
 from typing import Any
 
 from celery import shared_task
@@ -37,25 +35,15 @@ PUBLISH_RETRY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 # without them a broker that accepts connections but never answers (paused,
 # overloaded, half-open) holds the request until gunicorn kills the worker.
 PUBLISH_TIMEOUT_SECONDS = 0.5
-# Within this process, a refresh this process queued less than this long ago
-# (half the window, against clock skew between this process and the worker
-# that waits out the countdown) still starts after a commit made now, so the
-# request skips the shared cache's round trip; the cache's marker still
-# dedupes across processes.
-LOCAL_DEBOUNCE_SECONDS = DEBOUNCE_SECONDS / 2
-_queued_here: dict[str, float] = {}  # debounce key -> time.monotonic() when queued
-_queued_lock = threading.Lock()
 
 
 @shared_task
 def health_check() -> dict[str, str]:
     """Prove a worker is alive and can reach the database; used by operators."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-        (one,) = cursor.fetchone()
+    connection.ensure_connection()
     return {
         "worker": socket.gethostname(),
-        "database": "ok" if one == 1 else "unexpected",
+        "database": "ok" if connection.is_usable() else "unexpected",
     }
 
 
@@ -135,18 +123,6 @@ def send_snapshot(survey_id: int) -> bool:
     return _send(compute_survey_snapshot.name, survey_id, key, "a results snapshot")
 
 
-def _queued_recently(key: str) -> bool:
-    """Whether this process queued ``key``'s task within LOCAL_DEBOUNCE_SECONDS."""
-    with _queued_lock:
-        queued = _queued_here.get(key)
-        if queued is None:
-            return False
-        if time.monotonic() - queued < LOCAL_DEBOUNCE_SECONDS:
-            return True
-        del _queued_here[key]
-        return False
-
-
 def _send(name: str, survey_id: int, key: str, what: str) -> bool:
     # The project's app, not whichever Celery app was created last.
     task = app.tasks[name]
@@ -154,8 +130,6 @@ def _send(name: str, survey_id: int, key: str, what: str) -> bool:
         if app.conf.task_always_eager:
             task.delay(survey_id)
             return True
-        if _queued_recently(key):
-            return True  # this process queued one that starts after this commit
         if not cache.add(key, 1, timeout=DEBOUNCE_SECONDS):
             return True  # one is already queued for after this commit
         with app.connection_for_write(
@@ -170,8 +144,6 @@ def _send(name: str, survey_id: int, key: str, what: str) -> bool:
                 retry_policy=PUBLISH_RETRY,
                 connection=connection,
             )
-        with _queued_lock:
-            _queued_here[key] = time.monotonic()
     except Exception:
         # What is stored stays stored; reconciliation catches up.
         logger.warning(

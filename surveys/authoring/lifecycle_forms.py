@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import zoneinfo
 from datetime import UTC, datetime
-from functools import cache
 from typing import Any
 
 from django import forms
@@ -16,9 +15,8 @@ from surveys.authoring.models import Survey
 DATETIME_FORMAT = "%Y-%m-%dT%H:%M"
 
 
-@cache
-def _zone_choices() -> list[tuple[str, str]]:
-    return [(name, name) for name in sorted(zoneinfo.available_timezones())]
+# The IANA zones of this system's tz database, read once at import.
+ZONE_CHOICES = [(name, name) for name in sorted(zoneinfo.available_timezones())]
 
 
 class ScheduleForm(forms.Form):
@@ -76,7 +74,7 @@ class ScheduleForm(forms.Form):
             },
         )
         super().__init__(*args, **kwargs)
-        self.fields["time_zone"].choices = _zone_choices()
+        self.fields["time_zone"].choices = ZONE_CHOICES
 
     def clean(self) -> dict[str, Any]:
         """Read both times as wall-clock times of the chosen zone, then UTC."""

@@ -116,34 +116,6 @@ def test_a_burst_of_submissions_enqueues_one_refresh(
         cache.clear()
 
 
-def test_a_process_that_just_queued_a_refresh_skips_the_shared_cache_then_not(
-    family_survey, django_capture_on_commit_callbacks, redis_url
-):
-    """Within LOCAL_DEBOUNCE_SECONDS the process relies on the refresh it queued
-    (no cache round trip: even with the marker gone nothing more is queued);
-    after it, a commit queues again."""
-    prefix = f"test-{uuid.uuid4().hex}:"
-    client = redis.Redis.from_url(redis_url)
-    cache.clear()
-    try:
-        with broker(redis_url, key_prefix=prefix):
-            with django_capture_on_commit_callbacks(execute=True):
-                assert submit_one(family_survey, seed=1).created
-            cache.clear()  # the shared marker is gone; the process still knows
-            with django_capture_on_commit_callbacks(execute=True):
-                assert submit_one(family_survey, seed=2).created
-            assert client.llen(f"{prefix}celery") == 1
-            time.sleep(tasks.LOCAL_DEBOUNCE_SECONDS + 0.1)
-            cache.clear()
-            with django_capture_on_commit_callbacks(execute=True):
-                assert submit_one(family_survey, seed=3).created
-            assert client.llen(f"{prefix}celery") == 2
-    finally:
-        delete_keys(client, f"{prefix}*")
-        client.close()
-        cache.clear()
-
-
 def test_debounce_marker_lives_in_the_shared_redis_cache_every_process_sees(
     family_survey, django_capture_on_commit_callbacks, redis_url, settings
 ):
