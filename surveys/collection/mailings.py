@@ -32,7 +32,6 @@ import io
 import smtplib
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from html import escape
 
 from django.conf import settings
 from django.core import signing
@@ -41,6 +40,7 @@ from django.core.mail import EmailMultiAlternatives, get_connection
 from django.core.validators import validate_email
 from django.db import transaction
 from django.db.models import F, Q
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.crypto import salted_hmac
@@ -337,19 +337,18 @@ def _message_in_language(
         "survey. To get no more emails about it: %(unsubscribe_url)s"
     ) % {"unsubscribe_url": unsubscribe_url}
     footer = f"\n\n--\n{unsubscribe_words}\n"
-    html_body = "<br>\n".join(
-        escape(line) for line in body.format(link=LINK, title=survey.title).split("\n")
-    ).replace(escape(LINK), f'<a href="{escape(link)}">{escape(link)}</a>')
-    why = escape(
-        gettext(
-            "You receive this because a researcher added your address to this survey."
-        )
-    )
-    stop = escape(gettext("Get no more emails about it"))
-    html = (
-        f'<html><body><p>{html_body}</p><hr><p style="font-size:small">{why} '
-        f'<a href="{escape(unsubscribe_url)}">{stop}</a>'
-        "</p></body></html>"
+    # The HTML alternative (templates/collection/email/mailing.html): the
+    # researcher's lines, each cut where the invitation link goes.
+    html = render_to_string(
+        "collection/email/mailing.html",
+        {
+            "lines": [
+                line.split(LINK)
+                for line in body.format(link=LINK, title=survey.title).split("\n")
+            ],
+            "link": link,
+            "unsubscribe_url": unsubscribe_url,
+        },
     )
     message = EmailMultiAlternatives(
         subject=subject.format(link="", title=survey.title),

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from django import template
 from django.templatetags.static import static
-from django.utils.html import format_html
-from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
 from surveys.collection import assets, js_catalogs
@@ -13,8 +11,8 @@ from surveys.collection import assets, js_catalogs
 register = template.Library()
 
 
-@register.simple_tag
-def js_catalog_link() -> SafeString:
+@register.inclusion_tag("collection/js_catalog_link.html")
+def js_catalog_link() -> dict[str, str]:
     """A ``<link data-js-catalog>`` to the active language's JSON catalog.
 
     The page script fetches it same-origin with the ``integrity`` given here
@@ -23,10 +21,8 @@ def js_catalog_link() -> SafeString:
     """
     script = assets.js_catalog(get_language() or "")
     if script is None:
-        return SafeString("")
-    return format_html(
-        '<link rel="preload" as="fetch" crossorigin="anonymous" href="{}" '
-        'integrity="{}" data-js-catalog>',
-        static(js_catalogs.catalog_path(script.name.removesuffix(".json"))),
-        script.integrity,
-    )
+        return {}
+    return {
+        "href": static(js_catalogs.catalog_path(script.name.removesuffix(".json"))),
+        "integrity": script.integrity,
+    }
