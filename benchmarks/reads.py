@@ -262,7 +262,7 @@ def over_http(
     """p50/p99 of the same reads through gunicorn, as ratios to its /ping."""
     from django.conf import settings
 
-    from benchmarks.load import Process, Stack, free_port, percentile, request
+    from benchmarks.harness import Process, Stack, free_port, percentile, request
 
     log_dir = Path(tempfile.mkdtemp(prefix="deniable-reads-"))
     port = free_port()
@@ -417,7 +417,7 @@ def export_job_starts(port: int, survey, cookie: str, count: int) -> list[float]
     from django.conf import settings
     from django.urls import reverse
 
-    from benchmarks.load import request
+    from benchmarks.harness import request
     from surveys.analysis.models import AnalysisJob
 
     csrf = secrets.token_hex(16)  # an unmasked 32-character CSRF secret
@@ -508,7 +508,7 @@ def main() -> None:
 @contextlib.contextmanager
 def _own_shared_cache():
     """A Redis server of its own as ``CACHE_URL`` for the in-process reads."""
-    from benchmarks.load import Process, free_port
+    from benchmarks.harness import Process, free_port
 
     port = free_port()
     log_dir = Path(tempfile.mkdtemp(prefix="deniable-reads-cache-"))

@@ -68,7 +68,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import load  # noqa: E402
+from benchmarks import harness, load  # noqa: E402
 from benchmarks.process_cpu import cpu_seconds  # noqa: E402
 
 WEB_SETTINGS = "benchmarks.baseline_settings"
@@ -85,7 +85,7 @@ class LastRecorder(load.Recorder):
         super().__init__()
         self.last = threading.local()
 
-    def record(self, label: str, response: load.Response) -> None:
+    def record(self, label: str, response: harness.Response) -> None:
         super().record(label, response)
         setattr(self.last, label, response.seconds)
 
@@ -108,7 +108,7 @@ class PathClient(load.Client):
     def insert(self, index: int) -> bool:
         """POST the trivial one-row insert."""
         try:
-            response = load.request(
+            response = harness.request(
                 self.port,
                 "POST",
                 INSERT_PATH,
@@ -159,7 +159,7 @@ class RunFigures:
 
 
 def _ms(values: list[float], share: float) -> float:
-    return load.percentile(values, share) * 1e3
+    return harness.percentile(values, share) * 1e3
 
 
 def serial(client: PathClient, rounds: int) -> tuple[float, float, float, float]:
@@ -180,7 +180,7 @@ def serial(client: PathClient, rounds: int) -> tuple[float, float, float, float]
 
 def capacity(client: PathClient, concurrency: int, seconds: float) -> float:
     """Respondents completed per second with ``concurrency`` back-to-back clients."""
-    phase = load.run_phase(
+    phase = harness.run_phase(
         concurrency=concurrency,
         duration=seconds,
         max_count=None,
@@ -374,19 +374,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _raise_on_sigterm)
 
-    database_url = os.environ.get("DATABASE_URL") or load.DEFAULT_DATABASE_URL
-    broker_url = os.environ.get("CELERY_BROKER_URL") or load.DEFAULT_REDIS_URL
+    database_url = os.environ.get("DATABASE_URL") or harness.DEFAULT_DATABASE_URL
+    broker_url = os.environ.get("CELERY_BROKER_URL") or harness.DEFAULT_REDIS_URL
     cache_url = os.environ.get("CACHE_URL") or broker_url
-    if load.ensure_database(database_url):
+    if harness.ensure_database(database_url):
         print(f"created database {urlsplit(database_url).path.lstrip('/')}")
-    load.setup_django(database_url)
+    harness.setup_django(database_url)
     prepare_baseline_table()
-    survey = load.create_survey()
-    path = load.respond_path(survey)
+    survey = harness.create_survey()
+    path = harness.respond_path(survey)
     log_dir = Path(tempfile.mkdtemp(prefix="deniable-respond-"))
     failed = True
     try:
-        with load.Stack(
+        with harness.Stack(
             database_url=database_url,
             broker_url=broker_url,
             cache_url=cache_url,

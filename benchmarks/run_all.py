@@ -52,7 +52,7 @@ ROOT = HERE.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import load  # noqa: E402  (after the path is set)
+from benchmarks import harness  # noqa: E402  (after the path is set)
 
 JS_SAMPLES = HERE / "js_samples.py"
 
@@ -143,9 +143,9 @@ def main() -> int:
     parser.add_argument("--partitions-n", type=int, default=100_000)
     args = parser.parse_args()
 
-    database_url = os.environ.get("DATABASE_URL") or load.DEFAULT_DATABASE_URL
-    broker_url = os.environ.get("CELERY_BROKER_URL") or load.DEFAULT_REDIS_URL
-    load.ensure_database(database_url)
+    database_url = os.environ.get("DATABASE_URL") or harness.DEFAULT_DATABASE_URL
+    broker_url = os.environ.get("CELERY_BROKER_URL") or harness.DEFAULT_REDIS_URL
+    harness.ensure_database(database_url)
     python = sys.executable
     env = {**os.environ, "CELERY_BROKER_URL": broker_url}
     outcomes: list[Outcome] = []

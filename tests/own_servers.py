@@ -28,7 +28,7 @@ import psycopg
 import redis
 from psycopg import sql
 
-from benchmarks.load import Mechanisms, RespondPage, Response, form_body, request
+from benchmarks.harness import Mechanisms, RespondPage, Response, form_body, request
 from surveys.embedded_postgres import Cluster, EmbeddedPostgresError
 from tests.conftest import Started, free_port
 

@@ -16,7 +16,7 @@ import psycopg
 import pytest
 from django.urls import resolve, reverse
 
-from benchmarks.load import Mechanisms, request
+from benchmarks.harness import Mechanisms, request
 from surveys.collection.tokens import receipt_code_hash
 from tests.conftest import clean_env, free_port, run_manage, wait_for_http
 from tests.own_servers import (

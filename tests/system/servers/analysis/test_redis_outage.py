@@ -35,7 +35,7 @@ from django.core.management import call_command
 from django.db.models import Max
 from django.urls import reverse
 
-from benchmarks.load import Mechanisms, percentile
+from benchmarks.harness import Mechanisms, percentile
 from surveys.analysis import selectors
 from surveys.analysis.tasks import DEBOUNCE_SECONDS
 from surveys.authoring.models import Survey

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks import load
+from benchmarks import harness, load
 
 SUBMISSIONS = 150
 
@@ -18,8 +18,8 @@ SUBMISSIONS = 150
 def test_under_load_every_accepted_submission_is_stored_and_tallied_once(
     test_database_url, own_redis, tmp_path
 ):
-    survey = load.create_survey()
-    stack = load.Stack(
+    survey = harness.create_survey()
+    stack = harness.Stack(
         database_url=test_database_url,
         broker_url=own_redis.url(),
         web_workers=2,
@@ -30,7 +30,7 @@ def test_under_load_every_accepted_submission_is_stored_and_tallied_once(
         result = load.run_load(
             port=stack.port,
             survey_id=survey.pk,
-            path=load.respond_path(survey),
+            path=harness.respond_path(survey),
             broker_url=own_redis.url(),
             concurrency=8,
             duration=40,

@@ -1,4 +1,4 @@
-"""The load benchmark's commands and its trivial view.
+"""The benchmark harness's commands and the trivial view.
 
 The benchmark itself, run small against the real stack, is
 ``tests/system/servers/benchmarks/test_load_stack.py``.
@@ -9,15 +9,15 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from benchmarks import load
+from benchmarks import harness
 from tests.surveys.compose import service_command
 
 SUBMISSIONS = 150
 
 
-def test_load_benchmark_starts_the_compose_web_and_worker_commands():
-    assert service_command("web") == load.WEB_COMMAND
-    assert service_command("worker") == load.WORKER_COMMAND
+def test_the_harness_starts_the_compose_web_and_worker_commands():
+    assert service_command("web") == harness.WEB_COMMAND
+    assert service_command("worker") == harness.WORKER_COMMAND
 
 
 @pytest.mark.django_db
