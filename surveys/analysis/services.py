@@ -38,7 +38,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import OperationalError, connection, transaction
+from django.db import OperationalError, transaction
 from django.utils import timezone
 
 import ldp
@@ -47,7 +47,7 @@ from surveys.analysis.models import ResultSnapshot, Tally, TallyWatermark
 from surveys.analysis.results import document_readable, results_to_document
 from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question, SpecRevision, Survey
-from surveys.collection import report_codec
+from surveys.collection import report_codec, report_store
 from surveys.collection.models import Report
 
 logger = logging.getLogger(__name__)
@@ -85,26 +85,12 @@ def _batch_delay() -> None:
 
 # --- the horizon fence -----------------------------------------------------------
 def report_horizon(*, lock_timeout_ms: int | None = None) -> int | None:
-    """The largest report id below which no report can still appear, or None.
-
-    None means in-flight submissions did not finish within the lock timeout
-    (``LOCK_TIMEOUT_MS`` unless given).
-    """
-    lock_timeout_ms = lock_timeout_ms or LOCK_TIMEOUT_MS
-    table = connection.ops.quote_name(Report._meta.db_table)
-    try:
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(f"SET LOCAL lock_timeout = {int(lock_timeout_ms)}")
-            cursor.execute(f"LOCK TABLE {table} IN SHARE MODE")
-            cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}")  # noqa: S608
-            horizon = int(cursor.fetchone()[0])
-            cursor.execute("SET LOCAL lock_timeout = DEFAULT")
-    except OperationalError as error:
-        if getattr(error.__cause__, "sqlstate", None) != "55P03":  # lock_not_available
-            raise
-        logger.info("tally horizon deferred: submissions still in flight")
-        return None
-    return horizon
+    """The largest report id below which no report can still appear, or None
+    when in-flight submissions did not finish within the lock timeout
+    (``LOCK_TIMEOUT_MS`` unless given; ``report_store.report_horizon``)."""
+    return report_store.report_horizon(
+        lock_timeout_ms=lock_timeout_ms or LOCK_TIMEOUT_MS
+    )
 
 
 # --- folding -----------------------------------------------------------------------
@@ -321,9 +307,6 @@ def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
 
 # --- snapshots: the results, computed once per change ------------------------------
 SNAPSHOT_DELAY_ENV = "DENIABLE_SNAPSHOT_DELAY"  # test-only, like BATCH_DELAY_ENV
-# Two snapshot computations of one survey swap in turn (PostgreSQL advisory
-# lock; the first key names the lock space, the second is the survey id).
-SNAPSHOT_LOCK_SPACE = 0x5A4E
 
 
 @dataclass(frozen=True)
@@ -393,10 +376,14 @@ def _document_time(value: Any) -> datetime | None:
 
 
 def _lock_snapshot(survey_id: int) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_advisory_xact_lock(%s, %s)", [SNAPSHOT_LOCK_SPACE, survey_id]
-        )
+    """Inside the swapping transaction: two snapshot computations of one
+    survey swap in turn, on the survey's row (a submission holds it for its
+    insert only; the swap takes milliseconds)."""
+    list(
+        Survey.objects.select_for_update(no_key=True)
+        .filter(pk=survey_id)
+        .values_list("pk", flat=True)
+    )
 
 
 def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:

@@ -22,6 +22,14 @@ constraints, unique constraints, indexes and the id sequence carried on from
 where it stood (never reused: an id at or below a watermark is never handed
 out again).  Migration ``collection.0013`` and the ``report_partitions``
 command use it.
+
+Why raw SQL: Django's schema editor creates plain tables only (no ``PARTITION
+BY``, no ``PARTITION OF``, no primary key that includes the partition key),
+and its ORM cannot copy a table into another, carry a sequence over or read
+the catalog (``pg_class``, ``pg_inherits``).  What partitioning buys is
+measured in docs/scaling.md and by ``benchmarks/partitions.py``.  This module
+and ``report_store`` (the horizon fence) are the only raw SQL outside the
+migrations.
 """
 
 from __future__ import annotations
