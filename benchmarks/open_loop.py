@@ -144,6 +144,12 @@ class Respondents:
         return self.post(self.page())
 
 
+def dashboard_path(survey: Any) -> str:
+    from django.urls import reverse
+
+    return reverse("analysis:dashboard", args=[survey.pk])
+
+
 def sign_in(port: int, username: str, password: str) -> str:
     """The Cookie header of a session signed in through the sign-in page."""
     page = harness.get(port, "/accounts/login/")
@@ -363,7 +369,7 @@ def _measure(args, database_url, broker_url, cache_url, survey, dashboard) -> in
     with _stack(database_url, broker_url, cache_url, 2) as stack:
         respondents = Respondents(stack.port, path, args.seed)
         cookie = sign_in(stack.port, RESEARCHER, PASSWORD)
-        reading = (stack.port, f"/analysis/{dashboard.pk}/", cookie)
+        reading = (stack.port, dashboard_path(dashboard), cookie)
         closed_loop(respondents.respondent, 2, 3)  # warm
         timings, late = open_phase(
             respondents=respondents,
