@@ -41,8 +41,10 @@ import argparse
 import contextlib
 import os
 import platform
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -319,23 +321,36 @@ def main(argv: list[str] | None = None) -> int:
     survey = harness.create_survey()
     loaded = time.perf_counter() - started
     print(f"{args.reports} reports stored and tallied in {loaded:.0f} s")
+    status = 1
     try:
-        return _measure(args, database_url, broker_url, cache_url, survey, dashboard)
+        status = _measure(args, database_url, broker_url, cache_url, survey, dashboard)
+        return status
     except KeyboardInterrupt:
         print("interrupted; every process it started is stopped", file=sys.stderr)
         return 130
     finally:
+        if status == 0:
+            shutil.rmtree(LOG_DIR, ignore_errors=True)
+        else:
+            print(f"server logs kept in {LOG_DIR}", file=sys.stderr)
         if not args.keep_database:
             _drop(database_url)
 
 
+# The servers' logs, removed at the end of a run that met its budgets.
+LOG_DIR = Path(tempfile.mkdtemp(prefix="deniable-open-loop-"))
+
+
 def _stack(database_url: str, broker_url: str, cache_url: str, web: int):
+    logs = LOG_DIR / f"web-{web}-{time.monotonic_ns()}"
+    logs.mkdir()
     return harness.Stack(
         database_url=database_url,
         broker_url=broker_url,
         cache_url=cache_url,
         web_workers=web,
         celery_workers=1,
+        log_dir=logs,
     )
 
 
