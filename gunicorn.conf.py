@@ -14,6 +14,14 @@ graceful_timeout = 20
 accesslog = "-"
 errorlog = "-"
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# Gunicorn's control socket (gunicornc) defaults to one path per user
+# ($XDG_RUNTIME_DIR/gunicorn.ctl or ~/.gunicorn/gunicorn.ctl), which every
+# instance on the machine would share: off unless GUNICORN_CONTROL_SOCKET names
+# a path of this instance's own.
+if os.environ.get("GUNICORN_CONTROL_SOCKET"):
+    control_socket = os.environ["GUNICORN_CONTROL_SOCKET"]
+else:
+    control_socket_disable = True
 
 # Invitation tokens and receipt links are secrets carried in URL paths
 # (/s/i/<token>/..., /s/receipt/<receipt>/); the access log keeps only a marker.

@@ -60,6 +60,7 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 RATE_LIMITS_OFF = {"RATE_LIMITS_ENABLED": "false"}
 # Settings the benchmark sets itself; inherited values are dropped.
 OWN_SETTINGS = {
+    "DJANGO_SETTINGS_MODULE",  # a test run's tests.settings: not for servers
     "DATABASE_URL",
     "CELERY_BROKER_URL",
     "CELERY_RESULT_BACKEND",

@@ -1,4 +1,4 @@
-"""Deniable settings, read from environment variables (see README, "Configuration").
+"""Deniable settings, read from environment variables (docs/configuration.md).
 
 Development defaults need nothing but the project's virtual environment: the
 embedded PostgreSQL cluster inside the project (started by scripts/serve) and
@@ -52,7 +52,7 @@ SECRET_KEY = env_str("SECRET_KEY")
 # valid, and invitation links hashed under them keep working (docs/privacy.md).
 SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS")
 ALLOWED_HOSTS = env_list(
-    "ALLOWED_HOSTS", "" if PRODUCTION else "localhost,127.0.0.1,[::1],testserver"
+    "ALLOWED_HOSTS", "" if PRODUCTION else "localhost,127.0.0.1,[::1]"
 )
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
@@ -447,14 +447,19 @@ DEFAULT_EXCEPTION_REPORTER_FILTER = (
 
 # --- Celery -------------------------------------------------------------------
 # No broker configured: tasks run in-process (eager), so the development server
-# needs nothing else running.  With a broker, they go to the workers.
+# needs nothing else running.  With a broker, they go to the workers.  Celery
+# still opens a producer for an eager task: kombu's in-memory transport, named
+# with a host, rather than its default AMQP one with none (kombu warned that it
+# reverted to localhost).
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
+CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+if CELERY_TASK_ALWAYS_EAGER:
+    CELERY_BROKER_URL = "memory://localhost/"
 # kombu's Redis transport with one fix: a worker survives Redis dropping while it
 # holds a task (surveys/broker.py explains).
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CELERY_BROKER_TRANSPORT = "surveys.broker:Transport"
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or None
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"

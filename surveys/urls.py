@@ -7,6 +7,7 @@ from surveys import views
 urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("favicon.ico", views.FaviconView.as_view(), name="favicon"),
     path("ping", views.ping, name="ping"),
     # The language picker posts here (Django's set_language: a browser cookie).
     # CSRF-exempt on purpose: a forged post can only change the language a

@@ -8,12 +8,13 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.translation import gettext_lazy
 from django.views import defaults, i18n
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
-from django.views.generic import TemplateView
+from django.views.generic import RedirectView, TemplateView
 
 from surveys.analysis import selectors as analysis_selectors
 from surveys.authoring.models import Survey
@@ -24,6 +25,16 @@ from surveys.version import deniable_version
 
 class HomeView(TemplateView):
     template_name = "home.html"
+
+
+class FaviconView(RedirectView):
+    """``/favicon.ico``, which browsers request where a page names no icon
+    (the admin, a JSON answer): the site's icon among the static files."""
+
+    http_method_names = ("get", "head")
+
+    def get_redirect_url(self, *args, **kwargs) -> str:
+        return static("favicon.svg")
 
 
 @never_cache

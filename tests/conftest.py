@@ -56,10 +56,10 @@ EXPORT_ROOT = ""  # the session's export directory (pytest_configure)
 def pytest_configure(config: pytest.Config) -> None:
     """Refuse to run with a deployment's Redis configured (nothing is touched).
 
-    Results snapshots advance with every new submission in tests (and in the
-    servers they start), unless a test sets its own batch size.  Export files
-    go to a directory of the session's own (removed at the end), never to the
-    checkout's ``var/exports``.
+    The servers the tests start advance results snapshots with every new
+    submission, as tests/settings.py does in process, unless a test sets its
+    own batch size.  Export files go to a directory of the session's own
+    (removed at the end), never to the checkout's ``var/exports``.
     """
     os.environ.setdefault("SNAPSHOT_MIN_NEW_SUBMISSIONS", "1")
     global EXPORT_ROOT
@@ -69,9 +69,6 @@ def pytest_configure(config: pytest.Config) -> None:
         from django.conf import settings
 
         if settings.configured:  # pytest-django loaded them before this hook
-            settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = int(
-                os.environ["SNAPSHOT_MIN_NEW_SUBMISSIONS"]
-            )
             settings.EXPORT_ROOT = Path(EXPORT_ROOT)
     configured = [name for name in DEPLOYMENT_SERVICES if os.environ.get(name)]
     if configured:
@@ -113,12 +110,16 @@ def free_port() -> int:
 
 
 def clean_env(**overrides: str) -> dict[str, str]:
-    """The current environment without Deniable's settings, plus ``overrides``."""
+    """The current environment without Deniable's settings, plus ``overrides``.
+
+    Servers started with it run the project's settings (``surveys.settings``).
+    """
     env = {
         key: value
         for key, value in os.environ.items()
         if key
         not in {
+            "DJANGO_SETTINGS_MODULE",  # tests/settings.py is the tests' own
             "DATABASE_URL",
             "CELERY_BROKER_URL",
             "CELERY_RESULT_BACKEND",

@@ -35,6 +35,7 @@ from tests.surveys.collection.conftest import JSON, body
 PUBLIC = {
     "home",
     "healthz",
+    "favicon",
     "ping",
     "login",
     "logout",

@@ -82,6 +82,7 @@ BROWSER_PREFERENCE = {"set_language"}
 READ_ONLY = {
     "home",
     "healthz",
+    "favicon",
     "ping",
     "password_change_done",
     "authoring:survey_list",

@@ -34,3 +34,4 @@ def test_embedded_defaults_run_a_task_in_process(test_database_url):
     )
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout.strip().splitlines()[-1])["database"] == "ok"
+    assert "kombu" not in run.stderr  # no broker: no AMQP default to warn about

@@ -157,3 +157,23 @@ def test_worker_health_check_passes_while_the_worker_runs(
         name="worker",
     )
     wait_until_healthy(worker, "worker", hostname, redis_url)
+
+
+@pytest.mark.django_db
+def test_two_web_instances_on_one_machine_share_no_control_socket(
+    start_process, test_database_url, tmp_path
+):
+    ports = [free_port(), free_port()]
+    for port in ports:
+        env = clean_env(
+            DATABASE_URL=test_database_url,
+            GUNICORN_BIND=f"127.0.0.1:{port}",
+            WEB_CONCURRENCY="1",
+            HOME=str(tmp_path),  # gunicorn's default control socket lives here
+        )
+        env.pop("XDG_RUNTIME_DIR", None)
+        env.pop("GUNICORN_CONTROL_SOCKET", None)
+        start_process(service_command("web"), env, name="gunicorn")
+    for port in ports:
+        wait_for_http(f"http://127.0.0.1:{port}/healthz")
+    assert not (tmp_path / ".gunicorn").exists()
