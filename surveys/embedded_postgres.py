@@ -91,7 +91,9 @@ def server_user_prefix() -> list[str]:
     try:
         pwd.getpwnam(SERVER_USER)
     except KeyError:
-        subprocess.run(  # noqa: S603 (fixed arguments)
+        # Two processes may both find it missing (test workers): the one whose
+        # useradd loses finds it made by the other.
+        made = subprocess.run(  # noqa: S603 (fixed arguments)
             [  # noqa: S607 (useradd from the system's PATH)
                 "useradd",
                 "--system",
@@ -103,9 +105,17 @@ def server_user_prefix() -> list[str]:
                 "/usr/sbin/nologin",
                 SERVER_USER,
             ],
-            check=True,
+            check=False,
             capture_output=True,
+            text=True,
         )
+        try:
+            pwd.getpwnam(SERVER_USER)
+        except KeyError:
+            raise EmbeddedPostgresError(
+                f"run as root, PostgreSQL must run as the {SERVER_USER} OS user, "
+                f"which useradd could not make: {made.stderr.strip()}"
+            ) from None
     return ["runuser", "-u", SERVER_USER, "--"]
 
 
