@@ -32,6 +32,7 @@ from ldp.estimators.multiselect import MultiSelectEstimate
 from ldp.estimators.weighted import WeightedEstimate, weighted_estimate, weighted_mean
 from ldp.mechanisms import Mechanism, build
 from ldp.mechanisms.binary import unrelated_question_design, unrelated_question_spec
+from ldp.mechanisms.registry import REGISTRY
 from ldp.planning import (
     margin_of_error,
     mean_margin_of_error,
@@ -63,7 +64,7 @@ from ldp.regression import (
     score_regression,
 )
 from ldp.sampling import uniform_below
-from ldp.spec.validation import EPSILON_MAX, K_MAX, MECHANISMS, SPEC_VERSION
+from ldp.spec.validation import EPSILON_MAX, K_MAX, SPEC_VERSION
 from ldp.weighting import (
     CalibrationError,
     CalibrationWeights,
@@ -71,6 +72,9 @@ from ldp.weighting import (
     post_stratify,
     rake,
 )
+
+MECHANISMS = tuple(REGISTRY)
+"""Every mechanism's spec name, in the order they are offered."""
 
 __all__ = [
     "EPSILON_MAX",

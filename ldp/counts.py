@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 import numpy as np
 
 from ldp.arrays import IntArray
-from ldp.spec.validation import BINARY_MECHANISMS, is_int, validate_spec
-
-_PER_ANSWER_SUPPORT = ("sue", "oue", "olh", "hadamard", "multi_rr")
-"""Mechanisms whose ``C_v`` count the reports supporting each answer (each
-``<= n``); every other mechanism's counts are a histogram of reports (sum n)."""
+from ldp.spec import families
+from ldp.spec.validation import is_int, validate_spec
 
 
 def counts_layout(spec: Any) -> tuple[int, bool]:
@@ -32,7 +28,7 @@ def counts_layout(spec: Any) -> tuple[int, bool]:
         and for histograms of one answer (binary, GRR, ordinal); ``k + ℓ``
         for padding-and-sampling's items; the grid's ``m`` levels for
         geometric and Gaussian, 2 for Duchi and the ``outputs`` weight ``M``
-        for piecewise.
+        for piecewise: each family's ``counts_layout``.
     histogram : bool
         True when the counts are a histogram of the ``n`` reports (so they
         sum to ``n``); False when each is a support count ``0 <= C_v <= n``.
@@ -52,27 +48,7 @@ def counts_layout(spec: Any) -> tuple[int, bool]:
     .. [1] docs/maths.md, section 3 (support counts); ldp/spec/README.md.
     """
     params, weights = validate_spec(spec)
-    mechanism = params["mechanism"]
-    if mechanism in _PER_ANSWER_SUPPORT:
-        return int(params["k"]), False
-    if mechanism in BINARY_MECHANISMS:
-        return 2, True
-    if mechanism == "padding_sampling":
-        return int(params["k"]) + int(params["ell"]), True
-    if mechanism in ("geometric", "gaussian"):
-        low, high, step = (Decimal(params[name]) for name in ("low", "high", "step"))
-        return int((high - low) / step) + 1, True
-    if mechanism == "duchi":
-        return 2, True
-    if mechanism == "piecewise":
-        outputs = weights.get("outputs") if isinstance(weights, Mapping) else None
-        if not is_int(outputs) or outputs < 1:
-            raise ValueError(
-                "a piecewise spec's counts need its compiled weights "
-                f"('outputs'), got weights {weights!r}"
-            )
-        return outputs, True
-    return int(params["k"]), True  # grr, ordinal
+    return families.rules(params["mechanism"]).counts_layout(params, weights)
 
 
 def check_counts(n: Any, counts: Any, spec: Any, *, totals: bool = True) -> IntArray:

@@ -6,10 +6,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from ldp.mechanisms import FiniteChannelMechanism, FrequencyOracle, build
+from ldp.mechanisms.about import MULTI_SELECT, NUMERIC, SINGLE_CHOICE, YES_NO
+from ldp.mechanisms.base import Mechanism
+from ldp.mechanisms.registry import for_kind
 from ldp.planning import mean_noise_variance, variance_at_zero
-from ldp.spec.validation import MULTI_RR_K_MAX, SPEC_VERSION, is_int
+from ldp.spec.validation import is_int
 
-CANDIDATES = ("grr", "oue", "olh", "hadamard", "sue")
+
+def _candidates(kind: str, answers: dict[str, Any]) -> list[type[Mechanism]]:
+    """The mechanisms of ``kind`` that take an ε and accept these answers."""
+    return [
+        family
+        for family in for_kind(kind)
+        if not family.takes_design and family.accepts(answers)
+    ]
 
 
 def _build_oracle(spec: dict[str, Any]) -> FrequencyOracle:
@@ -106,7 +116,7 @@ class Recommendation:
         return str(self.spec["mechanism"])
 
 
-def recommend(*, k: int, epsilon: float) -> Recommendation:
+def recommend(*, k: int, epsilon: float, kind: str | None = None) -> Recommendation:
     """Recommend the mechanism with the lowest variance for k answers at ε.
 
     Parameters
@@ -115,12 +125,16 @@ def recommend(*, k: int, epsilon: float) -> Recommendation:
         Number of answers, ``2 <= k <= 4096``.
     epsilon : float
         Requested ε, ``0 < ε <= 10``.
+    kind : str, optional
+        The answer kind whose mechanisms compete (``ldp.mechanisms.about``):
+        by default ``"yes_no"`` for ``k = 2`` (Warner) and
+        ``"single_choice"`` otherwise (GRR, OUE, OLH, Hadamard, SUE).
 
     Returns
     -------
     Recommendation
-        Warner for ``k = 2``; otherwise the minimum over GRR, OUE, OLH,
-        Hadamard and SUE of the realised variance at ``f ≈ 0``.
+        The minimum over the kind's mechanisms that take an ε of the
+        realised variance at ``f ≈ 0``.
 
     Notes
     -----
@@ -128,7 +142,8 @@ def recommend(*, k: int, epsilon: float) -> Recommendation:
     and OLH ``4 e^ε/(e^ε − 1)^2``; SUE ``e^{ε/2}/(e^{ε/2} − 1)^2``; Hadamard
     ``((e^ε + 1)/(e^ε − 1))^2``.  So GRR wins iff ``k − 2 < 3 e^ε``, else OUE
     (OLH is the short-report alternative, Hadamard the fastest to aggregate).
-    Ties keep the earlier candidate in (GRR, OUE, OLH, Hadamard, SUE).
+    Ties keep the earlier candidate in the registry's order (GRR, OUE, OLH,
+    Hadamard, SUE).
 
     References
     ----------
@@ -142,14 +157,13 @@ def recommend(*, k: int, epsilon: float) -> Recommendation:
     >>> recommend(k=40, epsilon=1.0).mechanism
     'oue'
     """
-    names = ("warner",) if k == 2 else CANDIDATES
+    if kind is None:
+        kind = YES_NO if k == 2 else SINGLE_CHOICE
     alternatives = []
-    for name in names:
-        mechanism = _build_oracle(
-            {"version": SPEC_VERSION, "mechanism": name, "k": k, "epsilon": epsilon}
-        )
+    for family in _candidates(kind, {"k": k}):
+        mechanism = _build_oracle(family.request({"k": k}, epsilon))
         alternatives.append(
-            Alternative(name, mechanism.spec, variance_at_zero(mechanism))
+            Alternative(family.name, mechanism.spec, variance_at_zero(mechanism))
         )
     ranked = tuple(sorted(alternatives, key=lambda alt: alt.variance))
     return Recommendation(ranked[0].spec, ranked[0].variance, ranked)
@@ -212,34 +226,15 @@ def recommend_multiselect(
             f"max_selections is {max_selections!r}; allowed: integers "
             f"1 <= max_selections <= k = {k}"
         )
-    requested: list[dict[str, Any]] = [
-        {
-            "version": SPEC_VERSION,
-            "mechanism": "padding_sampling",
-            "k": k,
-            "epsilon": epsilon,
-            "ell": max_selections,
-        }
-    ]
-    if k <= MULTI_RR_K_MAX:
-        requested.append(
-            {
-                "version": SPEC_VERSION,
-                "mechanism": "multi_rr",
-                "k": k,
-                "epsilon": epsilon,
-            }
-        )
     alternatives = []
-    for spec in requested:
-        mechanism = build(spec)
+    for family in _candidates(MULTI_SELECT, {"k": k}):
+        mechanism = build(
+            family.request({"k": k}, epsilon, max_selections=max_selections)
+        )
         variance = mechanism.worst_case_variance()
         alternatives.append(Alternative(mechanism.name, mechanism.spec, variance))
     ranked = tuple(sorted(alternatives, key=lambda alt: alt.variance))
     return Recommendation(ranked[0].spec, ranked[0].variance, ranked)
-
-
-NUMERIC_CANDIDATES = ("duchi", "piecewise", "geometric", "gaussian")
 
 
 def recommend_numeric(
@@ -258,14 +253,17 @@ def recommend_numeric(
     -------
     Recommendation
         ``variance`` is ``max_x Var(s[Y] | x)`` per report in squared value
-        units; alternatives are Duchi, piecewise, geometric and Gaussian,
+        units; alternatives are the numeric mechanisms (geometric, piecewise,
+        Duchi, Gaussian),
         lowest first (``inf`` for a channel too smooth to invert).
 
     Notes
     -----
     Each candidate is compiled to its integer weights and its score vector
     ``Q s = v`` solved; ``Var(s[Y] | x) = Σ_y Q[x, y] s_y² − v_x²``.  Ties keep
-    the earlier candidate in (Duchi, piecewise, geometric, Gaussian).  Duchi
+    the earlier candidate in the registry's order (geometric, piecewise,
+    Duchi, Gaussian): on two levels geometric and Duchi are the same channel,
+    and geometric's reports also give the distribution.  Duchi
     tends to win at small ε, piecewise at larger ε, geometric on coarse grids.
 
     References
@@ -280,19 +278,11 @@ def recommend_numeric(
     'duchi'
     """
     alternatives = []
-    for name in NUMERIC_CANDIDATES:
-        mechanism = _build_finite_channel(
-            {
-                "version": SPEC_VERSION,
-                "mechanism": name,
-                "low": low,
-                "high": high,
-                "step": step,
-                "epsilon": epsilon,
-            }
-        )
+    grid = {"low": low, "high": high, "step": step}
+    for family in _candidates(NUMERIC, grid):
+        mechanism = _build_finite_channel(family.request(grid, epsilon))
         alternatives.append(
-            Alternative(name, mechanism.spec, mean_noise_variance(mechanism))
+            Alternative(family.name, mechanism.spec, mean_noise_variance(mechanism))
         )
     ranked = tuple(sorted(alternatives, key=lambda alt: alt.variance))
     return Recommendation(ranked[0].spec, ranked[0].variance, ranked)

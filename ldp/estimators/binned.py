@@ -494,7 +494,7 @@ def level_channel(mechanism: Any) -> LevelChannel | None:
     encoding is described by its realised ``p*``, ``q*`` (docs/maths.md,
     section 2).
     """
-    if mechanism.name in ("oue", "sue"):
+    if getattr(mechanism, "one_hot_bits", False):
         p, q = float(mechanism.p_star[0]), float(mechanism.q_star[0])
         return UnaryChannel(p, q, int(mechanism.k))
     try:

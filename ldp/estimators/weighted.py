@@ -22,11 +22,6 @@ from ldp.weighting import check_weights, kish_design_effect
 _CELLS_PER_CHUNK = 1 << 22
 """Support-matrix cells built at a time (32 MiB of float64)."""
 
-ONE_ANSWER = ("forced_response", "warner", "grr")
-BIT_VECTORS = ("sue", "oue", "multi_rr")
-SUPPORTED = (*ONE_ANSWER, *BIT_VECTORS, "olh", "hadamard", "padding_sampling")
-"""Mechanisms :func:`weighted_estimate` serves."""
-
 
 def support_rows(mechanism: Any, reports: AnyArray) -> AnyArray:
     """The 0/1 support matrix ``S[i, v]`` of validated reports.
@@ -51,9 +46,9 @@ def support_rows(mechanism: Any, reports: AnyArray) -> AnyArray:
 
     Notes
     -----
-    One answer (and padding-and-sampling's item): ``y_i = v``; unary and
-    multi-select randomized response: bit v; OLH:
-    ``((a_i v + b_i) mod P) mod g = y_i``; Hadamard:
+    Each family's ``support_rows``: one answer (and padding-and-sampling's
+    item): ``y_i = v``; unary and multi-select randomized response: bit v;
+    OLH: ``((a_i v + b_i) mod P) mod g = y_i``; Hadamard:
     ``bit_i = 1 − parity(j_i AND v)``.  Column sums equal ``aggregate``'s
     counts.
 
@@ -71,36 +66,15 @@ def support_rows(mechanism: Any, reports: AnyArray) -> AnyArray:
     array([[0, 0, 1],
            [1, 0, 0]])
     """
-    name = getattr(mechanism, "name", None)
-    k = int(mechanism.k)
-    values = np.arange(k, dtype=np.int64)
-    if name in ONE_ANSWER:
-        result: AnyArray = reports[:, None] == values[None, :]
-        return result
-    if name in BIT_VECTORS:
-        return np.asarray(reports, dtype=bool)
-    if name == "padding_sampling":
-        padded: AnyArray = reports[:, None] == values[None, :]
-        return padded
-    if name == "olh":
-        prime, g = int(mechanism.weights["prime"]), int(mechanism.weights["g"])
-        a, b, y = (reports[:, column].astype(np.int64) for column in range(3))
-        hashed = (a[:, None] * values[None, :] + b[:, None]) % prime % g
-        olh: AnyArray = hashed == y[:, None]
-        return olh
-    if name == "hadamard":
-        j, bit = reports[:, 0].astype(np.int64), reports[:, 1].astype(np.int64)
-        both = j[:, None] & values[None, :]
-        parity = np.zeros_like(both)
-        while both.any():
-            parity ^= both & 1
-            both >>= 1
-        hadamard: AnyArray = bit[:, None] == 1 - parity
-        return hadamard
-    raise ValueError(
-        "weighted shares are for frequency oracles and multi-select mechanisms "
-        f"({list(SUPPORTED)}), not {name!r}"
-    )
+    rows = getattr(mechanism, "support_rows", None)
+    if rows is None:
+        name = getattr(mechanism, "name", None)
+        raise ValueError(
+            "weighted shares are for frequency oracles and multi-select mechanisms "
+            f"(a report that supports answers), not {name!r}"
+        )
+    support: AnyArray = rows(reports)
+    return support
 
 
 @dataclass(frozen=True, eq=False)

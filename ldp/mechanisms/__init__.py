@@ -1,4 +1,4 @@
-"""Mechanisms, one module per family, and ``build(spec)``."""
+"""Mechanisms, one module per family, their registry and ``build(spec)``."""
 
 from __future__ import annotations
 
@@ -25,30 +25,10 @@ from ldp.mechanisms.numeric import (
 from ldp.mechanisms.olh import OptimizedLocalHashing
 from ldp.mechanisms.oracle import FrequencyOracle, SupportMechanism
 from ldp.mechanisms.ordinal import OrdinalExponential
+from ldp.mechanisms.registry import REGISTRY
 from ldp.mechanisms.smallest import smallest_epsilon
 from ldp.mechanisms.unary import OptimizedUnaryEncoding, SymmetricUnaryEncoding
 from ldp.spec.validation import validate_spec
-
-REGISTRY: dict[str, type[Mechanism]] = {
-    cls.name: cls
-    for cls in (
-        ForcedResponse,
-        Warner,
-        GeneralizedRandomizedResponse,
-        SymmetricUnaryEncoding,
-        OptimizedUnaryEncoding,
-        OptimizedLocalHashing,
-        HadamardResponse,
-        MultiRandomizedResponse,
-        PaddingAndSampling,
-    )
-}
-REGISTRY.update(
-    {
-        cls.name: cls
-        for cls in (OrdinalExponential, Geometric, DiscreteGaussian, Duchi, Piecewise)
-    }
-)
 
 
 def build(spec: Any) -> Mechanism:

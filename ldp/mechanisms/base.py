@@ -7,9 +7,7 @@ from abc import ABC, abstractmethod
 from decimal import Decimal
 from typing import Any, ClassVar
 
-import numpy as np
-
-from ldp.arrays import AnyArray, FloatArray, IntArray
+from ldp.arrays import AnyArray, FloatArray
 from ldp.counts import SupportCounts, check_counts
 from ldp.estimators.base import Estimate
 from ldp.exact import (
@@ -18,8 +16,10 @@ from ldp.exact import (
     epsilon_gap_allowed,
     round_up_float,
 )
+from ldp.mechanisms.about import About
 from ldp.mechanisms.reports import ReportHandling
-from ldp.sampling import Draw
+from ldp.mechanisms.sampler import Sampler
+from ldp.mechanisms.specs import SpecRules
 
 
 def _same_weights(given: Any, derived: dict[str, int]) -> bool:
@@ -32,11 +32,14 @@ def _same_weights(given: Any, derived: dict[str, int]) -> bool:
     )
 
 
-class Mechanism(ReportHandling, ABC):
+class Mechanism(ReportHandling, SpecRules, About, Sampler, ABC):
     """A local randomizer compiled to integer weights.
 
     Subclasses derive ``weights`` from the validated spec, compute the exact ε
-    from those integers and implement the sampler of ``ldp/spec/README.md``.
+    from those integers and implement the sampler of ``ldp/spec/README.md``
+    (:class:`~ldp.mechanisms.sampler.Sampler`); each also declares its spec
+    rules (:class:`~ldp.mechanisms.specs.SpecRules`) and what the rest of the
+    project needs to know of it (:class:`~ldp.mechanisms.about.About`).
     Every family answers the same questions: :meth:`estimate` returns an
     :class:`~ldp.estimators.base.Estimate`, and :meth:`worst_case_variance`,
     :meth:`manipulation_bound`, :attr:`bias_bound` and :meth:`input_values`
@@ -116,33 +119,6 @@ class Mechanism(ReportHandling, ABC):
         """The weights for an error message, cut to 120 characters."""
         text = repr(self.weights)
         return text if len(text) <= 120 else text[:117] + "..."
-
-    @classmethod
-    def smallest_epsilon_hint(cls, params: dict[str, Any]) -> float | None:
-        """A family's shortcut to the smallest ε it can deliver, or None.
-
-        Parameters
-        ----------
-        params : dict
-            A validated spec of this family.
-
-        Returns
-        -------
-        float or None
-            None by default: :func:`ldp.mechanisms.smallest.smallest_epsilon`
-            then bisects over compiles; a family whose compile is costly
-            returns its exact minimum instead (verified by one compile).
-
-        Notes
-        -----
-        The minimum is the least float ε with ``0 < ε' <= ε`` within the
-        tolerance.
-
-        References
-        ----------
-        .. [1] docs/maths.md, section 1.3.
-        """
-        return None
 
     # --- derived quantities -------------------------------------------------
     def _input_size(self) -> int:
@@ -471,93 +447,6 @@ class Mechanism(ReportHandling, ABC):
         array([0., 1., 2.])
         """
         return None
-
-    # --- sampling -----------------------------------------------------------
-    def _check_value(self, value: Any) -> int:
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-            raise ValueError(
-                f"answer must be an integer in [0, {self.k}), got {value!r}"
-            )
-        if not 0 <= value < self.k:
-            raise ValueError(
-                f"answer must be an integer in [0, {self.k}), got {value!r}"
-            )
-        return int(value)
-
-    def _check_values(self, values: Any) -> IntArray:
-        array = np.asarray(values)
-        if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
-            raise ValueError("values must be a 1-d array of integer answers")
-        if array.size and (array.min() < 0 or array.max() >= self.k):
-            raise ValueError(f"answers must lie in [0, {self.k})")
-        return array.astype(np.int64)
-
-    @abstractmethod
-    def randomize_one(self, value: int, draw: Draw | None = None) -> Any:
-        """Randomize one answer following ``ldp/spec/README.md`` word for word.
-
-        Parameters
-        ----------
-        value : int
-            The true answer in ``[0, k)``.
-        draw : callable, optional
-            Source of uniform 32-bit words (``draw()`` returns an int);
-            default: the operating system's CSPRNG (``secrets``).
-
-        Returns
-        -------
-        int or list of int
-            The JSON report.
-
-        Notes
-        -----
-        Draws only through ``uniform_below``, in the contract's order, so the
-        browser fed the same words gives the same report.
-
-        References
-        ----------
-        .. [1] docs/maths.md, section 9; ldp/spec/README.md.
-
-        Examples
-        --------
-        >>> import ldp
-        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
-        >>> words = iter([5, 4_000_000_000])
-        >>> grr.randomize_one(2, draw=lambda: next(words))
-        2
-        """
-
-    @abstractmethod
-    def randomize(self, values: Any, rng: np.random.Generator) -> AnyArray:
-        """Randomize many answers at once (same channel as ``randomize_one``).
-
-        Parameters
-        ----------
-        values : array_like of int
-            True answers in ``[0, k)``.
-        rng : numpy.random.Generator
-            Source of randomness (simulations).
-
-        Returns
-        -------
-        ndarray
-            The array layout that ``aggregate`` accepts.
-
-        Notes
-        -----
-        ``P(report | x)`` equals the channel of ``randomize_one`` exactly.
-
-        References
-        ----------
-        .. [1] docs/maths.md, sections 2-3.
-
-        Examples
-        --------
-        >>> import ldp
-        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
-        >>> grr.randomize([0, 1, 2, 2], np.random.default_rng(3))
-        array([2, 1, 2, 2])
-        """
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(k={self.k}, epsilon={self.epsilon_display})"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -10,9 +11,146 @@ from typing import Any
 import numpy as np
 
 from ldp.arrays import AnyArray
-from ldp.exact import ROW_SUM_MAX, keep_other_weights, log_ratio
+from ldp.exact import ROW_SUM_MAX, exp_decimal, keep_other_weights, log_ratio
+from ldp.mechanisms.about import LOGISTIC, YES_NO
 from ldp.mechanisms.categorical import CategoricalMechanism
-from ldp.spec.validation import DESIGN_FIELDS
+from ldp.mechanisms.words import Number, Percent, WordedError, Words, gettext_noop
+from ldp.spec.ratio import pair_ratio
+from ldp.spec.validation import (
+    COMMON_FIELDS,
+    check_epsilon,
+    is_int,
+    number,
+    required,
+)
+
+DESIGN_FIELDS = ("truthful", "forced_yes", "forced_no")
+"""A forced-response design: report the truth, a forced "yes" or a forced "no"."""
+SYMMETRIC_DENOMINATOR = 1000
+"""A symmetric design from ε is given in thousandths."""
+
+
+def _probability(name: str, value: Any) -> Fraction:
+    field = f"design.{name}"
+    if isinstance(value, str):
+        try:
+            result = Fraction(value)
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(
+                f"spec field {field!r} is {value!r}; allowed: a number or a "
+                "'p/q' string"
+            ) from None
+    else:
+        result = Fraction(str(number(field, value)))
+    if result <= 0:
+        raise ValueError(f"spec field {field!r} is {value!r}; allowed: > 0")
+    return result
+
+
+def check_design(value: Any) -> dict[str, Fraction]:
+    """A spec's forced-response design: probabilities ``> 0`` summing to 1.
+
+    Parameters
+    ----------
+    value : object
+        The spec's ``design`` field.
+
+    Returns
+    -------
+    dict
+        ``truthful``, ``forced_yes``, ``forced_no`` as Fractions (floats are
+        read as ``Fraction(str(x))``, ``"p/q"`` strings exactly).
+
+    Raises
+    ------
+    ValueError
+        Naming the field, the bad value and what is allowed.
+
+    Examples
+    --------
+    >>> design = {"truthful": "1/2", "forced_yes": 0.25, "forced_no": "1/4"}
+    >>> check_design(design)["forced_yes"]
+    Fraction(1, 4)
+    """
+    if not isinstance(value, Mapping):
+        raise ValueError(
+            f"spec field 'design' must be an object with fields {DESIGN_FIELDS}, "
+            f"got {value!r}"
+        )
+    if set(value) != set(DESIGN_FIELDS):
+        raise ValueError(
+            f"spec field 'design' has fields {sorted(value)}; allowed: exactly "
+            f"{list(DESIGN_FIELDS)}"
+        )
+    design = {name: _probability(name, value[name]) for name in DESIGN_FIELDS}
+    total = sum(design.values())
+    if total != 1:
+        raise ValueError(
+            f"spec field 'design' sums to {total} ({value!r}); allowed: "
+            "probabilities summing to exactly 1"
+        )
+    return design
+
+
+def symmetric_design(epsilon: float) -> dict[str, str]:
+    """A symmetric forced-response design ``(t, a, a)`` in thousandths, ε' <= ε.
+
+    Parameters
+    ----------
+    epsilon : float
+        The requested ε.
+
+    Returns
+    -------
+    dict
+        ``truthful``, ``forced_yes``, ``forced_no`` as exact ``"p/q"`` strings.
+
+    Raises
+    ------
+    WordedError
+        When ``t`` would be below 1/1000 (ε below about 0.005).
+
+    Notes
+    -----
+    ``a = ceil(1000/(e^ε + 1))/1000`` so that ``(t + a)/a <= e^ε``.
+
+    References
+    ----------
+    .. [1] docs/maths.md, section 2.
+
+    Examples
+    --------
+    >>> symmetric_design(1.0)
+    {'truthful': '231/500', 'forced_yes': '269/1000', 'forced_no': '269/1000'}
+    """
+    d = SYMMETRIC_DENOMINATOR
+    forced = math.ceil(Decimal(d) / (exp_decimal(epsilon) + 1))
+    truthful = d - 2 * forced
+    if truthful < 1:
+        raise WordedError(
+            Words(
+                gettext_noop(
+                    "ε = %(epsilon)s is too small for forced response; allowed: "
+                    "ε >= %(lowest)s (or choose Warner randomized response)"
+                ),
+                {"epsilon": Number(epsilon), "lowest": Number(Decimal("0.005"))},
+            )
+        )
+    return {
+        "truthful": str(Fraction(truthful, d)),
+        "forced_yes": str(Fraction(forced, d)),
+        "forced_no": str(Fraction(forced, d)),
+    }
+
+
+def _binary_k(spec: Mapping[str, Any]) -> int:
+    value = spec.get("k")
+    if value is not None and (not is_int(value) or value != 2):
+        raise ValueError(
+            f"spec field 'k' is {value!r}; allowed for {spec['mechanism']}: 2 "
+            "(or omitted)"
+        )
+    return 2
 
 
 def forced_response_weights(design: dict[str, Fraction]) -> dict[str, int]:
@@ -66,7 +204,23 @@ def forced_response_weights(design: dict[str, Fraction]) -> dict[str, int]:
     return dict(zip(DESIGN_FIELDS, weights, strict=True))
 
 
-class ForcedResponse(CategoricalMechanism):
+class BinaryMechanism(CategoricalMechanism):
+    """A yes/no answer (``k = 2``), randomized to a yes/no report.
+
+    Answer 1 is "yes".  Its answer can be the outcome of a logistic
+    regression (docs/maths.md, section 6.4).
+    """
+
+    kinds = (YES_NO,)
+    regression = LOGISTIC
+
+    @classmethod
+    def validate_fields(cls, spec: Mapping[str, Any]) -> dict[str, Any]:
+        k = _binary_k(spec)
+        return {"k": k, "epsilon": check_epsilon(required(spec, "epsilon"))}
+
+
+class ForcedResponse(BinaryMechanism):
     """Forced response: truthful w.p. t, forced "yes" w.p. a, forced "no" w.p. b.
 
     Notes
@@ -81,6 +235,48 @@ class ForcedResponse(CategoricalMechanism):
     """
 
     name = "forced_response"
+    label = gettext_noop("Forced response")
+    spec_fields = COMMON_FIELDS | {"design"}
+    takes_design = True
+
+    @classmethod
+    def validate_fields(cls, spec: Mapping[str, Any]) -> dict[str, Any]:
+        return {"k": _binary_k(spec), "design": check_design(required(spec, "design"))}
+
+    @classmethod
+    def weights_ratio(cls, spec: Mapping[str, Any]) -> Fraction:
+        w = spec["weights"]
+        t, a, b = w["truthful"], w["forced_yes"], w["forced_no"]
+        return max(pair_ratio(t + a, a), pair_ratio(t + b, b))
+
+    @classmethod
+    def request(
+        cls,
+        answers: Mapping[str, Any],
+        epsilon: float,
+        *,
+        max_selections: int | None = None,
+    ) -> dict[str, Any]:
+        """The symmetric design for ``epsilon`` (:func:`symmetric_design`)."""
+        spec = super().request(answers, epsilon, max_selections=max_selections)
+        del spec["epsilon"]
+        return spec | {"design": symmetric_design(epsilon)}
+
+    def describe(self) -> Words:
+        t, a, b = (self.weights[name] for name in DESIGN_FIELDS)
+        total = t + a + b
+        return Words(
+            gettext_noop(
+                "The device sends the true answer with probability %(truthful)s, "
+                "a forced “yes” with %(yes)s and a forced “no” with %(no)s "
+                "(forced response)."
+            ),
+            {
+                "truthful": Percent(t / total),
+                "yes": Percent(a / total),
+                "no": Percent(b / total),
+            },
+        )
 
     def _spec_fields(self) -> dict[str, Any]:
         fields = dict(self._params)
@@ -112,7 +308,7 @@ class ForcedResponse(CategoricalMechanism):
         return np.array([[t + b, a], [b, t + a]], dtype=np.int64)
 
 
-class Warner(CategoricalMechanism):
+class Warner(BinaryMechanism):
     """Warner's symmetric randomized response: keep the answer w.p. P/(P + F).
 
     Notes
@@ -127,6 +323,22 @@ class Warner(CategoricalMechanism):
     """
 
     name = "warner"
+    label = gettext_noop("Warner randomized response")
+
+    @classmethod
+    def weights_ratio(cls, spec: Mapping[str, Any]) -> Fraction:
+        return pair_ratio(spec["weights"]["keep"], spec["weights"]["flip"])
+
+    def describe(self) -> Words:
+        keep, flip = self.weights["keep"], self.weights["flip"]
+        return Words(
+            gettext_noop(
+                "Each respondent's device keeps the true answer with probability "
+                "%(keep)s and reports the opposite otherwise (Warner's randomized "
+                "response)."
+            ),
+            {"keep": Percent(keep / (keep + flip))},
+        )
 
     def _derive_weights(self) -> dict[str, int]:
         keep, flip = keep_other_weights(self._params["epsilon"], 2)

@@ -10,6 +10,7 @@ import numpy as np
 from ldp.arrays import AnyArray, IntArray
 from ldp.mechanisms.oracle import FrequencyOracle
 from ldp.mechanisms.reports import bounded_bincount
+from ldp.mechanisms.words import Answer, Words
 from ldp.sampling import Draw, secure_words, uniform_below
 
 CHANNEL_K_MAX = 1024
@@ -20,6 +21,10 @@ class CategoricalMechanism(FrequencyOracle):
     """One rejection-sampled word ``v`` in ``[0, S)`` mapped to an answer."""
 
     one_answer_reports = True
+
+    def report_words(self, report: Any) -> Words:
+        """The answer the report names (randomized, so not necessarily theirs)."""
+        return Words("%(answer)s", {"answer": Answer(report)})
 
     @property
     @abstractmethod

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
+from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from ldp.arrays import AnyArray
 from ldp.exact import keep_other_weights, log_ratio
+from ldp.mechanisms.about import ORDINAL, SINGLE_CHOICE
 from ldp.mechanisms.categorical import CategoricalMechanism
+from ldp.mechanisms.words import Number, Percent, Words, gettext_noop
+from ldp.spec.ratio import pair_ratio
 
 
 class GeneralizedRandomizedResponse(CategoricalMechanism):
@@ -29,6 +35,22 @@ class GeneralizedRandomizedResponse(CategoricalMechanism):
     """
 
     name = "grr"
+    label = gettext_noop("Generalized randomized response")
+    kinds = (SINGLE_CHOICE, ORDINAL)  # a scale's levels may be treated as options
+
+    @classmethod
+    def weights_ratio(cls, spec: Mapping[str, Any]) -> Fraction:
+        return pair_ratio(spec["weights"]["keep"], spec["weights"]["other"])
+
+    def describe(self) -> Words:
+        return Words(
+            gettext_noop(
+                "The device reports the true option with probability %(keep)s, "
+                "otherwise one of the other %(others)s options at random "
+                "(generalized randomized response)."
+            ),
+            {"keep": Percent(float(self.p_star[0])), "others": Number(self.k - 1)},
+        )
 
     def _derive_weights(self) -> dict[str, int]:
         keep, other = keep_other_weights(self._params["epsilon"], self.k)

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from ldp.arrays import AnyArray, IntArray
 from ldp.exact import keep_other_weights, log_ratio
+from ldp.mechanisms.about import BIT_LABELS, ORDINAL, SINGLE_CHOICE, ExportColumn
 from ldp.mechanisms.oracle import FrequencyOracle
+from ldp.mechanisms.storage import (
+    ReportStorage,
+    StoredReport,
+    natural,
+    sequence,
+)
+from ldp.mechanisms.words import Words, gettext_noop
 from ldp.sampling import Draw, secure_words, uniform_below
+from ldp.spec.ratio import pair_ratio
 
 _BLOCK_ROWS = 1 << 16
 """Reports range-checked and counted per step (1 MiB of int64 pairs)."""
@@ -68,6 +79,37 @@ def _parity_bit(j: Any, x: Any) -> Any:
     return 1 - (v & 1)
 
 
+class PairStorage(ReportStorage):
+    """A report ``[j, bit]`` stored as the integer ``2 j + bit`` in ``value``.
+
+    Examples
+    --------
+    >>> spec = {"mechanism": "hadamard", "k": 5}
+    >>> PairStorage().encode(spec, [6, 1]), PairStorage().decode(spec, 13, None)
+    (StoredReport(value=13, bits=None), [6, 1])
+    """
+
+    column = "value"
+
+    def encode(self, spec: Mapping[str, Any], report: Any) -> StoredReport:
+        name = str(spec["mechanism"])
+        j, bit = sequence(report, 2, name)
+        if bit not in (0, 1):
+            raise ValueError(f"{name} report bit is {bit!r}; allowed: 0 or 1")
+        return StoredReport(value=2 * natural(j, name) + bit)
+
+    def decode(self, spec: Mapping[str, Any], value: int | None, bits: Any) -> Any:
+        pair = self._value_of(spec, value, bits)
+        return [pair >> 1, pair & 1]
+
+    def array(
+        self, spec: Mapping[str, Any], rows: Sequence[tuple[Any, Any]]
+    ) -> AnyArray:
+        values = self._values(spec, rows)
+        pairs: AnyArray = np.stack([values >> 1, values & 1], axis=1)
+        return pairs
+
+
 class HadamardResponse(FrequencyOracle):
     """Report a uniformly random row j and the (possibly flipped) bit H[j, x].
 
@@ -87,6 +129,41 @@ class HadamardResponse(FrequencyOracle):
     """
 
     name = "hadamard"
+    label = gettext_noop("Hadamard response")
+    kinds = (SINGLE_CHOICE, ORDINAL)
+    storage = PairStorage()
+    support_words = "reports whose bit equals 1 if popcount(j AND v) is even, else 0"
+
+    @classmethod
+    def counts_layout(cls, params: dict[str, Any], weights: Any) -> tuple[int, bool]:
+        """``(k, False)``: a report supports about half the answers."""
+        return int(params["k"]), False
+
+    @classmethod
+    def weights_ratio(cls, spec: Mapping[str, Any]) -> Fraction:
+        return pair_ratio(spec["weights"]["keep"], spec["weights"]["flip"])
+
+    def describe(self) -> Words:
+        return Words(
+            gettext_noop(
+                "The device reports one randomized bit of a Hadamard code of the "
+                "answer (Hadamard response: fastest to analyse for many options)."
+            )
+        )
+
+    def support_rows(self, reports: AnyArray) -> AnyArray:
+        """``S[i, v] = [bit_i = 1 − parity(j_i AND v)]``."""
+        values = np.arange(self.k, dtype=np.int64)
+        j, bit = reports[:, 0].astype(np.int64), reports[:, 1].astype(np.int64)
+        rows: AnyArray = bit[:, None] == _parity_bit(j[:, None], values[None, :])
+        return rows
+
+    def export_columns(self) -> tuple[ExportColumn, ...]:
+        """The row ``j`` and the reported bit."""
+        return (
+            ExportColumn("_j", "Hadamard row j"),
+            ExportColumn("_bit", "reported bit", value_labels=BIT_LABELS),
+        )
 
     @property
     def order(self) -> int:

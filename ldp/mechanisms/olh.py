@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import struct
+from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from functools import cached_property
@@ -11,10 +13,22 @@ import numpy as np
 
 from ldp.arrays import AnyArray, IntArray
 from ldp.exact import exp_decimal, keep_other_weights, log_ratio
+from ldp.mechanisms.about import ORDINAL, SCALE, SINGLE_CHOICE, ExportColumn
 from ldp.mechanisms.oracle import FrequencyOracle
+from ldp.mechanisms.storage import (
+    BITS,
+    ReportStorage,
+    StoredReport,
+    natural,
+    sequence,
+)
+from ldp.mechanisms.words import Number, Words, gettext_noop
 from ldp.sampling import Draw, secure_words, uniform_below
-from ldp.spec.validation import G_MAX
+from ldp.spec.ratio import pair_ratio
+from ldp.spec.validation import COMMON_FIELDS, is_int
 
+G_MAX = 2**16
+"""Largest hash range ``g`` (a report's ``y`` is stored in 16 bits)."""
 PRIME = 2**31 - 1
 _CHUNK = 1 << 16
 
@@ -76,6 +90,49 @@ def collision_probability(g: int, prime: int = PRIME) -> Fraction:
     return Fraction(total, prime * prime)
 
 
+class SeededHashStorage(ReportStorage):
+    """A report ``[a, b, y]`` stored as big-endian unsigned 32, 32 and 16-bit words.
+
+    Ten bytes in ``bits`` (``y < g <= 2^16``).
+
+    Examples
+    --------
+    >>> spec = {"mechanism": "olh", "k": 5}
+    >>> stored = SeededHashStorage().encode(spec, [1, 2, 3])
+    >>> stored.bits, SeededHashStorage().decode(spec, None, stored.bits)
+    (b'\\x00\\x00\\x00\\x01\\x00\\x00\\x00\\x02\\x00\\x03', [1, 2, 3])
+    """
+
+    column = BITS
+    _words = struct.Struct(">IIH")
+    _dtype = np.dtype([("a", ">u4"), ("b", ">u4"), ("y", ">u2")])
+
+    def encode(self, spec: Mapping[str, Any], report: Any) -> StoredReport:
+        name = str(spec["mechanism"])
+        a, b, y = (natural(part, name) for part in sequence(report, 3, name))
+        try:
+            return StoredReport(bits=self._words.pack(a, b, y))
+        except struct.error:
+            raise ValueError(
+                f"{name} report {report!r} does not fit its stored form"
+            ) from None
+
+    def decode(self, spec: Mapping[str, Any], value: int | None, bits: Any) -> Any:
+        raw = self._bits_of(spec, value, bits)
+        if len(raw) != self._words.size:
+            raise ValueError(
+                f"a stored {spec['mechanism']} report has {self._words.size} bytes"
+            )
+        return list(self._words.unpack(raw))
+
+    def array(
+        self, spec: Mapping[str, Any], rows: Sequence[tuple[Any, Any]]
+    ) -> AnyArray:
+        joined = self._joined(spec, rows, self._words.size)
+        seeded = np.frombuffer(joined, dtype=self._dtype)
+        return np.stack([seeded[part].astype(np.int64) for part in "aby"], axis=1)
+
+
 class OptimizedLocalHashing(FrequencyOracle):
     """Hash the answer to ``[0, g)`` and randomize the hash with GRR over g.
 
@@ -93,6 +150,59 @@ class OptimizedLocalHashing(FrequencyOracle):
     """
 
     name = "olh"
+    label = gettext_noop("Optimized local hashing")
+    kinds = (SINGLE_CHOICE, ORDINAL)
+    spec_fields = COMMON_FIELDS | {"epsilon", "g"}
+    storage = SeededHashStorage()
+    support_words = "reports whose hash ((a·v + b) mod 2147483647) mod g equals y"
+
+    @classmethod
+    def validate_fields(cls, spec: Mapping[str, Any]) -> dict[str, Any]:
+        fields = super().validate_fields(spec)
+        if "g" in spec:
+            g = spec["g"]
+            if not is_int(g) or not 2 <= g <= G_MAX:
+                raise ValueError(
+                    f"spec field 'g' is {g!r}; allowed: integers 2 <= g <= {G_MAX}"
+                )
+            fields["g"] = g
+        return fields
+
+    @classmethod
+    def counts_layout(cls, params: dict[str, Any], weights: Any) -> tuple[int, bool]:
+        """``(k, False)``: a report supports every answer hashing to its ``y``."""
+        return int(params["k"]), False
+
+    @classmethod
+    def weights_ratio(cls, spec: Mapping[str, Any]) -> Fraction:
+        return pair_ratio(spec["weights"]["keep"], spec["weights"]["other"])
+
+    def describe(self) -> Words:
+        return Words(
+            gettext_noop(
+                "The device hashes the answer into %(g)s buckets with a random hash "
+                "and reports a randomized bucket (optimized local hashing: short "
+                "reports for many options)."
+            ),
+            {"g": Number(self.weights["g"])},
+        )
+
+    def support_rows(self, reports: AnyArray) -> AnyArray:
+        """``S[i, v] = [((a_i v + b_i) mod P) mod g = y_i]``."""
+        prime, g = int(self.weights["prime"]), int(self.weights["g"])
+        values = np.arange(self.k, dtype=np.int64)
+        a, b, y = (reports[:, column].astype(np.int64) for column in range(3))
+        hashed = (a[:, None] * values[None, :] + b[:, None]) % prime % g
+        rows: AnyArray = hashed == y[:, None]
+        return rows
+
+    def export_columns(self) -> tuple[ExportColumn, ...]:
+        """The hash seeds ``a``, ``b`` and the reported hash value ``y``."""
+        return (
+            ExportColumn("_a", "hash seed a", measure=SCALE),
+            ExportColumn("_b", "hash seed b", measure=SCALE),
+            ExportColumn("_y", "reported hash value y"),
+        )
 
     @cached_property
     def g(self) -> int:

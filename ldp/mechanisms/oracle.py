@@ -8,11 +8,11 @@ multi-select mechanisms share (the realised support probabilities);
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.arrays import FloatArray
+from ldp.arrays import AnyArray, FloatArray
 from ldp.counts import SupportCounts
 from ldp.estimators import frequency
 from ldp.estimators.frequency import FrequencyEstimate
@@ -40,6 +40,8 @@ class SupportMechanism(Mechanism):
     """
 
     weights: dict[str, int]
+    support_words: ClassVar[str] = "reports equal to v"
+    """Which reports support answer v, in words (English, for codebooks)."""
 
     def __init__(self, params: dict[str, Any], weights: Any = None) -> None:
         super().__init__(params, weights)
@@ -47,6 +49,81 @@ class SupportMechanism(Mechanism):
 
     @abstractmethod
     def _support_probabilities(self) -> tuple[FloatArray, FloatArray]: ...
+
+    def support_rows(self, reports: AnyArray) -> AnyArray:
+        """The 0/1 support matrix ``S[i, v]`` of validated reports.
+
+        Parameters
+        ----------
+        reports : ndarray
+            Reports in the layout ``randomize`` returns.
+
+        Returns
+        -------
+        ndarray of bool, shape (n, k)
+            ``S[i, v]``: report i supports answer (or option) v.
+
+        Notes
+        -----
+        By default a report is one answer (or padding-and-sampling's item)
+        and supports it: ``S[i, v] = [y_i = v]``; unary and bit reports,
+        OLH and Hadamard define their own.  Column sums equal ``aggregate``'s
+        counts.
+
+        References
+        ----------
+        .. [1] T. Wang, J. Blocki, N. Li, S. Jha, USENIX Security 2017,
+           section 3 (support).
+        .. [2] docs/maths.md, section 3.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> grr.support_rows(np.array([2, 0])).astype(int)
+        array([[0, 0, 1],
+               [1, 0, 0]])
+        """
+        values = np.arange(self.k, dtype=np.int64)
+        rows: AnyArray = np.asarray(reports)[:, None] == values[None, :]
+        return rows
+
+    def debias_note(self) -> str:
+        """How to debias the reports by hand: ``f̂_v = (λ̂_v − q)/(p − q)``.
+
+        Returns
+        -------
+        str
+            An English sentence with ``p*``, ``q*`` (one number each, or one
+            per answer when they differ) and, for multi-select, the scale.
+
+        Notes
+        -----
+        ``λ̂_v`` is the share of reports supporting v (:attr:`support_words`).
+
+        References
+        ----------
+        .. [1] Wang et al., USENIX Security 2017, section 4.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> ldp.build({"mechanism": "warner", "epsilon": 1.0}).debias_note()[:48]
+        'Share of answer v = (share of reports equal to v'
+        """
+        k = self.k
+        p = [float(v) for v in self.p_star[:k]]
+        q = [float(v) for v in self.q_star[:k]]
+        each = len(set(p)) == 1 and len(set(q)) == 1
+        shown_p: float | list[float] = p[0] if each else p
+        shown_q: float | list[float] = q[0] if each else q
+        scale = getattr(self, "scale", 1)
+        factor = f"{scale}·" if scale != 1 else ""
+        return (
+            f"Share of answer v = {factor}(share of {self.support_words} − q)/(p − q), "
+            f"p = {shown_p!r}, q = {shown_q!r}{'' if each else ' (per answer)'} "
+            "(Wang et al., USENIX Security 2017, section 4)."
+        )
 
     @abstractmethod
     def variance_at_zero(self) -> float:

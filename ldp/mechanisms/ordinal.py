@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from ldp.arrays import AnyArray
 from ldp.exact import ROW_SUM_MAX
+from ldp.mechanisms.about import ORDINAL
 from ldp.mechanisms.numeric.calibration import (
     cached,
     calibrate,
@@ -15,6 +18,9 @@ from ldp.mechanisms.numeric.calibration import (
     round_rows,
 )
 from ldp.mechanisms.numeric.finite import FiniteChannelMechanism
+from ldp.mechanisms.words import Answer, Words, gettext_noop
+from ldp.spec.ratio import matrix_ratio
+from ldp.spec.validation import check_epsilon, check_k, required
 
 ORDINAL_K_MAX = 101
 """Largest number of levels of an ordinal question."""
@@ -80,6 +86,40 @@ class OrdinalExponential(FiniteChannelMechanism):
 
     name = "ordinal"
     mean_from_shares = True
+    label = gettext_noop("Order-aware exponential mechanism")
+    kinds = (ORDINAL,)
+
+    @classmethod
+    def validate_fields(cls, spec: Mapping[str, Any]) -> dict[str, Any]:
+        k = check_k(spec.get("k"))
+        if k > ORDINAL_K_MAX:
+            raise ValueError(
+                f"spec field 'k' is {k!r}; allowed for ordinal: 2 <= k <= "
+                f"{ORDINAL_K_MAX}"
+            )
+        return {"k": k, "epsilon": check_epsilon(required(spec, "epsilon"))}
+
+    @classmethod
+    def accepts(cls, answers: Mapping[str, Any]) -> bool:
+        """At most ``ORDINAL_K_MAX`` levels (the spec carries ``k²`` weights)."""
+        return int(answers["k"]) <= ORDINAL_K_MAX
+
+    @classmethod
+    def weights_ratio(cls, spec: Mapping[str, Any]) -> Fraction:
+        """Column max/min of the explicit ``rows``."""
+        return matrix_ratio(np.asarray(spec["weights"]["rows"], dtype=np.int64))
+
+    def describe(self) -> Words:
+        return Words(
+            gettext_noop(
+                "The device reports a level near the true one, nearer levels being "
+                "more likely (order-aware exponential mechanism)."
+            )
+        )
+
+    def report_words(self, report: Any) -> Words:
+        """The level the report names (randomized, so not necessarily theirs)."""
+        return Words("%(answer)s", {"answer": Answer(report)})
 
     def _input_size(self) -> int:
         return int(self._params["k"])

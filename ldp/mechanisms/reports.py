@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ldp.arrays import AnyArray, IntArray
 from ldp.counts import SupportCounts
+from ldp.mechanisms.storage import ReportStorage
 from ldp.spec.validation import is_int
 
 _LANE_ROWS = 255
@@ -222,6 +224,7 @@ class ReportHandling:
     """
 
     name: ClassVar[str]
+    storage: ClassVar[ReportStorage]
     one_answer_reports: ClassVar[bool] = False
     """True when a report is one answer, so the counts are a multinomial."""
 
@@ -364,81 +367,39 @@ class ReportHandling:
         counts = self._support_counts(array).astype(np.int64)
         return SupportCounts(int(array.shape[0]), counts, self.spec)
 
-
-class BitReportHandling(ReportHandling):
-    """Reports of k bits (unary encodings, multi-select RR): count while validating.
-
-    Mixed in before the mechanism's base class; provides the array checks, the
-    fused count-and-validate step and :meth:`aggregate_packed`.
-    """
-
-    k: int
-
-    def _array_from_reports(self, reports: list[Any]) -> AnyArray:
-        return np.asarray(reports, dtype=np.uint8).reshape(-1, self.k)
-
-    def _check_array(self, array: AnyArray) -> AnyArray:
-        if array.ndim != 2 or array.shape[1] != self.k:
-            raise ValueError(f"{self.name} reports must have shape (n, {self.k})")
-        if array.size and array.dtype.kind not in "iub":
-            raise ValueError(f"{self.name} reports must be bits")
-        return array
-
-    def _support_counts(self, array: AnyArray) -> IntArray:
-        counts = bit_column_counts(array)
-        if counts is None and array.dtype == np.bool_:
-            counts = array.sum(axis=0, dtype=np.int64)  # bytes other than 0/1
-        if counts is None:
-            raise ValueError(f"{self.name} reports must be bits")
-        return counts
-
-    def aggregate_packed(self, packed: Any) -> SupportCounts:
-        """Support counts of reports stored as ``np.packbits(bits, axis=1)`` rows.
+    def aggregate_stored(self, rows: Sequence[tuple[Any, Any]]) -> SupportCounts:
+        """Support counts of reports stored as ``(value, bits)`` rows.
 
         Parameters
         ----------
-        packed : ndarray of uint8, shape (n, ceil(k / 8))
-            One row per report: its k bits packed big-endian eight to a byte,
-            the last byte's unused low bits zero.
+        rows : sequence of (value, bits)
+            The stored columns of reports of this spec (``storage.encode``).
 
         Returns
         -------
         SupportCounts
-            Identical to ``aggregate`` of the unpacked ``(n, k)`` bits.
+            Equal to :meth:`aggregate` of the decoded JSON reports.
 
         Raises
         ------
         ValueError
-            If the array is not uint8 of that shape or a padding bit is set.
+            For a row not of this mechanism's stored form, or an impossible
+            report.
 
         Notes
         -----
-        ``C_v = Σ_i bit v of report i``, counted a block at a time without
-        unpacking the whole batch (see :func:`packed_bit_column_counts`).
+        The rows become the array ``aggregate`` counts without building JSON
+        (``storage.array``); reports of k bits are counted packed.
 
         References
         ----------
-        .. [1] Wang et al., USENIX Security 2017, section 4.3.
-        .. [2] docs/maths.md, section 3.8.
+        .. [1] docs/maths.md, section 3.8.
 
         Examples
         --------
         >>> import ldp
-        >>> oue = ldp.build({"mechanism": "oue", "k": 3, "epsilon": 1.0})
-        >>> bits = np.array([[1, 0, 1], [1, 1, 0]], dtype=np.uint8)
-        >>> oue.aggregate_packed(np.packbits(bits, axis=1)).counts
-        array([2, 1, 1])
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> grr.aggregate_stored([(2, None), (0, None), (2, None)]).counts
+        array([1, 0, 2])
         """
-        packed = np.asarray(packed)
-        width = -(-self.k // 8)
-        if packed.ndim != 2 or packed.shape[1] != width or packed.dtype != np.uint8:
-            raise ValueError(
-                f"{self.name} packed reports must be uint8 of shape (n, {width})"
-            )
-        counts = packed_bit_column_counts(packed, self.k)
-        if counts is None:
-            raise ValueError(
-                f"{self.name} packed reports must have the {width * 8 - self.k} "
-                "padding bits of each row zero"
-            )
-        return SupportCounts(int(packed.shape[0]), counts, self.spec)
+        return self.aggregate(self.storage.array(self.spec, rows))

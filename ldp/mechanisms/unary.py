@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Context, Decimal, localcontext
-from typing import Any
+from fractions import Fraction
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -16,8 +18,10 @@ from ldp.exact import (
     floor_decimal,
     log_ratio,
 )
+from ldp.mechanisms.about import ORDINAL, SINGLE_CHOICE
+from ldp.mechanisms.bit_reports import BitReportHandling
 from ldp.mechanisms.oracle import FrequencyOracle
-from ldp.mechanisms.reports import BitReportHandling
+from ldp.mechanisms.words import Percent, Words, gettext_noop
 from ldp.sampling import Draw, secure_words, uniform_below
 from ldp.spec.validation import is_int
 
@@ -39,6 +43,24 @@ class UnaryEncoding(BitReportHandling, FrequencyOracle):
     .. [2] Ú. Erlingsson, V. Pihur, A. Korolova, "RAPPOR", CCS 2014.
     .. [3] docs/maths.md, section 3.
     """
+
+    kinds = (SINGLE_CHOICE, ORDINAL)
+    one_hot_bits = True
+    sentence: ClassVar[str]
+    """The plain-words message id, with ``%(p)s`` and ``%(q)s``."""
+
+    @classmethod
+    def weights_ratio(cls, spec: Mapping[str, Any]) -> Fraction:
+        """Two answers differ in two bits: the worst factor up times down."""
+        w = spec["weights"]
+        s, a1, a0 = w["total"], w["one_if_one"], w["one_if_zero"]
+        up = max(Fraction(a1, a0), Fraction(s - a1, s - a0))
+        down = max(Fraction(a0, a1), Fraction(s - a0, s - a1))
+        return up * down
+
+    def describe(self) -> Words:
+        p, q = float(self.p_star[0]), float(self.q_star[0])
+        return Words(self.sentence, {"p": Percent(p), "q": Percent(q)})
 
     def _exact_epsilon(self) -> Decimal:
         a1, a0 = self.weights["one_if_one"], self.weights["one_if_zero"]
@@ -166,6 +188,12 @@ class SymmetricUnaryEncoding(UnaryEncoding):
     """
 
     name = "sue"
+    label = gettext_noop("Symmetric unary encoding (basic RAPPOR)")
+    sentence = gettext_noop(
+        "The device sends one randomly flipped bit per option: the chosen "
+        "option's bit is on with probability %(p)s, every other option's bit "
+        "with %(q)s (symmetric unary encoding, basic RAPPOR)."
+    )
 
     def _derive_weights(self) -> dict[str, int]:
         half = exp_decimal(self._params["epsilon"] / 2)
@@ -191,6 +219,12 @@ class OptimizedUnaryEncoding(UnaryEncoding):
     """
 
     name = "oue"
+    label = gettext_noop("Optimized unary encoding")
+    sentence = gettext_noop(
+        "The device sends one randomly flipped bit per option: the chosen "
+        "option's bit is on with probability %(p)s, every other option's bit "
+        "with %(q)s (optimized unary encoding)."
+    )
 
     def _derive_weights(self) -> dict[str, int]:
         e = exp_decimal(self._params["epsilon"])

@@ -16,6 +16,7 @@ from scipy import linalg, optimize, special, stats
 
 from ldp.arrays import FloatArray
 from ldp.estimators.intervals import ConfidenceInterval, check_level
+from ldp.mechanisms.about import LOGISTIC
 from ldp.regression.design import as_design, check_full_rank
 from ldp.regression.table import (
     COEFFICIENT_COLUMNS,
@@ -23,7 +24,6 @@ from ldp.regression.table import (
     coefficient_rows,
     wald_interval,
 )
-from ldp.spec.validation import BINARY_MECHANISMS
 
 LINEAR_PREDICTOR_MAX = 25.0
 """A fitted ``|xᵀβ|`` above this puts σ within ``1.4·10⁻¹¹`` of 0 or 1: the
@@ -121,10 +121,10 @@ def channel_of(mechanism: Any) -> tuple[float, float]:
     >>> channel_of(coin)
     (0.75, 0.25)
     """
-    if getattr(mechanism, "name", None) not in BINARY_MECHANISMS:
+    if getattr(mechanism, "regression", None) != LOGISTIC:
         raise ValueError(
             f"the outcome's mechanism is {getattr(mechanism, 'name', mechanism)!r}; "
-            f"allowed: a binary mechanism {list(BINARY_MECHANISMS)}"
+            "allowed: a binary mechanism (a yes/no answer)"
         )
     return float(mechanism.p_star[1]), float(mechanism.q_star[1])
 

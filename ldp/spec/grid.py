@@ -1,4 +1,4 @@
-"""Validation of ordinal scales and numeric grids (spec format version 1)."""
+"""Validation of numeric grids (spec format version 1)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,6 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
-ORDINAL_MECHANISMS = ("ordinal",)
-NUMERIC_MECHANISMS = ("geometric", "gaussian", "duchi", "piecewise")
-ORDINAL_K_MAX = 101
 GRID_LEVELS_MIN = 2
 GRID_LEVELS_MAX = 1001
 GRID_VALUE_MAX = Decimal(10) ** 15
@@ -90,30 +87,3 @@ def validate_grid(spec: Any) -> dict[str, Any]:
         )
     # Plain positional notation ("10", never "1E+1"): the browser reads only that.
     return {name: format(value, "f") for name, value in fields.items()}
-
-
-def check_ordinal_k(k: int) -> None:
-    """Refuse ordinal scales with more than 101 levels.
-
-    Parameters
-    ----------
-    k : int
-        Number of levels (already checked to be an integer ``>= 2``).
-
-    Raises
-    ------
-    ValueError
-        Naming the field, the value and the limit.
-
-    Notes
-    -----
-    The compiled spec carries ``k²`` integer weights.
-
-    References
-    ----------
-    .. [1] ldp/spec/README.md, "Ordinal, numeric and multi-select mechanisms".
-    """
-    if k > ORDINAL_K_MAX:
-        raise ValueError(
-            f"spec field 'k' is {k!r}; allowed for ordinal: 2 <= k <= {ORDINAL_K_MAX}"
-        )

@@ -16,49 +16,18 @@ from typing import Any
 import numpy as np
 
 from ldp.exact import display_epsilon, log_ratio
+from ldp.spec import families
 
 
-def _ratio(a: int, b: int) -> Fraction:
+def pair_ratio(a: int, b: int) -> Fraction:
+    """``max(a, b)/min(a, b)``: the ratio of two positive weights, at least 1."""
     return Fraction(max(a, b), min(a, b))
 
 
-def _matrix_ratio(rows: np.ndarray) -> Fraction:
+def matrix_ratio(rows: np.ndarray) -> Fraction:
+    """``max_y max_x W[x, y]/min_x W[x, y]`` of an integer channel ``W``."""
     high, low = rows.max(axis=0), rows.min(axis=0)
     return max(Fraction(int(h), int(lo)) for h, lo in zip(high, low, strict=True))
-
-
-def clamped_channel(kernel: list[int], levels: int) -> np.ndarray:
-    """The geometric/gaussian channel on ``levels`` grid points, ends clamped.
-
-    Parameters
-    ----------
-    kernel : list of int
-        ``2m − 1`` weights; index ``j`` is the offset ``j − (m − 1)``.
-    levels : int
-        The grid's ``m``.
-
-    Returns
-    -------
-    ndarray of int64, shape (m, m)
-        ``W[x, y]``: the kernel weight of offset ``y − x`` inside, and all the
-        mass beyond an end on that end.
-
-    Notes
-    -----
-    ``y = min(max(x + d, 0), m − 1)`` (ldp/spec/README.md).
-
-    References
-    ----------
-    .. [1] A. Ghosh, T. Roughgarden, M. Sundararajan, "Universally
-       utility-maximizing privacy mechanisms", STOC 2009.
-    """
-    m = levels
-    k = np.asarray(kernel, dtype=np.int64)
-    rows = np.zeros((m, m), dtype=np.int64)
-    for x in range(m):
-        y = np.clip(x + np.arange(2 * m - 1) - (m - 1), 0, m - 1)
-        np.add.at(rows[x], y, k)
-    return rows
 
 
 def likelihood_ratio(spec: dict[str, Any]) -> Fraction:
@@ -76,8 +45,9 @@ def likelihood_ratio(spec: dict[str, Any]) -> Fraction:
 
     Notes
     -----
-    ``ε = ln R`` (docs/maths.md, section 1).  Per family: a ratio of two
-    weights (Warner, GRR, OLH, Hadamard, padding-and-sampling with its
+    ``ε = ln R`` (docs/maths.md, section 1).  Each family reads it from its
+    weights (``weights_ratio`` in its module): a ratio of two weights (Warner,
+    GRR, OLH, Hadamard, padding-and-sampling with its
     ``(P + (ℓ−1)Q)/(ℓQ)``); the worst factor of two bits for unary
     encodings; the worst bit factor to the power k for per-option randomized
     response; column max/min of the explicit channel for ordinal and grid
@@ -88,42 +58,12 @@ def likelihood_ratio(spec: dict[str, Any]) -> Fraction:
     .. [1] P. Kairouz, S. Oh, P. Viswanath, "Extremal mechanisms for local
        differential privacy", JMLR 17, 2016.
     """
-    w = spec["weights"]
-    mechanism = spec["mechanism"]
-    k = spec.get("k", 2)
-    if mechanism == "forced_response":
-        t, a, b = w["truthful"], w["forced_yes"], w["forced_no"]
-        return max(_ratio(t + a, a), _ratio(t + b, b))
-    if mechanism in ("warner", "hadamard"):
-        return _ratio(w["keep"], w["flip"])
-    if mechanism in ("grr", "olh"):
-        return _ratio(w["keep"], w["other"])
-    if mechanism in ("sue", "oue", "multi_rr"):
-        s, a1, a0 = w["total"], w["one_if_one"], w["one_if_zero"]
-        if mechanism == "multi_rr":
-            per_bit: Fraction = max(_ratio(a1, a0), _ratio(s - a1, s - a0))
-            return Fraction(per_bit**k)
-        up = max(Fraction(a1, a0), Fraction(s - a1, s - a0))
-        down = max(Fraction(a0, a1), Fraction(s - a0, s - a1))
-        return up * down
-    if mechanism == "padding_sampling":
-        ell = spec["ell"]
-        return _ratio(w["keep"] + (ell - 1) * w["other"], ell * w["other"])
-    if mechanism == "ordinal":
-        return _matrix_ratio(np.asarray(w["rows"], dtype=np.int64))
-    if mechanism in ("geometric", "gaussian"):
-        levels = (len(w["kernel"]) + 1) // 2
-        return _matrix_ratio(clamped_channel(w["kernel"], levels))
-    if mechanism == "duchi":
-        levels = (w["total"] - 2 * w["base"]) // w["slope"] + 1
-        ones = w["base"] + w["slope"] * np.arange(levels, dtype=np.int64)
-        return _matrix_ratio(np.stack([w["total"] - ones, ones], axis=1))
-    if mechanism == "piecewise":
-        cells = np.arange(w["outputs"])[None, :]
-        starts = np.asarray(w["starts"])[:, None]
-        band = (cells >= starts) & (cells < starts + w["width"])
-        return _matrix_ratio(np.where(band, w["high"], w["low"]).astype(np.int64))
-    raise ValueError(f"no likelihood ratio for mechanism {mechanism!r}")
+    mechanism = spec.get("mechanism")
+    try:
+        rules = families.rules(mechanism)
+    except ValueError:
+        raise ValueError(f"no likelihood ratio for mechanism {mechanism!r}") from None
+    return rules.weights_ratio(spec)
 
 
 def ratio_epsilon(ratio: Fraction) -> Decimal:

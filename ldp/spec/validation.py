@@ -1,56 +1,25 @@
 """Validation of requested and compiled mechanism specs (format version 1).
 
-One place checks every field; each error names the field, echoes the bad
-value and says what is allowed.
+``validate_spec`` checks what every spec shares (an object, its version, a
+known mechanism, no field that mechanism does not allow) and hands the rest to
+the mechanism's own rules (``validate_fields`` in its module, reached by name
+through ``ldp.spec.families``); the field checks they share are here.  Each
+error names the field, echoes the bad value and says what is allowed.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from fractions import Fraction
 from typing import Any, TypeGuard
 
-from ldp.spec.grid import (
-    GRID_FIELDS,
-    NUMERIC_MECHANISMS,
-    ORDINAL_MECHANISMS,
-    check_ordinal_k,
-    validate_grid,
-)
+from ldp.spec import families
 
 SPEC_VERSION = 1
 EPSILON_MAX = 10
 K_MAX = 4096
-G_MAX = 2**16
-FREQUENCY_MECHANISMS = (
-    "forced_response",
-    "warner",
-    "grr",
-    "sue",
-    "oue",
-    "olh",
-    "hadamard",
-)
-MULTI_SELECT_MECHANISMS = ("multi_rr", "padding_sampling")
-MECHANISMS = (
-    *FREQUENCY_MECHANISMS,
-    *MULTI_SELECT_MECHANISMS,
-    *ORDINAL_MECHANISMS,
-    *NUMERIC_MECHANISMS,
-)
-MULTI_RR_K_MAX = 64
-BINARY_MECHANISMS = ("forced_response", "warner")
-DESIGN_FIELDS = ("truthful", "forced_yes", "forced_no")
-
-_COMMON_FIELDS = {"version", "mechanism", "k", "weights"}
-_ALLOWED_FIELDS = {
-    "forced_response": _COMMON_FIELDS | {"design"},
-    "olh": _COMMON_FIELDS | {"epsilon", "g"},
-    "multi_rr": _COMMON_FIELDS | {"epsilon", "epsilon_per_option"},
-    "padding_sampling": _COMMON_FIELDS | {"epsilon", "ell"},
-}
-_ALLOWED_FIELDS.update({name: set(GRID_FIELDS) for name in NUMERIC_MECHANISMS})
+COMMON_FIELDS = frozenset({"version", "mechanism", "k", "weights"})
+"""The fields every spec with a number of answers ``k`` may carry."""
 
 
 def is_int(value: object) -> TypeGuard[int]:
@@ -77,7 +46,8 @@ def is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _number(field: str, value: Any) -> float:
+def number(field: str, value: Any) -> float:
+    """``value`` as a finite float; ValueError naming ``field`` otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(
             f"spec field {field!r} must be a number, got {value!r} "
@@ -89,8 +59,9 @@ def _number(field: str, value: Any) -> float:
     return result
 
 
-def _epsilon(value: Any) -> float:
-    epsilon = _number("epsilon", value)
+def check_epsilon(value: Any) -> float:
+    """The ε of a spec: a number with ``0 < ε <= EPSILON_MAX``."""
+    epsilon = number("epsilon", value)
     if not 0 < epsilon <= EPSILON_MAX:
         raise ValueError(
             f"spec field 'epsilon' is {value!r}; allowed: 0 < epsilon <= {EPSILON_MAX}"
@@ -98,53 +69,8 @@ def _epsilon(value: Any) -> float:
     return epsilon
 
 
-def _probability(name: str, value: Any) -> Fraction:
-    field = f"design.{name}"
-    if isinstance(value, str):
-        try:
-            result = Fraction(value)
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(
-                f"spec field {field!r} is {value!r}; allowed: a number or a "
-                "'p/q' string"
-            ) from None
-    else:
-        result = Fraction(str(_number(field, value)))
-    if result <= 0:
-        raise ValueError(f"spec field {field!r} is {value!r}; allowed: > 0")
-    return result
-
-
-def _design(value: Any) -> dict[str, Fraction]:
-    if not isinstance(value, Mapping):
-        raise ValueError(
-            f"spec field 'design' must be an object with fields {DESIGN_FIELDS}, "
-            f"got {value!r}"
-        )
-    if set(value) != set(DESIGN_FIELDS):
-        raise ValueError(
-            f"spec field 'design' has fields {sorted(value)}; allowed: exactly "
-            f"{list(DESIGN_FIELDS)}"
-        )
-    design = {name: _probability(name, value[name]) for name in DESIGN_FIELDS}
-    total = sum(design.values())
-    if total != 1:
-        raise ValueError(
-            f"spec field 'design' sums to {total} ({value!r}); allowed: "
-            "probabilities summing to exactly 1"
-        )
-    return design
-
-
-def _k(mechanism: str, value: Any) -> int:
-    if mechanism in BINARY_MECHANISMS:
-        if value is None:
-            return 2
-        if not is_int(value) or value != 2:
-            raise ValueError(
-                f"spec field 'k' is {value!r}; allowed for {mechanism}: 2 (or omitted)"
-            )
-        return 2
+def check_k(value: Any) -> int:
+    """The number of answers of a spec: an integer ``2 <= k <= K_MAX``."""
     if not is_int(value):
         raise ValueError(
             f"spec field 'k' must be an integer, got {value!r}; "
@@ -155,37 +81,13 @@ def _k(mechanism: str, value: Any) -> int:
     return value
 
 
-def _multi_select(
-    mechanism: str, spec: Mapping[str, Any], normalized: dict[str, Any]
-) -> None:
-    """Check the fields of ``multi_rr`` and ``padding_sampling`` in place."""
-    k, epsilon = normalized["k"], normalized["epsilon"]
-    if mechanism == "multi_rr":
-        if k > MULTI_RR_K_MAX:
-            raise ValueError(
-                f"spec field 'k' is {k!r}; allowed for multi_rr: 2 <= k <= "
-                f"{MULTI_RR_K_MAX} (use padding_sampling for more options)"
-            )
-        per_option = epsilon / k
-        given = spec.get("epsilon_per_option", per_option)
-        if isinstance(given, bool) or given != per_option:
-            raise ValueError(
-                f"spec field 'epsilon_per_option' is {given!r}; allowed: exactly "
-                f"epsilon / k = {per_option!r} (or omitted)"
-            )
-        normalized["epsilon_per_option"] = per_option
-        return
-    if "ell" not in spec:
+def required(spec: Mapping[str, Any], field: str) -> Any:
+    """``spec[field]``; ValueError naming the field and the mechanism if absent."""
+    if field not in spec:
         raise ValueError(
-            "spec field 'ell' is missing; required for padding_sampling "
-            f"(the most options one answer may select, 1 <= ell <= k = {k})"
+            f"spec field {field!r} is missing; required for {spec['mechanism']}"
         )
-    ell = spec["ell"]
-    if not is_int(ell) or not 1 <= ell <= k:
-        raise ValueError(
-            f"spec field 'ell' is {ell!r}; allowed: integers 1 <= ell <= k = {k}"
-        )
-    normalized["ell"] = ell
+    return spec[field]
 
 
 def validate_spec(spec: Any) -> tuple[dict[str, Any], Any]:
@@ -214,9 +116,10 @@ def validate_spec(spec: Any) -> tuple[dict[str, Any], Any]:
 
     Notes
     -----
-    Allowed: ``0 < ε <= 10``, integer ``2 <= k <= 4096`` (``k = 2`` for binary
-    mechanisms), design probabilities ``> 0`` summing exactly to 1 (floats are
-    read as ``Fraction(str(x))``), ``2 <= g <= 2^16``.  Booleans are not numbers.
+    Allowed: ``0 < ε <= 10``, integer ``2 <= k <= 4096``; each mechanism
+    narrows or adds its own fields (``k = 2`` for binary mechanisms, a design
+    for forced response, ``2 <= g <= 2^16`` for OLH, a grid for numeric
+    mechanisms; ldp/spec/README.md).  Booleans are not numbers.
 
     References
     ----------
@@ -230,43 +133,13 @@ def validate_spec(spec: Any) -> tuple[dict[str, Any], Any]:
             f"spec field 'version' is {version!r}; allowed: {SPEC_VERSION}"
         )
     mechanism = spec.get("mechanism")
-    if mechanism not in MECHANISMS:
-        raise ValueError(
-            f"spec field 'mechanism' is {mechanism!r}; allowed: {list(MECHANISMS)}"
-        )
-    allowed = _ALLOWED_FIELDS.get(mechanism, _COMMON_FIELDS | {"epsilon"})
-    unknown = sorted(str(name) for name in set(spec) - allowed)
+    rules = families.rules(mechanism)
+    unknown = sorted(str(name) for name in set(spec) - rules.fields)
     if unknown:
         raise ValueError(
             f"spec field(s) {unknown} not allowed for {mechanism}; allowed: "
-            f"{sorted(allowed)}"
+            f"{sorted(rules.fields)}"
         )
     normalized: dict[str, Any] = {"version": SPEC_VERSION, "mechanism": mechanism}
-    if mechanism in NUMERIC_MECHANISMS:
-        normalized.update(validate_grid(spec))
-    else:
-        normalized["k"] = _k(mechanism, spec.get("k"))
-    if mechanism in ORDINAL_MECHANISMS:
-        check_ordinal_k(normalized["k"])
-    if mechanism == "forced_response":
-        if "design" not in spec:
-            raise ValueError(
-                "spec field 'design' is missing; required for forced_response"
-            )
-        normalized["design"] = _design(spec["design"])
-    else:
-        if "epsilon" not in spec:
-            raise ValueError(
-                f"spec field 'epsilon' is missing; required for {mechanism}"
-            )
-        normalized["epsilon"] = _epsilon(spec["epsilon"])
-    if "g" in spec:
-        g = spec["g"]
-        if not is_int(g) or not 2 <= g <= G_MAX:
-            raise ValueError(
-                f"spec field 'g' is {g!r}; allowed: integers 2 <= g <= {G_MAX}"
-            )
-        normalized["g"] = g
-    if mechanism in MULTI_SELECT_MECHANISMS:
-        _multi_select(mechanism, spec, normalized)
+    normalized.update(rules.validate(spec))
     return normalized, spec.get("weights")

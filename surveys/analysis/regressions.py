@@ -24,8 +24,9 @@ import numpy as np
 from django.utils.translation import gettext_noop
 
 import ldp
+from ldp.mechanisms import registry
+from ldp.mechanisms.about import LOGISTIC
 from ldp.regression.design import DesignMatrix
-from ldp.spec.validation import BINARY_MECHANISMS
 from surveys.analysis import selectors, wording
 from surveys.analysis.models import AnalysisJob, job_find_or_create
 from surveys.authoring.catalogue import mechanism_label
@@ -34,7 +35,6 @@ from surveys.collection import report_codec
 from surveys.collection.models import PlainAnswer, Report
 from surveys.collection.questions import CHOICE_KINDS, answer_choices, value_label
 
-LOGISTIC, LINEAR = "logistic", "linear"
 COVARIATE_KINDS = CHOICE_KINDS | {Question.Kind.NUMERIC}
 # At least this many complete cases per coefficient (intercept included): the
 # events-per-variable rule of Peduzzi et al., J Clin Epidemiol 49(12), 1996.
@@ -51,15 +51,11 @@ class RegressionRefused(wording.Refusal):
 def outcome_model(question: Question) -> str | None:
     """``"logistic"``, ``"linear"`` or None: the model a question can be the
     outcome of (a protected yes/no question under a binary mechanism, or a
-    protected number)."""
-    if not question.is_private or not question.spec:
+    protected number): what the question's mechanism declares."""
+    if not question.is_private:
         return None
-    name = question.spec.get("mechanism")
-    if question.kind == Question.Kind.YES_NO and name in BINARY_MECHANISMS:
-        return LOGISTIC
-    if question.kind == Question.Kind.NUMERIC:
-        return LINEAR
-    return None
+    family = registry.of(question.spec)
+    return family.regression if family else None
 
 
 def outcome_candidates(survey: Survey) -> list[Question]:

@@ -21,7 +21,7 @@ import numpy as np
 from django.utils.translation import gettext_noop
 
 import ldp
-from ldp.estimators.weighted import SUPPORTED
+from ldp.mechanisms.oracle import SupportMechanism
 from surveys.analysis import selectors, wording
 from surveys.analysis.estimates import labels_for
 from surveys.analysis.models import AnalysisJob, job_find_or_create
@@ -302,7 +302,7 @@ def question_rows(
         )
         return entry
     ones = np.ones(len(payloads))
-    if mechanism.name in SUPPORTED:
+    if isinstance(mechanism, SupportMechanism):
         entry["measure"] = "share"
         plain = ldp.weighted_estimate(mechanism, payloads, ones)
         weighted = ldp.weighted_estimate(mechanism, payloads, weights)

@@ -220,6 +220,6 @@ def submission_by_receipt(code: str) -> Submission | None:
 def _stored_report(report: Report, spec: dict[str, Any]) -> Any:
     """A stored report as sent (decoded under ``spec``), or, without a spec to
     decode it, its stored code as it is (an integer, or the bytes in hex)."""
-    if spec.get("mechanism") in report_codec.MECHANISMS:
+    if report_codec.has_stored_form(spec):
         return report_codec.decode(spec, report.value, report.bits)
     return report.value if report.bits is None else bytes(report.bits).hex()

@@ -18,6 +18,7 @@ from ldp.counts import SupportCounts
 from ldp.estimators import multiselect
 from ldp.estimators.multiselect import MultiSelectEstimate
 from ldp.exact import round_up_float
+from ldp.mechanisms.about import MULTI_SELECT
 from ldp.mechanisms.oracle import SupportMechanism
 from ldp.spec.validation import is_int
 
@@ -34,6 +35,7 @@ class MultiSelectMechanism(SupportMechanism):
     """
 
     scale: int = 1
+    kinds = (MULTI_SELECT,)
 
     @property
     def max_selections(self) -> int:

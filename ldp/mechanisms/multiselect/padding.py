@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Context, Decimal, localcontext
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from ldp.arrays import AnyArray, IntArray
 from ldp.exact import PRECISION, ROW_SUM_MAX, exp_decimal, floor_decimal, log_ratio
+from ldp.mechanisms.about import ANSWERS, ExportColumn
 from ldp.mechanisms.multiselect.base import CHUNK_CELLS, MultiSelectMechanism
+from ldp.mechanisms.words import Number, Options, Words, gettext_noop
 from ldp.sampling import Draw, secure_words, uniform_below
+from ldp.spec.ratio import pair_ratio
+from ldp.spec.validation import COMMON_FIELDS, is_int
 
 
 def padding_weights(epsilon: float, k: int, ell: int) -> tuple[int, int]:
@@ -88,6 +94,83 @@ class PaddingAndSampling(MultiSelectMechanism):
 
     name = "padding_sampling"
     one_answer_reports = True
+    label = gettext_noop("Padding and sampling")
+    spec_fields = COMMON_FIELDS | {"epsilon", "ell"}
+    receipt_why = gettext_noop(
+        "Your device picked one item at random (one of your choices, or a "
+        "padding item when you chose fewer than the most allowed) and then "
+        "randomized it, so it does not show which options you chose."
+    )
+
+    @classmethod
+    def validate_fields(cls, spec: Mapping[str, Any]) -> dict[str, Any]:
+        fields = super().validate_fields(spec)
+        k = fields["k"]
+        if "ell" not in spec:
+            raise ValueError(
+                "spec field 'ell' is missing; required for padding_sampling "
+                f"(the most options one answer may select, 1 <= ell <= k = {k})"
+            )
+        ell = spec["ell"]
+        if not is_int(ell) or not 1 <= ell <= k:
+            raise ValueError(
+                f"spec field 'ell' is {ell!r}; allowed: integers 1 <= ell <= k = {k}"
+            )
+        return fields | {"ell": ell}
+
+    @classmethod
+    def request(
+        cls,
+        answers: Mapping[str, Any],
+        epsilon: float,
+        *,
+        max_selections: int | None = None,
+    ) -> dict[str, Any]:
+        """Pads to ``ℓ = max_selections`` (every option when None)."""
+        spec = super().request(answers, epsilon)
+        return spec | {"ell": max_selections or spec["k"]}
+
+    @classmethod
+    def counts_layout(cls, params: dict[str, Any], weights: Any) -> tuple[int, bool]:
+        """``(k + ℓ, True)``: a histogram of the reported items."""
+        return int(params["k"]) + int(params["ell"]), True
+
+    @classmethod
+    def weights_ratio(cls, spec: Mapping[str, Any]) -> Fraction:
+        """``(P + (ℓ − 1) Q)/(ℓ Q)``: the slot choice amplifies the GRR's."""
+        keep, other, ell = (
+            spec["weights"]["keep"],
+            spec["weights"]["other"],
+            spec["ell"],
+        )
+        return pair_ratio(keep + (ell - 1) * other, ell * other)
+
+    def describe(self) -> Words:
+        return Words(
+            gettext_noop(
+                "The device pads the ticked options to %(ell)s slots, picks one "
+                "slot at random and reports it with randomized response over "
+                "%(items)s items (padding and sampling: one short report)."
+            ),
+            {"ell": Number(self.ell), "items": Number(self.items)},
+        )
+
+    def report_words(self, report: Any) -> Words:
+        if report < self.k:
+            return Words(
+                gettext_noop("the sampled option %(option)s"),
+                {"option": Options((report,))},
+            )
+        return Words(gettext_noop("a padding item (it stands for no option)"))
+
+    def export_columns(self) -> tuple[ExportColumn, ...]:
+        """The reported item: an option's label, or a padding item."""
+        padding = {self.k + j: f"(padding item {j + 1})" for j in range(self.ell)}
+        return (
+            ExportColumn(
+                answers=self.k, value_labels=padding, measure=ANSWERS, factor=True
+            ),
+        )
 
     def __init__(self, params: dict[str, Any], weights: Any = None) -> None:
         self.ell: int = params["ell"]

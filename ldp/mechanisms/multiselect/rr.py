@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Context, Decimal, localcontext
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from ldp.arrays import AnyArray
 from ldp.exact import PRECISION, ROW_SUM_MAX, ceil_ratio, exp_decimal, log_ratio
+from ldp.mechanisms.bit_reports import BitReportHandling
 from ldp.mechanisms.multiselect.base import CHUNK_CELLS, MultiSelectMechanism
-from ldp.mechanisms.reports import BitReportHandling
+from ldp.mechanisms.words import Number, Words, gettext_noop
 from ldp.sampling import Draw, secure_words, uniform_below
-from ldp.spec.validation import is_int
+from ldp.spec.ratio import pair_ratio
+from ldp.spec.validation import COMMON_FIELDS, is_int
+
+MULTI_RR_K_MAX = 64
+"""Most options: the report is k bits and each bit gets ε/k."""
 
 
 class MultiRandomizedResponse(BitReportHandling, MultiSelectMechanism):
@@ -41,6 +48,53 @@ class MultiRandomizedResponse(BitReportHandling, MultiSelectMechanism):
     """
 
     name = "multi_rr"
+    label = gettext_noop("Randomized response per option")
+    spec_fields = COMMON_FIELDS | {"epsilon", "epsilon_per_option"}
+    receipt_why = gettext_noop(
+        "Each option’s mark was decided partly at random, so the marks do not "
+        "show which options you chose."
+    )
+
+    @classmethod
+    def validate_fields(cls, spec: Mapping[str, Any]) -> dict[str, Any]:
+        fields = super().validate_fields(spec)
+        k, epsilon = fields["k"], fields["epsilon"]
+        if k > MULTI_RR_K_MAX:
+            raise ValueError(
+                f"spec field 'k' is {k!r}; allowed for multi_rr: 2 <= k <= "
+                f"{MULTI_RR_K_MAX} (use padding_sampling for more options)"
+            )
+        per_option = epsilon / k
+        given = spec.get("epsilon_per_option", per_option)
+        if isinstance(given, bool) or given != per_option:
+            raise ValueError(
+                f"spec field 'epsilon_per_option' is {given!r}; allowed: exactly "
+                f"epsilon / k = {per_option!r} (or omitted)"
+            )
+        return fields | {"epsilon_per_option": per_option}
+
+    @classmethod
+    def accepts(cls, answers: Mapping[str, Any]) -> bool:
+        """At most ``MULTI_RR_K_MAX`` options."""
+        return int(answers["k"]) <= MULTI_RR_K_MAX
+
+    @classmethod
+    def weights_ratio(cls, spec: Mapping[str, Any]) -> Fraction:
+        """The worst bit factor to the power k (all k bits may differ)."""
+        w = spec["weights"]
+        s, a1, a0 = w["total"], w["one_if_one"], w["one_if_zero"]
+        per_bit = max(pair_ratio(a1, a0), pair_ratio(s - a1, s - a0))
+        return Fraction(per_bit ** spec["k"])
+
+    def describe(self) -> Words:
+        return Words(
+            gettext_noop(
+                "The device randomizes the tick of each of the %(k)s options "
+                "separately, spending 1/%(k)s of the question's ε on each "
+                "(randomized response per option)."
+            ),
+            {"k": Number(self.k)},
+        )
 
     def _derive_weights(self) -> dict[str, int]:
         with localcontext(Context(prec=PRECISION)):

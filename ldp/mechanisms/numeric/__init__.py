@@ -7,10 +7,7 @@ from ldp.mechanisms.numeric.geometric import Geometric
 from ldp.mechanisms.numeric.grid import GridMechanism
 from ldp.mechanisms.numeric.piecewise import Piecewise
 
-NUMERIC_MECHANISMS = ("geometric", "gaussian", "duchi", "piecewise")
-
 __all__ = [
-    "NUMERIC_MECHANISMS",
     "DiscreteGaussian",
     "Duchi",
     "FiniteChannelMechanism",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -10,7 +11,10 @@ import numpy as np
 
 from ldp.arrays import AnyArray
 from ldp.exact import ROW_SUM_MAX, UndeliverableEpsilon, exp_decimal, floor_decimal
+from ldp.mechanisms.about import ExportColumn
 from ldp.mechanisms.numeric.grid import GridMechanism
+from ldp.mechanisms.words import Words, gettext_noop
+from ldp.spec.ratio import matrix_ratio
 
 SEARCH_WIDTH = 20_000
 """Candidate base weights tried to approximate ``e^ε − 1`` from below."""
@@ -85,6 +89,57 @@ class Duchi(GridMechanism):
     """
 
     name = "duchi"
+    label = gettext_noop("Duchi et al. (binary output)")
+    mean_only = True
+    mean_only_reason = gettext_noop(
+        "How the answers are spread cannot be estimated from this question's "
+        "reports. Each device sends only “high” or “low”, and how often “high” "
+        "comes back depends on the mean answer alone: any two spreads of answers "
+        "with the same mean give reports with exactly the same chances. So the "
+        "reports estimate the mean, but no median and no shares in bins, however "
+        "many people answer."
+    )
+    bins_alternative = gettext_noop(
+        "For a distribution in bins, protect the number with discrete Laplace "
+        "(geometric) noise or the piecewise mechanism (the question's privacy "
+        "settings). Changed after responses arrive, the question starts a new "
+        "version and its results use only the reports made under the new "
+        "mechanism."
+    )
+
+    @classmethod
+    def counts_layout(cls, params: dict[str, Any], weights: Any) -> tuple[int, bool]:
+        """``(2, True)``: a histogram of the low and high reports."""
+        return 2, True
+
+    @classmethod
+    def weights_ratio(cls, spec: Mapping[str, Any]) -> Fraction:
+        """Column max/min of ``W[x] = (S − L − xD, L + xD)``."""
+        w = spec["weights"]
+        levels = (w["total"] - 2 * w["base"]) // w["slope"] + 1
+        ones = w["base"] + w["slope"] * np.arange(levels, dtype=np.int64)
+        return matrix_ratio(np.stack([w["total"] - ones, ones], axis=1))
+
+    def describe(self) -> Words:
+        return Words(
+            gettext_noop(
+                "The device reports only “high” or “low”, leaning towards the end "
+                "of the range nearer the true number, so the results estimate the "
+                "mean only: no median and no distribution in bins, which discrete "
+                "Laplace (geometric) or the piecewise mechanism would give "
+                "(Duchi et al.)."
+            )
+        )
+
+    def report_words(self, report: Any) -> Words:
+        if report == 1:
+            return Words(gettext_noop("a “high” signal (it leans the estimate up)"))
+        return Words(gettext_noop("a “low” signal (it leans the estimate down)"))
+
+    def export_columns(self) -> tuple[ExportColumn, ...]:
+        """The low (0) or high (1) report."""
+        ends = {0: "−B (the low report)", 1: "+B (the high report)"}
+        return (ExportColumn(value_labels=ends),)
 
     def _derive_weights(self) -> dict[str, Any]:
         base, slope = duchi_weights(float(self._params["epsilon"]), self.k)

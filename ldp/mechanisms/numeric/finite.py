@@ -16,6 +16,7 @@ import numpy as np
 
 from ldp.arrays import AnyArray, FloatArray, IntArray
 from ldp.exact import ROW_SUM_MAX
+from ldp.mechanisms.about import MEAN
 from ldp.mechanisms.numeric.calibration import exact_channel_epsilon
 from ldp.mechanisms.numeric.estimation import ChannelEstimation
 from ldp.sampling import Draw, secure_words, uniform_below
@@ -29,6 +30,7 @@ class FiniteChannelMechanism(ChannelEstimation):
     """
 
     one_answer_reports: ClassVar[bool] = True
+    headline = MEAN
 
     def _weights_match(self, given: Any) -> bool:
         return bool(given == self.weights)

@@ -13,6 +13,7 @@ from ldp.arrays import AnyArray
 from ldp.exact import UndeliverableEpsilon, round_up_float
 from ldp.mechanisms.numeric.calibration import exact_channel_epsilon, float_epsilon
 from ldp.mechanisms.numeric.geometric import KernelMechanism
+from ldp.mechanisms.words import Words, gettext_noop
 
 CALIBRATION_WIDENINGS = 60
 """How many times the σ bracket may be doubled to reach a small ε."""
@@ -108,6 +109,15 @@ class DiscreteGaussian(KernelMechanism):
     """
 
     name = "gaussian"
+    label = gettext_noop("Discrete Gaussian")
+
+    def describe(self) -> Words:
+        return Words(
+            gettext_noop(
+                "The device shifts the number by bell-shaped random noise on the "
+                "grid and keeps it within the range (discrete Gaussian)."
+            )
+        )
 
     def _real_kernel(self, parameter: float) -> AnyArray:
         m, sigma = self.k, math.exp(parameter)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from ldp.arrays import AnyArray
 from ldp.exact import ROW_SUM_MAX
+from ldp.mechanisms.about import SCALE, ExportColumn
 from ldp.mechanisms.numeric.calibration import (
     cached,
     calibrate,
@@ -15,6 +18,8 @@ from ldp.mechanisms.numeric.calibration import (
     round_rows,
 )
 from ldp.mechanisms.numeric.grid import GridMechanism
+from ldp.mechanisms.words import GridValue, Words, gettext_noop
+from ldp.spec.ratio import matrix_ratio
 
 
 def clamped_channel(kernel: AnyArray, m: int) -> AnyArray:
@@ -66,6 +71,24 @@ class KernelMechanism(GridMechanism):
     ----------
     .. [1] docs/maths.md, section 5; ldp/spec/README.md.
     """
+
+    @classmethod
+    def weights_ratio(cls, spec: Mapping[str, Any]) -> Fraction:
+        """Column max/min of the clamped channel of the spec's kernel."""
+        kernel = np.asarray(spec["weights"]["kernel"], dtype=np.int64)
+        return matrix_ratio(clamped_channel(kernel, (kernel.size + 1) // 2))
+
+    def report_words(self, report: Any) -> Words:
+        """The grid value reported (the true number plus clamped noise)."""
+        return Words(gettext_noop("the value %(value)s"), {"value": GridValue(report)})
+
+    def export_columns(self) -> tuple[ExportColumn, ...]:
+        """The reported value on the grid."""
+        return (ExportColumn(label="reported value: {question}", measure=SCALE),)
+
+    def export_cells(self, report: Any) -> list[Any]:
+        """``low + y·step``, as a number."""
+        return [float(self.low + int(report) * self.step)]
 
     def _real_kernel(self, parameter: float) -> AnyArray:
         raise NotImplementedError
@@ -150,6 +173,16 @@ class Geometric(KernelMechanism):
     """
 
     name = "geometric"
+    label = gettext_noop("Discrete Laplace (geometric)")
+
+    def describe(self) -> Words:
+        return Words(
+            gettext_noop(
+                "The device shifts the number by a random number of steps, small "
+                "shifts being more likely, and keeps it within the range "
+                "(discrete Laplace)."
+            )
+        )
 
     def _real_kernel(self, parameter: float) -> AnyArray:
         m = self.k

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
 import numpy as np
 
 from ldp.arrays import AnyArray
+from ldp.mechanisms.about import LINEAR, NUMERIC, ExportColumn
 from ldp.mechanisms.numeric.finite import FiniteChannelMechanism
+from ldp.mechanisms.words import gettext_noop
+from ldp.spec.grid import GRID_FIELDS, validate_grid
+from ldp.spec.validation import check_epsilon, required
+
+NUMBER_WHY = gettext_noop(
+    "Your device added randomness to your number, so what it sent may be far "
+    "from yours; only averages over many people are meaningful."
+)
+"""What a respondent's receipt says of any randomized number."""
 
 
 def grid_levels(params: dict[str, Any]) -> tuple[Decimal, Decimal, int]:
@@ -18,7 +29,30 @@ def grid_levels(params: dict[str, Any]) -> tuple[Decimal, Decimal, int]:
 
 
 class GridMechanism(FiniteChannelMechanism):
-    """A numeric question on the grid ``low, low + step, …, high``."""
+    """A numeric question on the grid ``low, low + step, …, high``.
+
+    Its spec carries the grid instead of ``k`` (``ldp.spec.grid``); its answer
+    can be the outcome of a linear regression on the reports' scores.
+    """
+
+    kinds = (NUMERIC,)
+    spec_fields = GRID_FIELDS
+    regression = LINEAR
+    receipt_why = NUMBER_WHY
+
+    @classmethod
+    def validate_fields(cls, spec: Mapping[str, Any]) -> dict[str, Any]:
+        grid = validate_grid(spec)
+        return grid | {"epsilon": check_epsilon(required(spec, "epsilon"))}
+
+    @classmethod
+    def counts_layout(cls, params: dict[str, Any], weights: Any) -> tuple[int, bool]:
+        """``(m, True)``: a histogram over the grid's ``m`` levels."""
+        return grid_levels(params)[2], True
+
+    def export_columns(self) -> tuple[ExportColumn, ...]:
+        """The reported output index (its value is the estimator's business)."""
+        return (ExportColumn(label="reported output index: {question}"),)
 
     def _input_size(self) -> int:
         self.low, self.step, m = grid_levels(self._params)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -11,6 +13,9 @@ import numpy as np
 from ldp.arrays import AnyArray
 from ldp.exact import ROW_SUM_MAX, exp_decimal, floor_decimal
 from ldp.mechanisms.numeric.grid import GridMechanism
+from ldp.mechanisms.words import Number, Words, gettext_noop
+from ldp.spec.ratio import matrix_ratio
+from ldp.spec.validation import is_int
 
 MIN_CELLS = 64
 """The output grid has at least about this many cells."""
@@ -78,6 +83,48 @@ class Piecewise(GridMechanism):
     """
 
     name = "piecewise"
+    label = gettext_noop("Piecewise mechanism")
+
+    @classmethod
+    def counts_layout(cls, params: dict[str, Any], weights: Any) -> tuple[int, bool]:
+        """``(M, True)``: a histogram of the ``outputs`` cells of the weights."""
+        outputs = weights.get("outputs") if isinstance(weights, Mapping) else None
+        if not is_int(outputs) or outputs < 1:
+            raise ValueError(
+                "a piecewise spec's counts need its compiled weights "
+                f"('outputs'), got weights {weights!r}"
+            )
+        return outputs, True
+
+    @classmethod
+    def weights_ratio(cls, spec: Mapping[str, Any]) -> Fraction:
+        """Column max/min of the banded channel: ``H/Lo``."""
+        w = spec["weights"]
+        cells = np.arange(w["outputs"])[None, :]
+        starts = np.asarray(w["starts"])[:, None]
+        band = (cells >= starts) & (cells < starts + w["width"])
+        return matrix_ratio(np.where(band, w["high"], w["low"]).astype(np.int64))
+
+    def describe(self) -> Words:
+        return Words(
+            gettext_noop(
+                "The device usually reports a value close to the true number and "
+                "otherwise one anywhere in a wider range (piecewise mechanism)."
+            )
+        )
+
+    def report_words(self, report: Any) -> Words:
+        value = float(self.output_values()[report])
+        return Words(
+            gettext_noop(
+                "output cell %(cell)s of %(cells)s, which stands for about %(value)s"
+            ),
+            {
+                "cell": Number(report + 1),
+                "cells": Number(self.outputs),
+                "value": Number(value, decimals=1),
+            },
+        )
 
     def _derive_weights(self) -> dict[str, Any]:
         epsilon = float(self._params["epsilon"])

@@ -27,9 +27,11 @@ from hypothesis import strategies as st
 
 import ldp
 from ldp.exact import epsilon_gap_allowed
+from ldp.mechanisms.multiselect.rr import MULTI_RR_K_MAX
 from ldp.mechanisms.numeric.gaussian import TAIL_TERMS_MAX
-from ldp.spec.grid import GRID_LEVELS_MAX, ORDINAL_K_MAX
-from ldp.spec.validation import K_MAX, MULTI_RR_K_MAX
+from ldp.mechanisms.ordinal import ORDINAL_K_MAX
+from ldp.spec.grid import GRID_LEVELS_MAX
+from ldp.spec.validation import K_MAX
 
 BUILD_BYTES_MAX = 4 * 8 * TAIL_TERMS_MAX
 """Most memory one build may trace (128 MiB): a few float64 arrays of the
