@@ -136,11 +136,9 @@ def numeric(levels: int, epsilon: str, mechanism: str = "") -> dict:
 
 
 def cases() -> list[tuple[str, dict]]:
-    from surveys.authoring.mechanisms import (
-        NUMERIC_LEVELS_MAX,
-        ORDINAL_K_MAX,
-        numeric_epsilon_min,
-    )
+    from ldp.mechanisms import registry
+    from ldp.mechanisms.ordinal import ORDINAL_K_MAX
+    from surveys.authoring.mechanisms import NUMERIC_LEVELS_MAX, numeric_epsilon_min
     from surveys.authoring.validation import OPTIONS_MAX
 
     m = NUMERIC_LEVELS_MAX
@@ -152,7 +150,7 @@ def cases() -> list[tuple[str, dict]]:
         )
     smallest = f"{numeric_epsilon_min(m):g}"
     rows.append((f"numeric m={m} ε=1 recommended", numeric(m, "1")))
-    for name in ("geometric", "gaussian", "piecewise", "duchi"):
+    for name in (family.name for family in registry.for_kind("numeric")):
         rows.append((f"numeric m={m} ε={smallest} {name}", numeric(m, smallest, name)))
     rows += [
         (

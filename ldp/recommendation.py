@@ -22,6 +22,11 @@ def _candidates(kind: str, answers: dict[str, Any]) -> list[type[Mechanism]]:
     ]
 
 
+def _oracles(kind: str, answers: dict[str, Any]) -> list[type[Mechanism]]:
+    """The frequency oracles among :func:`_candidates`."""
+    return [f for f in _candidates(kind, answers) if issubclass(f, FrequencyOracle)]
+
+
 def _build_oracle(spec: dict[str, Any]) -> FrequencyOracle:
     """Build a single-answer frequency oracle's spec."""
     mechanism = build(spec)
@@ -126,9 +131,10 @@ def recommend(*, k: int, epsilon: float, kind: str | None = None) -> Recommendat
     epsilon : float
         Requested ε, ``0 < ε <= 10``.
     kind : str, optional
-        The answer kind whose mechanisms compete (``ldp.mechanisms.about``):
-        by default ``"yes_no"`` for ``k = 2`` (Warner) and
-        ``"single_choice"`` otherwise (GRR, OUE, OLH, Hadamard, SUE).
+        The answer kind whose frequency oracles compete
+        (``ldp.mechanisms.about``): by default ``"yes_no"`` for ``k = 2``
+        (Warner) and ``"single_choice"`` otherwise (GRR, OUE, OLH, Hadamard,
+        SUE).
 
     Returns
     -------
@@ -160,7 +166,7 @@ def recommend(*, k: int, epsilon: float, kind: str | None = None) -> Recommendat
     if kind is None:
         kind = YES_NO if k == 2 else SINGLE_CHOICE
     alternatives = []
-    for family in _candidates(kind, {"k": k}):
+    for family in _oracles(kind, {"k": k}):
         mechanism = _build_oracle(family.request({"k": k}, epsilon))
         alternatives.append(
             Alternative(family.name, mechanism.spec, variance_at_zero(mechanism))

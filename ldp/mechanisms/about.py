@@ -86,6 +86,29 @@ class ExportColumn:
     factor: bool = False
 
 
+@dataclass(frozen=True)
+class REstimator:
+    """An R function that prints a support mechanism's debiased shares.
+
+    Attributes
+    ----------
+    name : str
+        The function's R name.
+    source : str
+        Its R definition.  It may call the helpers every script defines:
+        ``keep_rows(d, column, revision_column, revision)`` (the rows with a
+        report, of one revision) and ``show(title, labels, count, n, p, q,
+        scale)`` (prints ``scale·(count/n − q)/(p − q)``).
+    one_column : bool
+        True when it takes the name of its one column rather than the vector
+        of its columns' names.
+    """
+
+    name: str
+    source: str
+    one_column: bool = False
+
+
 class About(ABC):
     """The declarations every mechanism makes (see the module's docstring)."""
 
@@ -110,6 +133,9 @@ class About(ABC):
     outcome of; None if none."""
     storage: ClassVar[ReportStorage] = INTEGER
     """How its reports are stored (``ldp.mechanisms.storage``)."""
+    r_estimator: ClassVar[REstimator | None] = None
+    """The R function an export's script debiases its reports with (None:
+    not a frequency question; estimate it with ldp)."""
     one_hot_bits: ClassVar[bool] = False
     """True when a report is the answer's one-hot vector, each bit flipped
     (unary encodings): its channel over levels is the bits' ``p*``, ``q*``."""
@@ -192,6 +218,22 @@ class About(ABC):
         [2]
         """
         return list(report) if isinstance(report, list) else [report]
+
+    def r_arguments(self) -> dict[str, Any]:
+        """Further named arguments of :attr:`r_estimator` for this spec.
+
+        Returns
+        -------
+        dict
+            Argument name to a number (none by default).
+
+        Examples
+        --------
+        >>> import ldp
+        >>> ldp.build({"mechanism": "olh", "k": 5, "epsilon": 1.0}).r_arguments()
+        {'g': 4}
+        """
+        return {}
 
     def debias_note(self) -> str:
         """How to debias this mechanism's reports by hand, for a codebook.

@@ -256,11 +256,12 @@ class ForcedResponse(BinaryMechanism):
         epsilon: float,
         *,
         max_selections: int | None = None,
+        design: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
-        """The symmetric design for ``epsilon`` (:func:`symmetric_design`)."""
+        """The given design, else the symmetric one for ``epsilon``."""
         spec = super().request(answers, epsilon, max_selections=max_selections)
         del spec["epsilon"]
-        return spec | {"design": symmetric_design(epsilon)}
+        return spec | {"design": dict(design or symmetric_design(epsilon))}
 
     def describe(self) -> Words:
         t, a, b = (self.weights[name] for name in DESIGN_FIELDS)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ldp.arrays import AnyArray, IntArray
 from ldp.counts import SupportCounts
-from ldp.mechanisms.about import BIT_LABELS, ExportColumn
+from ldp.mechanisms.about import BIT_LABELS, ExportColumn, REstimator
 from ldp.mechanisms.reports import (
     ReportHandling,
     bit_column_counts,
@@ -17,6 +17,17 @@ from ldp.mechanisms.reports import (
 )
 from ldp.mechanisms.storage import PACKED_BITS, ReportStorage
 from ldp.mechanisms.words import Options, Words
+
+BITS = REstimator(
+    "estimate_bits",
+    """estimate_bits <- function(d, columns, labels, p, q, title = columns[1],
+                          revision_column = NA, revision = NA) {
+  keep <- keep_rows(d, columns[1], revision_column, revision)
+  count <- colSums(d[keep, columns, drop = FALSE])
+  show(title, labels, count, sum(keep), p, q)
+}""",
+)
+"""Shares from one 0/1 column per option: the column sums."""
 
 
 class BitReportHandling(ReportHandling):
@@ -32,6 +43,11 @@ class BitReportHandling(ReportHandling):
     k: int
     storage: ClassVar[ReportStorage] = PACKED_BITS
     support_words: ClassVar[str] = "reports with bit v set"
+    r_estimator: ClassVar[REstimator | None] = BITS
+
+    def r_arguments(self) -> dict[str, Any]:
+        """None: every option's bit is its support."""
+        return {}
 
     @classmethod
     def counts_layout(cls, params: dict[str, Any], weights: Any) -> tuple[int, bool]:

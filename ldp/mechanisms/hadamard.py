@@ -11,7 +11,13 @@ import numpy as np
 
 from ldp.arrays import AnyArray, IntArray
 from ldp.exact import keep_other_weights, log_ratio
-from ldp.mechanisms.about import BIT_LABELS, ORDINAL, SINGLE_CHOICE, ExportColumn
+from ldp.mechanisms.about import (
+    BIT_LABELS,
+    ORDINAL,
+    SINGLE_CHOICE,
+    ExportColumn,
+    REstimator,
+)
 from ldp.mechanisms.oracle import FrequencyOracle
 from ldp.mechanisms.storage import (
     ReportStorage,
@@ -79,6 +85,26 @@ def _parity_bit(j: Any, x: Any) -> Any:
     return 1 - (v & 1)
 
 
+R_ESTIMATOR = REstimator(
+    "estimate_hadamard",
+    """parity <- function(x) {
+  out <- integer(length(x))
+  while (any(x > 0)) { out <- bitwXor(out, bitwAnd(x, 1L)); x <- bitwShiftR(x, 1L) }
+  out
+}
+estimate_hadamard <- function(d, columns, labels, p, q, title = columns[1],
+                              revision_column = NA, revision = NA) {
+  keep <- keep_rows(d, columns[1], revision_column, revision)
+  j <- d[[columns[1]]][keep]; bit <- d[[columns[2]]][keep]
+  count <- sapply(seq_along(labels) - 1, function(v) {
+    sum(bit == 1L - parity(bitwAnd(j, v)))
+  })
+  show(title, labels, count, sum(keep), p, q)
+}""",
+)
+"""Shares from the rows and bits: the reports whose bit is H[j, v]'s."""
+
+
 class PairStorage(ReportStorage):
     """A report ``[j, bit]`` stored as the integer ``2 j + bit`` in ``value``.
 
@@ -133,6 +159,11 @@ class HadamardResponse(FrequencyOracle):
     kinds = (SINGLE_CHOICE, ORDINAL)
     storage = PairStorage()
     support_words = "reports whose bit equals 1 if popcount(j AND v) is even, else 0"
+    r_estimator = R_ESTIMATOR
+
+    def r_arguments(self) -> dict[str, Any]:
+        """None: the rows and bits carry everything."""
+        return {}
 
     @classmethod
     def counts_layout(cls, params: dict[str, Any], weights: Any) -> tuple[int, bool]:

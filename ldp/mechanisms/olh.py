@@ -13,7 +13,13 @@ import numpy as np
 
 from ldp.arrays import AnyArray, IntArray
 from ldp.exact import exp_decimal, keep_other_weights, log_ratio
-from ldp.mechanisms.about import ORDINAL, SCALE, SINGLE_CHOICE, ExportColumn
+from ldp.mechanisms.about import (
+    ORDINAL,
+    SCALE,
+    SINGLE_CHOICE,
+    ExportColumn,
+    REstimator,
+)
 from ldp.mechanisms.oracle import FrequencyOracle
 from ldp.mechanisms.storage import (
     BITS,
@@ -133,6 +139,21 @@ class SeededHashStorage(ReportStorage):
         return np.stack([seeded[part].astype(np.int64) for part in "aby"], axis=1)
 
 
+R_ESTIMATOR = REstimator(
+    "estimate_olh",
+    """estimate_olh <- function(d, columns, labels, g, p, q, title = columns[1],
+                         revision_column = NA, revision = NA) {
+  keep <- keep_rows(d, columns[1], revision_column, revision)
+  a <- d[[columns[1]]][keep]; b <- d[[columns[2]]][keep]; y <- d[[columns[3]]][keep]
+  count <- sapply(seq_along(labels) - 1, function(v) {
+    sum(((a * v + b) %% 2147483647) %% g == y)
+  })
+  show(title, labels, count, sum(keep), p, q)
+}""",
+)
+"""Shares from the seeds and hash values: the reports whose hash of v is y."""
+
+
 class OptimizedLocalHashing(FrequencyOracle):
     """Hash the answer to ``[0, g)`` and randomize the hash with GRR over g.
 
@@ -155,6 +176,11 @@ class OptimizedLocalHashing(FrequencyOracle):
     spec_fields = COMMON_FIELDS | {"epsilon", "g"}
     storage = SeededHashStorage()
     support_words = "reports whose hash ((a·v + b) mod 2147483647) mod g equals y"
+    r_estimator = R_ESTIMATOR
+
+    def r_arguments(self) -> dict[str, Any]:
+        """``g``: the hash range."""
+        return {"g": self.g}
 
     @classmethod
     def validate_fields(cls, spec: Mapping[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,20 @@ from ldp.arrays import AnyArray, FloatArray
 from ldp.counts import SupportCounts
 from ldp.estimators import frequency
 from ldp.estimators.frequency import FrequencyEstimate
+from ldp.mechanisms.about import REstimator
 from ldp.mechanisms.base import Mechanism
+
+LEVELS = REstimator(
+    "estimate_levels",
+    """estimate_levels <- function(d, column, labels, p, q, scale = 1, title = column,
+                            revision_column = NA, revision = NA) {
+  keep <- keep_rows(d, column, revision_column, revision)
+  count <- as.numeric(table(d[[column]][keep]))[seq_along(labels)]
+  show(title, labels, count, sum(keep), p, q, scale)
+}""",
+    one_column=True,
+)
+"""Shares from a report that is one answer (a factor column): its table."""
 
 
 class SupportMechanism(Mechanism):
@@ -42,6 +55,11 @@ class SupportMechanism(Mechanism):
     weights: dict[str, int]
     support_words: ClassVar[str] = "reports equal to v"
     """Which reports support answer v, in words (English, for codebooks)."""
+    r_estimator: ClassVar[REstimator | None] = LEVELS
+
+    def r_arguments(self) -> dict[str, Any]:
+        """``scale``: ``L`` of the shares (``ℓ`` for padding-and-sampling)."""
+        return {"scale": getattr(self, "scale", 1)}
 
     def __init__(self, params: dict[str, Any], weights: Any = None) -> None:
         super().__init__(params, weights)
@@ -88,6 +106,29 @@ class SupportMechanism(Mechanism):
         rows: AnyArray = np.asarray(reports)[:, None] == values[None, :]
         return rows
 
+    def support_constants(self) -> tuple[float | list[float], float | list[float]]:
+        """``(p*, q*)`` as a codebook or a script writes them.
+
+        Returns
+        -------
+        p, q : float or list of float
+            One number each when every answer has the same, else one per
+            answer (forced response with unequal forced parts).
+
+        Examples
+        --------
+        >>> import ldp
+        >>> grr = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1.0})
+        >>> [round(x, 4) for x in grr.support_constants()]
+        [0.5761, 0.2119]
+        """
+        k = self.k
+        p = [float(v) for v in self.p_star[:k]]
+        q = [float(v) for v in self.q_star[:k]]
+        if len(set(p)) == 1 and len(set(q)) == 1:
+            return p[0], q[0]
+        return p, q
+
     def debias_note(self) -> str:
         """How to debias the reports by hand: ``f̂_v = (λ̂_v − q)/(p − q)``.
 
@@ -111,12 +152,8 @@ class SupportMechanism(Mechanism):
         >>> ldp.build({"mechanism": "warner", "epsilon": 1.0}).debias_note()[:48]
         'Share of answer v = (share of reports equal to v'
         """
-        k = self.k
-        p = [float(v) for v in self.p_star[:k]]
-        q = [float(v) for v in self.q_star[:k]]
-        each = len(set(p)) == 1 and len(set(q)) == 1
-        shown_p: float | list[float] = p[0] if each else p
-        shown_q: float | list[float] = q[0] if each else q
+        shown_p, shown_q = self.support_constants()
+        each = not isinstance(shown_p, list)
         scale = getattr(self, "scale", 1)
         factor = f"{scale}·" if scale != 1 else ""
         return (

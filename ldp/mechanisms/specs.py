@@ -149,6 +149,7 @@ class SpecRules:
         epsilon: float,
         *,
         max_selections: int | None = None,
+        design: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         """The requested spec for a question's answers at ``epsilon``.
 
@@ -161,11 +162,19 @@ class SpecRules:
             The requested ε.
         max_selections : int, optional
             The most options one answer may select (multi-select; None: k).
+        design : mapping, optional
+            A design the researcher chose, for a family that ``takes_design``
+            (its fields as exact ``"p/q"`` strings); None: its default.
 
         Returns
         -------
         dict
             A requested spec (no weights); ``ldp.build`` compiles it.
+
+        Raises
+        ------
+        ValueError
+            For a design given to a family that takes none.
 
         Examples
         --------
@@ -174,6 +183,8 @@ class SpecRules:
         >>> family.request({"k": 4}, 1.5)
         {'version': 1, 'mechanism': 'grr', 'k': 4, 'epsilon': 1.5}
         """
+        if design is not None:
+            raise ValueError(f"{cls.name} takes no design")
         return {"version": SPEC_VERSION, "mechanism": cls.name, **answers} | {
             "epsilon": epsilon
         }
@@ -201,6 +212,29 @@ class SpecRules:
         True
         """
         return True
+
+    @classmethod
+    def selection_limit(cls, spec: Mapping[str, Any]) -> int | None:
+        """The most options one answer may select under ``spec``, if it says.
+
+        Parameters
+        ----------
+        spec : mapping
+            A spec of this family (not validated).
+
+        Returns
+        -------
+        int or None
+            None by default: the spec sets no limit of its own.
+
+        Examples
+        --------
+        >>> import ldp
+        >>> family = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 1}).__class__
+        >>> family.selection_limit({"mechanism": "grr", "k": 3}) is None
+        True
+        """
+        return None
 
     @classmethod
     def smallest_epsilon_hint(cls, params: dict[str, Any]) -> float | None:

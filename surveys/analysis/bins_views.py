@@ -18,12 +18,8 @@ from django.views.decorators.http import require_http_methods
 from surveys.analysis import bins, tasks
 from surveys.analysis.bins_forms import BinsForm
 from surveys.analysis.models import QuestionBins
-from surveys.authoring import access
-from surveys.authoring.catalogue import (
-    BINS_ALTERNATIVE,
-    MEAN_ONLY_REASON,
-    identifies_only_the_mean,
-)
+from surveys.authoring import access, kinds
+from surveys.authoring.catalogue import identifies_only_the_mean, mean_only_reason
 from surveys.authoring.models import Question
 
 NOT_A_NUMBER = gettext_lazy("Only protected number questions can be grouped into bins.")
@@ -31,7 +27,7 @@ NOT_A_NUMBER = gettext_lazy("Only protected number questions can be grouped into
 
 def _values(question: Question) -> tuple[Any, str | None]:
     """(the question's possible answers, None) or (None, why it has no bins)."""
-    if question.kind != Question.Kind.NUMERIC or not question.is_private:
+    if not kinds.facts(question.kind).grid or not question.is_private:
         return None, str(NOT_A_NUMBER)
     mechanism = question.compiled_mechanism()
     values = None if mechanism is None else mechanism.input_values()
@@ -39,7 +35,7 @@ def _values(question: Question) -> tuple[Any, str | None]:
         return None, str(NOT_A_NUMBER)
     if identifies_only_the_mean(mechanism.name):
         # docs/maths.md, section 11.1: the reports identify the mean alone.
-        return None, f"{MEAN_ONLY_REASON} {BINS_ALTERNATIVE}"
+        return None, " ".join(mean_only_reason(mechanism.name))
     return values, None
 
 

@@ -23,6 +23,7 @@ from ldp.estimators.crosstab import (
     joint_histogram,
 )
 from surveys.analysis import wording
+from surveys.authoring import kinds
 from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question, Survey
 from surveys.collection import report_codec
@@ -47,8 +48,8 @@ def labels(question: Question) -> list[str]:
     """Answer labels in value order (value = index ldp randomizes)."""
     mechanism = compiled_mechanism(question.spec) if question.spec else None
     k = mechanism.k if mechanism is not None else len(question.options or ())
-    if question.kind == Question.Kind.YES_NO:
-        k = 2
+    if fixed := kinds.facts(question.kind).fixed_options:
+        k = len(fixed)
     return [value_label(question, v) for v in range(k)]
 
 
@@ -276,11 +277,7 @@ def breakdown(
         if submission_id in reports:
             groups[value].append(reports[submission_id])
     report(0.8)
-    item_labels = (
-        labels(question)
-        if question.kind in CROSSTAB_KINDS or question.kind == "multi_select"
-        else []
-    )
+    item_labels = labels(question) if not kinds.facts(question.kind).grid else []
     strata = [
         _stratum(mechanism, label, groups.get(value, []), shares=bool(item_labels))
         for value, label in enumerate(labels(by))

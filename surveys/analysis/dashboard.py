@@ -21,16 +21,14 @@ from surveys.analysis import charts, wording
 from surveys.analysis.consistent import method_label
 from surveys.analysis.results import Distribution, QuestionResult, SurveyResults
 from surveys.analysis.selectors import PENDING_COUNT_CAP
+from surveys.authoring import kinds
 from surveys.authoring.catalogue import (
-    BINS_ALTERNATIVE,
-    MEAN_ONLY_REASON,
     identifies_only_the_mean,
+    mean_only_reason,
     mechanism_label,
 )
-from surveys.authoring.mechanisms import design_label_shown
+from surveys.authoring.designs import design_label_shown
 
-SHARE_KINDS = {"yes_no", "single_choice", "multi_select"}
-MEAN_KINDS = {"ordinal", "numeric"}
 TABLE_ROWS_MAX = 40  # numeric grids can have ~1,000 cells: exports carry them all
 
 
@@ -143,6 +141,8 @@ class QuestionCard:
     bin_rows: list[BinRow] = field(default_factory=list)
     bin_chart: str = ""
     bin_method: str = ""
+    # Numbers: the researcher may choose other bins (the bins page).
+    bins_editable: bool = False
     # The consistent column's method in words ("" when there is no column).
     consistent_label: str = ""
     # Why there is no distribution and what to choose instead, for a
@@ -366,7 +366,8 @@ def mechanism_shown(result: QuestionResult) -> str:
 
 
 def question_card(result: QuestionResult) -> QuestionCard:
-    in_units = result.kind in MEAN_KINDS
+    kind = kinds.facts(result.kind)
+    in_units = kind.in_units
     fmt = number if in_units else points
     mean_interval = result.mean_interval
     rows = _rows(result)[:TABLE_ROWS_MAX]
@@ -383,10 +384,9 @@ def question_card(result: QuestionResult) -> QuestionCard:
         interval_method=method_shown(result.interval_method),
         warnings=[wording.shown(w) for w in result.warnings],
     )
-    if result.kind == "numeric" and identifies_only_the_mean(result.mechanism):
-        fields.update(
-            mean_only_reason=MEAN_ONLY_REASON, bins_alternative=BINS_ALTERNATIVE
-        )
+    if identifies_only_the_mean(result.mechanism):
+        reason, alternative = mean_only_reason(result.mechanism)
+        fields.update(mean_only_reason=reason, bins_alternative=alternative)
     return QuestionCard(
         result=result,
         shares_in_units=in_units,
@@ -400,10 +400,11 @@ def question_card(result: QuestionResult) -> QuestionCard:
         mean_se=number(result.mean_standard_error),
         influence=(
             number(result.influence_factor)
-            if result.kind == "numeric"  # the mean, in answer units
+            if kind.grid  # the mean, in answer units
             else points(result.influence_factor)
         ),
-        influence_on_mean=result.kind == "numeric",
+        influence_on_mean=kind.grid,
+        bins_editable=kind.grid,
         scale_note=(
             gettext("on the scale numbered 0 (%(first)s) to %(top)s (%(last)s)")
             % {
@@ -411,7 +412,7 @@ def question_card(result: QuestionResult) -> QuestionCard:
                 "top": len(result.labels) - 1,
                 "last": result.labels[-1],
             }
-            if result.kind == "ordinal" and result.labels
+            if kind.ordered and result.labels
             else ""
         ),
         **fields,
@@ -553,7 +554,7 @@ def plain_rows(results: SurveyResults) -> list[PlainCard]:
                 n=n,
                 skipped=skipped_words(skips[pk], n) if pk in skips else "",
                 rows=rows,
-                multiple=summary is not None and summary.kind == "multi_select",
+                multiple=summary is not None and kinds.facts(summary.kind).several,
                 stats=stats,
             )
         )

@@ -13,7 +13,8 @@ import numpy as np
 import ldp
 from surveys.analysis import bins, wording
 from surveys.analysis.results import Interval, QuestionResult
-from surveys.authoring.mechanisms import design_label
+from surveys.authoring import kinds
+from surveys.authoring.designs import design_label
 from surveys.authoring.models import Question
 from surveys.collection.questions import answer_choices
 
@@ -21,7 +22,6 @@ LEVEL = 0.95
 FAKE_SHARE = 0.01  # the influence factor: what 1% fake respondents can do
 FAR_OUTSIDE = 0.1
 Z = ldp.critical_value(LEVEL)
-BINNED_KINDS = (Question.Kind.NUMERIC, Question.Kind.ORDINAL)
 
 
 def _floats(values: Any) -> list[float]:
@@ -37,7 +37,7 @@ def _intervals(low: Any, high: Any) -> list[Interval]:
 def labels_for(question: Question, mechanism: ldp.Mechanism) -> list[str]:
     """One label per estimated share, indexed like ldp's answer values."""
     values = mechanism.input_values()
-    if values is not None and question.kind == Question.Kind.NUMERIC:
+    if values is not None and kinds.facts(question.kind).grid:
         return [f"{v:g}" for v in values]
     by_value = dict(answer_choices(question))
     return [by_value.get(v, str(v)) for v in range(mechanism.k)]
@@ -143,12 +143,12 @@ def question_result(
         )
     else:
         fields.update(_estimate_fields(mechanism.estimate(stat), consistent_method))
-        if question.kind in BINNED_KINDS:
+        if kinds.facts(question.kind).in_units:
             fields["distribution"] = bins.distribution(
                 mechanism,
                 stat,
                 labels=labels_for(question, mechanism),
-                numeric=question.kind == Question.Kind.NUMERIC,
+                numeric=kinds.facts(question.kind).grid,
                 cuts=cuts,
                 # Seeded by the question and n: the same reports give the
                 # same intervals, in every snapshot and export.

@@ -20,6 +20,7 @@ import ldp
 from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
 from surveys.analysis import wording
 from surveys.analysis.results import QuestionResult, SurveyResults
+from surveys.authoring import kinds
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection import report_codec
@@ -43,7 +44,6 @@ METHOD = (
 RAW_LEVEL = "raw per-level inversion (unbiased; can be negative; not a distribution)"
 SHARE = "share"
 BIN = "bin share (constrained maximum likelihood, bootstrap interval)"
-BINNED_KINDS = ("ordinal", "numeric")
 
 
 # --- CSV ----------------------------------------------------------------------------
@@ -113,7 +113,7 @@ ESTIMATE_COLUMNS = [
 def _question_rows(survey_id: int, q: QuestionResult) -> Iterator[list[Any]]:
     mean_interval = q.mean_interval
     d = q.distribution
-    row_type = RAW_LEVEL if q.kind in BINNED_KINDS else SHARE
+    row_type = RAW_LEVEL if kinds.facts(q.kind).in_units else SHARE
     rows: list[tuple[str, str, Any, Any, Any, Any, str]] = []
     if q.estimate:
         consistent = q.consistent or [None] * len(q.estimate)
@@ -189,7 +189,7 @@ def _question_document(q: QuestionResult) -> dict[str, Any]:
     # (the design is already named in ``mechanism_label``).
     document["warnings"] = [wording.english(w) for w in q.warnings]
     document.pop("design")
-    document["estimate_kind"] = RAW_LEVEL if q.kind in BINNED_KINDS else SHARE
+    document["estimate_kind"] = RAW_LEVEL if kinds.facts(q.kind).in_units else SHARE
     return document
 
 
@@ -250,7 +250,7 @@ def question_document(question: Question, revisions: dict[int, dict]) -> dict:
         "labels": question_labels(question),
         "is_private": question.is_private,
     }
-    if question.kind == Question.Kind.NUMERIC:
+    if kinds.facts(question.kind).grid:
         document["range"] = {
             "low": str(question.numeric_low),
             "high": str(question.numeric_high),

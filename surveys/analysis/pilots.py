@@ -31,7 +31,7 @@ from django.utils.translation import gettext_noop
 from surveys.analysis import selectors, wording
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.results import SurveyResults
-from surveys.authoring import display_logic
+from surveys.authoring import display_logic, kinds
 from surveys.authoring.models import Survey
 from surveys.collection.questions import answer_choices, most_selections
 
@@ -96,7 +96,7 @@ def takes_shares(question) -> bool:
     protected question, and unprotected questions with answers to choose."""
     if question.is_private:
         return question.compiled_mechanism() is not None
-    return question.kind != "numeric"
+    return not kinds.facts(question.kind).grid
 
 
 def answer_count(question) -> int:
@@ -129,7 +129,7 @@ def _selections(
 def _plain_values(question, shares, n: int, rng) -> list[Any]:
     """``n`` simulated answers sent as given, one per respondent, as sent (a
     list of values for a multiple-selection question)."""
-    if question.kind == "numeric":
+    if kinds.facts(question.kind).grid:
         low, high, step = (
             question.numeric_low,
             question.numeric_high,
@@ -139,7 +139,7 @@ def _plain_values(question, shares, n: int, rng) -> list[Any]:
         drawn = rng.integers(0, levels, size=n).tolist()
         return [float(low + step * level) for level in drawn]
     values = [value for value, _ in answer_choices(question)]
-    if question.kind == "multi_select":
+    if kinds.facts(question.kind).several:
         matrix = _selections(len(values), shares, most_selections(question), n, rng)
         return [[values[i] for i in np.flatnonzero(row)] for row in matrix]
     return [values[index] for index in _true_answers(len(values), shares, n, rng)]
@@ -242,7 +242,7 @@ def pilot_results(survey: Survey, params: dict[str, Any]) -> SurveyResults:
         mechanism = question.compiled_mechanism()
         if mechanism is None:
             continue
-        if question.kind == "multi_select":
+        if kinds.facts(question.kind).several:
             values = _selections(
                 len(question.options), shares, mechanism.max_selections, n, rng
             )

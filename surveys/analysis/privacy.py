@@ -10,7 +10,7 @@ import numpy as np
 
 import ldp
 from ldp import accounting
-from surveys.authoring.mechanisms import design_label_shown
+from surveys.authoring.designs import design_label_shown
 from surveys.authoring.models import Question, Survey
 
 ALPHAS = np.linspace(0.0, 1.0, 101)

@@ -29,13 +29,15 @@ from ldp.mechanisms.about import LOGISTIC
 from ldp.regression.design import DesignMatrix
 from surveys.analysis import selectors, wording
 from surveys.analysis.models import AnalysisJob, job_find_or_create
+from surveys.authoring import kinds
 from surveys.authoring.catalogue import mechanism_label
+from surveys.authoring.kinds import kinds_where
 from surveys.authoring.models import Question, Survey
 from surveys.collection import report_codec
 from surveys.collection.models import PlainAnswer, Report
-from surveys.collection.questions import CHOICE_KINDS, answer_choices, value_label
+from surveys.collection.questions import answer_choices, value_label
 
-COVARIATE_KINDS = CHOICE_KINDS | {Question.Kind.NUMERIC}
+COVARIATE_KINDS = set(kinds_where(one_choice=True)) | set(kinds_where(grid=True))
 # At least this many complete cases per coefficient (intercept included): the
 # events-per-variable rule of Peduzzi et al., J Clin Epidemiol 49(12), 1996.
 CASES_PER_COEFFICIENT = 10
@@ -74,7 +76,7 @@ def covariate_candidates(survey: Survey) -> list[Question]:
 
 def levels(question: Question) -> list[str] | None:
     """A choice covariate's answer labels in order (None: a number)."""
-    if question.kind == Question.Kind.NUMERIC:
+    if kinds.facts(question.kind).grid:
         return None
     return [label for _, label in answer_choices(question)]
 
@@ -228,7 +230,7 @@ def regression_data(
     for question in chosen:
         name = _column_name(question, taken)
         values = answers[question.pk]
-        if question.kind == Question.Kind.NUMERIC:
+        if kinds.facts(question.kind).grid:
             data[name] = [float(values[s]) for s in complete]
             numeric.append(name)
         else:

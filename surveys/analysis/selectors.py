@@ -27,6 +27,7 @@ from surveys.analysis.results import (
     document_shown,
     results_from_document,
 )
+from surveys.authoring import kinds
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import PlainAnswer, Report, SkippedAnswer
 from surveys.collection.questions import answer_choices
@@ -245,7 +246,7 @@ def plain_answers_up_to(
 def plain_summary(question: Question, answers: list[tuple[Any, int]]) -> PlainSummary:
     """Counts per option (choice kinds) or mean, median and range (numbers)."""
     n = sum(count for _, count in answers)
-    if question.kind == Question.Kind.NUMERIC:
+    if kinds.facts(question.kind).grid:
         pairs = sorted((float(value), count) for value, count in answers)
         if not pairs:
             return PlainSummary(question.pk, question.text, question.kind, 0, [], [])

@@ -25,6 +25,7 @@ from ldp.mechanisms.oracle import SupportMechanism
 from surveys.analysis import selectors, wording
 from surveys.analysis.estimates import labels_for
 from surveys.analysis.models import AnalysisJob, job_find_or_create
+from surveys.authoring import kinds
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, Survey
 from surveys.collection import report_codec
@@ -261,7 +262,7 @@ def _interval(estimate: Any) -> tuple[Any, Any]:
 def _mean_label(question: Question, mechanism: ldp.Mechanism) -> wording.Note:
     """The mean's label, saying how an ordinal scale is numbered (a note: the
     page words it for its reader, the CSV file in English)."""
-    if question.kind != Question.Kind.ORDINAL:
+    if not kinds.facts(question.kind).ordered:
         return wording.sentence(gettext_noop("Mean"))
     labels = labels_for(question, mechanism)
     return wording.sentence(

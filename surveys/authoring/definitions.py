@@ -35,8 +35,9 @@ from surveys.authoring import (
     translation_services,
     translations,
 )
-from surveys.authoring.mechanisms import DEFAULT_EPSILON, ForcedDesign, PrivacyConfig
-from surveys.authoring.mechanisms import localized_number as _n
+from surveys.authoring.designs import ForcedDesign
+from surveys.authoring.ldp_words import localized_number as _n
+from surveys.authoring.mechanisms import DEFAULT_EPSILON, PrivacyConfig
 from surveys.authoring.models import Question, Survey
 
 FORMAT = "deniable.survey-definition"

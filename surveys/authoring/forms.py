@@ -16,13 +16,13 @@ from django.utils.translation import gettext_lazy as _
 
 from ldp.spec.ceilings import EPSILON_CEILING_SURVEY
 from surveys.authoring import display_logic, mechanisms, validation
-from surveys.authoring.mechanisms import (
+from surveys.authoring.designs import (
     CUSTOM,
     SYMMETRIC,
     UNRELATED_QUESTION,
     ForcedDesign,
-    PrivacyConfig,
 )
+from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Question, Survey
 
 

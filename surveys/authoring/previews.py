@@ -26,13 +26,15 @@ import ldp
 from ldp.accounting import sequential_composition
 from ldp.exact import display_epsilon, display_epsilon_significant
 from ldp.mechanisms.oracle import SupportMechanism
+from surveys.authoring import kinds
 from surveys.authoring.catalogue import (
     MEAN,
     SHARE,
     describe_mechanism,
 )
 from surveys.authoring.compiled import shared_get, shared_key, shared_set
-from surveys.authoring.mechanisms import PrivacyConfig, build, design_label_shown
+from surveys.authoring.designs import design_label_shown
+from surveys.authoring.mechanisms import PrivacyConfig, build
 
 CONFIDENCE_LEVEL = 0.95
 FIVE_POINTS = 0.05
@@ -142,7 +144,7 @@ def preview(
     mechanism = mechanism or build(config)
     design = config.design.as_json() if config.design is not None else None
     result = preview_mechanism(mechanism, n=n, design=design)
-    if config.kind == "ordinal" and result.margin_kind == SHARE:
+    if kinds.facts(config.kind).ordered and result.margin_kind == SHARE:
         note = gettext(
             "%(words)s The scale's order is not used by this method; the "
             "order-aware method keeps answers near their true level."
@@ -168,8 +170,8 @@ def _planning_facts(mechanism: ldp.Mechanism) -> dict[str, Any]:
     of the headline estimate (docs/maths.md, section 7), None where ldp cannot
     plan it; ``spread``: ``max v − min v`` of the answer values for mechanisms
     whose headline is the mean (``Mechanism.input_values``), None for shares;
-    ``plain_words``: the catalogue's description.  Kept in Django's cache under
-    the compiled spec's canonical JSON.
+    Kept in Django's cache under the compiled spec's canonical JSON (the plain
+    words are not: they are worded in each reader's language).
     """
     key = preview_cache_key(mechanism.spec)
     facts = shared_get(key)
@@ -185,7 +187,6 @@ def _planning_facts(mechanism: ldp.Mechanism) -> dict[str, Any]:
     facts = {
         "variance": variance,
         "spread": None if values is None else float(values.max() - values.min()),
-        "plain_words": describe_mechanism(mechanism),
     }
     shared_set(key, facts, PREVIEW_CACHE_SECONDS)
     return facts
@@ -243,7 +244,7 @@ def preview_mechanism(
         # digits: never understated.
         epsilon_display=display_epsilon_significant(mechanism.epsilon_exact),
         epsilon_exact=mechanism.epsilon_exact,
-        plain_words=facts["plain_words"],
+        plain_words=describe_mechanism(mechanism),
         spec=mechanism.spec,
         n_for_five_points=needed,
     )

@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404
 
 from ldp.spec.ceilings import above_question_ceiling, above_survey_ceiling
 from surveys.authoring import access, display_logic, mechanisms, previews
+from surveys.authoring.designs import ForcedDesign
 from surveys.authoring.models import Question, Survey
 
 
@@ -74,11 +75,7 @@ def question_privacy_config(question: Question) -> mechanisms.PrivacyConfig:
         high=question.numeric_high,
         step=question.numeric_step,
         max_selections=question.max_selections,
-        design=(
-            mechanisms.ForcedDesign.from_json(question.design)
-            if question.design
-            else None
-        ),
+        design=(ForcedDesign.from_json(question.design) if question.design else None),
     )
 
 

@@ -27,9 +27,9 @@ from surveys.authoring import (
     selectors,
     translations,
 )
+from surveys.authoring.ldp_words import localized_number as _n
 from surveys.authoring.lifecycle_services import require_not_archived
 from surveys.authoring.mechanisms import PrivacyConfig
-from surveys.authoring.mechanisms import localized_number as _n
 from surveys.authoring.models import GRID_SEPARATOR, Question, SpecRevision, Survey
 from surveys.authoring.validation import question_validate
 

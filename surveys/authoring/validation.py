@@ -5,14 +5,19 @@ Errors are keyed by form field, echo the bad value and say what is allowed.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext
 
 import ldp
+from ldp.mechanisms import registry
 from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, above_question_ceiling
 from surveys.authoring import mechanisms
+from surveys.authoring.designs import design_problems
+from surveys.authoring.kinds import KINDS, KindFacts, facts
+from surveys.authoring.ldp_words import localized_number as _n
 from surveys.authoring.mechanisms import PrivacyConfig
-from surveys.authoring.mechanisms import localized_number as _n
 
 # Bounded cost: the answer page renders every option for every respondent; at
 # 256 it stays within its budget (README, "Limits"; benchmarks/page_cost.py),
@@ -106,6 +111,68 @@ def _grid_errors(config: PrivacyConfig) -> dict[str, list[str]]:
     return errors
 
 
+def _kind_or_error(kind: str) -> KindFacts:
+    if kind not in KINDS:
+        raise ValidationError(
+            {"kind": [gettext("“%(kind)s” is not a question kind.") % {"kind": kind}]}
+        )
+    return facts(kind)
+
+
+def _answers(privacy: PrivacyConfig, errors: dict[str, list[str]]) -> dict[str, Any]:
+    """The options, grid and selection limit the kind has, checked."""
+    kind = facts(privacy.kind)
+    options: tuple[str, ...] = ()
+    if kind.lists_options:
+        options = normalize_options(privacy.options)
+        if problems := _options_errors(options):
+            errors["options"] = problems
+    else:
+        options = kind.fixed_options
+    answers: dict[str, Any] = {"options": options}
+    if kind.grid:
+        errors.update(_grid_errors(privacy))
+        answers.update(low=privacy.low, high=privacy.high, step=privacy.step)
+    if kind.several and privacy.max_selections is not None:
+        answers["max_selections"] = privacy.max_selections
+        if not 1 <= privacy.max_selections <= max(len(options), 1):
+            errors["max_selections"] = [
+                gettext(
+                    "At most %(most)s selections is not possible with %(count)s "
+                    "options; allowed: 1 to %(count)s (or leave it empty for no "
+                    "limit)."
+                )
+                % {"most": _n(privacy.max_selections), "count": _n(len(options))}
+            ]
+    return answers
+
+
+def _designed(privacy: PrivacyConfig, errors: dict[str, list[str]]) -> str:
+    """The mechanism a researcher's design asks for (the kind's mechanism that
+    takes a design), with what is wrong with the design; else the chosen one."""
+    name = privacy.mechanism or ""
+    takes = [f.name for f in registry.for_kind(privacy.kind) if f.takes_design]
+    if not takes:
+        errors["design"] = [
+            gettext(
+                "A custom split or an unrelated-question design is for yes/no "
+                "questions only."
+            )
+        ]
+        return name
+    if name not in ("", *takes):
+        errors["design"] = [
+            gettext(
+                "A custom split or an unrelated-question design is a "
+                "forced-response design: choose Forced response as the method, "
+                "or the symmetric design."
+            )
+        ]
+    if privacy.design is not None:
+        errors.update(design_problems(privacy.design))
+    return takes[0]
+
+
 def question_validate(
     *, privacy: PrivacyConfig, acknowledged: bool
 ) -> tuple[PrivacyConfig, ldp.Mechanism | None]:
@@ -114,80 +181,20 @@ def question_validate(
     Returns the normalized configuration and the compiled mechanism (None for a
     non-private question).  Raises ValidationError keyed by form field.
     """
+    _kind_or_error(privacy.kind)
     errors: dict[str, list[str]] = {}
-    rule = mechanisms.KIND_RULES.get(privacy.kind)
-    if rule is None:
-        raise ValidationError(
-            {
-                "kind": [
-                    gettext("“%(kind)s” is not a question kind.")
-                    % {"kind": privacy.kind}
-                ]
-            }
-        )
-    if privacy.is_private and not mechanisms.is_available(privacy.kind):
-        try:
-            mechanisms.requested_spec(privacy)
-        except mechanisms.MechanismError as error:
-            errors["kind"] = [str(error)]
-    if privacy.kind == "yes_no":
-        options = mechanisms.YES_NO_OPTIONS
-    elif rule.uses_options:
-        options = normalize_options(privacy.options)
-        if problems := _options_errors(options):
-            errors["options"] = problems
-    else:
-        options = ()
-    if privacy.kind == "numeric":
-        errors.update(_grid_errors(privacy))
-        low, high, step = privacy.low, privacy.high, privacy.step
-    else:
-        low = high = step = None
-    max_selections = None
-    if privacy.kind == "multi_select" and privacy.max_selections is not None:
-        max_selections = privacy.max_selections
-        if not 1 <= max_selections <= max(len(options), 1):
-            errors["max_selections"] = [
-                gettext(
-                    "At most %(most)s selections is not possible with %(count)s "
-                    "options; allowed: 1 to %(count)s (or leave it empty for no "
-                    "limit)."
-                )
-                % {"most": _n(max_selections), "count": _n(len(options))}
-            ]
+    answers = _answers(privacy, errors)
     design = privacy.design if privacy.is_private else None
     mechanism_name = privacy.mechanism or ""
     if design is not None:
-        if privacy.kind != "yes_no":
-            errors["design"] = [
-                gettext(
-                    "A custom split or an unrelated-question design is for yes/no "
-                    "questions only."
-                )
-            ]
-        elif mechanism_name not in ("", "forced_response"):
-            errors["design"] = [
-                gettext(
-                    "A custom split or an unrelated-question design is a "
-                    "forced-response design: choose Forced response as the method, "
-                    "or the symmetric design."
-                )
-            ]
-        mechanism_name = "forced_response"
-        errors.update(mechanisms.design_problems(design))
+        mechanism_name = _designed(privacy, errors)
     epsilon = privacy.epsilon
+    in_range = epsilon is not None and 0 < epsilon <= mechanisms.EPSILON_MAX
     # With a design, ε follows from it: the requested ε is not used.
-    if (
-        design is None
-        and privacy.is_private
-        and not (epsilon is not None and 0 < epsilon <= mechanisms.EPSILON_MAX)
-    ):
+    if design is None and privacy.is_private and not in_range:
         errors["requested_epsilon"] = [
             gettext("ε is %(epsilon)s; allowed: more than 0 and at most %(most)s.")
-            % {
-                "epsilon": _n(str(epsilon)),
-                "most": _n(mechanisms.EPSILON_MAX),
-            }
+            % {"epsilon": _n(str(epsilon)), "most": _n(mechanisms.EPSILON_MAX)}
         ]
     if not privacy.is_private and not acknowledged:
         errors["not_private_acknowledged"] = [
@@ -199,56 +206,53 @@ def question_validate(
     config = PrivacyConfig(
         kind=privacy.kind,
         is_private=privacy.is_private,
-        options=options,
         epsilon=(
             float(epsilon)
-            if epsilon is not None
-            and (design is None or 0 < epsilon <= mechanisms.EPSILON_MAX)
+            if epsilon is not None and (design is None or in_range)
             else mechanisms.DEFAULT_EPSILON
         ),
         mechanism=mechanism_name,
-        low=low,
-        high=high,
-        step=step,
-        max_selections=max_selections,
         design=design,
+        **answers,
     )
     if errors:
         raise ValidationError(errors)
     if not config.is_private:
         return config, None
+    return config, _compiled(config)
+
+
+def _compiled(config: PrivacyConfig) -> ldp.Mechanism:
+    """The configuration's mechanism, within the question's ε ceiling."""
     try:
         mechanism = mechanisms.build(config)
-    except mechanisms.MechanismUnavailable as error:
-        field = "mechanism" if config.mechanism else "kind"
-        raise ValidationError({field: [str(error)]}) from None
     except mechanisms.MechanismError as error:
         field = "mechanism" if config.mechanism else "requested_epsilon"
         if config.design is not None:
             field = "design"
         raise ValidationError({field: [str(error)]}) from None
-    if above_question_ceiling(mechanism.epsilon_exact):
-        # Forced response fixes ε by its design, not by the requested ε.
-        fixed = config.mechanism == "forced_response"
-        field = "mechanism" if fixed else "requested_epsilon"
-        if config.design is not None:
-            field = "design"
-        values = {
-            "epsilon": _n(mechanism.epsilon_display),
-            "ceiling": _n(EPSILON_CEILING_QUESTION),
-        }
-        if config.design is not None:
-            message = gettext(
-                "This question would deliver ε = %(epsilon)s; respondents' devices "
-                "refuse any question above ε = %(ceiling)s (one answer could then "
-                "move even odds to over 99%%). Give the forced answers larger "
-                "percentages."
-            )
-        else:
-            message = gettext(
-                "This question would deliver ε = %(epsilon)s; respondents' devices "
-                "refuse any question above ε = %(ceiling)s (one answer could then "
-                "move even odds to over 99%%). Choose a smaller ε."
-            )
-        raise ValidationError({field: [message % values]})
-    return config, mechanism
+    if not above_question_ceiling(mechanism.epsilon_exact):
+        return mechanism
+    # A mechanism taking a design fixes ε by its design, not by the requested ε.
+    family = registry.family(mechanism.name)
+    field = "mechanism" if family.takes_design else "requested_epsilon"
+    if config.design is not None:
+        field = "design"
+    values = {
+        "epsilon": _n(mechanism.epsilon_display),
+        "ceiling": _n(EPSILON_CEILING_QUESTION),
+    }
+    if config.design is not None:
+        message = gettext(
+            "This question would deliver ε = %(epsilon)s; respondents' devices "
+            "refuse any question above ε = %(ceiling)s (one answer could then "
+            "move even odds to over 99%%). Give the forced answers larger "
+            "percentages."
+        )
+    else:
+        message = gettext(
+            "This question would deliver ε = %(epsilon)s; respondents' devices "
+            "refuse any question above ε = %(ceiling)s (one answer could then "
+            "move even odds to over 99%%). Choose a smaller ε."
+        )
+    raise ValidationError({field: [message % values]})

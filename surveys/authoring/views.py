@@ -43,6 +43,7 @@ from surveys.authoring.forms import (
     SurveyForm,
     add_validation_errors,
 )
+from surveys.authoring.kinds import KINDS, kind_groups
 from surveys.authoring.models import Question, Survey
 
 
@@ -301,6 +302,7 @@ def _question_page(
             "total_display": total_display,
             "over_budget": exact > Decimal(survey.epsilon_budget),
             "has_responses": selectors.survey_has_responses(survey=survey),
+            "kind_groups": kind_groups(),
             # The respondent's device modules word "Respondents read".
             "device_modules": {
                 "randomizer": _collection_url("randomizer"),
@@ -430,9 +432,7 @@ def question_preview(request: HttpRequest, pk: int) -> JsonResponse:
             {
                 "ok": False,
                 "errors": {k: list(v) for k, v in form.errors.items()},
-                "mechanisms": _mechanism_options(kind)
-                if kind in mechanisms.KIND_RULES
-                else None,
+                "mechanisms": _mechanism_options(kind) if kind in KINDS else None,
             }
         )
     preview = previews.preview(

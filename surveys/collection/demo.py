@@ -11,10 +11,13 @@ import math
 import uuid
 from collections.abc import Callable
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 from django.db import transaction
 
+from ldp.mechanisms import registry
+from ldp.mechanisms.about import MEAN
 from surveys.accounts.models import User
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import YES_NO_OPTIONS, PrivacyConfig
@@ -84,6 +87,15 @@ def _apps(rng: np.random.Generator, count: int) -> list:
     return chosen
 
 
+def _offered(kind: str, **wanted: Any) -> str:
+    """The first mechanism the builder offers for ``kind`` whose declarations
+    have the wanted values: the demo shows each kind's distinct methods."""
+    for family in registry.for_kind(kind):
+        if all(getattr(family, name) == value for name, value in wanted.items()):
+            return family.name
+    raise LookupError(f"no mechanism for {kind} with {wanted}")
+
+
 DEMO_QUESTIONS: list[tuple[str, PrivacyConfig, Sampler]] = [
     (
         "Have you used a recreational drug in the past 12 months?",
@@ -91,14 +103,17 @@ DEMO_QUESTIONS: list[tuple[str, PrivacyConfig, Sampler]] = [
             kind="yes_no",
             options=YES_NO_OPTIONS,
             epsilon=math.log(3),
-            mechanism="forced_response",
+            mechanism=_offered("yes_no", takes_design=True),
         ),
         _shares(0.7, 0.3),  # P(No), P(Yes)
     ),
     (
         "Have you ever cheated on an exam?",
         PrivacyConfig(
-            kind="yes_no", options=YES_NO_OPTIONS, epsilon=1.0, mechanism="warner"
+            kind="yes_no",
+            options=YES_NO_OPTIONS,
+            epsilon=1.0,
+            mechanism=_offered("yes_no", takes_design=False),
         ),
         _shares(0.8, 0.2),
     ),
@@ -108,14 +123,17 @@ DEMO_QUESTIONS: list[tuple[str, PrivacyConfig, Sampler]] = [
             kind="single_choice",
             options=INCOME_OPTIONS,
             epsilon=1.5,
-            mechanism="grr",
+            mechanism=_offered("single_choice"),
         ),
         _shares(0.3, 0.35, 0.25, 0.1),
     ),
     (
         "“I have taken something from my workplace without permission.”",
         PrivacyConfig(
-            kind="ordinal", options=LIKERT_OPTIONS, epsilon=1.0, mechanism="ordinal"
+            kind="ordinal",
+            options=LIKERT_OPTIONS,
+            epsilon=1.0,
+            mechanism=_offered("ordinal", headline=MEAN),
         ),
         _shares(0.35, 0.25, 0.15, 0.15, 0.1),
     ),
@@ -127,7 +145,7 @@ DEMO_QUESTIONS: list[tuple[str, PrivacyConfig, Sampler]] = [
             high=HOURS[1],
             step=HOURS[2],
             epsilon=1.0,
-            mechanism="geometric",
+            mechanism=_offered("numeric", mean_only=False),
         ),
         _hours,
     ),
@@ -137,7 +155,7 @@ DEMO_QUESTIONS: list[tuple[str, PrivacyConfig, Sampler]] = [
             kind="multi_select",
             options=APP_OPTIONS,
             epsilon=1.0,
-            mechanism="padding_sampling",
+            mechanism=_offered("multi_select"),
             max_selections=2,
         ),
         _apps,

@@ -12,18 +12,16 @@ from typing import Any
 
 from django.utils.translation import gettext
 
+from ldp.mechanisms import registry
+from surveys.authoring.kinds import KINDS, facts, kinds_where
 from surveys.authoring.models import Question
 
 YES, NO = 1, 0
-CHOICE_KINDS = {
-    Question.Kind.YES_NO,
-    Question.Kind.SINGLE_CHOICE,
-    Question.Kind.ORDINAL,
-}
+CHOICE_KINDS = set(kinds_where(one_choice=True))
 # Kinds the browser can randomize: every kind.  Choice kinds send one answer
 # index in [0, k), numeric questions a grid level index, multi-select questions
 # a sorted list of option indices.
-PRIVATE_KINDS = CHOICE_KINDS | {Question.Kind.NUMERIC, Question.Kind.MULTI_SELECT}
+PRIVATE_KINDS = set(KINDS)
 
 
 def option_label(option: Any) -> str:
@@ -62,13 +60,14 @@ def value_label(question: Question, value: int) -> str:
 def most_selections(question: Question) -> int | None:
     """The most options one respondent may tick (None: no limit).
 
-    Padding-and-sampling's ``ell`` is the limit its reports are built for; the
-    question's ``max_selections`` otherwise.
+    The limit the mechanism's reports are built for, if its spec sets one
+    (padding-and-sampling's ``ell``); the question's ``max_selections``
+    otherwise.
     """
-    if question.kind != Question.Kind.MULTI_SELECT:
+    if not facts(question.kind).several:
         return None
-    ell = (question.spec or {}).get("ell") if question.is_private else None
-    if isinstance(ell, int) and not isinstance(ell, bool):
+    family = registry.of(question.spec) if question.is_private else None
+    if family is not None and (ell := family.selection_limit(question.spec)):
         return ell
     limit = question.max_selections
     return limit if limit and limit < len(question.options) else None

@@ -11,6 +11,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.formats import number_format
 
+from surveys.authoring.kinds import facts
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection import report_codec
 from surveys.collection.models import Invitation, Report, Submission
@@ -187,7 +188,7 @@ def submission_receipt(*, submission: Submission) -> list[ReceiptLine]:
                 sent = ", ".join(shown_label(question, v) for v in value)
             elif isinstance(value, int):
                 sent = shown_label(question, value)
-            elif question.kind == Question.Kind.NUMERIC:
+            elif facts(question.kind).grid:
                 # Stored in the C locale; read in the page's (a decimal comma).
                 sent = number_format(str(value))
             else:

@@ -125,10 +125,17 @@ class PaddingAndSampling(MultiSelectMechanism):
         epsilon: float,
         *,
         max_selections: int | None = None,
+        design: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         """Pads to ``ℓ = max_selections`` (every option when None)."""
-        spec = super().request(answers, epsilon)
+        spec = super().request(answers, epsilon, design=design)
         return spec | {"ell": max_selections or spec["k"]}
+
+    @classmethod
+    def selection_limit(cls, spec: Mapping[str, Any]) -> int | None:
+        """``ℓ``: the reports are built for at most ``ℓ`` selections."""
+        ell = spec.get("ell")
+        return ell if is_int(ell) else None
 
     @classmethod
     def counts_layout(cls, params: dict[str, Any], weights: Any) -> tuple[int, bool]:

@@ -23,7 +23,7 @@ from django.http import StreamingHttpResponse
 from django.urls import reverse
 
 import ldp
-from surveys.analysis import datasets
+from surveys.analysis import dataset_r, datasets
 from surveys.analysis.exports import neutralise
 from surveys.analysis.reading import latest_results
 from surveys.analysis.services import tallies_refresh
@@ -83,14 +83,21 @@ def _payloads(survey) -> dict[tuple[str, int], object]:
     }
 
 
+# Independently of the mechanisms' own column declarations: which columns hold
+# one answer index (a factor), one bit per option, or a grid value.
+INDEX_MECHANISMS = {"grr", "forced_response", "warner", "ordinal", "padding_sampling"}
+BIT_MECHANISMS = {"sue", "oue", "multi_rr"}
+KERNEL_MECHANISMS = {"geometric", "gaussian"}
+
+
 def _decode(mechanism: str, row: dict[str, str], base: str, book: dict, spec: dict):
     """The stored payload, rebuilt from one CSV row's cells."""
-    if mechanism in datasets.INDEX_MECHANISMS:
+    if mechanism in INDEX_MECHANISMS:
         by_label = {
             label: int(code) for code, label in book[base]["value_labels"].items()
         }
         return by_label[row[base]]
-    if mechanism in datasets.BIT_MECHANISMS:
+    if mechanism in BIT_MECHANISMS:
         names = sorted(
             (n for n in row if n.startswith(f"{base}_opt")),
             key=lambda n: int(n.rsplit("opt", 1)[1]),
@@ -100,7 +107,7 @@ def _decode(mechanism: str, row: dict[str, str], base: str, book: dict, spec: di
         return [int(row[f"{base}_{part}"]) for part in "aby"]
     if mechanism == "hadamard":
         return [int(row[f"{base}_j"]), int(row[f"{base}_bit"])]
-    if mechanism in datasets.KERNEL_MECHANISMS:
+    if mechanism in KERNEL_MECHANISMS:
         level = (Decimal(row[base]) - Decimal(spec["low"])) / Decimal(spec["step"])
         assert level == level.to_integral_value()
         return int(level)
@@ -407,7 +414,7 @@ def _parity(x: np.ndarray) -> np.ndarray:
 
 
 def _evaluate(function: str, columns, args: dict, rows: list[dict]) -> list[float]:
-    """What the R helper of that name computes (datasets.R_HELPERS), in numpy."""
+    """What the R helper of that name computes (dataset_r.r_helpers()), in numpy."""
     first = columns if isinstance(columns, str) else columns[0]
     kept = [r for r in rows if r[first] != ""]
     n = len(kept)
@@ -439,7 +446,7 @@ def test_r_script_names_only_columns_of_the_csv_and_levels_of_the_codebook(
     request, fixture
 ):
     survey = request.getfixturevalue(fixture)
-    script = datasets.r_script(survey)
+    script = dataset_r.r_script(survey)
     rows = _csv_rows(survey)
     header = list(rows[0])
     classes = re.search(r"colClasses = c\((.*?)\n  \)", script, re.DOTALL).group(1)
@@ -463,7 +470,7 @@ FREQUENCY |= {"multi_rr", "padding_sampling"}
 @pytest.mark.parametrize("fixture", ["families", "student_life"])
 def test_r_script_formulas_reproduce_the_dashboard_estimates(request, fixture):
     survey = request.getfixturevalue(fixture)
-    script = datasets.r_script(survey)
+    script = dataset_r.r_script(survey)
     rows = _as_read(script, _csv_rows(survey))
     results = latest_results(survey)
     by_name = {f"q{q.position}": q for q in results.questions}
@@ -484,7 +491,7 @@ def test_r_script_formulas_reproduce_the_dashboard_estimates(request, fixture):
 def test_r_script_keeps_a_title_with_line_breaks_inside_its_comment(families):
     Survey.objects.filter(pk=families.pk).update(title="Two\nlines\r\nstop()")
     families.refresh_from_db()
-    script = datasets.r_script(families)
+    script = dataset_r.r_script(families)
     assert (
         script.splitlines()[0] == f"# Deniable survey {families.pk}: Two lines stop()"
     )
@@ -507,7 +514,7 @@ def test_r_script_uses_each_answers_p_and_q_when_they_differ(researcher):
     submit_bulk(survey, 60)
     tallies_refresh(survey_id=survey.pk)
 
-    script = datasets.r_script(survey)
+    script = dataset_r.r_script(survey)
     ((function, columns, args),) = _calls(script)
     mechanism = ldp.build(spec)
     assert args["p"] == list(mechanism.p_star) and args["q"] == list(mechanism.q_star)
@@ -608,7 +615,7 @@ def test_spec_revisions_get_a_revision_column_and_other_layouts_columns_apart(
             assert _decode("grr", row, f"{base}_r1", book, question.spec) == stored
 
     # The R script estimates the current revision, as the dashboard does.
-    script = datasets.r_script(survey)
+    script = dataset_r.r_script(survey)
     ((function, columns, args),) = _calls(script)
     assert args["revision_column"] == f"{base}_rev" and args["revision"] == 3
     current = [r for r in _as_read(script, rows) if r[f"{base}_rev"] == "3"]
@@ -636,7 +643,7 @@ def test_r_script_run_by_rscript_prints_the_dashboard_estimates(
     families = request.getfixturevalue(fixture)
     name = f"survey-{families.pk}-wide.csv"
     (tmp_path / name).write_bytes(_bytes(datasets.write_wide_csv_bom, families))
-    script = datasets.r_script(families)
+    script = dataset_r.r_script(families)
     script += (
         "for (name in names(estimates)) "
         'cat("RESULT", name, sprintf("%.17g", estimates[[name]]$estimate), "\\n")\n'

@@ -15,12 +15,8 @@ import pytest
 
 from surveys.analysis.estimates import question_result
 from surveys.authoring import services
-from surveys.authoring.mechanisms import (
-    CUSTOM,
-    UNRELATED_QUESTION,
-    ForcedDesign,
-    PrivacyConfig,
-)
+from surveys.authoring.designs import CUSTOM, UNRELATED_QUESTION, ForcedDesign
+from surveys.authoring.mechanisms import PrivacyConfig
 
 pytestmark = pytest.mark.django_db
 

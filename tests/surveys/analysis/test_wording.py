@@ -17,7 +17,7 @@ from surveys.authoring.catalogue import (
     mechanism_label_shown,
     stored_label_shown,
 )
-from surveys.authoring.mechanisms import design_label, design_label_shown
+from surveys.authoring.designs import design_label, design_label_shown
 
 NBSP = "\u00a0"
 CUSTOM_SPLIT = {

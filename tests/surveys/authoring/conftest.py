@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 
 import pytest
 
-from ldp.mechanisms import REGISTRY
-from surveys.authoring import mechanisms, services
+from surveys.authoring import services
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection.models import Submission
 
@@ -85,20 +83,3 @@ def respond():
         )
 
     return respond
-
-
-@pytest.fixture
-def numeric_not_built_yet(monkeypatch):
-    """Numeric questions as they were before ldp registered their mechanisms.
-
-    The builder must say "not available yet" for any kind whose mechanisms ldp
-    does not register; this rebinds the numeric kind to a name ldp lacks.
-    """
-    rule = mechanisms.KIND_RULES["numeric"]
-    missing = "mechanism_ldp_does_not_have"
-    assert missing not in REGISTRY
-    monkeypatch.setitem(
-        mechanisms.KIND_RULES,
-        "numeric",
-        dataclasses.replace(rule, mechanisms=(missing,), default=lambda c: missing),
-    )

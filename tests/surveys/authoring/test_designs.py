@@ -21,14 +21,14 @@ from ldp.exact import display_epsilon_significant as epsilon_text
 from ldp.exact import log_ratio
 from ldp.mechanisms.binary import unrelated_question_spec
 from surveys.authoring import definitions, previews, selectors, services
-from surveys.authoring.forms import QuestionForm
-from surveys.authoring.mechanisms import (
+from surveys.authoring.designs import (
     CUSTOM,
     UNRELATED_QUESTION,
     ForcedDesign,
-    PrivacyConfig,
     design_label,
 )
+from surveys.authoring.forms import QuestionForm
+from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Question, Survey
 from surveys.collection.forms import ResponseForm
 

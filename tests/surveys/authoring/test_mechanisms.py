@@ -78,15 +78,6 @@ def test_ordinal_randomized_as_categories_says_the_order_is_not_used():
     assert "order is not used" in previews.preview(config, n=100).plain_words
 
 
-def test_a_kind_ldp_cannot_build_yet_says_not_available_yet(numeric_not_built_yet):
-    config = PrivacyConfig(
-        kind="numeric", low=Decimal(0), high=Decimal(10), step=Decimal(1)
-    )
-    assert not mechanisms.is_available("numeric")
-    with pytest.raises(mechanisms.MechanismUnavailable, match="not available yet"):
-        mechanisms.build(config)
-
-
 def test_numeric_recommended_is_ldp_recommend_numeric():
     config = PrivacyConfig(
         kind="numeric", low=Decimal(0), high=Decimal(100), step=Decimal(5)
@@ -104,11 +95,6 @@ def test_numeric_preview_gives_ldps_margin_of_the_mean():
     assert shown.margin == ldp.mean_margin_of_error(mechanism, 500, 0.95)
     assert shown.n_for_five_points == ldp.mean_sample_size(mechanism, 5.0, 0.95)
     assert shown.margin_display.endswith("on the mean answer")
-
-
-def test_unavailable_mechanisms_are_labelled_in_the_choices(numeric_not_built_yet):
-    labels = dict(mechanisms.mechanism_choices("numeric"))
-    assert labels["mechanism_ldp_does_not_have"].endswith("(not available yet)")
 
 
 def test_preview_reports_ldp_delivered_epsilon_and_margin():

@@ -66,22 +66,6 @@ def test_acknowledged_non_private_question_has_no_spec(survey, add_question):
     assert question.not_private_acknowledged
 
 
-def test_question_of_a_kind_ldp_cannot_build_is_refused_as_not_available(
-    survey, add_question, numeric_not_built_yet
-):
-    with pytest.raises(ValidationError) as caught:
-        add_question(
-            survey,
-            kind="numeric",
-            text="Hours of sleep",
-            low=Decimal(0),
-            high=Decimal(12),
-            step=Decimal(1),
-        )
-    assert "not available yet" in str(caught.value)
-    assert survey.questions.count() == 2
-
-
 def test_numeric_range_must_be_whole_steps(survey, add_question):
     with pytest.raises(ValidationError) as caught:
         add_question(

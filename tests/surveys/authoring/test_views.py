@@ -109,25 +109,6 @@ def test_plain_question_without_acknowledgement_is_refused(ada_client, make_surv
     assert not survey.questions.exists()
 
 
-def test_numeric_question_form_says_not_available_yet(
-    ada_client, make_survey, numeric_not_built_yet
-):
-    survey = make_survey()
-    url = reverse("authoring:question_create", kwargs={"pk": survey.pk})
-    data = {
-        **QUESTION,
-        "kind": "numeric",
-        "options": "",
-        "numeric_low": "0",
-        "numeric_high": "10",
-        "numeric_step": "1",
-    }
-    response = ada_client.post(url, data)
-    assert "not available yet" in response.content.decode()
-    assert response.status_code == 200
-    assert not survey.questions.exists()
-
-
 def test_question_page_renders_the_preview_without_javascript(ada_client, survey):
     question = survey.questions.get(kind="single_choice")
     url = reverse(

@@ -10,7 +10,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from surveys.analysis import datasets
+from surveys.analysis import dataset_r, datasets
 from surveys.authoring import services as authoring
 from surveys.authoring.models import Survey
 from surveys.collection.models import LinkValue, Submission
@@ -179,7 +179,7 @@ def test_spss_and_stata_files_hold_link_values_as_strings(
 
 
 def test_the_r_script_reads_link_fields_as_text(panel_survey):
-    script = datasets.r_script(panel_survey)
+    script = dataset_r.r_script(panel_survey)
     assert '"link_PROLIFIC_PID" = "character"' in script
 
 

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from surveys.analysis import datasets, exports
+from surveys.analysis import dataset_columns, datasets, exports
 from surveys.authoring import services as authoring
 from surveys.authoring import translation_services
 from surveys.authoring.mechanisms import PrivacyConfig
@@ -264,7 +264,7 @@ def test_a_declared_language_is_a_column_of_the_export(client, recording):
     _answer(client, recording, "fr")
     lines = list(datasets.wide_csv_lines(recording))
     header = lines[0].rstrip("\r\n").split(",")
-    assert header[1] == datasets.LANGUAGE_COLUMN
+    assert header[1] == dataset_columns.LANGUAGE_COLUMN
     assert lines[1].split(",")[1] == "fr"
     kinds = {v.name: v for v in datasets.variables(recording)}
     assert "tells something about the respondent" in kinds["language"].label
