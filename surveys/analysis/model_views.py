@@ -14,6 +14,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_GET
 
+from ldp.mechanisms.about import LINEAR
 from surveys.analysis import model_tables, regressions, weights
 from surveys.analysis.dashboard import labels_shown
 from surveys.analysis.job_views import finished, job_context, job_sent, refused
@@ -58,7 +59,12 @@ def survey_regression(request, pk: int):
     chosen = set(request.GET.getlist("covariate"))
     context: dict = {
         "survey": survey,
-        "outcomes": regressions.outcome_candidates(survey),
+        # Each candidate outcome with whether its regression is linear (a
+        # number) or logistic (yes/no): what its mechanism declares.
+        "outcomes": [
+            (q, regressions.outcome_model(q) == LINEAR)
+            for q in regressions.outcome_candidates(survey)
+        ],
         "covariates": [
             {
                 "question": q,
