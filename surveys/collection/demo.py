@@ -20,6 +20,7 @@ from ldp.mechanisms import registry
 from ldp.mechanisms.about import MEAN
 from surveys.accounts.models import User
 from surveys.authoring import services as authoring
+from surveys.authoring.kinds import facts
 from surveys.authoring.mechanisms import YES_NO_OPTIONS, PrivacyConfig
 from surveys.authoring.models import Survey
 from surveys.collection.services import ResponseIn, SentReport, submissions_ingest_bulk
@@ -226,7 +227,7 @@ def simulate_respondents(*, survey: Survey, count: int, seed: int = DEMO_SEED) -
         truth = sampler(rng, count)
         mechanism = question.compiled_mechanism()
         if mechanism is not None:
-            values = truth if question.kind == "multi_select" else np.asarray(truth)
+            values = truth if facts(question.kind).several else np.asarray(truth)
             columns[question.pk] = mechanism.randomize(values, rng).tolist()
             private[question.pk] = question.spec_revision
         else:

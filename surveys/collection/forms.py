@@ -28,6 +28,7 @@ from django.utils.translation import (
 
 from surveys.authoring import display_logic
 from surveys.authoring.forms import add_validation_errors
+from surveys.authoring.kinds import facts
 from surveys.authoring.models import Question, Survey
 from surveys.collection.questions import (
     CHOICE_KINDS,
@@ -416,9 +417,15 @@ class QuestionBlock:
         return self.question.is_private
 
     @property
+    def typed(self) -> bool:
+        """The answer is a number typed in a box (its kind's answers are a
+        grid), so it has a label of its own."""
+        return facts(self.question.kind).grid
+
+    @property
     def numeric_words(self) -> str:
         """The range and step in words, for numeric questions ("" otherwise)."""
-        bounds = grid(self.question) if self.question.kind == "numeric" else None
+        bounds = grid(self.question) if facts(self.question.kind).grid else None
         if bounds is None:
             return ""
         return range_words(*bounds)
@@ -427,7 +434,7 @@ class QuestionBlock:
 def _grid_key(question: Question) -> tuple | None:
     """What rows of one grid share (None: not a grid row): the stem and scale of
     a protected scale question without display logic."""
-    if not question.grid or question.kind != Question.Kind.ORDINAL:
+    if not question.grid or not facts(question.kind).ordered:
         return None
     if not question.is_private or question.show_if:
         return None
@@ -533,7 +540,7 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
             )
         prefix = f"q{question.pk}"
         widget: forms.Widget
-        if question.kind == Question.Kind.NUMERIC:
+        if facts(question.kind).grid:
             bounds = grid(question)
             if bounds is None:
                 raise ValueError(f"question {question.pk} has no numeric grid")
@@ -541,7 +548,7 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
         else:
             widget = AnswerInputs(
                 shown_choices(question),
-                multiple=question.kind == Question.Kind.MULTI_SELECT,
+                multiple=facts(question.kind).several,
                 named=False,
                 most=most_selections(question),
             )
@@ -634,7 +641,7 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
             if question.optional or answer in self.errors:
                 continue
             given = data.get(answer) not in (None, "")
-            if question.kind == Question.Kind.MULTI_SELECT and not question.is_private:
+            if facts(question.kind).several and not question.is_private:
                 continue  # no option ticked is an answer: "none of these"
             if not given:
                 message = (
@@ -725,7 +732,7 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
             elif not skipped and not given and answer not in self.errors:
                 if question.is_private:
                     message = NO_REPORT % {"question": question.text}
-                elif question.kind == Question.Kind.MULTI_SELECT:
+                elif facts(question.kind).several:
                     continue  # no option ticked is an answer: "none of these"
                 else:
                     message = gettext(
@@ -763,7 +770,7 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
                 widget=AnswerInputs(choices, multiple=False, named=True),
                 error_messages=required,
             )
-        elif question.kind == Question.Kind.MULTI_SELECT:
+        elif facts(question.kind).several:
             field = forms.TypedMultipleChoiceField(
                 label=question.text,
                 choices=choices,
@@ -774,7 +781,7 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
                 ),
                 error_messages=required,
             )
-        elif question.kind == Question.Kind.NUMERIC:
+        elif facts(question.kind).grid:
             field = NumberInRangeField(
                 question, label=question.text, error_messages=required
             )
@@ -854,7 +861,7 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
                 )
             else:
                 value = data[prefix]
-                if question.kind == Question.Kind.NUMERIC:
+                if facts(question.kind).grid:
                     value = str(value)
                 plain[question.pk] = value
         key = data["idempotency_key"]

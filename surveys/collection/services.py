@@ -22,6 +22,7 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext
 
 from surveys.authoring import display_logic, lifecycle
+from surveys.authoring.kinds import facts
 from surveys.authoring.models import Question, Survey
 from surveys.collection import report_codec
 from surveys.collection.models import (
@@ -298,7 +299,7 @@ def _clean_plain(question: Question, value: Any) -> Any:
         if isinstance(value, bool) or value not in values:
             raise reject(f"one of {values}")
         return int(value)
-    if question.kind == Question.Kind.MULTI_SELECT:
+    if facts(question.kind).several:
         values = {v for v, _ in answer_choices(question)}
         if not isinstance(value, list) or any(
             isinstance(v, bool) or v not in values for v in value
@@ -313,7 +314,7 @@ def _clean_plain(question: Question, value: Any) -> Any:
                 f"“{question.text}”; at most {most} may be chosen."
             )
         return sorted(int(v) for v in value)
-    if question.kind == Question.Kind.NUMERIC:
+    if facts(question.kind).grid:
         try:
             number = Decimal(str(value))
         except (InvalidOperation, ValueError):
