@@ -10,8 +10,8 @@ time as a ratio to ``numpy.bincount`` over the same n integers, measured in the
 same run so that a busy machine slows both alike.  Binary mechanisms use k = 2;
 ordinal, numeric (a 1,001-level grid) and multi-select ones use their own domains.
 
-``before`` is the counting code as it was before the aggregation kernels of
-issue 17 (kept below, with its validation, so both are measured on the same
+``before`` is the earlier row-by-row counting code, replaced by the
+aggregation kernels (kept below, with its validation, so both are measured on the same
 data in the same run; the two must give identical counts); ``after`` is
 ``ldp`` as it is.  ``oue (packed)`` and ``sue (packed)`` aggregate the same
 reports stored as ``np.packbits`` rows.  ``peak MB`` is the largest extra

@@ -278,7 +278,7 @@ def largest_survey(client, respondent, owner, repeat: int) -> dict[str, float]:
 
 
 def refused(client, owner) -> float:
-    """The finding's question (1,001 levels at ε = 0.01): refused, at what cost."""
+    """A question at ldp's own limit (1,001 levels, ε = 0.01): its cost."""
     from django.urls import reverse
 
     from surveys.authoring import services
@@ -291,7 +291,7 @@ def refused(client, owner) -> float:
     body = client.get(url, data).json()
     elapsed = time.perf_counter() - start
     if body["ok"]:
-        raise SystemExit("the finding's grid was not refused")
+        raise SystemExit("the 1,001-level grid was not refused")
     return elapsed
 
 
@@ -432,7 +432,7 @@ def main() -> int:
             )
         elapsed = refused(client, owner)
         print(
-            f"\nthe finding's question (1,001 levels, ε = 0.01), refused by the "
+            f"\na question at ldp's own limit (1,001 levels, ε = 0.01), refused by the "
             f"preview: {elapsed * 1000:.1f} ms = {elapsed / baseline:.0f}× trivial"
         )
         if args.sweep:

@@ -9,8 +9,8 @@ Usage::
 Sections, in order (see benchmarks/README.md for what each column means):
 
 1. aggregation (``aggregate.py``): aggregate + estimate time of every mechanism
-   as a multiple of ``numpy.bincount`` over the same n, before and after the
-   counting kernels of issue 17, with peak memory, three runs;
+   as a multiple of ``numpy.bincount`` over the same n, the current counting
+   kernels against the earlier row-by-row code, with peak memory, three runs;
 2. ingestion (``load.py``): submissions through gunicorn + two Celery workers
    as ratios to the trivial ``/ping`` view under the same concurrency;
 3. refresh (``refresh.py``): incremental tally refresh against a full recount,

@@ -1,5 +1,4 @@
-# Researcher-chosen bins of number questions (issue 16).  Numbered 0007 when
-# written; renumber after any other 0007 of the analysis app.
+# Researcher-chosen bins of number questions.
 
 import django.db.models.deletion
 from django.db import migrations, models

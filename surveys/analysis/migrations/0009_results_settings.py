@@ -1,5 +1,4 @@
-# A survey's choice of consistent estimate (issue 16).  Numbered 0009 when
-# written; renumber after any other 0009 of the analysis app.
+# A survey's choice of consistent estimate.
 
 import django.db.models.deletion
 from django.db import migrations, models

@@ -1,6 +1,6 @@
 """Coverage of the binned distribution's bootstrap intervals (``statistical``).
 
-The hours case of issue 16: answers 0–40 in whole hours, the geometric
+The hours case: answers 0–40 in whole hours, the geometric
 mechanism at ε = 1, n = 500, a skewed truth ``f_x ∝ exp(−x/8)`` and the
 default five bins.  Each of 200 simulated surveys is analysed exactly as
 ``ldp.binned_distribution`` does (EM fit, B parametric resamples through the

@@ -1,4 +1,4 @@
-"""Raw-report exports are unchanged by compact storage (issue 17).
+"""Raw-report exports are unchanged by compact storage.
 
 Reports are stored as integers or packed bits (``report_codec``), but every
 export shows each report exactly as the device sent it: the CSV's value cell,

@@ -21,8 +21,8 @@ from surveys.authoring.validation import OPTIONS_MAX
 
 pytestmark = pytest.mark.django_db
 
-# The finding: 1,001 levels at ε = 0.01 took 6 s to preview and 14 s to add.
-FINDING = {
+# ldp's own limit: 1,001 levels at ε = 0.01 took 6 s to preview and 14 s to add.
+LDP_LIMIT_GRID = {
     "kind": "numeric",
     "text": "How much did you earn last month?",
     "numeric_low": "0",
@@ -59,12 +59,12 @@ def test_the_limit_is_far_below_ldps_grid_limit():
     assert NUMERIC_LEVELS_MAX < 1001
 
 
-def test_adding_the_findings_grid_is_refused_with_the_limit_and_why(
+def test_adding_a_grid_at_ldps_own_limit_is_refused_with_the_limit_and_why(
     ada_client, make_survey
 ):
     survey = make_survey()
     url = reverse("authoring:question_create", kwargs={"pk": survey.pk})
-    response = ada_client.post(url, FINDING)
+    response = ada_client.post(url, LDP_LIMIT_GRID)
     page = response.content.decode()
     assert response.status_code == 200
     assert "That gives 1001 possible values; allowed: at most 201" in page
@@ -73,19 +73,19 @@ def test_adding_the_findings_grid_is_refused_with_the_limit_and_why(
     assert compiled.cache_info().misses == 0  # refused before compiling
 
 
-def test_previewing_the_findings_grid_is_refused_before_compiling(
+def test_previewing_a_grid_at_ldps_own_limit_is_refused_before_compiling(
     ada_client, make_survey
 ):
     survey = make_survey()
     url = reverse("authoring:question_preview", kwargs={"pk": survey.pk})
-    data = ada_client.get(url, FINDING).json()
+    data = ada_client.get(url, LDP_LIMIT_GRID).json()
     assert data["ok"] is False
     (message,) = data["errors"]["numeric_step"]
     assert "allowed: at most 201" in message and REASON in message
     assert compiled.cache_info().misses == 0
 
 
-def test_service_refuses_the_findings_grid_and_stores_nothing(make_survey):
+def test_service_refuses_a_grid_at_ldps_own_limit_and_stores_nothing(make_survey):
     survey = make_survey()
     with pytest.raises(ValidationError) as refused:
         services.question_create(
@@ -164,7 +164,7 @@ def test_pages_after_adding_a_question_never_compile_its_spec_again(
     added = ada_client.post(
         url,
         {
-            **FINDING,
+            **LDP_LIMIT_GRID,
             "numeric_high": "200",
             "requested_epsilon": "0.05",
             "mechanism": "geometric",

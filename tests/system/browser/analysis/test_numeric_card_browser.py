@@ -1,7 +1,7 @@
 """A number question's result card at n = 500 in Chromium: median and bins.
 
-The screenshot is saved to docs/screenshots/ (issue 16: numeric results
-readable at n = 500).
+The screenshot is saved to docs/screenshots/ (numeric results readable at
+n = 500).
 """
 
 from __future__ import annotations
