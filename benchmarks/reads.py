@@ -9,7 +9,7 @@ Starts a throwaway PostgreSQL cluster of its own (removed at the end) unless
 many stored reports (COPY, randomized by the Python reference) to a survey
 with one 8-option question (generalized randomized response, ε = 1), and once
 10^4 reports to a survey with the heaviest number question the builder
-accepts (201 levels at ε = 0.0201; the issue's 1,001 levels are now refused);
+accepts (201 levels at ε = 0.0201; 1,001 levels are refused);
 the tallies are brought up to date (not timed).  Then, through Django's test
 client in this process (tasks in-process, as with no broker), it times the
 median of ``--repeat`` requests after one warm-up request each of:
@@ -27,7 +27,7 @@ median of ``--repeat`` requests after one warm-up request each of:
 
 With ``--shared-cache`` the in-process reads use a Redis server of the
 script's own as the shared cache (``CACHE_URL``), as deployed: sessions and
-snapshot heads are then read from it.
+rendered results fragments are then read from it.
 
 With ``--http`` the same reads are then made over HTTP against the compose
 ``web`` command (gunicorn, ``gunicorn.conf.py``, ``--web-workers`` workers) on
@@ -496,7 +496,7 @@ def main() -> None:
         "--shared-cache",
         action="store_true",
         help="in process too, use a Redis of its own as the shared cache (as"
-        " deployed: sessions and snapshot heads read from it)",
+        " deployed: sessions and results fragments read from it)",
     )
     args = parser.parse_args()
     with contextlib.ExitStack() as stack:

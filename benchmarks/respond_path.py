@@ -19,15 +19,16 @@ survey (one question of every kind) and, ``--runs`` times on the same stack:
    trivial view with one row inserted in one transaction), and a respondent:
    ``GET`` the respond page, randomize every private answer with the Python
    reference mechanism, ``POST`` it as the page's script does.  Ratios:
-   respond GET p50 ÷ ``/ping`` p50 (target ≤ 2) and respond POST p50 ÷
-   ``/bench/insert`` p50 (target ≤ 3);
+   respond GET p50 ÷ ``/ping`` p50 and respond POST p50 ÷
+   ``/bench/insert`` p50 (information only: the budgets are
+   ``open_loop.py``'s);
 2. **capacity**: ``--capacity-concurrency`` clients run respondents back to
    back for ``--capacity-seconds``; respondents completed per second;
 3. **fixed rate**: respondents arrive at half that capacity, evenly spaced
    (an open loop: a new respondent starts on schedule whether or not the
    earlier ones finished), for ``--rate-seconds``; each request's time counts
    from its scheduled start, so waiting for a free client counts too.  p50 and
-   p99 of the respond GET and POST (target p99 < 100 ms);
+   p99 of the respond GET and POST;
 4. **CPU time**, less noisy than wall clock on a shared machine: ``--cpu``
    rounds of each request in blocks of its own (``/ping``, the trivial
    insert, the respond GET alone, whole respondents), with the CPU seconds
@@ -73,9 +74,6 @@ from benchmarks.process_cpu import cpu_seconds  # noqa: E402
 
 WEB_SETTINGS = "benchmarks.baseline_settings"
 INSERT_PATH = "/bench/insert"
-GET_TARGET = 2.0  # respond GET p50 ÷ trivial p50
-POST_TARGET = 3.0  # respond POST p50 ÷ trivial-insert p50
-P99_TARGET_MS = 100.0  # at a fixed arrival rate of half the capacity
 
 
 class LastRecorder(load.Recorder):
@@ -315,7 +313,7 @@ def prepare_baseline_table() -> None:
 
 
 def format_runs(runs: list[RunFigures]) -> str:
-    """One line per run and the targets."""
+    """One line per run, wall clock then CPU time."""
     head = (
         f"{'run':>3} {'ping':>6} {'insert':>7} {'GET':>6} {'POST':>6} "
         f"{'GET÷ping':>9} {'POST÷ins':>9} {'cap/s':>7} {'rate/s':>7} "
@@ -346,10 +344,6 @@ def format_runs(runs: list[RunFigures]) -> str:
             f"{c['submit']:>6.2f} {r.cpu_get_ratio:>9.2f} {r.cpu_post_ratio:>9.2f}"
         )
     lines.extend(cpu_lines)
-    lines.append(
-        f"targets: GET÷ping ≤ {GET_TARGET:g}, POST÷insert ≤ {POST_TARGET:g}, "
-        f"p99 < {P99_TARGET_MS:g} ms at half the capacity"
-    )
     return "\n".join(lines)
 
 

@@ -6,7 +6,7 @@ Usage::
         [--aggregate-clock wall|cpu]
         [--load-concurrency 32] [--load-duration 30] [--refresh-max 1e6]
 
-Sections, in order (see benchmarks/README.md for what each column means):
+Sections, in order (each script's docstring says what its columns mean):
 
 1. aggregation (``aggregate.py``): aggregate + estimate time of every mechanism
    as a multiple of ``numpy.bincount`` over the same n, the current counting
