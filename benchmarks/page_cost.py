@@ -360,9 +360,9 @@ def main() -> int:
         from surveys.accounts.models import User
 
         owner = User.objects.create_user("bench")
-        client = Client()
+        client = Client(SERVER_NAME="localhost")  # a host the site allows
         client.force_login(owner)
-        respondent = Client()  # signed out, as respondents are
+        respondent = Client(SERVER_NAME="localhost")  # signed out, as respondents are
         for _ in range(20):  # warm up imports, templates and the connection
             client.get("/ping")
             respondent.get("/ping")

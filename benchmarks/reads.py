@@ -155,7 +155,7 @@ def run(
 
     owner = User.objects.create_user(f"bench-{uuid.uuid4().hex[:8]}")
     secret = api_token_create(user=owner, name="bench").secret
-    client = Client()
+    client = Client(SERVER_NAME="localhost")  # a host the site allows
     rng = np.random.default_rng(20261123)
     cases = []
     grr = PrivacyConfig(
@@ -193,7 +193,7 @@ def run(
     # read would answer a redirect to the sign-in page.
     client.force_login(owner)
     ping = lambda: _ok(client.get("/ping"))  # noqa: E731
-    anonymous = Client()
+    anonymous = Client(SERVER_NAME="localhost")
     anonymous_ping = lambda: _ok(anonymous.get("/ping"))  # noqa: E731
     api_ping = lambda: _ok(  # noqa: E731
         client.get("/bench/api-ping", HTTP_AUTHORIZATION=f"Bearer {secret}")

@@ -12,7 +12,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from surveys.analysis import datasets
+from surveys.analysis import dataset_columns, datasets
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection.models import Submission
@@ -152,7 +152,7 @@ def test_a_survey_is_translated_published_and_answered_in_three_languages(
     languages = sorted(Submission.objects.values_list("language", flat=True))
     assert languages == ["en", "es", "fr"]
     header, *rows = list(datasets.wide_csv_lines(survey))
-    assert header.split(",")[1] == datasets.LANGUAGE_COLUMN
+    assert header.split(",")[1] == dataset_columns.LANGUAGE_COLUMN
     assert sorted(row.split(",")[1] for row in rows) == ["en", "es", "fr"]
     if gate is not None:
         assert gate.checked, "the accessibility gate checked no page"
