@@ -174,6 +174,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": f"{_VALIDATORS}.NumericPasswordValidator"},
 ]
 
+# A password-reset link works once, for this many hours.
+PASSWORD_RESET_TIMEOUT = env_int("ACCOUNT_LINK_HOURS", 24) * 3600
+if PASSWORD_RESET_TIMEOUT < 3600:
+    raise ImproperlyConfigured("ACCOUNT_LINK_HOURS must be 1 or more.")
+
 # --- Sessions ---------------------------------------------------------------------
 # A researcher is signed out after SESSION_IDLE_MINUTES without activity (the
 # dashboard's automatic refresh does not count) and SESSION_MAX_HOURS after signing

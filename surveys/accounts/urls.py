@@ -1,7 +1,8 @@
-"""Sign-in (with an optional two-factor code), sign-out, password change.
+"""Sign-in (with an optional two-factor code), sign-out, password change and reset.
 
-Password reset is switched off: it needs outgoing email, which is not
-configured, so its URLs are not routed at all (and no page links to them).
+Password reset is Django's own: the link goes out through the configured email
+backend (EMAIL_URL), works once and expires after PASSWORD_RESET_TIMEOUT; the
+page says the same whether or not an account uses the address.
 """
 
 from django.contrib.auth import views as auth_views
@@ -26,6 +27,28 @@ urlpatterns = [
         "password_change/done/",
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
+    ),
+    path(
+        "password_reset/",
+        auth_views.PasswordResetView.as_view(
+            email_template_name="registration/password_reset_email.txt"
+        ),
+        name="password_reset",
+    ),
+    path(
+        "password_reset/done/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
     ),
     path("two-factor/", views.status, name="two_factor"),
     path("two-factor/setup/", views.setup, name="two_factor_setup"),

@@ -39,6 +39,10 @@ PUBLIC = {
     "ping",
     "login",
     "logout",
+    "password_reset",
+    "password_reset_done",
+    "password_reset_confirm",  # its signed token names one account
+    "password_reset_complete",
     "set_language",  # the language picker (a browser cookie, nothing stored)
     "collection:verify",
     "collection:randomizer",

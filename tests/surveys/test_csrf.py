@@ -35,6 +35,8 @@ STATE_CHANGING = {
     "login": "anonymous",
     "logout": "owner",
     "password_change": "owner",
+    "password_reset": "anonymous",
+    "password_reset_confirm": "anonymous",
     "two_factor": "owner",
     "two_factor_setup": "owner",
     "two_factor_disable": "owner",
@@ -85,6 +87,8 @@ READ_ONLY = {
     "favicon",
     "ping",
     "password_change_done",
+    "password_reset_done",
+    "password_reset_complete",
     "authoring:survey_list",
     "authoring:survey_detail",
     "authoring:survey_definition",
@@ -189,6 +193,7 @@ def url_for(name: str, pattern, world) -> str:
         "language": "es",
         "object_id": survey.pk,
         "id": world["ada"].pk,
+        "uidb64": "MQ",
         "content_type_id": 1,
         "app_label": "authoring",
     }
@@ -233,6 +238,7 @@ def data_for(name: str, world) -> dict:
         "analysis:question_bins": {"cuts": "1, 2"},
         "analysis:consistent_method": {"method": "mle"},
         "login": {"username": "ada", "password": "x" * 12},
+        "password_reset": {"email": "ada@example.org"},
     }.get(name, {})
 
 
