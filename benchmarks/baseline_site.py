@@ -23,7 +23,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from surveys.analysis.api import token_required
+from surveys.analysis.api.views import token_required
 from surveys.urls import urlpatterns as site_urlpatterns
 
 CREATE_TABLE = (

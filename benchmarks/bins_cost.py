@@ -6,7 +6,7 @@ Usage::
         [--mechanisms geometric piecewise] [--repeat 1]
 
 What a worker does per protected question when it computes a snapshot is
-``surveys.analysis.estimates.question_result`` (the rest of a snapshot, a few
+``surveys.analysis.results.estimates.question_result`` (the rest of a snapshot, a few
 queries and the JSON, does not depend on the question's size).  For a number
 question on ``--levels`` levels (0, 1, …, levels − 1) at ε = 1, with ``--n``
 reports randomized by the Python reference from a skewed truth
@@ -73,7 +73,7 @@ def main() -> None:
     import numpy as np
 
     import ldp
-    from surveys.analysis import bins, estimates
+    from surveys.analysis.results import bins, estimates
     from surveys.authoring.models import Question
 
     question = Question(pk=1, kind="numeric", text="Hours", position=1, spec_revision=1)

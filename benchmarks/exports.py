@@ -50,7 +50,8 @@ def median_seconds(write, repeat: int) -> float:
 
 
 def writers(survey) -> dict:
-    from surveys.analysis import datasets, exports
+    from surveys.analysis.exports import datasets
+    from surveys.analysis.exports import estimates as exports
 
     def reports_csv() -> None:
         for _ in exports.reports_csv(survey):

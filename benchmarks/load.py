@@ -262,7 +262,7 @@ def survey_counts(survey_id: int) -> tuple[int, dict[int, int], dict[int, int], 
     from django.db.models import Count, Max, Sum
 
     from surveys.analysis.models import Tally
-    from surveys.analysis.selectors import survey_watermark
+    from surveys.analysis.results.selectors import survey_watermark
     from surveys.authoring.models import Question
     from surveys.collection.models import Report, Submission
 
@@ -312,7 +312,7 @@ def wait_for_drain(survey_id: int, broker_url: str, timeout: float) -> float | N
 def recount_equal(survey_id: int) -> bool:
     """The survey's tallies equal ldp's aggregate of its stored reports."""
     import ldp
-    from surveys.analysis.selectors import survey_tallies
+    from surveys.analysis.results.selectors import survey_tallies
     from surveys.authoring.models import SpecRevision
     from surveys.collection import report_codec
     from surveys.collection.models import Report

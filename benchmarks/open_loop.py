@@ -75,7 +75,7 @@ def dashboard_survey(reports: int, rng: np.random.Generator) -> Any:
     """The researcher's one-question survey with ``reports`` reports stored,
     tallied and in its snapshot (reused from an earlier run when it has them)."""
     from surveys.accounts.models import User
-    from surveys.analysis import services
+    from surveys.analysis.tallies import services
     from surveys.authoring.mechanisms import PrivacyConfig
     from surveys.authoring.models import Survey
     from surveys.collection.models import Report

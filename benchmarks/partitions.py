@@ -238,7 +238,7 @@ def _plan_ms(survey_id: int, question_id: int) -> float:
 
 
 def _measure(layout: int, surveys, n: int, args) -> Figures:
-    from surveys.analysis import services
+    from surveys.analysis.tallies import services
     from surveys.collection.models import Report
 
     rebuild_s = _rebuild(layout)

@@ -149,7 +149,7 @@ def run(
     from django.test import Client
 
     from surveys.accounts.models import User
-    from surveys.analysis import services
+    from surveys.analysis.tallies import services
     from surveys.api_tokens.services import api_token_create
     from surveys.authoring.mechanisms import PrivacyConfig
 

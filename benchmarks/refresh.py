@@ -76,8 +76,8 @@ def main() -> None:
     parser.add_argument("--new", type=int, default=1_000, help="new reports")
     args = parser.parse_args()
     setup()
-    from surveys.analysis import services
     from surveys.analysis.models import Tally
+    from surveys.analysis.tallies import services
 
     rng = np.random.default_rng(20261122)
     survey = make_survey()

@@ -88,6 +88,7 @@ INSTALLED_APPS = [
     "surveys.authoring",
     "surveys.collection",
     "surveys.analysis",
+    "surveys.invitations",
     "surveys.api_tokens",
     "surveys.operations",
     "axes",
@@ -526,7 +527,7 @@ CELERY_BEAT_SCHEDULE = {
 SUBMISSION_GRACE_SECONDS = env_int("SUBMISSION_GRACE_SECONDS", 30 * 60)
 # Owners' notifications go through Django's email framework (EMAIL_URL above).
 
-# --- Email invitations and reminders (surveys.collection.mailings) ---------------
+# --- Email invitations and reminders (surveys.invitations.mailings) ---------------
 # Emails handed to the mail server per connection, and how often a mailing that
 # met a temporary failure (a 4xx reply, no connection) is retried, with
 # exponential backoff from EMAIL_RETRY_SECONDS (doubling, at most an hour).

@@ -3,6 +3,8 @@ from django.urls import include, path
 from django.views.decorators.csrf import csrf_exempt
 
 from surveys import views
+from surveys.collection import urls as collection_urls
+from surveys.invitations import urls as invitation_urls
 
 urlpatterns = [
     path("", views.HomeView.as_view(), name="home"),
@@ -16,7 +18,18 @@ urlpatterns = [
     path("i18n/setlang/", csrf_exempt(views.set_language), name="set_language"),
     path("accounts/", include("surveys.accounts.urls")),
     path("surveys/", include("surveys.authoring.urls")),
-    path("s/", include("surveys.collection.urls")),
+    # Respondents' pages and the researchers' invitation pages share one
+    # namespace: the invitation pages were born in collection, and their URL
+    # names and addresses stay as they were.
+    path(
+        "s/",
+        include(
+            (
+                invitation_urls.urlpatterns + collection_urls.urlpatterns,
+                collection_urls.app_name,
+            )
+        ),
+    ),
     path("results/", include("surveys.analysis.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -16,7 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.generic import RedirectView, TemplateView
 
-from surveys.analysis import selectors as analysis_selectors
+from surveys.analysis.results import selectors as analysis_selectors
 from surveys.authoring.models import Survey
 from surveys.expected_fields import ExpectedFieldsMixin, refusal_page
 from surveys.middleware import retry_after_seconds

@@ -9,8 +9,9 @@ a worker runs.
 
 from __future__ import annotations
 
-from surveys.analysis import selectors, tasks
-from surveys.analysis.results import SurveyResults
+from surveys.analysis import tasks
+from surveys.analysis.results import selectors
+from surveys.analysis.results.objects import SurveyResults
 from surveys.authoring import access
 from surveys.authoring.models import Survey
 from surveys.celery import app

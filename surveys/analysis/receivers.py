@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from surveys.analysis import services
+from surveys.analysis.tallies import services
 from surveys.analysis.tasks import send_refresh, send_withdrawal_snapshot
 
 

@@ -18,7 +18,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 
-from surveys.analysis import jobs, selectors, services
+from surveys.analysis.jobs import running as jobs
+from surveys.analysis.results import selectors
+from surveys.analysis.tallies import services
 from surveys.celery import app
 
 logger = logging.getLogger(__name__)

@@ -2,7 +2,8 @@
 
 from django.urls import path
 
-from surveys.analysis import api, bins_views, consistent_views, model_views, views
+from surveys.analysis.api import views as api
+from surveys.analysis.pages import bins_views, consistent_views, model_views, views
 from surveys.api_tokens import views as token_views
 
 app_name = "analysis"

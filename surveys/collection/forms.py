@@ -23,11 +23,9 @@ from django.utils.translation import (
     gettext,
     gettext_lazy,
     ngettext,
-    pgettext_lazy,
 )
 
 from surveys.authoring import display_logic
-from surveys.authoring.forms import add_validation_errors
 from surveys.authoring.kinds import facts
 from surveys.authoring.models import Question, Survey
 from surveys.collection.questions import (
@@ -908,60 +906,3 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
             # Display logic: question id → its condition on an unprotected answer.
             "logic": {str(q.pk): q.show_if for q in self.questions if q.show_if},
         }
-
-
-class InvitationsForm(forms.Form):
-    count = forms.IntegerField(
-        label=gettext_lazy("How many invitation links?"),
-        min_value=1,
-        max_value=10_000,
-        initial=100,
-        help_text=gettext_lazy(
-            "Each link can be used for one response. You can download them once, "
-            "as a CSV file; only their hashes are kept."
-        ),
-    )
-
-
-class RecipientsImportForm(forms.Form):
-    """A CSV file of recipients' email addresses."""
-
-    addresses = forms.FileField(
-        label=gettext_lazy("CSV file of email addresses"),
-        help_text=gettext_lazy(
-            "One address per line, or a column headed “email”. Addresses "
-            "already on the list are skipped; if any line is not an address, "
-            "nothing is imported and the lines are listed."
-        ),
-        widget=forms.ClearableFileInput(attrs={"accept": ".csv,text/csv"}),
-    )
-
-
-class MailingForm(forms.Form):
-    """The text of an invitation or a reminder email."""
-
-    kind = forms.ChoiceField(
-        choices=[("invitation", "invitation"), ("reminder", "reminder")],
-        widget=forms.HiddenInput,
-    )
-    subject = forms.CharField(label=gettext_lazy("Subject"), max_length=150)
-    body = forms.CharField(
-        label=pgettext_lazy("email", "Text"),
-        max_length=5000,
-        widget=forms.Textarea(attrs={"rows": 9}),
-        help_text=gettext_lazy(
-            "{link} becomes each person's own one-response link; {title} the "
-            "survey's title. An unsubscribe link is added at the end."
-        ),
-    )
-
-    def clean(self):
-        cleaned = super().clean()
-        if "subject" in cleaned and "body" in cleaned:
-            from surveys.collection.mailings import validate_template
-
-            try:
-                validate_template(cleaned["subject"], cleaned["body"])
-            except forms.ValidationError as error:
-                add_validation_errors(self, error)
-        return cleaned

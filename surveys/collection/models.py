@@ -325,7 +325,7 @@ def new_recipient_salt() -> str:
 
 
 class Recipient(models.Model):
-    """A person invited by email to a survey (``surveys.collection.mailings``).
+    """A person invited by email to a survey (``surveys.invitations.mailings``).
 
     Privacy: a recipient holds an email address and one one-response
     invitation; "answered" is read from that invitation's ``used`` flag, which

@@ -14,7 +14,7 @@ that are not yet visible; nor can it bound the wait (``lock_timeout``).
 Measured against the alternative the ORM can make (``MAX(id)`` of the
 visible rows, with an insert held open while a refresh runs:
 ``test_report_committed_after_a_higher_id_is_still_counted`` in
-tests/surveys/analysis/test_tallies.py), that read folds past the
+tests/surveys/analysis/tallies/test_tallies.py), that read folds past the
 uncommitted report and loses it for good; the fence never does.  The layout
 DDL of the same table (hash partitions, ``partitioning``) is the other raw SQL
 of this store.

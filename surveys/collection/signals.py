@@ -84,15 +84,3 @@ def announce_withdrawal_on_commit(*, survey_id: int) -> None:
         partial(reports_withdrawn.send_robust, sender=Submission, survey_id=survey_id),
         robust=True,
     )
-
-
-def delete_submissions_of_survey(*, survey_id: int, **_: object) -> None:
-    """Receiver of authoring's ``survey_deleting``: the survey's submissions,
-    reports, unprotected answers, skips and link values, reports by survey
-    (one partition)."""
-    from surveys.collection.services import submissions_delete
-
-    submissions_delete(
-        survey_id=survey_id,
-        submissions=Submission.objects.filter(survey_id=survey_id),
-    )

@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from surveys.collection import lifecycle_views, mailing_views, views
+from surveys.collection import lifecycle_views, views
 from surveys.collection.converters import TokenConverter
 
 register_converter(TokenConverter, "token")
@@ -26,18 +26,6 @@ urlpatterns = [
         name="test_responses_delete",
     ),
     path("manage/<int:survey_id>/preview/", lifecycle_views.preview, name="preview"),
-    path("manage/<int:survey_id>/invitations/", views.invitations, name="invitations"),
-    path(
-        "manage/<int:survey_id>/recipients/",
-        mailing_views.recipients,
-        name="recipients",
-    ),
-    path(
-        "manage/<int:survey_id>/recipients/send/",
-        mailing_views.recipients_send,
-        name="recipients_send",
-    ),
-    path("unsubscribe/<token:token>/", mailing_views.unsubscribe, name="unsubscribe"),
     path("i/<token:token>/", views.consent_invitation, name="consent_invitation"),
     path(
         "i/<token:token>/answer/", views.respond_invitation, name="respond_invitation"

@@ -8,12 +8,10 @@ pages are rate limited (``ratelimit``) before anything is looked up or stored.
 
 from __future__ import annotations
 
-import csv
 from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.contrib.auth.decorators import login_required
 from django.http import (
     Http404,
     HttpRequest,
@@ -23,17 +21,16 @@ from django.http import (
 )
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_safe
 
-from surveys.authoring import access, lifecycle, translations
+from surveys.authoring import lifecycle, translations
 from surveys.authoring.models import Survey
 from surveys.collection import assets, ratelimit, selectors, services
-from surveys.collection.forms import InvitationsForm, ResponseForm
+from surveys.collection.forms import ResponseForm
 from surveys.collection.models import Invitation
 
 
@@ -530,48 +527,3 @@ def randomizer_js(request: HttpRequest) -> HttpResponse:
 def wording_js(request: HttpRequest) -> HttpResponse:
     """The respondent wording module."""
     return _module(assets.wording_script())
-
-
-# --- invitations (the survey's owner) ---------------------------------------------
-@login_required
-@require_http_methods(["GET", "POST"])
-@never_cache
-def invitations(request: HttpRequest, survey_id: int) -> HttpResponse:
-    survey = access.survey_get_for(user=request.user, pk=survey_id, need=access.EDIT)
-    form = InvitationsForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        if survey.status == Survey.Status.CLOSED or survey.archived:
-            form.add_error(
-                None, gettext("This survey is closed; it needs no more invitations.")
-            )
-        else:
-            tokens = services.invitations_create(
-                survey=survey, count=form.cleaned_data["count"]
-            )
-            return _invitations_csv(request, survey, tokens)
-    return render(
-        request,
-        "collection/invitations.html",
-        {
-            "survey": survey,
-            "form": form,
-            "counts": selectors.invitation_counts(survey=survey),
-        },
-    )
-
-
-def _invitations_csv(
-    request: HttpRequest, survey: Survey, tokens: list[str]
-) -> HttpResponse:
-    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")  # when the file was made
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = (
-        f'attachment; filename="invitations-survey-{survey.pk}-{stamp}.csv"'
-    )
-    response["Cache-Control"] = "no-store"
-    writer = csv.writer(response)
-    writer.writerow(["invitation_url"])
-    for token in tokens:
-        url = reverse("collection:consent_invitation", args=[token])
-        writer.writerow([request.build_absolute_uri(url)])
-    return response

@@ -12,8 +12,8 @@ import pytest
 
 from benchmarks.bulk import store_reports
 from surveys.accounts.models import User
-from surveys.analysis import services as analysis
 from surveys.analysis.models import Tally
+from surveys.analysis.tallies import services as analysis
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection.models import Report, Submission

@@ -53,6 +53,6 @@ def _patient_horizon_fence(monkeypatch) -> None:
     could give up first, fold nothing and leave its results empty.  Deferral
     itself is tested with an explicit short timeout (test_tallies.py).
     """
-    from surveys.analysis import services
+    from surveys.analysis.tallies import services
 
     monkeypatch.setattr(services, "LOCK_TIMEOUT_MS", 10_000)

@@ -191,7 +191,7 @@ def _job_pk(survey) -> int:
 
 def _export_job_pk(survey) -> int:
     """A finished export job of the survey's with its file (for its download)."""
-    from surveys.analysis import jobs
+    from surveys.analysis.jobs import running as jobs
     from surveys.analysis.models import AnalysisJob
 
     job, _ = jobs.export_request(survey=survey, name="reports_csv")

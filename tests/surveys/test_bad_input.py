@@ -36,7 +36,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from surveys.accounts import two_factor
-from surveys.analysis import export_kinds
+from surveys.analysis.exports import kinds as export_kinds
 from surveys.api_tokens.services import api_token_create
 from surveys.authoring import services as authoring
 from surveys.authoring import translation_services

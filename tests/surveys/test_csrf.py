@@ -76,7 +76,7 @@ STATE_CHANGING = {
 }
 # CSRF-exempt on purpose: a mail client's one-click unsubscribe (RFC 8058) posts
 # with no cookie or token; the signed token in the URL is the credential, and a
-# forged one changes nothing (tests/surveys/collection/test_mailings.py).
+# forged one changes nothing (tests/surveys/invitations/test_mailings.py).
 SIGNED_LINK = {"collection:unsubscribe"}
 # CSRF-exempt on purpose: the language picker (a browser cookie, nothing stored;
 # a token would set the CSRF cookie on every page, see surveys/urls.py).

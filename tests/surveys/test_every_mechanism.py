@@ -44,8 +44,9 @@ from django.utils import translation
 import ldp
 from ldp.mechanisms import registry
 from ldp.spec.ratio import likelihood_ratio, ratio_display
-from surveys.analysis import dataset_r, datasets, selectors
-from surveys.analysis.services import tallies_refresh
+from surveys.analysis.exports import dataset_r, datasets
+from surveys.analysis.results import selectors
+from surveys.analysis.tallies.services import tallies_refresh
 from surveys.authoring import services as authoring
 from surveys.authoring.kinds import facts
 from surveys.authoring.mechanisms import PrivacyConfig

@@ -30,7 +30,7 @@ pytestmark = pytest.mark.statistical
 REPLICATIONS = 200
 RESAMPLES = 100
 N = 500
-CUTS = [8, 16, 24, 32]  # the default bins of 0–40 (surveys.analysis.bins)
+CUTS = [8, 16, 24, 32]  # the default bins of 0–40 (surveys.analysis.results.bins)
 
 
 def _setting():

@@ -12,7 +12,7 @@ import pytest
 from kombu import pools
 
 import ldp
-from surveys.analysis import selectors
+from surveys.analysis.results import selectors
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import YES_NO_OPTIONS, PrivacyConfig
 from surveys.authoring.models import Survey

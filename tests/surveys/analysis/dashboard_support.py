@@ -15,7 +15,7 @@ from decimal import Decimal
 import numpy as np
 
 import ldp
-from surveys.analysis.services import tallies_refresh
+from surveys.analysis.tallies.services import tallies_refresh
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import YES_NO_OPTIONS, PrivacyConfig
 from surveys.authoring.models import Survey

@@ -15,7 +15,7 @@ from decimal import Decimal
 import numpy as np
 
 import ldp
-from surveys.analysis.services import snapshot_refresh, tallies_refresh
+from surveys.analysis.tallies.services import snapshot_refresh, tallies_refresh
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Survey

@@ -10,7 +10,8 @@ import redis
 from django.core.cache import cache
 from django.urls import reverse
 
-from surveys.analysis import selectors, tasks
+from surveys.analysis import tasks
+from surveys.analysis.results import selectors
 from surveys.collection import demo
 from surveys.collection.models import Report, Submission
 from tests.conftest import free_port

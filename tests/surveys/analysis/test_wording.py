@@ -9,8 +9,9 @@ import re
 import pytest
 from django.utils import translation
 
-from surveys.analysis import charts, wording
-from surveys.analysis.regressions import RegressionRefused
+from surveys.analysis import wording
+from surveys.analysis.jobs.regressions import RegressionRefused
+from surveys.analysis.pages import charts
 from surveys.analysis.wording import english, note, shown
 from surveys.authoring.catalogue import (
     mechanism_label,

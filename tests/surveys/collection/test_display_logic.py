@@ -108,7 +108,8 @@ def test_the_device_is_told_each_questions_condition(client, branching):
 
 
 def test_estimates_count_only_respondents_shown_the_question(client, branching):
-    from surveys.analysis import selectors, services
+    from surveys.analysis.results import selectors
+    from surveys.analysis.tallies import services
 
     for drives, with_report in ((0, False), (1, True), (1, True), (0, False)):
         data = _body(branching, drives=drives, with_report=with_report)

@@ -11,8 +11,8 @@ from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
 
-from surveys.analysis import services as analysis
 from surveys.analysis.models import Tally
+from surveys.analysis.tallies import services as analysis
 from surveys.authoring import lifecycle
 from surveys.authoring.models import Survey
 from surveys.collection import services

@@ -10,7 +10,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from surveys.analysis import dataset_r, datasets
+from surveys.analysis.exports import dataset_r, datasets
 from surveys.authoring import services as authoring
 from surveys.authoring.models import Survey
 from surveys.collection.models import LinkValue, Submission

@@ -10,7 +10,9 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery
 from django.test.utils import CaptureQueriesContext
 
-from surveys.analysis import exports, selectors, services
+from surveys.analysis.exports import estimates as exports
+from surveys.analysis.results import selectors
+from surveys.analysis.tallies import services
 from surveys.authoring.lifecycle_services import survey_delete
 from surveys.authoring.models import Question, Survey
 from surveys.collection import partitioning

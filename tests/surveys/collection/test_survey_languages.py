@@ -9,7 +9,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from surveys.analysis import dataset_columns, datasets, exports
+from surveys.analysis.exports import dataset_columns, datasets
+from surveys.analysis.exports import estimates as exports
 from surveys.authoring import services as authoring
 from surveys.authoring import translation_services
 from surveys.authoring.mechanisms import PrivacyConfig

@@ -18,9 +18,10 @@ from django.urls import reverse
 from django.utils import formats, timezone, translation
 
 from surveys.authoring.models import Survey
-from surveys.collection import mailings, services
+from surveys.collection import services
 from surveys.collection.models import Recipient
 from surveys.collection.respondent_words import describe_report
+from surveys.invitations import mailings
 from tests.surveys.collection.conftest import JSON, body, offered_in, questions
 
 pytestmark = pytest.mark.django_db

@@ -21,8 +21,9 @@ from django.test import Client
 from django.urls import reverse
 
 from surveys.authoring.models import Survey
-from surveys.collection import mailings, services
+from surveys.collection import services
 from surveys.collection.models import PlainAnswer, Recipient, Report, Submission
+from surveys.invitations import mailings
 from tests.surveys.collection.conftest import JSON, body
 
 pytestmark = pytest.mark.django_db

@@ -26,7 +26,7 @@ def populate() -> dict[str, int]:
     from django.apps import apps
 
     from surveys.accounts.services import researcher_create
-    from surveys.analysis import services as analysis
+    from surveys.analysis.tallies import services as analysis
     from surveys.api_tokens.services import api_token_create
     from surveys.authoring import selectors
     from surveys.authoring import services as authoring

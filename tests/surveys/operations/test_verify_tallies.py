@@ -8,8 +8,9 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from surveys.analysis import selectors, services
 from surveys.analysis.models import Tally
+from surveys.analysis.results import selectors
+from surveys.analysis.tallies import services
 from tests.surveys.analysis.conftest import (
     FAMILIES,
     make_survey,

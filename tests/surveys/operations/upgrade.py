@@ -181,7 +181,7 @@ def estimates() -> str:
     """Every survey's estimates (without timestamps), as canonical JSON."""
     import dataclasses
 
-    from surveys.analysis.selectors import survey_results
+    from surveys.analysis.results.selectors import survey_results
     from surveys.authoring.models import Survey
 
     return json.dumps(
@@ -198,8 +198,8 @@ def estimates() -> str:
 
 def keeps_working() -> dict[str, int]:
     """New responses to the open demo survey are stored and tallied."""
-    from surveys.analysis import services
     from surveys.analysis.models import Tally
+    from surveys.analysis.tallies import services
     from surveys.collection import demo
     from surveys.collection.models import Submission
 
@@ -228,7 +228,7 @@ def upgrade(release_file: Path) -> dict[str, Any]:
     from django.db import connection, transaction
     from django.db.migrations.executor import MigrationExecutor
 
-    from surveys.analysis import services
+    from surveys.analysis.tallies import services
     from surveys.authoring.models import Survey
 
     release = json.loads(release_file.read_text())

@@ -3,7 +3,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from surveys.analysis import services
+from surveys.analysis.tallies import services
 from surveys.authoring.models import Survey
 
 

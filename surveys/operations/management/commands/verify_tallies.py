@@ -16,8 +16,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from surveys.analysis import services
 from surveys.analysis.models import Tally
+from surveys.analysis.tallies import services
 from surveys.authoring.models import Survey
 
 TallyKey = tuple[int, int]  # (question id, spec revision)

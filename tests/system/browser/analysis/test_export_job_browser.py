@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from surveys.analysis import services
 from surveys.analysis.models import AnalysisJob
+from surveys.analysis.tallies import services
 from tests.surveys.analysis.conftest import broker
 from tests.surveys.analysis.dashboard_support import PASSWORD, make_survey, simulate
 from tests.system.browser.analysis.test_dashboard_browser import (

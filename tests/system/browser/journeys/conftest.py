@@ -21,7 +21,7 @@ from django.core.management import call_command
 
 from tests.axe_gate import AxeGate, GatedBrowser, gate_actions
 from tests.conftest import ROOT
-from tests.surveys.collection.smtp_server import SmtpServer
+from tests.surveys.invitations.smtp_server import SmtpServer
 
 ARTIFACTS = ROOT / "test-artifacts" / "journeys"
 USERNAME = "ada"

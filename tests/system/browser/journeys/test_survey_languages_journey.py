@@ -12,7 +12,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from surveys.analysis import dataset_columns, datasets
+from surveys.analysis.exports import dataset_columns, datasets
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection.models import Submission

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from surveys.analysis import exports, jobs, tasks
+from surveys.analysis import tasks
+from surveys.analysis.exports import estimates as exports
+from surveys.analysis.jobs import running as jobs
 from surveys.analysis.models import AnalysisJob
 from tests.surveys.analysis.conftest import FAMILIES, broker, make_survey, submit_bulk
 from tests.system.servers.analysis.test_worker import start_worker, wait_for

@@ -36,7 +36,7 @@ from django.db.models import Max
 from django.urls import reverse
 
 from benchmarks.harness import Mechanisms, percentile
-from surveys.analysis import selectors
+from surveys.analysis.results import selectors
 from surveys.analysis.tasks import DEBOUNCE_SECONDS
 from surveys.authoring.models import Survey
 from surveys.collection import demo

@@ -11,9 +11,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from surveys.analysis import selectors, tasks
+from surveys.analysis import tasks
 from surveys.analysis.models import ResultSnapshot
-from surveys.analysis.results import results_to_document
+from surveys.analysis.results import selectors
+from surveys.analysis.results.objects import results_to_document
 from surveys.celery import app as celery_app
 from tests.surveys.analysis.conftest import (
     FAMILIES,

@@ -10,7 +10,9 @@ import uuid
 import pytest
 
 import ldp
-from surveys.analysis import selectors, services, tasks
+from surveys.analysis import tasks
+from surveys.analysis.results import selectors
+from surveys.analysis.tallies import services
 from surveys.celery import app as celery_app
 from surveys.collection.models import Report
 from tests.conftest import clean_env

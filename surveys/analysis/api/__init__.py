@@ -1,0 +1,1 @@
+"""The read-only research API (bearer tokens) and its OpenAPI document."""

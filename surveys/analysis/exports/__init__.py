@@ -1,0 +1,3 @@
+"""Files researchers download: estimates, raw reports, the design card, the per-
+respondent datasets (CSV, SPSS, Stata, R).
+"""

@@ -1,0 +1,3 @@
+"""Analyses a researcher asks for, run as background jobs: cross-tabs, breakdowns,
+regressions, weighted estimates, simulated pilots.
+"""

@@ -1,0 +1,3 @@
+"""Researchers' pages: the dashboard, cross-tabs, models, privacy, bins and the
+consistent method.
+"""

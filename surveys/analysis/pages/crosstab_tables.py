@@ -1,0 +1,89 @@
+"""The cross-tab and breakdown tables as the page shows them.
+
+A finished job stores its numbers and the site's own answer labels ("Yes",
+"No") in English, once for every reader (``jobs._crosstab_view``,
+``jobs._breakdown_view``); these functions write them in the reader's
+language: shares as percentages with the reader's decimal comma, yes/no
+labels in the reader's words, a stratum's note translated.  Results stored
+before the numbers were kept (preformatted text) are shown as stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext
+
+from surveys.analysis.pages.dashboard import labels_shown, number, percent
+
+
+def _percent(value: Any) -> str:
+    return value if isinstance(value, str) else percent(value)
+
+
+def _number(value: Any) -> str:
+    return value if isinstance(value, str) else number(value)
+
+
+def _label(kind: str, label: str) -> str:
+    return labels_shown(kind, [label])[0]
+
+
+def crosstab_shown(result: dict[str, Any]) -> dict[str, Any]:
+    """The page context of a finished cross-tab: ``crosstab`` (its counts,
+    questions and column labels) and ``crosstab_rows`` (each row's cells)."""
+    table = result["crosstab"]
+    kind_a = table["question_a"].get("kind", "")
+    kind_b = table["question_b"].get("kind", "")
+    rows = [
+        {
+            "label": _label(kind_a, row["label"]),
+            "cells": [
+                {
+                    "estimate": _percent(cell["estimate"]),
+                    "low": _percent(cell["low"]),
+                    "high": _percent(cell["high"]),
+                    "consistent": _percent(cell["consistent"]),
+                }
+                for cell in row["cells"]
+            ],
+        }
+        for row in result["rows"]
+    ]
+    shown = {**table, "labels_b": labels_shown(kind_b, table["labels_b"])}
+    return {"crosstab": shown, "crosstab_rows": rows}
+
+
+def breakdown_shown(result: dict[str, Any]) -> dict[str, Any]:
+    """The page context of a finished breakdown: ``breakdown`` with each
+    stratum's label, note, rows and mean written for the reader."""
+    kind = result["result"]["question"].get("kind", "")
+    by_kind = result["result"]["by"].get("kind", "")
+    strata = []
+    for item in result["strata"]:
+        stratum = item["stratum"]
+        note = stratum.get("note") or ""
+        strata.append(
+            {
+                "stratum": {
+                    **stratum,
+                    "label": _label(by_kind, stratum["label"]),
+                    # The note is a marked English sentence: its msgid.
+                    "note": gettext(note) if note else "",
+                },
+                "rows": [
+                    {
+                        "label": _label(kind, row["label"]),
+                        "estimate": _percent(row["estimate"]),
+                        "low": _percent(row["low"]),
+                        "high": _percent(row["high"]),
+                        "consistent": _percent(row["consistent"]),
+                    }
+                    for row in item["rows"]
+                ],
+                "mean": _number(item.get("mean", stratum.get("mean"))),
+                "mean_low": _number(item.get("mean_low", stratum.get("mean_low"))),
+                "mean_high": _number(item.get("mean_high", stratum.get("mean_high"))),
+            }
+        )
+    return {"breakdown": {"result": result["result"], "strata": strata}}

@@ -1,0 +1,577 @@
+"""Researchers' pages: dashboard, cross-tabs, privacy and exports.
+
+Every survey page goes through ``access.survey_get_for`` (404 for anyone
+else's survey) behind ``login_required``; views only read and format.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
+from django.http import (
+    Http404,
+    HttpResponse,
+    JsonResponse,
+    StreamingHttpResponse,
+)
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, gettext, gettext_noop
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from surveys.accounts.sessions import passive
+from surveys.analysis import tasks, wording
+from surveys.analysis.exports import datasets
+from surveys.analysis.exports import estimates as exports
+from surveys.analysis.exports import kinds as export_kinds
+from surveys.analysis.jobs import crosstabs, pilots
+from surveys.analysis.jobs import running as jobs
+from surveys.analysis.models import AnalysisJob
+from surveys.analysis.pages import charts, consistent, crosstab_tables, dashboard
+from surveys.analysis.pages.job_views import computing, job_context, job_sent, refused
+from surveys.analysis.pages.privacy import survey_privacy_view
+from surveys.analysis.pages.privacy_forms import GroupSizeForm
+from surveys.analysis.reading import latest_results, viewable_survey_with_results
+from surveys.analysis.results import estimates, selectors
+from surveys.analysis.results.objects import results_from_document
+from surveys.authoring import access, lifecycle
+from surveys.collection.questions import answer_choices
+from surveys.version import deniable_version
+
+POLL_SECONDS = 15
+
+
+def _survey(request, pk: int):
+    return access.survey_get_for(user=request.user, pk=pk, need=access.VIEW)
+
+
+def _survey_with_results(request, pk: int):
+    """The survey the reader may view (404 otherwise) and its latest results."""
+    return viewable_survey_with_results(user=request.user, pk=pk)
+
+
+def _results_context(survey, results) -> dict:
+    return {
+        "survey": survey,
+        "results": results,
+        "results_body": _results_body(survey, results),
+        "freshness": dashboard.freshness(results),
+    }
+
+
+def _source_revision() -> str:
+    """A fingerprint of what renders a results fragment (templates and code), so
+    a deployment never serves a fragment an older release cached."""
+    digest = hashlib.sha256(deniable_version().encode())
+    for path in RESULTS_SOURCES:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+RESULTS_SOURCES = [
+    Path(settings.BASE_DIR) / "templates" / "analysis" / "_results_body.html",
+    Path(charts.__file__),
+    Path(dashboard.__file__),
+    Path(wording.__file__),  # how a snapshot's warnings are worded
+    # The fragment is kept per language: a changed translation renders it anew.
+    *sorted((Path(settings.BASE_DIR) / "locale").glob("*/LC_MESSAGES/django.mo")),
+]
+RESULTS_REVISION = _source_revision()
+# A cached fragment outlives its snapshot by at most this long (a newer snapshot
+# has a new key, so this only bounds the memory stale fragments take).
+RESULTS_CACHE_SECONDS = 24 * 3600
+
+
+def _results_body(survey, results) -> str:
+    """The results fragment of the survey's snapshot, rendered once per snapshot.
+
+    Everything in it comes from the immutable snapshot (and the batch size), so
+    it is kept in Django's cache under (survey, snapshot version and time,
+    batch size, source revision, language): a new snapshot has a new key, so
+    a kept fragment is never stale and nothing needs invalidating.  Only the
+    freshness line above it is rendered per request.
+    """
+    if results is None:
+        return ""
+    batch = dashboard.batch_size()
+    context = {"survey": survey, "results": results, "batch_size": batch}
+    if results.version is None:  # not a stored snapshot: nothing to key it on
+        context["cards"] = dashboard.cards(results)
+        context["plain_rows"] = dashboard.plain_rows(results)
+        return mark_safe(render_to_string("analysis/_results_body.html", context))  # noqa: S308
+    stamp = results.computed_at.timestamp() if results.computed_at else 0
+    key = (
+        f"analysis:results-body:{survey.pk}:{results.version}:{stamp}:"
+        f"{batch}:{RESULTS_REVISION}:{get_language()}"
+    )
+    html = None
+    with contextlib.suppress(Exception):  # the cache may be down: render anyway
+        html = cache.get(key)
+    if html is None:
+        context["cards"] = dashboard.cards(results)
+        context["plain_rows"] = dashboard.plain_rows(results)
+        html = render_to_string("analysis/_results_body.html", context)
+        with contextlib.suppress(Exception):
+            cache.set(key, html, timeout=RESULTS_CACHE_SECONDS)
+    return mark_safe(html)  # noqa: S308 (rendered by our own template)
+
+
+def _computing() -> HttpResponse:
+    """While no snapshot exists yet (a worker is computing the first), exports
+    answer 503 with ``Retry-After`` and the dashboard says so."""
+    return computing("The results")
+
+
+@login_required
+@require_GET
+@never_cache
+def survey_dashboard(request, pk: int):
+    survey, results = _survey_with_results(request, pk)
+    context = _results_context(survey, results)
+    return render(
+        request,
+        "analysis/dashboard.html",
+        {
+            **context,
+            "poll_seconds": POLL_SECONDS,
+            "availability": lifecycle.survey_availability(survey),
+            "exports": _export_rows(survey),
+            "export_retention_hours": settings.EXPORT_RETENTION_HOURS,
+        },
+    )
+
+
+def _export_rows(survey) -> list[dict]:
+    """Each export kind with its newest job (None: never asked for)."""
+    latest = jobs.latest_exports(survey)
+    return [
+        {"kind": kind, "job": latest.get(kind.name)}
+        for kind in export_kinds.all_kinds()
+    ]
+
+
+@passive  # the page's automatic refresh: not a sign of anyone at the keyboard
+@login_required
+@require_GET
+@never_cache
+def survey_dashboard_live(request, pk: int):
+    """The results fragment as JSON, for dashboard.js to swap in place."""
+    survey, results = _survey_with_results(request, pk)
+    context = _results_context(survey, results)
+    html = render_to_string("analysis/_results.html", context)
+    results = context["results"]
+    return JsonResponse(
+        {
+            "html": html,
+            "freshness": context["freshness"],
+            "computed": results is not None,
+            "computed_at": (
+                results.computed_at.isoformat()
+                if results is not None and results.computed_at
+                else None
+            ),
+            "responses": results.responses if results is not None else 0,
+            "pending_responses": (
+                results.pending_responses if results is not None else None
+            ),
+            "pending_reports": results.pending_reports if results is not None else None,
+            "refreshed_at": (
+                results.refreshed_at.isoformat()
+                if results is not None and results.refreshed_at
+                else None
+            ),
+        }
+    )
+
+
+def _question_from(request, survey, name: str):
+    value = request.GET.get(name, "")
+    if not value:
+        return None
+    try:
+        return survey.questions.get(pk=int(value))
+    except (ValueError, survey.questions.model.DoesNotExist):
+        return None
+
+
+def _job(survey, kind: str, params: dict[str, int]) -> AnalysisJob:
+    latest_results(survey)  # brings the snapshot (the job's data) up to date
+    job, created = jobs.job_request(survey=survey, kind=kind, params=params)
+    return job_sent(job, created)
+
+
+def _crosstab_done(job: AnalysisJob) -> dict:
+    return crosstab_tables.crosstab_shown(job.result)
+
+
+def _breakdown_done(job: AnalysisJob) -> dict:
+    return crosstab_tables.breakdown_shown(job.result)
+
+
+@login_required
+@require_GET
+def survey_crosstab(request, pk: int):
+    survey = _survey(request, pk)
+    candidates = crosstabs.crosstab_candidates(survey)
+    strata = crosstabs.breakdown_candidates(survey)
+    private = list(survey.questions.filter(is_private=True))
+    context: dict = {
+        "survey": survey,
+        "candidates": candidates,
+        "strata": strata,
+        "private": private,
+        "selected": {k: request.GET.get(k, "") for k in ("a", "b", "q", "by")},
+    }
+    a, b = _question_from(request, survey, "a"), _question_from(request, survey, "b")
+    if request.GET.get("a") or request.GET.get("b"):
+        if a is None or b is None:
+            context["crosstab_error"] = gettext("Pick two randomized questions.")
+        elif a.pk == b.pk:
+            context["crosstab_error"] = gettext("Pick two different questions.")
+        else:
+            job = _job(survey, AnalysisJob.Kind.CROSSTAB, {"a": a.pk, "b": b.pk})
+            job_context(context, job, "crosstab", _crosstab_done)
+    q, by = _question_from(request, survey, "q"), _question_from(request, survey, "by")
+    if request.GET.get("q") or request.GET.get("by"):
+        if q is None or by is None:
+            context["breakdown_error"] = gettext(
+                "Pick a randomized question and a grouping."
+            )
+        else:
+            job = _job(survey, AnalysisJob.Kind.BREAKDOWN, {"q": q.pk, "by": by.pk})
+            job_context(context, job, "breakdown", _breakdown_done)
+    return render(request, "analysis/crosstab.html", context)
+
+
+PILOT_N_DEFAULT = 500
+
+
+@login_required
+@require_GET
+def survey_pilot(request, pk: int):
+    """A synthetic pilot: simulated respondents, randomized and debiased like
+    the real ones, shown as the results page would show them (SIMULATED)."""
+    survey = _survey(request, pk)
+    questions = [
+        q for q in selectors.survey_questions(survey) if pilots.takes_shares(q)
+    ]
+    fields = [
+        {
+            "question": q,
+            "name": f"share-{q.pk}",
+            "value": request.GET.get(f"share-{q.pk}", ""),
+            "labels": dashboard.labels_shown(
+                q.kind,
+                estimates.labels_for(q, q.compiled_mechanism())
+                if q.is_private and q.kind != "multi_select"
+                else [label for _, label in answer_choices(q)],
+            ),
+            # Multiple selections: one chance per option, not shares of 100%.
+            "independent": q.kind == "multi_select",
+        }
+        for q in questions
+    ]
+    context: dict = {
+        "survey": survey,
+        "fields": fields,
+        "n": request.GET.get("n", str(PILOT_N_DEFAULT)),
+        "n_max": pilots.PILOT_N_MAX,
+    }
+    if "n" in request.GET:
+        try:
+            n_text = request.GET["n"].strip()
+            if not n_text.isdecimal() or len(n_text) > 7:
+                raise pilots.PilotRefused(
+                    gettext_noop(
+                        "n is “%(value)s”; allowed: a whole number from 1 to %(max)s."
+                    ),
+                    value=n_text,
+                    max=pilots.PILOT_N_MAX,
+                )
+            shares = {
+                f["question"].pk: pilots.parse_shares(f["value"], f["independent"])
+                for f in fields
+            }
+            job, created = pilots.pilot_request(
+                survey=survey, n=int(n_text), shares=shares
+            )
+        except pilots.PilotRefused as refused:
+            context["pilot_error"] = refused.shown()
+        else:
+            if created:
+                tasks.send_analysis_job(job.pk)
+                job.refresh_from_db()  # with no broker it has run by now
+            job_context(context, job, "pilot", lambda done: _pilot_body(survey, done))
+    return render(request, "analysis/pilot.html", context)
+
+
+def _pilot_body(survey, job: AnalysisJob) -> dict:
+    """A finished pilot: its results as the results page would show them."""
+    results = results_from_document(job.result, pending_reports=0)
+    body = {
+        "survey": survey,
+        "results": results,
+        "batch_size": dashboard.batch_size(),
+        "cards": dashboard.cards(results),
+        "plain_rows": dashboard.plain_rows(results),
+        "simulated": True,  # no batching: nobody's answers are in it
+    }
+    return {
+        "pilot_body": mark_safe(  # noqa: S308
+            render_to_string("analysis/_results_body.html", body)
+        ),
+        "pilot_n": job.params["n"],
+    }
+
+
+@passive  # the page's progress polling: not a sign of anyone at the keyboard
+@login_required
+@require_GET
+@never_cache
+def analysis_job_status(request, pk: int, job_pk: int):
+    """A job's progress as JSON, for jobs.js to move its progress bar."""
+    survey = _survey(request, pk)
+    job = get_object_or_404(AnalysisJob, pk=job_pk, survey=survey)
+    return JsonResponse(
+        {
+            "status": job.status,
+            # The status in the reader's language, for the page (jobs.js).
+            "status_label": str(job.get_status_display()),
+            "progress": round(job.progress, 3),
+            "finished": job.status in jobs.FINISHED,
+        }
+    )
+
+
+@login_required
+@require_GET
+def survey_privacy(request, pk: int):
+    survey = _survey(request, pk)
+    group_form = GroupSizeForm(request.GET if "k" in request.GET else None)
+    view = survey_privacy_view(survey, group_size=group_form.group_size())
+    items = []
+    for q in view.questions:
+        curves = []
+        if q.betas is not None:
+            curves.append(
+                charts.Curve(gettext("this question (exact)"), q.alphas, q.betas)
+            )
+        curves.append(
+            charts.Curve(
+                gettext("ε-DP bound at ε = %(epsilon)s")
+                % {"epsilon": q.epsilon_display},
+                q.alphas,
+                q.reference,
+                "curve-reference",
+            )
+        )
+        chart = charts.tradeoff_chart(
+            chart_id=f"tradeoff-q{q.question.pk}",
+            title=gettext("Trade-off curve for “%(text)s”") % {"text": q.question.text},
+            desc=gettext(
+                "Smallest possible miss rate (β) of anyone testing one true answer "
+                "against another from the report, for each false-alarm rate (α). "
+                "At α = 5%% the miss rate is at least %(beta)s. "
+                "Higher curves mean more privacy; the diagonal is no information."
+            )
+            % {"beta": dashboard.percent(q.beta_at_5)},
+            curves=curves,
+        )
+        items.append({"q": q, "chart": chart})
+    delta_chart = ""
+    if view.delta_curve:
+        epsilons, deltas = zip(*view.delta_curve, strict=True)
+        delta_chart = charts.delta_curve_chart(
+            chart_id="delta-curve",
+            title=gettext("δ(ε) of the whole survey"),
+            desc=gettext(
+                "For each ε, the chance δ(ε) that the survey's μ = %(mu)s "
+                "Gaussian-DP guarantee lets the ε bound be exceeded, on a log "
+                "scale; the dashed line is the pure ε %(epsilon)s, from which "
+                "δ = 0 holds exactly. The table below has the same figures at "
+                "round values of ε."
+            )
+            % {
+                "mu": dashboard.localized(f"{view.mu:.3g}"),
+                "epsilon": dashboard.localized(f"{view.sequential_epsilon:.3g}"),
+            },
+            epsilons=epsilons,
+            deltas=deltas,
+            pure_epsilon=view.sequential_epsilon,
+        )
+    return render(
+        request,
+        "analysis/privacy.html",
+        {
+            "survey": survey,
+            "view": view,
+            "items": items,
+            "delta_chart": delta_chart,
+            "group_form": group_form,
+            "group_size": group_form.group_size(),
+            "consistent_method": consistent.method_label(
+                selectors.consistent_method(survey_id=survey.pk)
+            ),
+            "can_edit": access.can(survey, request.user, access.EDIT),
+        },
+    )
+
+
+FILE_CHUNK_BYTES = 256 * 1024
+
+
+# --- exports ------------------------------------------------------------------------
+def _filename(survey, suffix: str) -> str:
+    return f"survey-{survey.pk}-{suffix}"
+
+
+def _attachment(response, name: str):
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_GET
+def export_estimates_csv(request, pk: int):
+    survey, results = _survey_with_results(request, pk)
+    if results is None:
+        return _computing()
+    body = "".join(exports.estimates_csv(results))
+    response = HttpResponse(body, content_type="text/csv; charset=utf-8")
+    return _attachment(response, _filename(survey, "estimates.csv"))
+
+
+@login_required
+@require_GET
+def export_estimates_json(request, pk: int):
+    survey, results = _survey_with_results(request, pk)
+    if results is None:
+        return _computing()
+    document = exports.estimates_document(results)
+    response = JsonResponse(document, json_dumps_params={"ensure_ascii": False})
+    return _attachment(response, _filename(survey, "estimates.json"))
+
+
+@login_required
+@require_GET
+def export_reports_csv(request, pk: int):
+    survey = _survey(request, pk)
+    response = StreamingHttpResponse(
+        exports.reports_csv(survey), content_type="text/csv; charset=utf-8"
+    )
+    return _attachment(response, _filename(survey, "reports.csv"))
+
+
+@login_required
+@require_GET
+def export_reports_json(request, pk: int):
+    survey = _survey(request, pk)
+    response = StreamingHttpResponse(
+        exports.reports_json(survey), content_type="application/json"
+    )
+    return _attachment(response, _filename(survey, "reports.json"))
+
+
+@login_required
+@require_POST
+def export_job_request(request, pk: int):
+    """Ask for an export file (POST ``export=<kind>``): a worker writes it.
+
+    An identical request on unchanged data reuses the job; the dashboard then
+    shows its progress and, once written, the download link.
+    """
+    survey = _survey(request, pk)
+    try:
+        job, created = jobs.export_request(
+            survey=survey, name=request.POST.get("export", "")
+        )
+    except jobs.JobRefused as refusal:
+        return refused(str(refusal))
+    job_sent(job, created, reread=False)
+    return redirect(f"{reverse('analysis:dashboard', args=[survey.pk])}#exports")
+
+
+@login_required
+@require_GET
+def export_job_download(request, pk: int, job_pk: int):
+    """The file an export job wrote, for the survey's owner only."""
+    survey = _survey(request, pk)
+    job = get_object_or_404(
+        AnalysisJob,
+        pk=job_pk,
+        survey=survey,
+        kind=AnalysisJob.Kind.EXPORT,
+        status=AnalysisJob.Status.DONE,
+    )
+    kind = export_kinds.get(job.params.get("export", ""))
+    if kind is None or not job.file or not job.file.storage.exists(job.file.name):
+        raise Http404("This export has been removed; ask for it again.")
+    response = StreamingHttpResponse(
+        _file_chunks(job.file.path), content_type=kind.content_type
+    )
+    response["Content-Length"] = str(job.file.size)
+    return _attachment(response, kind.filename(survey))
+
+
+def _file_chunks(path: str) -> Iterator[bytes]:
+    """The file's bytes, opened only once the server starts sending them."""
+    with open(path, "rb") as handle:
+        while chunk := handle.read(FILE_CHUNK_BYTES):
+            yield chunk
+
+
+@login_required
+@require_GET
+def export_design(request, pk: int):
+    survey = _survey(request, pk)
+    response = HttpResponse(
+        json.dumps(exports.design_card(survey), ensure_ascii=False, indent=2),
+        content_type="application/json",
+    )
+    return _attachment(response, _filename(survey, "design.json"))
+
+
+# --- per-respondent datasets (surveys/analysis/exports/datasets.py) -----------
+FILE_CHUNK = 1 << 16
+
+
+def _spooled(writer, survey):
+    """Write to a temporary file (pyreadstat writes whole files), then stream it."""
+    with tempfile.TemporaryFile() as spooled:
+        writer(survey, spooled)
+        spooled.seek(0)
+        while chunk := spooled.read(FILE_CHUNK):
+            yield chunk
+
+
+@login_required
+@require_GET
+def export_dataset(request, pk: int, fmt: str):
+    survey = _survey(request, pk)
+    writer, suffix, content_type = datasets.DATASET_FILES[fmt]
+    if fmt in {"wide_csv", "wide_csv_bom"}:
+        lines = datasets.wide_csv_lines(survey, bom=fmt == "wide_csv_bom")
+        body = (line.encode("utf-8") for line in lines)
+        response = StreamingHttpResponse(body, content_type=content_type)
+    elif fmt in {"sav", "dta"}:
+        response = StreamingHttpResponse(
+            _spooled(writer, survey), content_type=content_type
+        )
+    else:  # the codebook and the R script: small, one per question
+        buffer = io.BytesIO()
+        writer(survey, buffer)
+        response = HttpResponse(buffer.getvalue(), content_type=content_type)
+    return _attachment(response, _filename(survey, suffix))

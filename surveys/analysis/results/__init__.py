@@ -1,0 +1,3 @@
+"""What pages, exports and the API read: result objects, estimates from tallies, the
+latest snapshot.
+"""

@@ -1,0 +1,150 @@
+"""Bins of scale and number answers: defaults, researchers' cut points, labels.
+
+The maths (constrained maximum likelihood, bootstrap intervals) is
+``ldp.binned_distribution``; this module chooses the bins and words them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import numpy as np
+
+import ldp
+from ldp.estimators.binned import bin_index, level_channel
+from surveys.analysis.results.objects import Distribution, Interval
+
+DEFAULT_BINS = 5
+LEVEL = 0.95
+RESAMPLES = 200
+# Levels × report values above which the bootstrap (B refits by EM) would hold
+# a worker for minutes: such questions get no binned distribution.
+MAX_CHANNEL_CELLS = 200_000
+
+
+def default_cuts(values: Any) -> list[float]:
+    """Interior cut points of five equal-width bins, rounded to round numbers.
+
+    Each cut ``low + j (high − low)/5`` is rounded to the power of ten below
+    the bin width (8 → 1, 16.2 → 10); cuts that coincide are dropped, and a
+    bin that would hold no possible answer falls back to the unrounded cuts.
+    """
+    values = np.asarray(values, dtype=float)
+    low, high = float(values[0]), float(values[-1])
+    if values.size <= DEFAULT_BINS:
+        return [float(v) for v in values[1:]]
+    width = (high - low) / DEFAULT_BINS
+    unit = 10.0 ** math.floor(math.log10(width))
+    exact = [low + j * width for j in range(1, DEFAULT_BINS)]
+    for candidate in ([round(c / unit) * unit for c in exact], exact):
+        cuts = sorted({float(f"{c:.12g}") for c in candidate if low < c < high})
+        try:
+            bin_index(values, cuts)
+        except ValueError:
+            continue
+        return cuts
+    return []
+
+
+def parse_cuts(text: str, values: Any) -> list[float]:
+    """Cut points typed by a researcher ("0, 10, 20, 40"), checked.
+
+    Raises
+    ------
+    ValueError
+        With a message for the researcher: not numbers, not increasing,
+        outside the answer range, more than 20 bins, or an empty bin.
+    """
+    parts = [p for p in re.split(r"[,;\s]+", text.strip()) if p]
+    if not parts:
+        raise ValueError("Enter at least one cut point, for example 0, 10, 20, 40.")
+    try:
+        cuts = [float(p) for p in parts]
+    except ValueError:
+        raise ValueError(
+            "Cut points must be numbers separated by commas, for example 0, 10, 20."
+        ) from None
+    bin_index(values, cuts)  # raises with the reason
+    return cuts
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def bin_labels(
+    bins: tuple[tuple[float, float], ...], labels: list[str], numeric: bool
+) -> list[str]:
+    """Numbers: "first–last possible answer" of each bin; scales: the labels."""
+    if not numeric:
+        return [
+            labels[int(a)] if a == b else f"{labels[int(a)]} – {labels[int(b)]}"
+            for a, b in bins
+        ]
+    return [_number(a) if a == b else f"{_number(a)}–{_number(b)}" for a, b in bins]
+
+
+def distribution(
+    mechanism: ldp.Mechanism,
+    stat: ldp.SupportCounts,
+    *,
+    labels: list[str],
+    numeric: bool,
+    cuts: list[float] | None,
+    seed: int,
+) -> Distribution | None:
+    """The binned distribution of one question (None: no channel to fit).
+
+    Numbers take ``cuts`` (or :func:`default_cuts`); scales one bin per point.
+    """
+    channel = level_channel(mechanism)
+    if channel is None:
+        return None
+    values = mechanism.input_values()
+    if values is None:
+        values = np.arange(mechanism.k, dtype=float)
+    if numeric and channel_cells(mechanism) > MAX_CHANNEL_CELLS:
+        return None
+    default = default_cuts(values) if numeric else None
+    try:
+        fit = ldp.mechanism_distribution(
+            mechanism, stat, cuts or default, resamples=RESAMPLES, seed=seed
+        )
+    except ValueError:
+        # Cut points stored for an earlier range of the question, or a scale
+        # with more points than bins allowed: fall back to the defaults.
+        cuts = None
+        try:
+            fit = ldp.mechanism_distribution(
+                mechanism, stat, default, resamples=RESAMPLES, seed=seed
+            )
+        except ValueError:
+            return None
+    if fit is None:
+        return None
+    interval = fit.confidence_interval(LEVEL)
+    median = fit.median_interval(LEVEL)
+    return Distribution(
+        labels=bin_labels(fit.bins, labels, numeric),
+        shares=[float(s) for s in fit.shares],
+        intervals=[
+            Interval(float(lo), float(hi))
+            for lo, hi in zip(interval.low, interval.high, strict=True)
+        ],
+        median=fit.median,
+        median_interval=Interval(float(median.low), float(median.high)),
+        method=fit.method,
+        resamples=RESAMPLES,
+        cuts=list(cuts or []) if numeric else [],
+    )
+
+
+def channel_cells(mechanism: ldp.Mechanism) -> int:
+    """Levels × report values of the mechanism's channel (its EM cost per report)."""
+    channel = level_channel(mechanism)
+    if channel is None:
+        return 0
+    matrix = getattr(channel, "channel", None)
+    return int(matrix.size) if matrix is not None else mechanism.k

@@ -1,0 +1,475 @@
+"""Reads for analysis: results from tallies or from the latest snapshot, and lag."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, Exists, OuterRef, QuerySet
+
+import ldp
+from ldp.accounting import sequential_composition
+from surveys.analysis.models import (
+    QuestionBins,
+    ResultSnapshot,
+    ResultsSettings,
+    Tally,
+    TallyWatermark,
+)
+from surveys.analysis.results.estimates import question_result
+from surveys.analysis.results.objects import (
+    PlainSummary,
+    SurveyResults,
+    document_readable,
+    document_shown,
+    results_from_document,
+)
+from surveys.authoring import kinds
+from surveys.authoring.models import Question, Survey
+from surveys.collection.models import PlainAnswer, Report, SkippedAnswer
+from surveys.collection.questions import answer_choices
+
+
+def survey_watermark(*, survey_id: int) -> int:
+    """The highest report id folded into the survey's tallies (0: none)."""
+    mark = TallyWatermark.objects.filter(survey_id=survey_id).first()
+    return mark.last_report_id if mark else 0
+
+
+def pending_report_count(*, survey_id: int) -> int:
+    """Reports of the survey stored past its watermark."""
+    return Report.objects.filter(
+        survey_id=survey_id, id__gt=survey_watermark(survey_id=survey_id)
+    ).count()
+
+
+def _surveys_with_private_questions() -> list[int]:
+    return list(
+        Survey.objects.filter(questions__is_private=True, questions__spec__isnull=False)
+        .values_list("pk", flat=True)
+        .distinct()
+    )
+
+
+def surveys_with_pending_reports() -> list[int]:
+    """Ids of surveys with reports past their watermark, for reconciliation."""
+    marks = dict(TallyWatermark.objects.values_list("survey_id", "last_report_id"))
+    return sorted(
+        survey_id
+        for survey_id in _surveys_with_private_questions()
+        if Report.objects.filter(
+            survey_id=survey_id, id__gt=marks.get(survey_id, 0)
+        ).exists()
+    )
+
+
+def survey_tallies(*, survey_id: int) -> dict[tuple[int, int], ldp.SupportCounts]:
+    """Every tally of the survey as ldp aggregates, by (question, revision)."""
+    return {
+        (t.question_id, t.spec_revision): ldp.SupportCounts.from_dict(t.stat)
+        for t in Tally.objects.filter(question__survey_id=survey_id)
+    }
+
+
+def question_cuts(question_ids: list[int]) -> dict[int, list[float]]:
+    """Researchers' cut points (``QuestionBins``) by question id."""
+    return dict(
+        QuestionBins.objects.filter(question_id__in=question_ids).values_list(
+            "question_id", "cuts"
+        )
+    )
+
+
+def consistent_method(*, survey_id: int) -> str:
+    """The survey's consistent-estimate method (``ResultsSettings``; default:
+    the projection onto the simplex, "norm-sub")."""
+    stored = (
+        ResultsSettings.objects.filter(survey_id=survey_id)
+        .values_list("consistent_method", flat=True)
+        .first()
+    )
+    return stored or ResultsSettings.Consistent.PROJECTION.value
+
+
+def survey_definition(questions: list[Question]) -> str:
+    """A fingerprint of what results are computed under: texts, order, specs,
+    the researchers' bins and the survey's consistent-estimate method.
+
+    A snapshot computed under another definition is stale (a question was
+    edited, added or removed, its bins changed, or the consistent method),
+    whatever its watermark.
+    """
+    method = (
+        consistent_method(survey_id=questions[0].survey_id)
+        if questions
+        else ResultsSettings.Consistent.PROJECTION.value
+    )
+    return _definition(
+        ((q.pk, q.position, q.text, q.is_private, q.spec_revision) for q in questions),
+        question_cuts([q.pk for q in questions]),
+        method,
+    )
+
+
+def current_definition(*, survey_id: int) -> str:
+    """``survey_definition`` of the survey's questions, reading only the five
+    columns it fingerprints (not the specs) and, in the same query, the
+    survey's consistent method."""
+    rows = list(
+        Question.objects.filter(survey_id=survey_id)
+        .order_by("position", "id")
+        .values_list(
+            "pk",
+            "position",
+            "text",
+            "is_private",
+            "spec_revision",
+            "survey__results_settings__consistent_method",
+        )
+    )
+    cuts = dict(
+        QuestionBins.objects.filter(question__survey_id=survey_id).values_list(
+            "question_id", "cuts"
+        )
+    )
+    method = (rows[0][5] if rows else None) or ResultsSettings.Consistent.PROJECTION
+    return _definition((row[:5] for row in rows), cuts, method)
+
+
+def _definition(rows, cuts: dict[int, list[float]], method: str) -> str:
+    digest = hashlib.sha256()
+    for pk, position, text, is_private, revision in rows:
+        digest.update(
+            json.dumps(
+                [pk, position, text, is_private, revision], ensure_ascii=False
+            ).encode()
+        )
+    # Without bins the fingerprint is as before (no snapshot goes stale).
+    for pk in sorted(cuts):
+        digest.update(json.dumps(["bins", pk, cuts[pk]]).encode())
+    # Likewise with the default consistent method.
+    if method != ResultsSettings.Consistent.PROJECTION:
+        digest.update(json.dumps(["consistent", method]).encode())
+    return digest.hexdigest()
+
+
+def results_from_tallies(
+    *,
+    survey: Survey,
+    questions: list[Question],
+    tallies: dict[tuple[int, int], ldp.SupportCounts],
+    refreshed_at: datetime | None,
+    pending_reports: int = 0,
+    target_margin: float = 0.05,
+    skipped: dict[int, int] | None = None,
+    plain_answers: dict[int, list[tuple[Any, int]]] | None = None,
+) -> SurveyResults:
+    """Debiased estimates of every private question from the given tallies.
+
+    ``skipped``: skips per question id (:func:`skips_up_to`); every optional
+    question is listed in the results' item non-response, with 0 if absent.
+    ``plain_answers``: (value, count) pairs per unprotected question
+    (:func:`plain_answers_up_to`), summarised as they were sent.
+    """
+    if not 0 < target_margin < 1:
+        raise ValueError(f"target_margin is {target_margin!r}; allowed: 0 < m < 1")
+    results, plain, epsilons = [], [], []
+    cuts = question_cuts([q.pk for q in questions])
+    method = consistent_method(survey_id=survey.pk)
+    for question in questions:
+        if not question.is_private:
+            plain.append((question.pk, question.text))
+            continue
+        mechanism = question.compiled_mechanism()
+        if mechanism is None:
+            continue  # not compiled yet: nothing can have been reported
+        epsilons.append(mechanism.epsilon)
+        older = sum(
+            stat.n
+            for (question_id, revision), stat in tallies.items()
+            if question_id == question.pk and revision != question.spec_revision
+        )
+        results.append(
+            question_result(
+                question,
+                mechanism,
+                tallies.get((question.pk, question.spec_revision)),
+                target_margin=target_margin,
+                older_reports=older,
+                cuts=cuts.get(question.pk),
+                consistent_method=method,
+            )
+        )
+    return SurveyResults(
+        survey_id=survey.pk,
+        title=survey.title,
+        total_epsilon=sequential_composition(epsilons),
+        questions=results,
+        not_protected=plain,
+        refreshed_at=refreshed_at,
+        pending_reports=pending_reports,
+        skipped=[(q.pk, (skipped or {}).get(q.pk, 0)) for q in questions if q.optional],
+        plain=[
+            plain_summary(q, (plain_answers or {}).get(q.pk, []))
+            for q in questions
+            if not q.is_private
+        ],
+    )
+
+
+def plain_answers_up_to(
+    *, survey_id: int, watermark: int
+) -> dict[int, list[tuple[Any, int]]]:
+    """(value, count) of each unprotected question's answers among the
+    submissions with a report ``id <= watermark``, as :func:`skips_up_to`."""
+    covered = Report.objects.filter(
+        survey_id=survey_id,
+        id__lte=watermark,
+        submission_id=OuterRef("submission_id"),
+    )
+    rows = (
+        PlainAnswer.objects.filter(question__survey_id=survey_id)
+        .filter(Exists(covered))
+        .values("question_id", "value")
+        .annotate(count=Count("id"))
+        .order_by()
+    )
+    found: dict[int, list[tuple[Any, int]]] = {}
+    for row in rows:
+        found.setdefault(row["question_id"], []).append((row["value"], row["count"]))
+    return found
+
+
+def plain_summary(question: Question, answers: list[tuple[Any, int]]) -> PlainSummary:
+    """Counts per option (choice kinds) or mean, median and range (numbers)."""
+    n = sum(count for _, count in answers)
+    if kinds.facts(question.kind).grid:
+        pairs = sorted((float(value), count) for value, count in answers)
+        if not pairs:
+            return PlainSummary(question.pk, question.text, question.kind, 0, [], [])
+        mean = sum(value * count for value, count in pairs) / n
+
+        def kth(k: int) -> float:  # the k-th (from 0) of the sorted answers
+            seen = 0
+            for value, count in pairs:
+                seen += count
+                if seen > k:
+                    return value
+            return pairs[-1][0]
+
+        median = (kth((n - 1) // 2) + kth(n // 2)) / 2
+        return PlainSummary(
+            question.pk,
+            question.text,
+            question.kind,
+            n,
+            [],
+            [],
+            mean=mean,
+            median=median,
+            lowest=pairs[0][0],
+            highest=pairs[-1][0],
+        )
+    choices = answer_choices(question)
+    position = {value: index for index, (value, _) in enumerate(choices)}
+    counts = [0] * len(choices)
+    for value, count in answers:
+        for chosen in value if isinstance(value, list) else [value]:
+            if chosen in position:
+                counts[position[chosen]] += count
+    return PlainSummary(
+        question.pk,
+        question.text,
+        question.kind,
+        n,
+        [label for _, label in choices],
+        counts,
+    )
+
+
+def skips_up_to(*, survey_id: int, watermark: int) -> dict[int, int]:
+    """Skips per question among the submissions with a report ``id <= watermark``
+    (those whose reports the tallies hold), so non-response and estimates
+    describe the same submissions."""
+    covered = Report.objects.filter(
+        survey_id=survey_id,
+        id__lte=watermark,
+        submission_id=OuterRef("submission_id"),
+    )
+    rows = (
+        SkippedAnswer.objects.filter(question__survey_id=survey_id)
+        .filter(Exists(covered))
+        .values("question_id")
+        .annotate(count=Count("id"))
+        .order_by()
+    )
+    return {row["question_id"]: row["count"] for row in rows}
+
+
+def survey_questions(survey: Survey) -> list[Question]:
+    """The survey's questions in the order results list them."""
+    return list(survey.questions.order_by("position", "id"))
+
+
+def survey_results(*, survey: Survey, target_margin: float = 0.05) -> SurveyResults:
+    """Debiased estimates of every private question, computed from the tallies now.
+
+    The from-scratch computation (what a snapshot stores); pages, exports and
+    the API read :func:`latest_results` instead.
+    """
+    mark = TallyWatermark.objects.filter(survey_id=survey.pk).first()
+    return results_from_tallies(
+        survey=survey,
+        questions=survey_questions(survey),
+        tallies=survey_tallies(survey_id=survey.pk),
+        refreshed_at=mark.refreshed_at if mark else None,
+        pending_reports=pending_report_count(survey_id=survey.pk),
+        target_margin=target_margin,
+        skipped=skips_up_to(
+            survey_id=survey.pk, watermark=mark.last_report_id if mark else 0
+        ),
+        plain_answers=plain_answers_up_to(
+            survey_id=survey.pk, watermark=mark.last_report_id if mark else 0
+        ),
+    )
+
+
+# --- snapshots ----------------------------------------------------------------------
+# Readers count what arrived after a snapshot up to this many, so a page costs
+# the same however far behind the workers are ("more than 10,000").
+PENDING_COUNT_CAP = 10_000
+
+
+def _reports_after(survey_id: int, watermark: int) -> QuerySet[Report]:
+    """The survey's reports past ``watermark``, in the survey's partition and
+    found through its questions (the (question, id) index): never a scan of
+    other surveys' later reports."""
+    questions = Question.objects.filter(survey_id=survey_id).values("id")
+    return Report.objects.filter(
+        survey_id=survey_id, question_id__in=questions, id__gt=watermark
+    )
+
+
+def responses_between(*, survey_id: int, after: int, up_to: int | None) -> int:
+    """Submissions with a report of the survey in ``after < id <= up_to``."""
+    reports = _reports_after(survey_id, after)
+    if up_to is not None:
+        reports = reports.filter(id__lte=up_to)
+    return reports.values("submission_id").distinct().count()
+
+
+def pending_after(*, survey_id: int, watermark: int) -> tuple[int, int]:
+    """(reports, submissions) stored past ``watermark``, each capped at
+    PENDING_COUNT_CAP + 1, so the cost does not grow with a backlog.
+
+    What arrived past a watermark is read question by question through the
+    (question, id) index, at most the cap of reports (counted ones: not test
+    mode) of each, in id order, and the capped sets are combined (``UNION
+    ALL`` for the reports, ``UNION`` for their distinct submissions).
+    Counting over the survey's reports as a whole let PostgreSQL's planner,
+    which cannot tell a small survey from a large one by its question ids,
+    walk every later report of every survey instead (seconds behind 10^7
+    reports).  Each count is exact below the cap and at least the cap above
+    it: a question with cap reports past the watermark has them from cap
+    submissions (one report per question per submission).  Every branch names
+    the survey, so only its partition is read.
+    """
+    cap = PENDING_COUNT_CAP + 1
+    questions = list(
+        Question.objects.filter(survey_id=survey_id).values_list("pk", flat=True)
+    )
+    if not questions:
+        return 0, 0
+
+    def later(question_id: int, column: str) -> QuerySet[Report]:
+        return (
+            Report.objects.filter(
+                survey_id=survey_id, question_id=question_id, id__gt=watermark
+            )
+            .order_by("id")
+            .values_list(column, flat=True)[:cap]
+        )
+
+    first, *rest = questions
+    reports = later(first, "id").union(*(later(q, "id") for q in rest), all=True)
+    submissions = later(first, "submission_id").union(
+        *(later(q, "submission_id") for q in rest)
+    )
+    return min(reports.count(), cap), submissions.count()
+
+
+@dataclass(frozen=True)
+class SnapshotState:
+    """What a reader needs to know about a survey's latest snapshot."""
+
+    results: SurveyResults | None  # None: no snapshot yet
+    stale: bool  # the tallies or the questions moved past it: a newer one is due
+
+
+def latest_snapshot(*, survey_id: int) -> ResultSnapshot | None:
+    """The survey's stored snapshot, if any (only the latest is kept)."""
+    return ResultSnapshot.objects.filter(survey_id=survey_id).first()
+
+
+def latest_results(*, survey: Survey) -> SnapshotState:
+    """The survey's results as its latest snapshot holds them, with what
+    arrived since (capped counts), and whether a newer snapshot is due.
+
+    A fixed number of queries whatever the number of reports or the cost of
+    the analysis: the snapshot, the two that fingerprint the current
+    questions and bins (:func:`current_definition`), the tally watermark and
+    the capped counts of what arrived since (:func:`pending_after`).
+    """
+    snapshot = latest_snapshot(survey_id=survey.pk)
+    if snapshot is None or not document_shown(snapshot.document):
+        return SnapshotState(None, stale=True)
+    reports, submissions = pending_after(
+        survey_id=survey.pk, watermark=snapshot.watermark
+    )
+    results = replace(
+        results_from_document(snapshot.document, pending_reports=reports),
+        computed_at=snapshot.computed_at,
+        responses=snapshot.responses,
+        pending_responses=submissions,
+        version=snapshot.version,
+    )
+    stale = (
+        snapshot.definition != current_definition(survey_id=survey.pk)
+        or snapshot.watermark < survey_watermark(survey_id=survey.pk)
+        # An earlier release's format: shown, and recomputed in this one's.
+        or not document_readable(snapshot.document)
+    )
+    return SnapshotState(results, stale=stale)
+
+
+def snapshots_behind() -> list[int]:
+    """Ids of surveys whose snapshot is missing or older than their tallies."""
+    snapshots = dict(ResultSnapshot.objects.values_list("survey_id", "watermark"))
+    return sorted(
+        survey_id
+        for survey_id, mark in TallyWatermark.objects.values_list(
+            "survey_id", "last_report_id"
+        )
+        if snapshots.get(survey_id, -1) < mark
+    )
+
+
+def lag() -> dict[str, int]:
+    """How far tallies and snapshots are behind the stored reports, in reports.
+
+    ``reports_untallied``: reports past their survey's tally watermark;
+    ``reports_not_in_results``: reports past their survey's snapshot.
+    """
+    marks = dict(TallyWatermark.objects.values_list("survey_id", "last_report_id"))
+    snapshots = dict(ResultSnapshot.objects.values_list("survey_id", "watermark"))
+    untallied = not_in_results = 0
+    for survey_id in _surveys_with_private_questions():
+        untallied += _reports_after(survey_id, marks.get(survey_id, 0)).count()
+        not_in_results += _reports_after(survey_id, snapshots.get(survey_id, 0)).count()
+    return {
+        "reports_untallied": untallied,
+        "reports_not_in_results": not_in_results,
+    }

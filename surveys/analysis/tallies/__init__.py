@@ -1,0 +1,3 @@
+"""What workers write: tallies kept current from committed reports, and results
+snapshots.
+"""

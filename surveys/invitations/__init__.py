@@ -1,0 +1,3 @@
+"""Researchers invite respondents: invitation links, recipient lists, email mailings
+and unsubscribing.
+"""

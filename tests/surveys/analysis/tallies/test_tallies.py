@@ -1,0 +1,206 @@
+"""Incremental tallies: equal to a recount, idempotent, monotone, order-safe."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.core.management import call_command
+from django.db import connections, transaction
+
+from surveys.analysis.models import Tally
+from surveys.analysis.results import selectors
+from surveys.analysis.tallies import services
+from surveys.collection import report_codec
+from surveys.collection.models import Report, Submission
+from tests.surveys.analysis.conftest import (
+    FAMILIES,
+    direct_stats,
+    make_survey,
+    responses,
+    submit_bulk,
+    tally_stats,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def watermark(survey) -> int:
+    return selectors.survey_watermark(survey_id=survey.pk)
+
+
+@pytest.mark.slow  # many randomized batches and interleavings
+def test_incremental_equals_recount_after_many_batches_and_interleavings(
+    family_survey,
+):
+    for round_number, (count, batch) in enumerate([(40, 7), (1, 3), (55, 50), (9, 1)]):
+        submit_bulk(family_survey, count, seed=round_number)
+        services.tallies_refresh(survey_id=family_survey.pk, batch_size=batch)
+        submit_bulk(family_survey, 3, seed=100 + round_number)  # left for later
+    services.tallies_refresh(survey_id=family_survey.pk, batch_size=13)
+    incremental = tally_stats(family_survey)
+    mark = watermark(family_survey)
+
+    assert incremental == direct_stats(family_survey)
+    services.tallies_recount(survey_id=family_survey.pk, batch_size=17)
+    assert tally_stats(family_survey) == incremental
+    assert watermark(family_survey) == mark
+    assert Tally.objects.filter(question__survey=family_survey).count() == len(FAMILIES)
+
+
+def test_refresh_run_twice_gives_the_same_tallies(family_survey):
+    submit_bulk(family_survey, 30)
+    first = services.tallies_refresh(survey_id=family_survey.pk, batch_size=11)
+    before = tally_stats(family_survey)
+    second = services.tallies_refresh(survey_id=family_survey.pk, batch_size=11)
+
+    assert first.folded == 30 * len(FAMILIES)
+    assert second.folded == 0
+    assert second.watermark == first.watermark
+    assert tally_stats(family_survey) == before
+
+
+def test_watermark_never_moves_back_across_refreshes_and_recounts(family_survey):
+    marks = []
+    for seed in range(4):
+        submit_bulk(family_survey, 5, seed=seed)
+        services.tallies_refresh(survey_id=family_survey.pk, batch_size=4)
+        marks.append(watermark(family_survey))
+        services.tallies_recount(survey_id=family_survey.pk)
+        marks.append(watermark(family_survey))
+        services.tallies_refresh(survey_id=family_survey.pk)  # a late, stale run
+        marks.append(watermark(family_survey))
+
+    assert marks == sorted(marks)
+    assert marks[-1] == Report.objects.order_by("-id").first().pk
+
+
+def test_recount_command_equals_incremental_result(family_survey, researcher):
+    other = make_survey(researcher, FAMILIES[:3], plain=False)
+    submit_bulk(family_survey, 25)
+    submit_bulk(other, 10)
+    services.tallies_refresh(survey_id=family_survey.pk, batch_size=6)
+    services.tallies_refresh(survey_id=other.pk, batch_size=6)
+    incremental = tally_stats(family_survey), tally_stats(other)
+
+    call_command("recount_tallies", "--survey", str(family_survey.pk))
+    call_command("recount_tallies")
+
+    assert (tally_stats(family_survey), tally_stats(other)) == incremental
+
+
+def test_reports_of_other_surveys_are_not_counted(family_survey, researcher):
+    other = make_survey(researcher, FAMILIES[:2], plain=False)
+    submit_bulk(other, 12)
+    submit_bulk(family_survey, 4)
+    services.tallies_refresh(survey_id=family_survey.pk)
+
+    assert {n for (_, _), n in _ns(family_survey).items()} == {4}
+    assert selectors.pending_report_count(survey_id=other.pk) == 12 * 2
+    assert selectors.surveys_with_pending_reports() == [other.pk]
+
+
+def _ns(survey) -> dict:
+    return {key: stat["n"] for key, stat in tally_stats(survey).items()}
+
+
+# --- reports committed out of id order (real concurrent transactions) -----------
+def _insert_uncommitted(survey, started: threading.Event, finish: threading.Event):
+    """In another connection: store a whole response, wait, then commit."""
+    (response,) = responses(survey, 1, seed=99)
+    specs = dict(survey.questions.values_list("pk", "spec"))
+    try:
+        with transaction.atomic():
+            submission = Submission.objects.create(
+                survey=survey,
+                idempotency_key=response.idempotency_key,
+                survey_revision=survey.revision,
+            )
+            Report.objects.bulk_create(
+                Report(
+                    submission=submission,
+                    survey=survey,
+                    question_id=pk,
+                    spec_revision=sent.spec_revision,
+                    **report_codec.encode(specs[pk], sent.payload).fields(),
+                )
+                for pk, sent in response.reports.items()
+            )
+            started.set()
+            finish.wait(timeout=30)
+    finally:
+        connections.close_all()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_report_committed_after_a_higher_id_is_still_counted(researcher):
+    survey = make_survey(researcher, FAMILIES[:3], plain=False)
+    started, finish = threading.Event(), threading.Event()
+    slow = threading.Thread(target=_insert_uncommitted, args=(survey, started, finish))
+    slow.start()
+    try:
+        assert started.wait(timeout=30)
+        submit_bulk(survey, 2)  # higher ids, committed first
+        # A naive "max visible id" watermark would now skip the slow reports.
+        deferred = services.tallies_refresh(survey_id=survey.pk, lock_timeout_ms=200)
+        assert deferred.deferred
+        assert deferred.folded == 0
+        assert watermark(survey) == 0
+    finally:
+        finish.set()
+        slow.join(timeout=30)
+
+    services.tallies_refresh(survey_id=survey.pk)
+
+    assert set(_ns(survey).values()) == {3}
+    assert tally_stats(survey) == direct_stats(survey)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_refresh_waits_for_a_submission_in_flight_and_includes_it(researcher):
+    survey = make_survey(researcher, FAMILIES[:3], plain=False)
+    started, finish = threading.Event(), threading.Event()
+    slow = threading.Thread(target=_insert_uncommitted, args=(survey, started, finish))
+    slow.start()
+    assert started.wait(timeout=30)
+    submit_bulk(survey, 2)
+    threading.Timer(0.5, finish.set).start()
+
+    outcome = services.tallies_refresh(survey_id=survey.pk, lock_timeout_ms=10_000)
+    slow.join(timeout=30)
+
+    assert not outcome.deferred
+    assert outcome.folded == 3 * 3
+    assert tally_stats(survey) == direct_stats(survey)
+
+
+def _refresh_in_thread(survey_id: int, barrier: threading.Barrier) -> None:
+    try:
+        barrier.wait(timeout=30)
+        services.tallies_refresh(survey_id=survey_id, batch_size=7)
+    finally:
+        connections.close_all()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_refreshes_count_every_report_once(researcher):
+    survey = make_survey(researcher, FAMILIES[:4], plain=False)
+    submit_bulk(survey, 60)
+    barrier = threading.Barrier(4)
+    threads = [
+        threading.Thread(target=_refresh_in_thread, args=(survey.pk, barrier))
+        for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert set(_ns(survey).values()) == {60}
+    assert tally_stats(survey) == direct_stats(survey)
+
+
+def test_refresh_of_a_deleted_survey_does_nothing():
+    outcome = services.tallies_refresh(survey_id=999_999)
+
+    assert (outcome.folded, outcome.watermark) == (0, 0)
