@@ -66,3 +66,11 @@ def _hide_client(path: str) -> bool:
 
 
 logger_class = RedactingLogger
+
+
+def on_starting(server) -> None:
+    """Refuse to fork several workers over a per-process cache: each would count
+    the rate limits on its own (surveys/operations/checks.py)."""
+    from surveys.operations.checks import refuse_unshared_cache
+
+    refuse_unshared_cache(web_processes=server.cfg.workers)

@@ -15,6 +15,9 @@ PRODUCTION = {
     "DENIABLE_PRODUCTION": "true",
     "SECRET_KEY": REAL_KEY,
     "ALLOWED_HOSTS": "surveys.example.org",
+    # Production refuses a per-process cache (surveys/operations/checks.py);
+    # the check reads the URL and connects to nothing.
+    "CACHE_URL": "redis://127.0.0.1:6379/2",
 }
 
 
