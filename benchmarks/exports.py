@@ -50,11 +50,10 @@ def median_seconds(write, repeat: int) -> float:
 
 
 def writers(survey) -> dict:
-    from surveys.analysis.exports import datasets
-    from surveys.analysis.exports import estimates as exports
+    from surveys.analysis.exports import datasets, raw_reports
 
     def reports_csv() -> None:
-        for _ in exports.reports_csv(survey):
+        for _ in raw_reports.reports_csv(survey):
             pass
 
     def file(writer):

@@ -16,6 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from surveys.analysis.api.openapi import PUBLIC_ID_PATTERN, openapi_document
+from surveys.analysis.exports import design, raw_reports
 from surveys.analysis.exports import estimates as exports
 from surveys.analysis.reading import viewable_survey_with_results
 from surveys.api_tokens.services import ApiTokenRefused, api_token_authenticate
@@ -145,7 +146,7 @@ def survey_reports(request, pk: int):
             f"{PAGE_MAX}; got after={request.GET.get('after')!r}, "
             f"limit={request.GET.get('limit')!r}.",
         )
-    page = exports.reports_page(survey, after=after or "", limit=limit)
+    page = raw_reports.reports_page(survey, after=after or "", limit=limit)
     next_url = None
     if len(page) == limit:
         path = reverse("analysis:api_reports", kwargs={"pk": survey.pk})
@@ -155,7 +156,7 @@ def survey_reports(request, pk: int):
     return JsonResponse(
         {
             "survey_id": survey.pk,
-            "questions": exports.questions_document(survey) if not after else None,
+            "questions": design.questions_document(survey) if not after else None,
             "reports": page,
             "next": next_url,
         }

@@ -18,7 +18,7 @@ from typing import Any
 
 import ldp
 from ldp.mechanisms.about import ANSWERS
-from surveys.analysis.exports.estimates import spec_revisions
+from surveys.analysis.exports.design import spec_revisions
 from surveys.authoring import kinds
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.designs import design_label

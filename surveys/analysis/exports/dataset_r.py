@@ -14,6 +14,7 @@ from typing import Any, BinaryIO
 
 import ldp
 from ldp.mechanisms import registry
+from surveys.analysis.exports.csv_cells import neutralise
 from surveys.analysis.exports.dataset_columns import (
     ID_COLUMN,
     Block,
@@ -23,7 +24,6 @@ from surveys.analysis.exports.dataset_columns import (
     choice_labels,
     variables,
 )
-from surveys.analysis.exports.estimates import neutralise
 from surveys.authoring.models import Question, Survey
 
 R_SHARED = r"""share <- function(count, n, p, q, scale = 1) {

@@ -31,6 +31,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO
 
+from surveys.analysis.exports.csv_cells import CHUNK_SIZE, csv_lines
 from surveys.analysis.exports.dataset_columns import (
     CODEBOOK_COLUMNS,
     ID_COLUMN,
@@ -42,7 +43,7 @@ from surveys.analysis.exports.dataset_columns import (
     variables,
 )
 from surveys.analysis.exports.dataset_r import write_r
-from surveys.analysis.exports.estimates import CHUNK_SIZE, csv_lines, spec_revisions
+from surveys.analysis.exports.design import spec_revisions
 from surveys.authoring.models import Survey
 from surveys.collection import report_codec
 from surveys.collection.models import LinkValue, PlainAnswer, Report, Submission

@@ -9,7 +9,7 @@ is one ``register(ExportKind(...))`` call in the module that defines its
 writer; the job, the progress bar, the download and the clean-up are shared.
 
 The raw-report kinds below write exactly what the streamed downloads send
-(``exports.reports_csv`` / ``exports.reports_json``), nothing more.
+(``raw_reports.reports_csv`` / ``raw_reports.reports_json``), nothing more.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from typing import BinaryIO
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from surveys.analysis.exports import datasets
-from surveys.analysis.exports import estimates as exports
+from surveys.analysis.exports import datasets, raw_reports
 from surveys.authoring.models import Survey
 from surveys.collection.models import PlainAnswer, Report
 
@@ -92,13 +91,13 @@ def _raw_rows(survey: Survey) -> int:
 
 
 def write_reports_csv(survey: Survey, fileobj: BinaryIO, progress: Progress) -> None:
-    """The raw-report CSV (``exports.reports_csv``), written to a file."""
-    write_lines(exports.reports_csv(survey), fileobj, progress, _raw_rows(survey))
+    """The raw-report CSV (``raw_reports.reports_csv``), written to a file."""
+    write_lines(raw_reports.reports_csv(survey), fileobj, progress, _raw_rows(survey))
 
 
 def write_reports_json(survey: Survey, fileobj: BinaryIO, progress: Progress) -> None:
-    """The raw-report JSON document (``exports.reports_json``), written to a file."""
-    write_lines(exports.reports_json(survey), fileobj, progress, _raw_rows(survey))
+    """The raw-report JSON (``raw_reports.reports_json``), written to a file."""
+    write_lines(raw_reports.reports_json(survey), fileobj, progress, _raw_rows(survey))
 
 
 REPORTS_CSV = register(
@@ -122,7 +121,7 @@ def write_reports_csv_with_test(
         + Report.all_objects.filter(survey=survey, is_test=True).count()
     )
     write_lines(
-        exports.reports_csv(survey, include_test=True), fileobj, progress, total
+        raw_reports.reports_csv(survey, include_test=True), fileobj, progress, total
     )
 
 

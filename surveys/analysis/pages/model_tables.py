@@ -2,7 +2,7 @@
 
 Both read a finished job's stored result (``regressions.regression_result``,
 ``weights.weighted_result``); the CSV files carry full-precision numbers
-through the csv module (``exports.csv_lines``: formula-like text neutralised).
+through the csv module (``csv_cells.csv_lines``: formula-like text neutralised).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 from django.utils.translation import gettext
 
 from surveys.analysis import wording
-from surveys.analysis.exports.estimates import csv_lines
+from surveys.analysis.exports.csv_cells import csv_lines
 from surveys.analysis.pages.dashboard import labels_shown, localized, number, percent
 from surveys.authoring.catalogue import stored_label_shown
 

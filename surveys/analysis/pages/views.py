@@ -33,7 +33,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from surveys.accounts.sessions import passive
 from surveys.analysis import tasks, wording
-from surveys.analysis.exports import datasets
+from surveys.analysis.exports import datasets, design, raw_reports
 from surveys.analysis.exports import estimates as exports
 from surveys.analysis.exports import kinds as export_kinds
 from surveys.analysis.jobs import crosstabs, pilots
@@ -470,7 +470,7 @@ def export_estimates_json(request, pk: int):
 def export_reports_csv(request, pk: int):
     survey = _survey(request, pk)
     response = StreamingHttpResponse(
-        exports.reports_csv(survey), content_type="text/csv; charset=utf-8"
+        raw_reports.reports_csv(survey), content_type="text/csv; charset=utf-8"
     )
     return _attachment(response, _filename(survey, "reports.csv"))
 
@@ -480,7 +480,7 @@ def export_reports_csv(request, pk: int):
 def export_reports_json(request, pk: int):
     survey = _survey(request, pk)
     response = StreamingHttpResponse(
-        exports.reports_json(survey), content_type="application/json"
+        raw_reports.reports_json(survey), content_type="application/json"
     )
     return _attachment(response, _filename(survey, "reports.json"))
 
@@ -538,7 +538,7 @@ def _file_chunks(path: str) -> Iterator[bytes]:
 def export_design(request, pk: int):
     survey = _survey(request, pk)
     response = HttpResponse(
-        json.dumps(exports.design_card(survey), ensure_ascii=False, indent=2),
+        json.dumps(design.design_card(survey), ensure_ascii=False, indent=2),
         content_type="application/json",
     )
     return _attachment(response, _filename(survey, "design.json"))

@@ -10,7 +10,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery
 from django.test.utils import CaptureQueriesContext
 
-from surveys.analysis.exports import estimates as exports
+from surveys.analysis.exports import raw_reports
 from surveys.analysis.results import selectors
 from surveys.analysis.tallies import services
 from surveys.authoring.lifecycle_services import survey_delete
@@ -123,7 +123,7 @@ def test_results_and_exports_read_only_the_surveys_partition(
     with CaptureQueriesContext(connection) as captured:
         selectors.survey_results(survey=survey)
         selectors.responses_between(survey_id=survey.pk, after=0, up_to=None)
-        page = exports.reports_page(survey, after="", limit=4)
+        page = raw_reports.reports_page(survey, after="", limit=4)
 
     assert len(page) == 4
     _assert_one_partition(report_statements(captured.captured_queries), survey)

@@ -9,8 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from surveys.analysis.exports import dataset_columns, datasets
-from surveys.analysis.exports import estimates as exports
+from surveys.analysis.exports import dataset_columns, datasets, raw_reports
 from surveys.authoring import services as authoring
 from surveys.authoring import translation_services
 from surveys.authoring.mechanisms import PrivacyConfig
@@ -299,12 +298,12 @@ def test_the_raw_reports_carry_a_language_row_per_submission_only_if_declared(
     client, recording, trilingual
 ):
     stored = _answer(client, recording, "fr")
-    text = "".join(exports.reports_csv(recording))
+    text = "".join(raw_reports.reports_csv(recording))
     assert f"language,,,{stored.public_id},,,fr" in text
-    document = json.loads("".join(exports.reports_json(recording)))
+    document = json.loads("".join(raw_reports.reports_json(recording)))
     assert document["languages"] == [
         {"submission_id": stored.public_id, "language": "fr"}
     ]
     _answer(client, trilingual, "fr")
-    assert "\nlanguage," not in "".join(exports.reports_csv(trilingual))
-    assert "languages" not in json.loads("".join(exports.reports_json(trilingual)))
+    assert "\nlanguage," not in "".join(raw_reports.reports_csv(trilingual))
+    assert "languages" not in json.loads("".join(raw_reports.reports_json(trilingual)))

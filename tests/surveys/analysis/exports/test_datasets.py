@@ -24,7 +24,7 @@ from django.urls import reverse
 
 import ldp
 from surveys.analysis.exports import dataset_r, datasets
-from surveys.analysis.exports.estimates import neutralise
+from surveys.analysis.exports.csv_cells import neutralise
 from surveys.analysis.reading import latest_results
 from surveys.analysis.tallies.services import tallies_refresh
 from surveys.authoring import services as authoring

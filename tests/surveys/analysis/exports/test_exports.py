@@ -18,7 +18,7 @@ from django.urls import reverse
 
 import ldp
 from surveys.analysis.exports import estimates as exports
-from surveys.analysis.exports.estimates import csv_lines, neutralise
+from surveys.analysis.exports.csv_cells import csv_lines, neutralise
 from surveys.collection.assets import randomizer_script
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
 

@@ -16,8 +16,9 @@ import json
 
 import pytest
 
-from surveys.analysis.exports import estimates as exports
-from surveys.analysis.exports.estimates import REPORT_COLUMNS, csv_lines
+from surveys.analysis.exports import raw_reports
+from surveys.analysis.exports.csv_cells import csv_lines
+from surveys.analysis.exports.raw_reports import REPORT_COLUMNS
 from surveys.collection.models import Report, Submission
 from surveys.collection.services import submissions_ingest_bulk
 from tests.surveys.analysis.conftest import make_survey, responses
@@ -90,7 +91,7 @@ def _expected_documents(survey, sent) -> list[dict]:
 
 def test_every_stored_report_is_exported_in_the_csv_as_the_json_that_was_sent(sent):
     survey, reports = sent
-    body = "".join(exports.reports_csv(survey))
+    body = "".join(raw_reports.reports_csv(survey))
     expected = [
         [
             "report",
@@ -112,7 +113,7 @@ def test_every_stored_report_is_exported_in_the_csv_as_the_json_that_was_sent(se
 
 def test_the_csv_with_test_responses_marks_the_same_report_rows(sent):
     survey, reports = sent
-    body = "".join(exports.reports_csv(survey, include_test=True))
+    body = "".join(raw_reports.reports_csv(survey, include_test=True))
     lines = list(
         csv_lines(
             [*REPORT_COLUMNS, "is_test"],
@@ -136,7 +137,7 @@ def test_the_csv_with_test_responses_marks_the_same_report_rows(sent):
 
 def test_every_stored_report_is_in_the_json_export_as_the_json_that_was_sent(sent):
     survey, reports = sent
-    body = "".join(exports.reports_json(survey))
+    body = "".join(raw_reports.reports_json(survey))
     expected = _expected_documents(survey, reports)
     text = ",\n".join(_compact(doc) for doc in expected)
     assert f'"reports": [{text}], "plain_answers": [' in body
@@ -147,7 +148,7 @@ def test_api_pages_carry_each_report_as_the_json_that_was_sent(sent):
     survey, reports = sent
     expected = _expected_documents(survey, reports)
     pages, after = [], ""
-    while page := exports.reports_page(survey, after=after, limit=7):
+    while page := raw_reports.reports_page(survey, after=after, limit=7):
         pages.extend(page)
         after = page[-1]["report_id"]
     assert pages == expected

@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 
 from surveys.analysis import tasks
-from surveys.analysis.exports import estimates as exports
+from surveys.analysis.exports import raw_reports
 from surveys.analysis.jobs import running as jobs
 from surveys.analysis.models import AnalysisJob
 from tests.surveys.analysis.conftest import FAMILIES, broker, make_survey, submit_bulk
@@ -53,5 +53,5 @@ def test_worker_writes_the_export_file_with_progress_and_it_equals_the_stream(
     assert done.progress == 1.0
     path = Path(done.file.path)
     assert Path(settings.EXPORT_ROOT).resolve() in path.resolve().parents
-    assert path.read_bytes() == "".join(exports.reports_csv(survey)).encode()
+    assert path.read_bytes() == "".join(raw_reports.reports_csv(survey)).encode()
     assert "run_analysis_job" in worker.output()

@@ -1,0 +1,226 @@
+"""The raw randomized reports, streamed as CSV or JSON, and paged for the API.
+
+The reports are already private (randomized on the respondent's device), and
+each export carries every spec the reports were made under, so anyone can
+re-estimate with ``ldp.build(spec).aggregate(reports)``.  Rows are ordered by
+their random public identifiers, never by arrival.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from django.utils import timezone
+
+from surveys.analysis.exports.csv_cells import CHUNK_SIZE, compact_json, csv_lines
+from surveys.analysis.exports.design import questions_document, spec_revisions
+from surveys.authoring.models import Survey
+from surveys.collection import report_codec
+from surveys.collection.models import PlainAnswer, Report, Submission
+from surveys.collection.selectors import submission_languages, survey_records_language
+
+
+def _reports(
+    survey: Survey,
+    after: str = "",
+    limit: int | None = None,
+    include_test: bool = False,
+    revisions: dict[int, dict[int, dict]] | None = None,
+) -> Iterator[tuple[Any, ...]]:
+    """Report rows ``(public_id, submission public_id, received_at, question id,
+    spec revision, report, is_test)``, the report decoded from its stored
+    columns into the JSON the device sent (``report_codec``)."""
+    # Ordered by the random public identifier, never by id: the order of an
+    # export says nothing about the order in which reports arrived.
+    manager = Report.all_objects if include_test else Report.objects
+    rows = (
+        manager.filter(survey=survey, public_id__gt=after)
+        .order_by("public_id")
+        .values_list(
+            "public_id",
+            "submission__public_id",
+            "submission__received_at",
+            "question_id",
+            "spec_revision",
+            "value",
+            "bits",
+            "is_test",
+        )
+    )
+    specs = spec_revisions(survey) if revisions is None else revisions
+    found = rows[:limit] if limit is not None else rows.iterator(CHUNK_SIZE)
+    for *head, question_id, revision, value, bits, is_test in found:
+        spec = specs[question_id][revision]
+        report = report_codec.decode(spec, value, bits)
+        yield (*head, question_id, revision, report, is_test)
+
+
+def _plain_answers(survey: Survey, include_test: bool = False):
+    rows = PlainAnswer.objects.filter(question__survey=survey)
+    if not include_test:
+        rows = rows.filter(submission__is_test=False)
+    return (
+        rows.order_by("submission__public_id", "question_id")
+        .values_list(
+            "submission__public_id", "question_id", "value", "submission__is_test"
+        )
+        .iterator(chunk_size=CHUNK_SIZE)
+    )
+
+
+def _languages(survey: Survey, include_test: bool = False):
+    """(submission public id, language, is_test) of every submission, by public
+    id: only called for a survey that records languages."""
+    rows = Submission.objects.filter(survey=survey)
+    if not include_test:
+        rows = rows.filter(is_test=False)
+    return (
+        rows.order_by("public_id")
+        .values_list("public_id", "language", "is_test")
+        .iterator(CHUNK_SIZE)
+    )
+
+
+def report_document(row) -> dict[str, Any]:
+    report_id, submission_id, received_at, question_id, revision, payload, _ = row
+    return {
+        "report_id": report_id,
+        "submission_id": submission_id,
+        "received_at": received_at.isoformat(),
+        "question_id": question_id,
+        "spec_revision": revision,
+        "report": payload,
+    }
+
+
+REPORT_COLUMNS = [
+    "record",
+    "question_id",
+    "spec_revision",
+    "submission_id",
+    "received_at",
+    "question",
+    "value",
+]
+
+
+def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
+    """Long-format CSV: "spec" rows (value = the compiled spec as JSON) first,
+    then one "report" row per randomized report (value = the report as JSON),
+    then "answer" rows for questions marked not protected, then, only if the
+    survey records each response's language (an unprotected field the
+    researcher declared), a "language" row per submission (value = its code).
+
+    ``include_test``: the owner's test responses too, each row marked in an
+    extra ``is_test`` column (true/false); they are never in any estimate.
+    """
+    marked = (
+        (lambda row, test: [*row, "true" if test else "false"])
+        if (include_test)
+        else (lambda row, test: row)
+    )
+
+    def rows() -> Iterator[list[Any]]:
+        revisions = spec_revisions(survey)
+        texts = dict(survey.questions.values_list("id", "text"))
+        for question_id, by_revision in revisions.items():
+            for revision, spec in sorted(by_revision.items()):
+                yield marked(
+                    [
+                        "spec",
+                        question_id,
+                        revision,
+                        "",
+                        "",
+                        texts.get(question_id),
+                        compact_json(spec),
+                    ],
+                    False,
+                )
+        for row in _reports(survey, include_test=include_test, revisions=revisions):
+            doc = report_document(row)
+            yield marked(
+                [
+                    "report",
+                    doc["question_id"],
+                    doc["spec_revision"],
+                    doc["submission_id"],
+                    doc["received_at"],
+                    "",
+                    compact_json(doc["report"]),
+                ],
+                row[-1],
+            )
+        for submission_id, question_id, value, test in _plain_answers(
+            survey, include_test
+        ):
+            yield marked(
+                ["answer", question_id, "", submission_id, "", "", compact_json(value)],
+                test,
+            )
+        if survey_records_language(survey):
+            for submission_id, language, test in _languages(survey, include_test):
+                yield marked(
+                    ["language", "", "", submission_id, "", "", language], test
+                )
+
+    columns = [*REPORT_COLUMNS, "is_test"] if include_test else REPORT_COLUMNS
+    return csv_lines(columns, rows())
+
+
+def reports_json(survey: Survey) -> Iterator[str]:
+    """One JSON document, written piece by piece so memory stays flat."""
+    head = {
+        "format": "deniable-reports/1",
+        "survey_id": survey.pk,
+        "title": survey.title,
+        "generated_at": timezone.now().isoformat(),
+        "note": (
+            "Reports were randomized on respondents' devices; re-estimate with "
+            "ldp.build(spec).aggregate(reports) per question and spec revision."
+        ),
+        "questions": questions_document(survey),
+    }
+    opening = json.dumps(head, ensure_ascii=False)[:-1]
+    yield opening + ', "reports": ['
+    first = True
+    for row in _reports(survey):
+        yield ("" if first else ",\n") + compact_json(report_document(row))
+        first = False
+    yield '], "plain_answers": ['
+    first = True
+    for submission_id, question_id, value, _ in _plain_answers(survey):
+        item = {
+            "submission_id": submission_id,
+            "question_id": question_id,
+            "value": value,
+        }
+        yield ("" if first else ",\n") + compact_json(item)
+        first = False
+    if survey_records_language(survey):
+        # An unprotected field the researcher declared (``record_language``).
+        yield '], "languages": ['
+        first = True
+        for submission_id, language, _ in _languages(survey):
+            item = {"submission_id": submission_id, "language": language}
+            yield ("" if first else ",\n") + compact_json(item)
+            first = False
+    yield "]}\n"
+
+
+def reports_page(survey: Survey, *, after: str, limit: int) -> list[dict[str, Any]]:
+    """One page of reports with public_id > ``after`` (keyset pagination, for the
+    API; "" starts at the first).  Each report carries its submission's
+    ``language`` only if the survey records it (an unprotected field)."""
+    documents = [
+        report_document(row) for row in _reports(survey, after=after, limit=limit)
+    ]
+    if documents and survey_records_language(survey):
+        languages = submission_languages(
+            survey, {doc["submission_id"] for doc in documents}
+        )
+        for doc in documents:
+            doc["language"] = languages.get(doc["submission_id"], "")
+    return documents
