@@ -180,6 +180,14 @@ PASSWORD_RESET_TIMEOUT = env_int("ACCOUNT_LINK_HOURS", 24) * 3600
 if PASSWORD_RESET_TIMEOUT < 3600:
     raise ImproperlyConfigured("ACCOUNT_LINK_HOURS must be 1 or more.")
 
+# Self sign-up (surveys/accounts/signup.py): "off" (default; an administrator
+# makes every account), "approval" (anyone may ask, an administrator approves)
+# or "open".  Off by default: an account can email invitations to any address,
+# so an open sign-up on a public server is a relay for whoever finds it.
+ACCOUNT_SIGNUP = env_str("SIGNUP", "off").strip().lower()
+if ACCOUNT_SIGNUP not in ("off", "approval", "open"):
+    raise ImproperlyConfigured(f"SIGNUP={ACCOUNT_SIGNUP!r}; use off, approval or open.")
+
 # --- Sessions ---------------------------------------------------------------------
 # A researcher is signed out after SESSION_IDLE_MINUTES without activity (the
 # dashboard's automatic refresh does not count) and SESSION_MAX_HOURS after signing

@@ -1,11 +1,39 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from surveys.accounts import signup
 from surveys.accounts.forms import AdminSignInForm
 from surveys.accounts.models import User
 
-admin.site.register(User, UserAdmin)
+
+@admin.register(User)
+class ResearcherAdmin(UserAdmin):
+    """Django's user admin, plus the sign-up state and the approval action."""
+
+    list_display = (*UserAdmin.list_display, "is_active", "awaiting_approval")
+    list_filter = ("awaiting_approval", *UserAdmin.list_filter)
+    readonly_fields = ("email_verified_at",)
+    fieldsets = (
+        *UserAdmin.fieldsets,
+        ("Sign-up", {"fields": ("email_verified_at", "awaiting_approval")}),
+    )
+    actions = ("approve",)
+
+    @admin.action(description="Approve the selected accounts", permissions=["change"])
+    def approve(self, request, queryset) -> None:
+        site = f"{request.scheme}://{request.get_host()}"
+        approved = signup.accounts_approve(users=list(queryset), site=site)
+        unconfirmed = sum(1 for user in approved if not user.is_active)
+        self.message_user(
+            request,
+            f"{len(approved)} account(s) approved ({unconfirmed} of them can sign "
+            "in once their owner confirms the address); accounts that were not "
+            "awaiting approval are unchanged.",
+            messages.SUCCESS,
+        )
+
+
 # The admin's sign-in asks for the two-factor code too (and is locked out alike).
 admin.site.login_form = AdminSignInForm
 admin.site.login_template = "admin/login_with_code.html"

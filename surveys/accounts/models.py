@@ -17,6 +17,15 @@ class User(AbstractUser):
     # "was this session opened with the current device?" made on every request
     # reads the user row already loaded for authentication, not one more query.
     two_factor_device = models.CharField(max_length=64, blank=True, editable=False)
+    # Self sign-up (surveys/accounts/signup.py): an account made on the sign-up
+    # page is inactive until its address is verified and, when sign-up needs
+    # approval, until an administrator approves it.  Accounts made by an
+    # administrator are neither.
+    email_verified_at = models.DateTimeField(null=True, blank=True, editable=False)
+    awaiting_approval = models.BooleanField(
+        default=False,
+        help_text="Made on the sign-up page and not yet approved by an administrator.",
+    )
 
     class Meta:
         db_table = "accounts_user"

@@ -1,4 +1,5 @@
-"""Sign-in (with an optional two-factor code), sign-out, password change and reset.
+"""Sign-in (with an optional two-factor code), sign-out, password change and reset,
+self sign-up (when SIGNUP allows it) and its address check.
 
 Password reset is Django's own: the link goes out through the configured email
 backend (EMAIL_URL), works once and expires after PASSWORD_RESET_TIMEOUT; the
@@ -8,15 +9,10 @@ page says the same whether or not an account uses the address.
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from surveys.accounts import views
-from surveys.accounts.forms import SignInForm
+from surveys.accounts import signup_views, views
 
 urlpatterns = [
-    path(
-        "login/",
-        auth_views.LoginView.as_view(authentication_form=SignInForm),
-        name="login",
-    ),
+    path("login/", views.SignInView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "password_change/",
@@ -49,6 +45,12 @@ urlpatterns = [
         "reset/done/",
         auth_views.PasswordResetCompleteView.as_view(),
         name="password_reset_complete",
+    ),
+    path("signup/", signup_views.signup_page, name="signup"),
+    path(
+        "signup/verify/<uidb64>/<token>/",
+        signup_views.verify,
+        name="signup_verify",
     ),
     path("two-factor/", views.status, name="two_factor"),
     path("two-factor/setup/", views.setup, name="two_factor_setup"),

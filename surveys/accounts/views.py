@@ -1,18 +1,30 @@
-"""Two-factor sign-in: turn it on (scan, confirm with a code) and off again."""
+"""Sign-in, and two-factor sign-in: turn it on (scan, confirm with a code) and off."""
 
 from __future__ import annotations
 
 import django_otp
 from django import forms
 from django.contrib import messages
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from surveys.accounts import two_factor
-from surveys.accounts.forms import code_field
+from surveys.accounts import signup, two_factor
+from surveys.accounts.forms import SignInForm, code_field
+
+
+class SignInView(auth_views.LoginView):
+    """Django's sign-in, with the code field and a sign-up link when it is open."""
+
+    authentication_form = SignInForm
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["signup_open"] = signup.mode() != signup.OFF
+        return context
 
 
 class CodeForm(forms.Form):

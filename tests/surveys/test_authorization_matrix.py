@@ -43,6 +43,8 @@ PUBLIC = {
     "password_reset_done",
     "password_reset_confirm",  # its signed token names one account
     "password_reset_complete",
+    "signup",  # 404 unless SIGNUP allows it
+    "signup_verify",  # its signed token names one account
     "set_language",  # the language picker (a browser cookie, nothing stored)
     "collection:verify",
     "collection:randomizer",

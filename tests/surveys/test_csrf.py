@@ -37,6 +37,8 @@ STATE_CHANGING = {
     "password_change": "owner",
     "password_reset": "anonymous",
     "password_reset_confirm": "anonymous",
+    "signup": "anonymous",
+    "signup_verify": "anonymous",
     "two_factor": "owner",
     "two_factor_setup": "owner",
     "two_factor_disable": "owner",
