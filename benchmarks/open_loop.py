@@ -75,7 +75,7 @@ def dashboard_survey(reports: int, rng: np.random.Generator) -> Any:
     """The researcher's one-question survey with ``reports`` reports stored,
     tallied and in its snapshot (reused from an earlier run when it has them)."""
     from surveys.accounts.models import User
-    from surveys.analysis.tallies import services
+    from surveys.analysis.tallies import services, snapshots
     from surveys.authoring.mechanisms import PrivacyConfig
     from surveys.authoring.models import Survey
     from surveys.collection.models import Report
@@ -94,7 +94,7 @@ def dashboard_survey(reports: int, rng: np.random.Generator) -> Any:
     store_reports(survey, reports, rng)
     while services.tallies_refresh(survey_id=survey.pk).folded:
         pass
-    services.snapshot_refresh(survey_id=survey.pk, force=True)
+    snapshots.snapshot_refresh(survey_id=survey.pk, force=True)
     return survey
 
 

@@ -149,7 +149,7 @@ def run(
     from django.test import Client
 
     from surveys.accounts.models import User
-    from surveys.analysis.tallies import services
+    from surveys.analysis.tallies import services, snapshots
     from surveys.api_tokens.services import api_token_create
     from surveys.authoring.mechanisms import PrivacyConfig
 
@@ -233,7 +233,7 @@ def run(
         print_query_counts(cases, client, secret)
     if http_requests:
         for _, survey, _ in cases:
-            services.snapshot_refresh(survey_id=survey.pk, force=True)
+            snapshots.snapshot_refresh(survey_id=survey.pk, force=True)
         session = client.cookies[settings.SESSION_COOKIE_NAME].value
         over_http(cases, client, secret, session, http_requests, web_workers)
 

@@ -26,7 +26,6 @@ MODULES_NOT_YET_SPLIT = {
     "ldp/spec/vectors.py",
     "surveys/analysis/pages/dashboard.py",
     "surveys/analysis/pages/views.py",
-    "surveys/analysis/tallies/services.py",
     "surveys/authoring/definitions.py",
     "surveys/authoring/forms.py",
     "surveys/authoring/services.py",

@@ -20,7 +20,7 @@ from django.db import connection
 
 from surveys.analysis.jobs import running as jobs
 from surveys.analysis.results import selectors
-from surveys.analysis.tallies import services
+from surveys.analysis.tallies import services, snapshots
 from surveys.celery import app
 
 logger = logging.getLogger(__name__)
@@ -67,9 +67,9 @@ def refresh_survey_tallies(survey_id: int) -> dict[str, Any]:
 def compute_survey_snapshot(survey_id: int, force: bool = False) -> dict[str, Any]:
     """Compute a survey's results from its tallies and store the snapshot.
 
-    Safe to run twice or after a killed run (``services.snapshot_refresh``).
+    Safe to run twice or after a killed run (``snapshots.snapshot_refresh``).
     """
-    outcome = services.snapshot_refresh(survey_id=survey_id, force=force)
+    outcome = snapshots.snapshot_refresh(survey_id=survey_id, force=force)
     return {
         "survey_id": outcome.survey_id,
         "advanced": outcome.advanced,
@@ -88,7 +88,7 @@ def reconcile_tallies() -> list[int]:
         services.tallies_refresh(survey_id=survey_id)
         refreshed.append(survey_id)
     for survey_id in selectors.snapshots_behind():
-        services.snapshot_refresh(survey_id=survey_id)
+        snapshots.snapshot_refresh(survey_id=survey_id)
     log_lag()
     return refreshed
 
@@ -160,7 +160,7 @@ def _send(name: str, survey_id: int, key: str, what: str) -> bool:
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def recompute_snapshot_after_withdrawal(survey_id: int) -> dict[str, Any]:
     """Recompute the survey's snapshot over its reports minus withdrawn ones."""
-    outcome = services.snapshot_after_withdrawal(survey_id=survey_id)
+    outcome = snapshots.snapshot_after_withdrawal(survey_id=survey_id)
     return {"survey_id": outcome.survey_id, "version": outcome.version}
 
 

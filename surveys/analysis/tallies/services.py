@@ -1,4 +1,4 @@
-"""Writes for analysis: advance tallies incrementally, or recount them; snapshots.
+"""Writes for analysis: advance tallies incrementally, or recount them.
 
 Consistency model
 -----------------
@@ -34,17 +34,13 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db import OperationalError, transaction
 from django.utils import timezone
 
 import ldp
-from surveys.analysis.models import ResultSnapshot, Tally, TallyWatermark
-from surveys.analysis.results import selectors
-from surveys.analysis.results.objects import document_readable, results_to_document
+from surveys.analysis.models import Tally, TallyWatermark
 from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection import report_codec, report_store
@@ -70,7 +66,8 @@ class RefreshOutcome:
     deferred: bool = False  # the horizon fence timed out; nothing was folded
 
 
-def _batch_size(batch_size: int | None) -> int:
+def resolved_batch_size(batch_size: int | None) -> int:
+    """``batch_size``, else the environment's (test-only), else ``BATCH_SIZE``."""
     size = batch_size or int(os.environ.get(BATCH_SIZE_ENV) or BATCH_SIZE)
     if size < 1:
         raise ValueError(f"batch_size is {size!r}; allowed: a positive integer")
@@ -170,7 +167,7 @@ def tallies_refresh(
 
     Idempotent and safe to run concurrently or late (see the module notes).
     """
-    size = _batch_size(batch_size)
+    size = resolved_batch_size(batch_size)
     if not Survey.objects.filter(pk=survey_id).exists():
         return RefreshOutcome(survey_id, 0, 0)  # deleted since it was enqueued
     horizon = report_horizon(lock_timeout_ms=lock_timeout_ms)
@@ -247,7 +244,7 @@ def tallies_withdraw(*, survey_id: int, report_ids: list[int]) -> int:
     return len(rows)
 
 
-def _count_reports(
+def count_reports(
     survey_id: int, *, end: int, batch_size: int
 ) -> tuple[dict[tuple[int, int], ldp.SupportCounts], int]:
     """Aggregate every report of the survey with an id up to ``end``, read in
@@ -285,14 +282,14 @@ def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
     higher, so the watermark never moves back) and replaces the tallies in one
     transaction.
     """
-    size = _batch_size(batch_size)
+    size = resolved_batch_size(batch_size)
     horizon = report_horizon()
     if horizon is None:
         raise OperationalError("submissions stayed in flight; recount again later")
     with transaction.atomic():
         mark = _locked_watermark(survey_id)
         end = max(horizon, mark.last_report_id)
-        totals, counted = _count_reports(survey_id, end=end, batch_size=size)
+        totals, counted = count_reports(survey_id, end=end, batch_size=size)
         Tally.objects.filter(question__survey_id=survey_id).delete()
         Tally.objects.bulk_create(
             Tally(question_id=q, spec_revision=r, n=stat.n, stat=stat.to_dict())
@@ -303,242 +300,3 @@ def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
             mark.refreshed_at = timezone.now()
             mark.save(update_fields=["last_report_id", "refreshed_at"])
     return counted
-
-
-# --- snapshots: the results, computed once per change ------------------------------
-SNAPSHOT_DELAY_ENV = "DENIABLE_SNAPSHOT_DELAY"  # test-only, like BATCH_DELAY_ENV
-
-
-@dataclass(frozen=True)
-class SnapshotOutcome:
-    """What one snapshot computation did."""
-
-    survey_id: int
-    advanced: bool  # a new snapshot replaced the previous one
-    watermark: int  # of the snapshot now stored (0: none)
-    version: int  # of the snapshot now stored (0: none)
-    waiting: int = 0  # new submissions held back by batching
-
-
-def snapshot_batch_ready(
-    *, new_responses: int, since: datetime | None, now: datetime
-) -> bool:
-    """Whether a snapshot may advance by ``new_responses`` submissions.
-
-    It advances once at least ``SNAPSHOT_MIN_NEW_SUBMISSIONS`` submissions are
-    new, or once ``SNAPSHOT_MAX_WAIT_SECONDS`` have passed since the previous
-    snapshot (``since``) with any new submission (so that nothing accepted is
-    left out of the results for ever; 0 turns the period off).
-    """
-    if new_responses <= 0:
-        return False
-    if new_responses >= settings.SNAPSHOT_MIN_NEW_SUBMISSIONS:
-        return True
-    period = settings.SNAPSHOT_MAX_WAIT_SECONDS
-    if not period or since is None:
-        return False
-    return (now - since).total_seconds() >= period
-
-
-def _snapshot_delay() -> None:
-    delay = float(os.environ.get(SNAPSHOT_DELAY_ENV) or 0)
-    if delay > 0:
-        time.sleep(delay)
-
-
-def _tally_inputs(
-    survey_id: int,
-) -> tuple[int, datetime | None, dict[tuple[int, int], ldp.SupportCounts]]:
-    """(watermark, refreshed_at, tallies), read together.
-
-    The watermark row is locked while the tallies are read, so a refresh's
-    batch cannot commit in between: the tallies are exactly those of the
-    reports up to the watermark.
-    """
-    with transaction.atomic():
-        mark = (
-            TallyWatermark.objects.select_for_update()
-            .filter(survey_id=survey_id)
-            .first()
-        )
-        tallies = {
-            (t.question_id, t.spec_revision): ldp.SupportCounts.from_dict(t.stat)
-            for t in Tally.objects.filter(question__survey_id=survey_id)
-        }
-    if mark is None:
-        return 0, None, tallies
-    return mark.last_report_id, mark.refreshed_at, tallies
-
-
-def _document_time(value: Any) -> datetime | None:
-    """A time a snapshot document stored as ISO 8601 text (None if absent)."""
-    return datetime.fromisoformat(value) if isinstance(value, str) else None
-
-
-def _lock_snapshot(survey_id: int) -> None:
-    """Inside the swapping transaction: two snapshot computations of one
-    survey swap in turn, on the survey's row (a submission holds it for its
-    insert only; the swap takes milliseconds)."""
-    list(
-        Survey.objects.select_for_update(no_key=True)
-        .filter(pk=survey_id)
-        .values_list("pk", flat=True)
-    )
-
-
-def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
-    """Compute the survey's results from its tallies and store them as its snapshot.
-
-    Idempotent: a snapshot already at the tallies' watermark under the same
-    questions is kept as it is.  Unless ``force`` (an operator's recount),
-    batching holds the snapshot back until enough submissions are new
-    (:func:`snapshot_batch_ready`); a change to the questions always advances it.
-    The results are computed outside any transaction and swapped in one
-    short transaction that compares watermarks, so a computation killed half
-    way leaves the previous snapshot in place and a late or concurrent one
-    never replaces a newer snapshot.
-    """
-    survey = Survey.objects.filter(pk=survey_id).first()
-    if survey is None:
-        return SnapshotOutcome(survey_id, False, 0, 0)  # deleted since enqueued
-    current = selectors.latest_snapshot(survey_id=survey_id)
-    questions = selectors.survey_questions(survey)
-    definition = selectors.survey_definition(questions)
-    watermark, refreshed_at, tallies = _tally_inputs(survey_id)
-    same_questions = (
-        current is not None
-        and current.definition == definition
-        and document_readable(current.document)
-    )
-    if (
-        not force
-        and current is not None
-        and same_questions
-        and current.watermark >= watermark
-    ):
-        return SnapshotOutcome(survey_id, False, current.watermark, current.version)
-    start = current.watermark if current is not None and not force else 0
-    new = selectors.responses_between(survey_id=survey_id, after=start, up_to=watermark)
-    now = timezone.now()
-    first_and_empty = current is None and new == 0
-    if not (force or first_and_empty):
-        since = current.computed_at if current is not None else survey.published_at
-        if not snapshot_batch_ready(new_responses=new, since=since, now=now):
-            if current is not None and same_questions:
-                return SnapshotOutcome(
-                    survey_id, False, current.watermark, current.version, new
-                )
-            if current is not None:
-                # The questions changed inside a batch: the results follow the
-                # new questions, but from the reports the current snapshot
-                # already covers, so an edit never moves them past a batch
-                # (editing after each response must not isolate it).
-                if current.watermark != watermark:
-                    watermark = current.watermark
-                    tallies, _ = _count_reports(
-                        survey_id, end=watermark, batch_size=_batch_size(None)
-                    )
-                    refreshed_at = _document_time(current.document.get("refreshed_at"))
-                new = 0
-            else:
-                # The first snapshot waits for a batch too: until then it holds
-                # the results of no reports (every question at n = 0).
-                watermark, refreshed_at, tallies, new = 0, None, {}, 0
-    responses = new if force or current is None else current.responses + new
-    results = selectors.results_from_tallies(
-        survey=survey,
-        questions=questions,
-        tallies=tallies,
-        refreshed_at=refreshed_at,
-        # Item non-response of the same submissions as the tallies.
-        skipped=selectors.skips_up_to(survey_id=survey_id, watermark=watermark),
-        plain_answers=selectors.plain_answers_up_to(
-            survey_id=survey_id, watermark=watermark
-        ),
-    )
-    document = results_to_document(results)
-    _snapshot_delay()
-    with transaction.atomic():
-        _lock_snapshot(survey_id)
-        latest = selectors.latest_snapshot(survey_id=survey_id)
-        if latest is not None and (
-            latest.watermark > watermark
-            or (
-                not force
-                and latest.watermark == watermark
-                and latest.definition == definition
-                and document_readable(latest.document)
-            )
-        ):
-            # A concurrent or earlier run stored this snapshot or a newer one.
-            return SnapshotOutcome(survey_id, False, latest.watermark, latest.version)
-        version = latest.version + 1 if latest is not None else 1
-        if latest is not None:
-            latest.delete()
-        ResultSnapshot.objects.create(
-            survey=survey,
-            version=version,
-            watermark=watermark,
-            responses=responses,
-            spec_revisions={str(q.pk): q.spec_revision for q in questions},
-            definition=definition,
-            document=document,
-            computed_at=now,
-        )
-    return SnapshotOutcome(survey_id, True, watermark, version)
-
-
-def snapshot_after_withdrawal(*, survey_id: int) -> SnapshotOutcome:
-    """Recompute the current snapshot over the same reports, minus withdrawn ones.
-
-    The snapshot keeps its watermark (a withdrawal never moves results past a
-    batch: reports held back by batching stay out), recounts the remaining
-    reports up to it and replaces the stored snapshot with a new version.
-    """
-    survey = Survey.objects.filter(pk=survey_id).first()
-    current = selectors.latest_snapshot(survey_id=survey_id)
-    if survey is None or current is None:
-        return SnapshotOutcome(survey_id, False, 0, 0)
-    questions = selectors.survey_questions(survey)
-    tallies, _ = _count_reports(
-        survey_id, end=current.watermark, batch_size=_batch_size(None)
-    )
-    results = selectors.results_from_tallies(
-        survey=survey,
-        questions=questions,
-        tallies=tallies,
-        refreshed_at=_document_time(current.document.get("refreshed_at")),
-        # Item non-response and unprotected answers of the same submissions.
-        skipped=selectors.skips_up_to(survey_id=survey_id, watermark=current.watermark),
-        plain_answers=selectors.plain_answers_up_to(
-            survey_id=survey_id, watermark=current.watermark
-        ),
-    )
-    document = results_to_document(results)
-    responses = selectors.responses_between(
-        survey_id=survey_id, after=0, up_to=current.watermark
-    )
-    with transaction.atomic():
-        _lock_snapshot(survey_id)
-        latest = selectors.latest_snapshot(survey_id=survey_id)
-        if latest is None or latest.watermark != current.watermark:
-            # Replaced meanwhile, from tallies that were already corrected.
-            return SnapshotOutcome(
-                survey_id,
-                False,
-                latest.watermark if latest else 0,
-                latest.version if latest else 0,
-            )
-        version = latest.version + 1
-        latest.delete()
-        ResultSnapshot.objects.create(
-            survey=survey,
-            version=version,
-            watermark=current.watermark,
-            responses=responses,
-            spec_revisions={str(q.pk): q.spec_revision for q in questions},
-            definition=selectors.survey_definition(questions),
-            document=document,
-            computed_at=timezone.now(),
-        )
-    return SnapshotOutcome(survey_id, True, current.watermark, version)

@@ -15,7 +15,8 @@ from decimal import Decimal
 import numpy as np
 
 import ldp
-from surveys.analysis.tallies.services import snapshot_refresh, tallies_refresh
+from surveys.analysis.tallies.services import tallies_refresh
+from surveys.analysis.tallies.snapshots import snapshot_refresh
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Survey

@@ -109,13 +109,13 @@ def test_the_device_is_told_each_questions_condition(client, branching):
 
 def test_estimates_count_only_respondents_shown_the_question(client, branching):
     from surveys.analysis.results import selectors
-    from surveys.analysis.tallies import services
+    from surveys.analysis.tallies import services, snapshots
 
     for drives, with_report in ((0, False), (1, True), (1, True), (0, False)):
         data = _body(branching, drives=drives, with_report=with_report)
         assert _post(client, branching, data).status_code == 201
     services.tallies_refresh(survey_id=branching.pk)
-    services.snapshot_refresh(survey_id=branching.pk, force=True)
+    snapshots.snapshot_refresh(survey_id=branching.pk, force=True)
     (result,) = selectors.latest_results(survey=branching).results.questions
     assert result.n == 2
 

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from surveys.analysis.models import Tally
 from surveys.analysis.tallies import services as analysis
+from surveys.analysis.tallies import snapshots
 from surveys.authoring import lifecycle
 from surveys.authoring.models import Survey
 from surveys.collection import services
@@ -259,9 +260,9 @@ def test_withdrawal_recomputes_the_results_snapshot_at_its_watermark(client, sur
         receipt_code(client, survey)
     code = receipt_code(client, survey)
     analysis.tallies_refresh(survey_id=survey.pk)
-    before = analysis.snapshot_refresh(survey_id=survey.pk, force=True)
+    before = snapshots.snapshot_refresh(survey_id=survey.pk, force=True)
     client.post(reverse("collection:withdraw", args=[code]))
-    outcome = analysis.snapshot_after_withdrawal(survey_id=survey.pk)
+    outcome = snapshots.snapshot_after_withdrawal(survey_id=survey.pk)
     assert outcome.advanced
     assert outcome.watermark == before.watermark
     snapshot = survey.result_snapshot.__class__.objects.get(survey=survey)
@@ -331,7 +332,7 @@ def test_test_reports_never_reach_tallies_or_results(client, survey, researcher)
     client.force_login(researcher)
     client.post(mode_url(survey), body(survey))
     analysis.tallies_refresh(survey_id=survey.pk)
-    outcome = analysis.snapshot_refresh(survey_id=survey.pk, force=True)
+    outcome = snapshots.snapshot_refresh(survey_id=survey.pk, force=True)
     assert {n for n, _ in tallies_of(survey).values()} == {1}
     snapshot = survey.result_snapshot.__class__.objects.get(survey=survey)
     assert snapshot.responses == 1

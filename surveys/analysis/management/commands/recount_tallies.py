@@ -3,7 +3,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from surveys.analysis.tallies import services
+from surveys.analysis.tallies import services, snapshots
 from surveys.authoring.models import Survey
 
 
@@ -28,7 +28,7 @@ class Command(BaseCommand):
             counted = services.tallies_recount(survey_id=survey_id)
             # An operator's recount: the snapshot is recomputed from scratch,
             # batching aside (its watermark cannot have moved back).
-            snapshot = services.snapshot_refresh(survey_id=survey_id, force=True)
+            snapshot = snapshots.snapshot_refresh(survey_id=survey_id, force=True)
             self.stdout.write(
                 f"survey {survey_id}: {counted} reports counted; results "
                 f"snapshot v{snapshot.version} at report {snapshot.watermark}"

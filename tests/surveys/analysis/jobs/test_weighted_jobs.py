@@ -9,7 +9,8 @@ import ldp
 from surveys.analysis.jobs import running as jobs
 from surveys.analysis.jobs import weights
 from surveys.analysis.models import AnalysisJob
-from surveys.analysis.tallies.services import snapshot_refresh, tallies_refresh
+from surveys.analysis.tallies.services import tallies_refresh
+from surveys.analysis.tallies.snapshots import snapshot_refresh
 from surveys.collection.models import PlainAnswer, Report
 from tests.surveys.analysis.model_support import (
     CHEATED,

@@ -26,7 +26,7 @@ from surveys.analysis.pages import dashboard
 from surveys.analysis.reading import latest_results
 from surveys.analysis.results import selectors
 from surveys.analysis.results.objects import DOCUMENT_FORMAT
-from surveys.analysis.tallies import services
+from surveys.analysis.tallies import snapshots
 from surveys.analysis.wording import english
 from tests.conftest import redis_cache
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
@@ -386,7 +386,7 @@ def test_an_older_snapshot_is_shown_translated_and_recomputed(unanswered):
     with translation.override("fr"):
         card = dashboard.question_card(state.results.questions[0])
     assert card.warnings == ["Pas encore de rapports."]
-    services.snapshot_refresh(survey_id=unanswered.pk)
+    snapshots.snapshot_refresh(survey_id=unanswered.pk)
     stored = ResultSnapshot.objects.get(survey=unanswered).document
     assert stored["format"] == DOCUMENT_FORMAT
     assert stored["questions"][0]["warnings"] == [{"code": "no-reports"}]

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 import ldp
 from surveys.analysis.results import selectors
-from surveys.analysis.tallies import services
+from surveys.analysis.tallies import services, snapshots
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Survey
@@ -73,7 +73,7 @@ def submit(survey: Survey, *, answered: int, skipped: int) -> None:
 
 def snapshot(survey: Survey):
     services.tallies_refresh(survey_id=survey.pk)
-    services.snapshot_refresh(survey_id=survey.pk, force=True)
+    snapshots.snapshot_refresh(survey_id=survey.pk, force=True)
     return selectors.latest_results(survey=survey).results
 
 

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from surveys.analysis.results import selectors
-from surveys.analysis.tallies import services
+from surveys.analysis.tallies import snapshots
 from surveys.authoring.models import Question
 from surveys.collection.models import PlainAnswer
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 def answered(ada):
     survey = make_survey(ada)
     simulate(survey, 60)
-    services.snapshot_refresh(survey_id=survey.pk, force=True)
+    snapshots.snapshot_refresh(survey_id=survey.pk, force=True)
     return survey
 
 
@@ -103,19 +103,19 @@ def test_answers_of_submissions_past_the_snapshot_are_not_counted(answered, sett
     settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 10
     before = selectors.latest_results(survey=answered).results.plain[0]
     simulate(answered, 3, seed=9)  # fewer than a batch: the snapshot stays
-    services.snapshot_refresh(survey_id=answered.pk)
+    snapshots.snapshot_refresh(survey_id=answered.pk)
     after = selectors.latest_results(survey=answered).results.plain[0]
     assert after.counts == before.counts
 
 
 def test_a_withdrawal_keeps_the_unprotected_summary_in_the_snapshot(answered):
-    services.snapshot_after_withdrawal(survey_id=answered.pk)
+    snapshots.snapshot_after_withdrawal(survey_id=answered.pk)
     (summary,) = selectors.latest_results(survey=answered).results.plain
     assert summary.n == 60
 
 
 def test_a_survey_without_answers_says_none_yet(ada_client, ada):
     survey = make_survey(ada, title="Empty")
-    services.snapshot_refresh(survey_id=survey.pk, force=True)
+    snapshots.snapshot_refresh(survey_id=survey.pk, force=True)
     html = ada_client.get(reverse("analysis:dashboard", args=[survey.pk])).content
     assert "0 answered" in html.decode()

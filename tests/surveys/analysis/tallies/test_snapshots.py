@@ -22,7 +22,7 @@ from surveys.analysis.models import (
 )
 from surveys.analysis.results import selectors
 from surveys.analysis.results.objects import results_from_document, results_to_document
-from surveys.analysis.tallies import services
+from surveys.analysis.tallies import services, snapshots
 from surveys.analysis.wording import english
 from surveys.authoring import services as authoring
 from surveys.authoring.models import Question, Survey
@@ -83,9 +83,9 @@ def test_non_finite_numbers_survive_the_json_document():
 def test_a_rerun_keeps_the_same_snapshot(family_survey):
     submit_bulk(family_survey, 20)
     services.tallies_refresh(survey_id=family_survey.pk)
-    first = services.snapshot_refresh(survey_id=family_survey.pk)
+    first = snapshots.snapshot_refresh(survey_id=family_survey.pk)
     stored = ResultSnapshot.objects.get(survey=family_survey)
-    second = services.snapshot_refresh(survey_id=family_survey.pk)
+    second = snapshots.snapshot_refresh(survey_id=family_survey.pk)
     assert first.advanced and not second.advanced
     assert second.version == first.version == 1
     again = ResultSnapshot.objects.get(survey=family_survey)
@@ -101,10 +101,10 @@ def test_a_newer_snapshot_replaces_the_old_one_and_only_the_latest_is_kept(
 ):
     submit_bulk(family_survey, 20)
     services.tallies_refresh(survey_id=family_survey.pk)
-    services.snapshot_refresh(survey_id=family_survey.pk)
+    snapshots.snapshot_refresh(survey_id=family_survey.pk)
     submit_bulk(family_survey, 15, seed=2)
     services.tallies_refresh(survey_id=family_survey.pk)
-    outcome = services.snapshot_refresh(survey_id=family_survey.pk)
+    outcome = snapshots.snapshot_refresh(survey_id=family_survey.pk)
     assert outcome.advanced and outcome.version == 2
     (snapshot,) = ResultSnapshot.objects.filter(survey=family_survey)
     assert snapshot.responses == 35
@@ -117,15 +117,15 @@ def test_batching_holds_the_snapshot_until_enough_submissions_are_new(
     settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 10
     submit_bulk(family_survey, 12)
     services.tallies_refresh(survey_id=family_survey.pk)
-    assert services.snapshot_refresh(survey_id=family_survey.pk).advanced
+    assert snapshots.snapshot_refresh(survey_id=family_survey.pk).advanced
     submit_bulk(family_survey, 9, seed=2)
     services.tallies_refresh(survey_id=family_survey.pk)
-    held = services.snapshot_refresh(survey_id=family_survey.pk)
+    held = snapshots.snapshot_refresh(survey_id=family_survey.pk)
     assert not held.advanced and held.waiting == 9
     assert ResultSnapshot.objects.get(survey=family_survey).responses == 12
     submit_bulk(family_survey, 1, seed=3)
     services.tallies_refresh(survey_id=family_survey.pk)
-    advanced = services.snapshot_refresh(survey_id=family_survey.pk)
+    advanced = snapshots.snapshot_refresh(survey_id=family_survey.pk)
     assert advanced.advanced and advanced.version == 2
     assert ResultSnapshot.objects.get(survey=family_survey).responses == 22
 
@@ -136,13 +136,13 @@ def test_editing_a_question_inside_a_batch_never_moves_results_past_the_batch(
     settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 10
     submit_bulk(family_survey, 12)
     services.tallies_refresh(survey_id=family_survey.pk)
-    assert services.snapshot_refresh(survey_id=family_survey.pk).advanced
+    assert snapshots.snapshot_refresh(survey_id=family_survey.pk).advanced
     before = ResultSnapshot.objects.get(survey=family_survey)
     submit_bulk(family_survey, 1, seed=2)  # one new respondent, then an edit
     services.tallies_refresh(survey_id=family_survey.pk)
     question = family_survey.questions.filter(is_private=True).first()
     Question.objects.filter(pk=question.pk).update(text="Reworded question")
-    recomputed = services.snapshot_refresh(survey_id=family_survey.pk)
+    recomputed = snapshots.snapshot_refresh(survey_id=family_survey.pk)
     after = ResultSnapshot.objects.get(survey=family_survey)
     assert recomputed.advanced and after.version == before.version + 1
     assert after.watermark == before.watermark and after.responses == 12
@@ -165,14 +165,14 @@ def test_batching_lets_a_small_batch_through_after_the_waiting_period(
     settings.SNAPSHOT_MAX_WAIT_SECONDS = 3600
     submit_bulk(family_survey, 10)
     services.tallies_refresh(survey_id=family_survey.pk)
-    services.snapshot_refresh(survey_id=family_survey.pk)
+    snapshots.snapshot_refresh(survey_id=family_survey.pk)
     submit_bulk(family_survey, 2, seed=2)
     services.tallies_refresh(survey_id=family_survey.pk)
-    assert not services.snapshot_refresh(survey_id=family_survey.pk).advanced
+    assert not snapshots.snapshot_refresh(survey_id=family_survey.pk).advanced
     ResultSnapshot.objects.filter(survey=family_survey).update(
         computed_at=timezone.now() - timedelta(seconds=3601)
     )
-    assert services.snapshot_refresh(survey_id=family_survey.pk).advanced
+    assert snapshots.snapshot_refresh(survey_id=family_survey.pk).advanced
 
 
 def test_batch_rule_needs_a_new_submission_even_after_the_period(settings):
@@ -180,18 +180,18 @@ def test_batch_rule_needs_a_new_submission_even_after_the_period(settings):
     settings.SNAPSHOT_MAX_WAIT_SECONDS = 60
     now = timezone.now()
     long_ago = now - timedelta(days=3)
-    assert not services.snapshot_batch_ready(new_responses=0, since=long_ago, now=now)
-    assert services.snapshot_batch_ready(new_responses=1, since=long_ago, now=now)
+    assert not snapshots.snapshot_batch_ready(new_responses=0, since=long_ago, now=now)
+    assert snapshots.snapshot_batch_ready(new_responses=1, since=long_ago, now=now)
     settings.SNAPSHOT_MAX_WAIT_SECONDS = 0  # the period off: only full batches
-    assert not services.snapshot_batch_ready(new_responses=9, since=long_ago, now=now)
-    assert services.snapshot_batch_ready(new_responses=10, since=None, now=now)
+    assert not snapshots.snapshot_batch_ready(new_responses=9, since=long_ago, now=now)
+    assert snapshots.snapshot_batch_ready(new_responses=10, since=None, now=now)
 
 
 def test_first_snapshot_below_the_batch_size_holds_no_reports(family_survey, settings):
     settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 10
     submit_bulk(family_survey, 3)
     services.tallies_refresh(survey_id=family_survey.pk)
-    services.snapshot_refresh(survey_id=family_survey.pk)
+    snapshots.snapshot_refresh(survey_id=family_survey.pk)
     snapshot = ResultSnapshot.objects.get(survey=family_survey)
     assert (snapshot.watermark, snapshot.responses) == (0, 0)
     results = selectors.latest_results(survey=family_survey).results
@@ -335,11 +335,11 @@ def test_recount_tallies_recomputes_the_snapshot(family_survey):
 def test_a_late_snapshot_never_replaces_a_newer_one(family_survey):
     submit_bulk(family_survey, 10)
     services.tallies_refresh(survey_id=family_survey.pk)
-    services.snapshot_refresh(survey_id=family_survey.pk)
+    snapshots.snapshot_refresh(survey_id=family_survey.pk)
     newer = ResultSnapshot.objects.get(survey=family_survey)
     # The tallies' watermark as a slow, earlier computation would have read it.
     TallyWatermark.objects.filter(survey=family_survey).update(last_report_id=1)
-    outcome = services.snapshot_refresh(survey_id=family_survey.pk)
+    outcome = snapshots.snapshot_refresh(survey_id=family_survey.pk)
     assert not outcome.advanced
     assert ResultSnapshot.objects.get(survey=family_survey).pk == newer.pk
 

@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from surveys.analysis.models import AnalysisJob
-from surveys.analysis.tallies import services
+from surveys.analysis.tallies import snapshots
 from tests.surveys.analysis.conftest import broker
 from tests.surveys.analysis.dashboard_support import PASSWORD, make_survey, simulate
 from tests.system.browser.analysis.test_dashboard_browser import (
@@ -30,7 +30,7 @@ def test_export_button_shows_progress_then_the_download_link(
     ada = django_user_model.objects.create_user("ada", password=PASSWORD)
     survey = make_survey(ada)
     simulate(survey, 200)
-    services.snapshot_refresh(survey_id=survey.pk)
+    snapshots.snapshot_refresh(survey_id=survey.pk)
     worker = start_worker(
         start_process,
         test_database_url,

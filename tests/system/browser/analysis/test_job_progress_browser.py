@@ -14,7 +14,7 @@ import pytest
 from django.urls import reverse
 
 from surveys.analysis.models import AnalysisJob
-from surveys.analysis.tallies import services
+from surveys.analysis.tallies import snapshots
 from tests.surveys.analysis.conftest import broker
 from tests.surveys.analysis.dashboard_support import PASSWORD, make_survey, simulate
 from tests.system.browser.analysis.test_dashboard_browser import (
@@ -33,7 +33,7 @@ def test_long_crosstab_job_shows_progress_then_the_stored_table(
     ada = django_user_model.objects.create_user("ada", password=PASSWORD)
     survey = make_survey(ada)
     simulate(survey, 200)
-    services.snapshot_refresh(survey_id=survey.pk)
+    snapshots.snapshot_refresh(survey_id=survey.pk)
     by = {q.spec["mechanism"]: q for q in survey.questions.filter(is_private=True)}
     a, b = by["warner"], by["ordinal"]
     worker = start_worker(
