@@ -33,7 +33,6 @@ MODULES_NOT_YET_SPLIT = {
     "surveys/collection/forms.py",
     "surveys/collection/services.py",
     "surveys/collection/views.py",
-    "surveys/invitations/mailings.py",
     "surveys/settings.py",
 }
 FUNCTIONS_NOT_YET_SPLIT = {

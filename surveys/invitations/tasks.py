@@ -11,7 +11,7 @@ import time
 from celery import shared_task
 from django.conf import settings
 
-from surveys.invitations import mailings
+from surveys.invitations import mailings, recipient_list
 
 # With no broker (tasks in-process) a temporary failure is retried at once, in
 # the request, pausing at most this long between attempts.
@@ -77,4 +77,4 @@ def send_mailing(
 )
 def purge_recipient_addresses() -> int:
     """Empty addresses of surveys closed for ``RECIPIENT_RETENTION_DAYS``."""
-    return mailings.purge_addresses()
+    return recipient_list.purge_addresses()

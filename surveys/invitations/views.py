@@ -23,7 +23,7 @@ from surveys.authoring import access, translations
 from surveys.authoring.models import Survey
 from surveys.collection import selectors, services
 from surveys.expected_fields import ExpectedFieldsMixin
-from surveys.invitations import mailings, tasks
+from surveys.invitations import mailings, recipient_list, tasks
 from surveys.invitations.forms import (
     InvitationsForm,
     MailingForm,
@@ -50,7 +50,7 @@ def _page(request, survey, *, import_form=None, invite=None, remind=None, status
         "collection/recipients.html",
         {
             "survey": survey,
-            "counts": mailings.recipient_counts(survey=survey),
+            "counts": recipient_list.recipient_counts(survey=survey),
             "import_form": import_form or RecipientsImportForm(),
             "invite_form": invite or _mailing_form("invitation", survey),
             "remind_form": remind or _mailing_form("reminder", survey),
@@ -78,10 +78,12 @@ def recipients(request: HttpRequest, survey_id: int) -> HttpResponse:
                 raise ValidationError(
                     gettext("This survey is archived; it takes no recipients.")
                 )
-            if upload.size > mailings.CSV_MAX_BYTES:
-                raise ValidationError(mailings.too_big_words(upload.size))
-            found = mailings.parse_recipients_csv(upload.read())
-            added, already = mailings.recipients_add(survey=survey, emails=found.emails)
+            if upload.size > recipient_list.CSV_MAX_BYTES:
+                raise ValidationError(recipient_list.too_big_words(upload.size))
+            found = recipient_list.parse_recipients_csv(upload.read())
+            added, already = recipient_list.recipients_add(
+                survey=survey, emails=found.emails
+            )
         except ValidationError as error:
             for message in error.messages:
                 form.add_error("addresses", message)
@@ -191,13 +193,13 @@ class UnsubscribeForm(ExpectedFieldsMixin, forms.Form):
 def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
     """GET asks to confirm; POST (a button here, or a mail client's one-click
     ``List-Unsubscribe-Post``) stops every further email about the survey."""
-    recipient = mailings.recipient_from_unsubscribe_token(token)
+    recipient = recipient_list.recipient_from_unsubscribe_token(token)
     if recipient is None:
         return render(request, "collection/unsubscribe.html", {"bad": True}, status=404)
     form = UnsubscribeForm(request.POST, request.FILES)
     done = request.method == "POST" and form.is_valid()
     if done:
-        mailings.unsubscribe(recipient)
+        recipient_list.unsubscribe(recipient)
     # In the respondent's language among the survey's (as its other pages).
     translations.localize_for_request(request, recipient.survey)
     refused = request.method == "POST" and not done

@@ -21,7 +21,7 @@ from surveys.authoring.models import Survey
 from surveys.collection import services
 from surveys.collection.models import Recipient
 from surveys.collection.respondent_words import describe_report
-from surveys.invitations import mailings
+from surveys.invitations import mailings, recipient_list
 from tests.surveys.collection.conftest import JSON, body, offered_in, questions
 
 pytestmark = pytest.mark.django_db
@@ -221,9 +221,9 @@ def test_rate_limited_respondents_are_told_to_wait_in_their_language(survey, set
 
 
 def test_the_unsubscribe_page_and_the_emails_footer_are_translated(survey):
-    mailings.recipients_add(survey=survey, emails=["someone@example.org"])
+    recipient_list.recipients_add(survey=survey, emails=["someone@example.org"])
     recipient = Recipient.objects.get(survey=survey)
-    token = mailings.unsubscribe_token(recipient)
+    token = recipient_list.unsubscribe_token(recipient)
     html = page_text(
         in_language("fr").get(reverse("collection:unsubscribe", args=[token]))
     )

@@ -23,7 +23,7 @@ from django.urls import reverse
 from surveys.authoring.models import Survey
 from surveys.collection import services
 from surveys.collection.models import PlainAnswer, Recipient, Report, Submission
-from surveys.invitations import mailings
+from surveys.invitations import recipient_list
 from tests.surveys.collection.conftest import JSON, body
 
 pytestmark = pytest.mark.django_db
@@ -78,8 +78,8 @@ def endpoint(name: str, client: Client, survey: Survey) -> Endpoint:
         url = reverse("collection:withdraw_lookup")
         return Endpoint(url, {"code": code}, {}, changes=False)
     if name == "unsubscribe":
-        mailings.recipients_add(survey=survey, emails=["ana@example.org"])
-        token = mailings.unsubscribe_token(Recipient.objects.get())
+        recipient_list.recipients_add(survey=survey, emails=["ana@example.org"])
+        token = recipient_list.unsubscribe_token(Recipient.objects.get())
         url = reverse("collection:unsubscribe", args=[token])
         return Endpoint(url, {"List-Unsubscribe": "One-Click"}, {})
     assert name == "language picker"

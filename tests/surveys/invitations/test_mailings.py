@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from surveys.authoring.models import Survey
 from surveys.collection.models import Invitation, Recipient
-from surveys.invitations import mailings, tasks
+from surveys.invitations import mailings, recipient_list, tasks
 from tests.surveys.invitations.smtp_server import SmtpServer
 
 pytestmark = pytest.mark.django_db
@@ -37,7 +37,7 @@ def smtp(settings):
 
 @pytest.fixture
 def listed(survey):
-    mailings.recipients_add(survey=survey, emails=PEOPLE)
+    recipient_list.recipients_add(survey=survey, emails=PEOPLE)
     return survey
 
 
@@ -61,25 +61,25 @@ def test_a_csv_with_an_email_column_a_bom_and_repeats_is_read():
         "\ufeffname,Email\nAna,ana@example.org\nBen,ben@example.org\n"
         "Ana,ANA@example.org\n"
     )
-    found = mailings.parse_recipients_csv(raw.encode())
+    found = recipient_list.parse_recipients_csv(raw.encode())
     assert found.emails == ["ana@example.org", "ben@example.org"]
     assert found.duplicates_in_file == 1
 
 
 def test_a_one_column_file_without_a_header_is_read():
-    found = mailings.parse_recipients_csv(b"ana@example.org\nben@example.org\n")
+    found = recipient_list.parse_recipients_csv(b"ana@example.org\nben@example.org\n")
     assert found.emails == ["ana@example.org", "ben@example.org"]
 
 
 def test_bad_lines_are_named_by_number_and_nothing_is_read():
     with pytest.raises(ValidationError) as raised:
-        mailings.parse_recipients_csv(b"email\nana@example.org\nnot an address\n")
+        recipient_list.parse_recipients_csv(b"email\nana@example.org\nnot an address\n")
     assert "Line 3: “not an address” is not an email address." in raised.value.messages
 
 
 def test_several_columns_without_an_email_header_are_refused():
     with pytest.raises(ValidationError, match="none is headed"):
-        mailings.parse_recipients_csv(b"a,b\nana@example.org,x\n")
+        recipient_list.parse_recipients_csv(b"a,b\nana@example.org,x\n")
 
 
 def test_the_page_imports_a_file_and_skips_addresses_already_listed(
@@ -240,16 +240,16 @@ def test_addresses_are_emptied_after_the_retention_period(settings, listed):
     settings.RECIPIENT_RETENTION_DAYS = 30
     closed = timezone.now() - timedelta(days=31)
     Survey.objects.filter(pk=listed.pk).update(status="closed", closed_at=closed)
-    assert mailings.purge_addresses() == 3
+    assert recipient_list.purge_addresses() == 3
     assert set(listed.recipients.values_list("email", flat=True)) == {""}
-    assert mailings.recipient_counts(survey=listed).total == 3
+    assert recipient_list.recipient_counts(survey=listed).total == 3
 
 
 def test_addresses_stay_within_the_retention_period(settings, listed):
     settings.RECIPIENT_RETENTION_DAYS = 30
     closed = timezone.now() - timedelta(days=29)
     Survey.objects.filter(pk=listed.pk).update(status="closed", closed_at=closed)
-    assert mailings.purge_addresses() == 0
+    assert recipient_list.purge_addresses() == 0
 
 
 def test_a_recipient_keeps_days_never_times():

@@ -25,7 +25,7 @@ from surveys.authoring import lifecycle_services
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Survey
-from surveys.invitations import mailings, tasks
+from surveys.invitations import mailings, recipient_list, tasks
 from tests.surveys.collection.conftest import offered_in
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +61,7 @@ def test_a_french_survey_sends_a_french_invitation_frame_with_the_researchers_te
     survey,
 ):
     survey = written_in(survey, "fr")
-    mailings.recipients_add(survey=survey, emails=["someone@example.org"])
+    recipient_list.recipients_add(survey=survey, emails=["someone@example.org"])
     subject, body = mailings.mailing_defaults("invitation", survey)
     assert subject == "Invitation\u00a0: {title}"
     assert "Vous êtes invité(e) à participer à l’enquête «\u00a0{title}\u00a0»" in body
@@ -135,7 +135,9 @@ def test_the_owner_is_told_of_an_opening_and_a_closing_in_the_surveys_language(
 # --- the researcher's pages ---
 def test_the_recipients_page_is_in_spanish_with_plurals(survey, owner_client, settings):
     settings.REMINDERS_MAX = 1
-    mailings.recipients_add(survey=survey, emails=["a@example.org", "b@example.org"])
+    recipient_list.recipients_add(
+        survey=survey, emails=["a@example.org", "b@example.org"]
+    )
     html = page_text(
         owner_client("es").get(reverse("collection:recipients", args=[survey.pk]))
     )
@@ -151,9 +153,9 @@ def test_a_too_big_recipients_file_is_refused_with_french_figures(
     survey, owner_client, settings
 ):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = None
-    raw = b"email\n" + b"a@example.org\n" * (mailings.CSV_MAX_BYTES // 14 + 1)
+    raw = b"email\n" + b"a@example.org\n" * (recipient_list.CSV_MAX_BYTES // 14 + 1)
     with translation.override("fr"):
-        most = formats.number_format(mailings.CSV_MAX_BYTES, force_grouping=True)
+        most = formats.number_format(recipient_list.CSV_MAX_BYTES, force_grouping=True)
     assert most != "2000000" and most != "2,000,000"  # grouped the French way
     response = owner_client("fr").post(
         reverse("collection:recipients", args=[survey.pk]),
