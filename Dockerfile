@@ -19,8 +19,10 @@ RUN DENIABLE_PRODUCTION=true ALLOWED_HOSTS=build \
     SECRET_KEY=collectstatic-only-key-0123456789-abcdefghijklmnopqrstuvwxyz \
     python manage.py collectstatic --noinput
 
-# Beat keeps its schedule in var/ (docker-compose.yml); the app user writes there.
-RUN mkdir -p var && chown deniable:deniable var
+# Beat keeps its schedule in var/ and workers write export files to var/exports
+# (docker-compose.yml mounts the shared exports volume there; a new volume takes
+# this directory's owner); the app user writes to both.
+RUN mkdir -p var/exports && chown -R deniable:deniable var
 
 USER deniable
 EXPOSE 8000

@@ -1,69 +1,23 @@
 """docker-compose.yml starts only with a real SECRET_KEY, in production mode.
 
 Docker cannot run inside the test suite, so the compose file's environment is
-interpolated here by the rules of the Compose specification (``${VAR}``,
-``${VAR:-default}``, ``${VAR:?error}``, …) and the result is handed to
-``manage.py check``, the first thing every app service's settings go through.
+interpolated here by the rules of the Compose specification
+(``tests/surveys/compose.py``) and the result is handed to ``manage.py check``,
+the first thing every app service's settings go through.
 """
 
 from __future__ import annotations
-
-import re
 
 import pytest
 
 from surveys import settings as project_settings
 from tests.conftest import clean_env, run_manage
-from tests.surveys.compose import compose
+from tests.surveys.compose import ComposeRefused, interpolate, service_environment
 
 APP_SERVICES = ("migrate", "web", "worker", "beat")
 REAL_KEY = "r" * 10 + "0123456789abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJKL"
 # The key the compose file used to fall back on; it is public.
 OLD_COMPOSE_KEY = "compose-local-only-key-change-me-0123456789abcdefghijklmnop"
-
-_REFERENCE = re.compile(
-    r"\$(?:(?P<escaped>\$)|\{(?P<braced>[^}]*)\}|(?P<named>[A-Za-z_][A-Za-z0-9_]*))"
-)
-_BRACED = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?[-?+])(?P<arg>.*))?")
-
-
-class ComposeRefused(Exception):
-    """What ``docker compose`` reports for a required variable that is missing."""
-
-
-def interpolate(value: str, env: dict[str, str]) -> str:
-    """Substitute variables in one compose value as ``docker compose`` does."""
-
-    def substitute(match: re.Match[str]) -> str:
-        if match["escaped"]:
-            return "$"
-        if match["named"]:
-            return env.get(match["named"], "")
-        parts = _BRACED.fullmatch(match["braced"])
-        assert parts, f"cannot read ${{{match['braced']}}}"
-        name, op, arg = parts["name"], parts["op"], parts["arg"]
-        present = name in env
-        empty = not env.get(name)
-        missing = empty if op and op.startswith(":") else not present
-        if op in (":-", "-"):
-            return arg if missing else env[name]
-        if op in (":?", "?"):
-            if missing:
-                raise ComposeRefused(
-                    f"required variable {name} is missing a value: {arg}"
-                )
-            return env[name]
-        if op in (":+", "+"):
-            return "" if missing else arg
-        return env.get(name, "")
-
-    return _REFERENCE.sub(substitute, value)
-
-
-def service_environment(name: str, env: dict[str, str]) -> dict[str, str]:
-    """A service's environment after interpolation with the shell's ``env``."""
-    raw = compose()["services"][name]["environment"]
-    return {key: interpolate(str(value), env) for key, value in raw.items()}
 
 
 def test_compose_file_has_no_default_secret_key():
