@@ -25,7 +25,6 @@ MODULES_NOT_YET_SPLIT = {
     "ldp/regression/logistic.py",
     "ldp/spec/vectors.py",
     "surveys/analysis/pages/dashboard.py",
-    "surveys/analysis/pages/views.py",
     "surveys/authoring/definitions.py",
     "surveys/authoring/forms.py",
     "surveys/authoring/services.py",

@@ -3,7 +3,13 @@
 from django.urls import path
 
 from surveys.analysis.api import views as api
-from surveys.analysis.pages import bins_views, consistent_views, model_views, views
+from surveys.analysis.pages import (
+    bins_views,
+    consistent_views,
+    export_views,
+    model_views,
+    views,
+)
 from surveys.api_tokens import views as token_views
 
 app_name = "analysis"
@@ -44,35 +50,39 @@ page_patterns = [
     ),
     path(
         "<int:pk>/export/estimates.csv",
-        views.export_estimates_csv,
+        export_views.export_estimates_csv,
         name="export_estimates_csv",
     ),
     path(
         "<int:pk>/export/estimates.json",
-        views.export_estimates_json,
+        export_views.export_estimates_json,
         name="export_estimates_json",
     ),
     path(
         "<int:pk>/export/reports.csv",
-        views.export_reports_csv,
+        export_views.export_reports_csv,
         name="export_reports_csv",
     ),
     path(
         "<int:pk>/export/reports.json",
-        views.export_reports_json,
+        export_views.export_reports_json,
         name="export_reports_json",
     ),
-    path("<int:pk>/exports/", views.export_job_request, name="export_job_request"),
+    path(
+        "<int:pk>/exports/", export_views.export_job_request, name="export_job_request"
+    ),
     path(
         "<int:pk>/exports/<int:job_pk>/download",
-        views.export_job_download,
+        export_views.export_job_download,
         name="export_job_download",
     ),
-    path("<int:pk>/export/design.json", views.export_design, name="export_design"),
+    path(
+        "<int:pk>/export/design.json", export_views.export_design, name="export_design"
+    ),
     *[
         path(
             f"<int:pk>/export/{route}",
-            views.export_dataset,
+            export_views.export_dataset,
             {"fmt": fmt},
             name=f"export_{fmt}",
         )

@@ -8,42 +8,33 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
-import json
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.http import (
-    Http404,
-    HttpResponse,
     JsonResponse,
-    StreamingHttpResponse,
 )
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext, gettext_noop
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from surveys.accounts.sessions import passive
 from surveys.analysis import tasks, wording
-from surveys.analysis.exports import datasets, design, raw_reports
-from surveys.analysis.exports import estimates as exports
 from surveys.analysis.exports import kinds as export_kinds
 from surveys.analysis.jobs import crosstabs, pilots
 from surveys.analysis.jobs import running as jobs
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.pages import charts, consistent, crosstab_tables, dashboard
-from surveys.analysis.pages.job_views import computing, job_context, job_sent, refused
+from surveys.analysis.pages.job_views import job_context, job_sent
 from surveys.analysis.pages.privacy import survey_privacy_view
 from surveys.analysis.pages.privacy_forms import GroupSizeForm
-from surveys.analysis.reading import latest_results, viewable_survey_with_results
+from surveys.analysis.pages.readers import survey_for, survey_with_results
+from surveys.analysis.reading import latest_results
 from surveys.analysis.results import estimates, selectors
 from surveys.analysis.results.objects import results_from_document
 from surveys.authoring import access, lifecycle
@@ -51,15 +42,6 @@ from surveys.collection.questions import answer_choices
 from surveys.version import deniable_version
 
 POLL_SECONDS = 15
-
-
-def _survey(request, pk: int):
-    return access.survey_get_for(user=request.user, pk=pk, need=access.VIEW)
-
-
-def _survey_with_results(request, pk: int):
-    """The survey the reader may view (404 otherwise) and its latest results."""
-    return viewable_survey_with_results(user=request.user, pk=pk)
 
 
 def _results_context(survey, results) -> dict:
@@ -128,17 +110,11 @@ def _results_body(survey, results) -> str:
     return mark_safe(html)  # noqa: S308 (rendered by our own template)
 
 
-def _computing() -> HttpResponse:
-    """While no snapshot exists yet (a worker is computing the first), exports
-    answer 503 with ``Retry-After`` and the dashboard says so."""
-    return computing("The results")
-
-
 @login_required
 @require_GET
 @never_cache
 def survey_dashboard(request, pk: int):
-    survey, results = _survey_with_results(request, pk)
+    survey, results = survey_with_results(request, pk)
     context = _results_context(survey, results)
     return render(
         request,
@@ -168,7 +144,7 @@ def _export_rows(survey) -> list[dict]:
 @never_cache
 def survey_dashboard_live(request, pk: int):
     """The results fragment as JSON, for dashboard.js to swap in place."""
-    survey, results = _survey_with_results(request, pk)
+    survey, results = survey_with_results(request, pk)
     context = _results_context(survey, results)
     html = render_to_string("analysis/_results.html", context)
     results = context["results"]
@@ -223,7 +199,7 @@ def _breakdown_done(job: AnalysisJob) -> dict:
 @login_required
 @require_GET
 def survey_crosstab(request, pk: int):
-    survey = _survey(request, pk)
+    survey = survey_for(request, pk)
     candidates = crosstabs.crosstab_candidates(survey)
     strata = crosstabs.breakdown_candidates(survey)
     private = list(survey.questions.filter(is_private=True))
@@ -263,7 +239,7 @@ PILOT_N_DEFAULT = 500
 def survey_pilot(request, pk: int):
     """A synthetic pilot: simulated respondents, randomized and debiased like
     the real ones, shown as the results page would show them (SIMULATED)."""
-    survey = _survey(request, pk)
+    survey = survey_for(request, pk)
     questions = [
         q for q in selectors.survey_questions(survey) if pilots.takes_shares(q)
     ]
@@ -342,7 +318,7 @@ def _pilot_body(survey, job: AnalysisJob) -> dict:
 @never_cache
 def analysis_job_status(request, pk: int, job_pk: int):
     """A job's progress as JSON, for jobs.js to move its progress bar."""
-    survey = _survey(request, pk)
+    survey = survey_for(request, pk)
     job = get_object_or_404(AnalysisJob, pk=job_pk, survey=survey)
     return JsonResponse(
         {
@@ -358,7 +334,7 @@ def analysis_job_status(request, pk: int, job_pk: int):
 @login_required
 @require_GET
 def survey_privacy(request, pk: int):
-    survey = _survey(request, pk)
+    survey = survey_for(request, pk)
     group_form = GroupSizeForm(request.GET if "k" in request.GET else None)
     view = survey_privacy_view(survey, group_size=group_form.group_size())
     items = []
@@ -427,151 +403,3 @@ def survey_privacy(request, pk: int):
             "can_edit": access.can(survey, request.user, access.EDIT),
         },
     )
-
-
-FILE_CHUNK_BYTES = 256 * 1024
-
-
-# --- exports ------------------------------------------------------------------------
-def _filename(survey, suffix: str) -> str:
-    return f"survey-{survey.pk}-{suffix}"
-
-
-def _attachment(response, name: str):
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    response["Cache-Control"] = "no-store"
-    return response
-
-
-@login_required
-@require_GET
-def export_estimates_csv(request, pk: int):
-    survey, results = _survey_with_results(request, pk)
-    if results is None:
-        return _computing()
-    body = "".join(exports.estimates_csv(results))
-    response = HttpResponse(body, content_type="text/csv; charset=utf-8")
-    return _attachment(response, _filename(survey, "estimates.csv"))
-
-
-@login_required
-@require_GET
-def export_estimates_json(request, pk: int):
-    survey, results = _survey_with_results(request, pk)
-    if results is None:
-        return _computing()
-    document = exports.estimates_document(results)
-    response = JsonResponse(document, json_dumps_params={"ensure_ascii": False})
-    return _attachment(response, _filename(survey, "estimates.json"))
-
-
-@login_required
-@require_GET
-def export_reports_csv(request, pk: int):
-    survey = _survey(request, pk)
-    response = StreamingHttpResponse(
-        raw_reports.reports_csv(survey), content_type="text/csv; charset=utf-8"
-    )
-    return _attachment(response, _filename(survey, "reports.csv"))
-
-
-@login_required
-@require_GET
-def export_reports_json(request, pk: int):
-    survey = _survey(request, pk)
-    response = StreamingHttpResponse(
-        raw_reports.reports_json(survey), content_type="application/json"
-    )
-    return _attachment(response, _filename(survey, "reports.json"))
-
-
-@login_required
-@require_POST
-def export_job_request(request, pk: int):
-    """Ask for an export file (POST ``export=<kind>``): a worker writes it.
-
-    An identical request on unchanged data reuses the job; the dashboard then
-    shows its progress and, once written, the download link.
-    """
-    survey = _survey(request, pk)
-    try:
-        job, created = jobs.export_request(
-            survey=survey, name=request.POST.get("export", "")
-        )
-    except jobs.JobRefused as refusal:
-        return refused(str(refusal))
-    job_sent(job, created, reread=False)
-    return redirect(f"{reverse('analysis:dashboard', args=[survey.pk])}#exports")
-
-
-@login_required
-@require_GET
-def export_job_download(request, pk: int, job_pk: int):
-    """The file an export job wrote, for the survey's owner only."""
-    survey = _survey(request, pk)
-    job = get_object_or_404(
-        AnalysisJob,
-        pk=job_pk,
-        survey=survey,
-        kind=AnalysisJob.Kind.EXPORT,
-        status=AnalysisJob.Status.DONE,
-    )
-    kind = export_kinds.get(job.params.get("export", ""))
-    if kind is None or not job.file or not job.file.storage.exists(job.file.name):
-        raise Http404("This export has been removed; ask for it again.")
-    response = StreamingHttpResponse(
-        _file_chunks(job.file.path), content_type=kind.content_type
-    )
-    response["Content-Length"] = str(job.file.size)
-    return _attachment(response, kind.filename(survey))
-
-
-def _file_chunks(path: str) -> Iterator[bytes]:
-    """The file's bytes, opened only once the server starts sending them."""
-    with open(path, "rb") as handle:
-        while chunk := handle.read(FILE_CHUNK_BYTES):
-            yield chunk
-
-
-@login_required
-@require_GET
-def export_design(request, pk: int):
-    survey = _survey(request, pk)
-    response = HttpResponse(
-        json.dumps(design.design_card(survey), ensure_ascii=False, indent=2),
-        content_type="application/json",
-    )
-    return _attachment(response, _filename(survey, "design.json"))
-
-
-# --- per-respondent datasets (surveys/analysis/exports/datasets.py) -----------
-FILE_CHUNK = 1 << 16
-
-
-def _spooled(writer, survey):
-    """Write to a temporary file (pyreadstat writes whole files), then stream it."""
-    with tempfile.TemporaryFile() as spooled:
-        writer(survey, spooled)
-        spooled.seek(0)
-        while chunk := spooled.read(FILE_CHUNK):
-            yield chunk
-
-
-@login_required
-@require_GET
-def export_dataset(request, pk: int, fmt: str):
-    survey = _survey(request, pk)
-    writer, suffix, content_type = datasets.DATASET_FILES[fmt]
-    if fmt in {"wide_csv", "wide_csv_bom"}:
-        lines = datasets.wide_csv_lines(survey, bom=fmt == "wide_csv_bom")
-        body = (line.encode("utf-8") for line in lines)
-        response = StreamingHttpResponse(body, content_type=content_type)
-    elif fmt in {"sav", "dta"}:
-        response = StreamingHttpResponse(
-            _spooled(writer, survey), content_type=content_type
-        )
-    else:  # the codebook and the R script: small, one per question
-        buffer = io.BytesIO()
-        writer(survey, buffer)
-        response = HttpResponse(buffer.getvalue(), content_type=content_type)
-    return _attachment(response, _filename(survey, suffix))
