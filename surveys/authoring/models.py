@@ -357,3 +357,28 @@ class Collaborator(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} is {self.role} of survey {self.survey_id}"
+
+
+class SurveyImport(models.Model):
+    """Where a draft survey came from, and what of it was not imported.
+
+    ``findings`` lists, as codes with their values (worded when shown,
+    ``surveys.authoring.imports.wording``), every item of the file that did
+    not become a question or became one with a change, so that the
+    researcher can read the list after the import, not only on its page.
+    """
+
+    class Source(models.TextChoices):
+        XLSFORM = "xlsform", "XLSForm"
+        LIMESURVEY = "limesurvey", "LimeSurvey"
+
+    survey = models.OneToOneField(
+        Survey, on_delete=models.CASCADE, related_name="import_record"
+    )
+    source = models.CharField(max_length=20, choices=Source.choices)
+    file_name = models.CharField(max_length=200, blank=True)
+    findings = models.JSONField(default=list, blank=True)
+    imported_on = models.DateField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.survey_id} from {self.source}"

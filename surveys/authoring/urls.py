@@ -1,6 +1,6 @@
 from django.urls import path
 
-from surveys.authoring import lifecycle_views, translation_views, views
+from surveys.authoring import import_views, lifecycle_views, translation_views, views
 
 app_name = "authoring"
 
@@ -8,6 +8,16 @@ urlpatterns = [
     path("", views.survey_list, name="survey_list"),
     path("new/", views.survey_create, name="survey_create"),
     path("import/", views.survey_import, name="survey_import"),
+    path(
+        "import/questionnaire/",
+        import_views.questionnaire_import,
+        name="questionnaire_import",
+    ),
+    path(
+        "<int:pk>/imported/",
+        import_views.survey_import_report,
+        name="survey_import_report",
+    ),
     path("<int:pk>/", views.survey_detail, name="survey_detail"),
     path("<int:pk>/edit/", views.survey_edit, name="survey_edit"),
     path(

@@ -66,6 +66,7 @@ SIGNED_IN = {
     "authoring:survey_list",
     "authoring:survey_create",
     "authoring:survey_import",
+    "authoring:questionnaire_import",
     "analysis:api_tokens",
     "two_factor",
     "two_factor_setup",
@@ -354,6 +355,7 @@ def test_respondent_of_another_survey_cannot_open_or_answer_survey_a_invitations
 # estimates queues a job, a read all the same.
 VIEWER_URLS = {
     "authoring:survey_detail",
+    "authoring:survey_import_report",
     "authoring:survey_definition",
     "analysis:dashboard",
     "analysis:dashboard_live",

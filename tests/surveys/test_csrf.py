@@ -28,6 +28,7 @@ from surveys.api_tokens.services import api_token_create
 from surveys.authoring import definitions
 from surveys.collection import demo, services
 from surveys.collection.tokens import new_receipt_code
+from tests.surveys.authoring.imports.workbooks import STUDENT_LIFE
 from tests.surveys.collection.conftest import body
 from tests.surveys.test_authorization_matrix import ALL
 
@@ -49,6 +50,7 @@ STATE_CHANGING = {
     "authoring:survey_reopen": "owner",
     "authoring:survey_duplicate": "owner",
     "authoring:survey_import": "owner",
+    "authoring:questionnaire_import": "owner",
     "authoring:survey_people": "owner",
     "authoring:question_create": "owner",
     "authoring:grid_create": "owner",
@@ -94,6 +96,7 @@ READ_ONLY = {
     "authoring:survey_list",
     "authoring:survey_detail",
     "authoring:survey_definition",
+    "authoring:survey_import_report",
     "authoring:question_preview",
     "collection:verify",
     "collection:randomizer",
@@ -231,6 +234,9 @@ def data_for(name: str, world) -> dict:
                 definitions.definition_json(survey).encode(),
                 "application/json",
             )
+        },
+        "authoring:questionnaire_import": {
+            "questionnaire": SimpleUploadedFile("forged.xlsx", STUDENT_LIFE)
         },
         "authoring:survey_edit": {"title": "Renamed by a forged form"},
         "authoring:survey_people": {"action": "remove", "collaborator": "1"},
