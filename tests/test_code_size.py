@@ -24,7 +24,6 @@ MODULES_NOT_YET_SPLIT = {
     "ldp/estimators/binned.py",
     "ldp/regression/logistic.py",
     "ldp/spec/vectors.py",
-    "surveys/analysis/pages/dashboard.py",
     "surveys/authoring/definitions.py",
     "surveys/authoring/forms.py",
     "surveys/authoring/services.py",

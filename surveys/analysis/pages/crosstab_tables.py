@@ -14,7 +14,8 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from surveys.analysis.pages.dashboard import labels_shown, number, percent
+from surveys.analysis.pages.dashboard import labels_shown
+from surveys.analysis.pages.numbers import number, percent
 
 
 def _percent(value: Any) -> str:

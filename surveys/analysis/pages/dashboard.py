@@ -7,21 +7,16 @@ only formats them (and draws the SVG through ``charts``).
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
-from django.conf import settings
-from django.utils import timezone
-from django.utils.formats import get_format, number_format
-from django.utils.translation import gettext, gettext_noop, ngettext, pgettext
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from surveys.analysis import wording
 from surveys.analysis.pages import charts
 from surveys.analysis.pages.consistent import method_label
+from surveys.analysis.pages.numbers import grouped, localized, number, percent, points
 from surveys.analysis.results.objects import Distribution, QuestionResult, SurveyResults
-from surveys.analysis.results.selectors import PENDING_COUNT_CAP
 from surveys.authoring import kinds
 from surveys.authoring.catalogue import (
     identifies_only_the_mean,
@@ -31,48 +26,6 @@ from surveys.authoring.catalogue import (
 from surveys.authoring.designs import design_label_shown
 
 TABLE_ROWS_MAX = 40  # numeric grids can have ~1,000 cells: exports carry them all
-
-
-def localized(text: str) -> str:
-    """A number written in the C locale ("12.3") the active language's way
-    ("12,3" in Spanish and French); for display only, never for a file or a
-    script (those keep the C locale)."""
-    return text.replace(".", str(get_format("DECIMAL_SEPARATOR")))
-
-
-def grouped(value: int) -> str:
-    """A count with the active language's thousands separator ("4,812")."""
-    return number_format(value, force_grouping=True)
-
-
-def percent(value: float | None, digits: int = 1) -> str:
-    if value is None or not math.isfinite(value):
-        return "—"
-    return pgettext("a percentage", "%(value)s%%") % {
-        "value": localized(f"{value * 100:.{digits}f}")
-    }
-
-
-def points(value: float | None, digits: int = 1) -> str:
-    """A difference of shares, in percentage points ("8.8 percentage points").
-
-    Shares are percentages; a margin, a target or a shift of a share is a
-    difference of percentages, which is never written with "%" here (±8.8%
-    could be read as 8.8% *of* the share).
-    """
-    if value is None or not math.isfinite(value):
-        return "—"
-    return gettext("%(value)s percentage points") % {
-        "value": localized(f"{value * 100:.{digits}f}")
-    }
-
-
-def number(value: float | None, digits: int = 3) -> str:
-    if value is None or not math.isfinite(value):
-        return "—"
-    return localized(
-        f"{value:.{digits}g}" if abs(value) >= 1000 else f"{value:.{digits}f}"
-    )
 
 
 @dataclass(frozen=True)
@@ -418,74 +371,6 @@ def question_card(result: QuestionResult) -> QuestionCard:
         ),
         **fields,
     )
-
-
-def _ago(seconds: int) -> str:
-    if seconds < 120:
-        return gettext("%(count)s s") % {"count": seconds}
-    if seconds < 7200:
-        return gettext("%(count)s min") % {"count": seconds // 60}
-    if seconds < 172800:
-        return gettext("%(count)s h") % {"count": seconds // 3600}
-    days = seconds // 86400
-    return ngettext("%(count)s day", "%(count)s days", days) % {"count": days}
-
-
-def _reports(value: int) -> str:
-    if value > PENDING_COUNT_CAP:
-        return gettext("more than %(count)s reports") % {
-            "count": grouped(PENDING_COUNT_CAP)
-        }
-    return ngettext("%(count)s report", "%(count)s reports", value) % {
-        "count": grouped(value)
-    }
-
-
-def _responses(value: int) -> str:
-    if value > PENDING_COUNT_CAP:
-        return gettext("more than %(count)s responses") % {
-            "count": grouped(PENDING_COUNT_CAP)
-        }
-    return ngettext("%(count)s response", "%(count)s responses", value) % {
-        "count": grouped(value)
-    }
-
-
-def _newer_responses(value: int) -> str:
-    if value > PENDING_COUNT_CAP:
-        return gettext("more than %(count)s newer responses") % {
-            "count": grouped(PENDING_COUNT_CAP)
-        }
-    return ngettext("%(count)s newer response", "%(count)s newer responses", value) % {
-        "count": grouped(value)
-    }
-
-
-def freshness(results: SurveyResults | None, now: datetime | None = None) -> str:
-    """For example "computed 12 s ago from 4,812 responses; 3 newer responses
-    being added" (results read from a snapshot), or what is happening instead."""
-    if results is None:
-        return gettext("results not computed yet: a worker is computing them now")
-    if results.computed_at is None:  # computed in this request, not stored
-        return gettext("computed just now; %(reports)s pending") % {
-            "reports": _reports(results.pending_reports)
-        }
-    now = now or timezone.now()
-    seconds = max(int((now - results.computed_at).total_seconds()), 0)
-    words = {"ago": _ago(seconds), "responses": _responses(results.responses or 0)}
-    pending = results.pending_responses or 0
-    if pending:
-        words["newer"] = _newer_responses(pending)
-        return (
-            gettext("computed %(ago)s ago from %(responses)s; %(newer)s being added")
-            % words
-        )
-    return gettext("computed %(ago)s ago from %(responses)s") % words
-
-
-def batch_size() -> int:
-    """How many new submissions advance the results (settings)."""
-    return int(settings.SNAPSHOT_MIN_NEW_SUBMISSIONS)
 
 
 def cards(results: SurveyResults) -> list[QuestionCard]:

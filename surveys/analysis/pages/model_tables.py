@@ -14,7 +14,8 @@ from django.utils.translation import gettext
 
 from surveys.analysis import wording
 from surveys.analysis.exports.csv_cells import csv_lines
-from surveys.analysis.pages.dashboard import labels_shown, localized, number, percent
+from surveys.analysis.pages.dashboard import labels_shown
+from surveys.analysis.pages.numbers import localized, number, percent
 from surveys.authoring.catalogue import stored_label_shown
 
 

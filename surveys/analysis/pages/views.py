@@ -29,7 +29,14 @@ from surveys.analysis.exports import kinds as export_kinds
 from surveys.analysis.jobs import crosstabs, pilots
 from surveys.analysis.jobs import running as jobs
 from surveys.analysis.models import AnalysisJob
-from surveys.analysis.pages import charts, consistent, crosstab_tables, dashboard
+from surveys.analysis.pages import (
+    charts,
+    consistent,
+    crosstab_tables,
+    dashboard,
+    freshness,
+    numbers,
+)
 from surveys.analysis.pages.job_views import job_context, job_sent
 from surveys.analysis.pages.privacy import survey_privacy_view
 from surveys.analysis.pages.privacy_forms import GroupSizeForm
@@ -49,7 +56,7 @@ def _results_context(survey, results) -> dict:
         "survey": survey,
         "results": results,
         "results_body": _results_body(survey, results),
-        "freshness": dashboard.freshness(results),
+        "freshness": freshness.freshness(results),
     }
 
 
@@ -66,6 +73,8 @@ RESULTS_SOURCES = [
     Path(settings.BASE_DIR) / "templates" / "analysis" / "_results_body.html",
     Path(charts.__file__),
     Path(dashboard.__file__),
+    Path(numbers.__file__),
+    Path(freshness.__file__),
     Path(wording.__file__),  # how a snapshot's warnings are worded
     # The fragment is kept per language: a changed translation renders it anew.
     *sorted((Path(settings.BASE_DIR) / "locale").glob("*/LC_MESSAGES/django.mo")),
@@ -87,7 +96,7 @@ def _results_body(survey, results) -> str:
     """
     if results is None:
         return ""
-    batch = dashboard.batch_size()
+    batch = freshness.batch_size()
     context = {"survey": survey, "results": results, "batch_size": batch}
     if results.version is None:  # not a stored snapshot: nothing to key it on
         context["cards"] = dashboard.cards(results)
@@ -299,7 +308,7 @@ def _pilot_body(survey, job: AnalysisJob) -> dict:
     body = {
         "survey": survey,
         "results": results,
-        "batch_size": dashboard.batch_size(),
+        "batch_size": freshness.batch_size(),
         "cards": dashboard.cards(results),
         "plain_rows": dashboard.plain_rows(results),
         "simulated": True,  # no batching: nobody's answers are in it
@@ -362,7 +371,7 @@ def survey_privacy(request, pk: int):
                 "At α = 5%% the miss rate is at least %(beta)s. "
                 "Higher curves mean more privacy; the diagonal is no information."
             )
-            % {"beta": dashboard.percent(q.beta_at_5)},
+            % {"beta": numbers.percent(q.beta_at_5)},
             curves=curves,
         )
         items.append({"q": q, "chart": chart})
@@ -380,8 +389,8 @@ def survey_privacy(request, pk: int):
                 "round values of ε."
             )
             % {
-                "mu": dashboard.localized(f"{view.mu:.3g}"),
-                "epsilon": dashboard.localized(f"{view.sequential_epsilon:.3g}"),
+                "mu": numbers.localized(f"{view.mu:.3g}"),
+                "epsilon": numbers.localized(f"{view.sequential_epsilon:.3g}"),
             },
             epsilons=epsilons,
             deltas=deltas,

@@ -16,7 +16,7 @@ import ldp
 from ldp.accounting import sequential_composition
 from ldp.estimators.crosstab import crosstab_estimate, joint_histogram
 from surveys.analysis.jobs import crosstabs
-from surveys.analysis.pages import dashboard
+from surveys.analysis.pages import numbers
 from surveys.analysis.templatetags.privacy_numbers import epsilon_text
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
 from tests.surveys.stored_reports import payloads
@@ -121,5 +121,5 @@ def test_privacy_page_shows_each_epsilon_the_total_and_tradeoff_charts(
 
 
 def test_percent_formatting_keeps_one_decimal():
-    assert dashboard.percent(0.12345) == "12.3%"
-    assert dashboard.percent(None) == "—"
+    assert numbers.percent(0.12345) == "12.3%"
+    assert numbers.percent(None) == "—"

@@ -22,7 +22,7 @@ from ldp.estimators.frequency import formulas as frequency_formulas
 from ldp.estimators.mean import MeanEstimate
 from surveys.analysis.jobs import running as jobs
 from surveys.analysis.models import AnalysisJob, ResultSnapshot
-from surveys.analysis.pages import dashboard
+from surveys.analysis.pages import dashboard, freshness, numbers
 from surveys.analysis.reading import latest_results
 from surveys.analysis.results import selectors
 from surveys.analysis.results.objects import DOCUMENT_FORMAT
@@ -232,24 +232,24 @@ def test_freshness_uses_the_languages_plural_forms(survey):
     results = latest_results(survey)
     three_days = results.computed_at + timedelta(days=3, hours=1)
     with translation.override("es"):
-        words = dashboard.freshness(results, now=three_days)
+        words = freshness.freshness(results, now=three_days)
         assert words == "calculados hace 3 días a partir de 40 respuestas"
     with translation.override("fr"):
-        words = dashboard.freshness(results, now=three_days)
+        words = freshness.freshness(results, now=three_days)
         assert words == "calculés il y a 3 jours à partir de 40 réponses"
 
 
 def test_numbers_on_the_dashboard_follow_the_language():
     with translation.override("fr"):
-        assert dashboard.percent(0.1234) == "12,3\u00a0%"
-        assert dashboard.points(0.088) == "8,8 points de pourcentage"
-        assert dashboard.grouped(4812) == "4\xa0812"
+        assert numbers.percent(0.1234) == "12,3\u00a0%"
+        assert numbers.points(0.088) == "8,8 points de pourcentage"
+        assert numbers.grouped(4812) == "4\xa0812"
     with translation.override("es"):
-        assert dashboard.percent(0.1234) == "12,3\u00a0%"
-        assert dashboard.number(2.5) == "2,500"
+        assert numbers.percent(0.1234) == "12,3\u00a0%"
+        assert numbers.number(2.5) == "2,500"
     with translation.override("en"):
-        assert dashboard.percent(0.1234) == "12.3%"
-        assert dashboard.grouped(4812) == "4,812"
+        assert numbers.percent(0.1234) == "12.3%"
+        assert numbers.grouped(4812) == "4,812"
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 import ldp
-from surveys.analysis.pages import dashboard
+from surveys.analysis.pages import dashboard, freshness, numbers
 from surveys.analysis.results import bins
 from surveys.analysis.results.objects import Interval, QuestionResult, SurveyResults
 from surveys.authoring import services as authoring
@@ -78,7 +78,7 @@ def test_dashboard_shows_the_estimates_ldp_computes_from_the_same_reports(
             assert shown == expected[: dashboard.TABLE_ROWS_MAX]
         mean = estimate.mean()  # ordinal and numeric questions
         if mean is not None:
-            assert f'data-field="mean">{dashboard.number(mean.estimate)}<' in card
+            assert f'data-field="mean">{numbers.number(mean.estimate)}<' in card
 
 
 def test_every_chart_on_the_dashboard_is_well_formed_accessible_svg(
@@ -165,7 +165,7 @@ def _results(computed_at, responses, pending) -> SurveyResults:
 
 def test_freshness_reads_seconds_ago_responses_and_newer_ones():
     now = timezone.now()
-    text = dashboard.freshness(_results(now - timedelta(seconds=12), 4812, 3), now=now)
+    text = freshness.freshness(_results(now - timedelta(seconds=12), 4812, 3), now=now)
     assert text == (
         "computed 12 s ago from 4,812 responses; 3 newer responses being added"
     )
@@ -173,18 +173,18 @@ def test_freshness_reads_seconds_ago_responses_and_newer_ones():
 
 def test_freshness_names_no_newer_responses_when_there_are_none():
     now = timezone.now()
-    text = dashboard.freshness(_results(now - timedelta(minutes=5), 1, 0), now=now)
+    text = freshness.freshness(_results(now - timedelta(minutes=5), 1, 0), now=now)
     assert text == "computed 5 min ago from 1 response"
 
 
 def test_freshness_caps_a_backlog_of_newer_responses():
     now = timezone.now()
-    text = dashboard.freshness(_results(now, 10, 10_001), now=now)
+    text = freshness.freshness(_results(now, 10, 10_001), now=now)
     assert text.endswith("; more than 10,000 newer responses being added")
 
 
 def test_freshness_says_when_no_results_were_computed_yet():
-    assert dashboard.freshness(None).startswith("results not computed yet")
+    assert freshness.freshness(None).startswith("results not computed yet")
 
 
 def test_card_formats_shares_as_percent_and_keeps_estimates_outside_zero_one():

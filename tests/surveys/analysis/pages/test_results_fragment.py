@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils.translation import get_language
 
 from surveys.analysis.models import ResultSnapshot
-from surveys.analysis.pages import dashboard, views
+from surveys.analysis.pages import freshness, views
 from surveys.analysis.results.objects import _decode
 from surveys.analysis.wording import english
 from surveys.api_tokens.services import api_token_create
@@ -35,7 +35,7 @@ def _key(survey) -> str:
     snapshot = ResultSnapshot.objects.get(survey=survey)
     return (
         f"analysis:results-body:{survey.pk}:{snapshot.version}:"
-        f"{snapshot.computed_at.timestamp()}:{dashboard.batch_size()}:"
+        f"{snapshot.computed_at.timestamp()}:{freshness.batch_size()}:"
         f"{views.RESULTS_REVISION}:{get_language()}"
     )
 

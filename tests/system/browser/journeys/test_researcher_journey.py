@@ -30,7 +30,8 @@ import pytest
 from playwright.sync_api import expect
 
 import ldp
-from surveys.analysis.pages.dashboard import TABLE_ROWS_MAX, number, percent
+from surveys.analysis.pages.dashboard import TABLE_ROWS_MAX
+from surveys.analysis.pages.numbers import number, percent
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question
 from surveys.collection.models import Invitation, Submission
