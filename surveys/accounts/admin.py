@@ -1,10 +1,11 @@
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
+from django.http import StreamingHttpResponse
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from surveys.accounts import signup
+from surveys.accounts import audit, signup
 from surveys.accounts.forms import AdminSignInForm
-from surveys.accounts.models import User
+from surveys.accounts.models import AuditEntry, User
 
 
 @admin.register(User)
@@ -58,3 +59,32 @@ class TwoFactorDeviceAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    """The audit log, read-only: entries are written by the services alone."""
+
+    list_display = ("at", "actor_name", "action", "survey_id", "survey_title", "detail")
+    list_filter = ("action",)
+    search_fields = ("actor_name", "survey_title", "detail")
+    date_hierarchy = "at"
+    actions = ("export_csv",)
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.action(description="Download the selected entries as CSV")
+    def export_csv(self, request, queryset):
+        response = StreamingHttpResponse(
+            audit.csv_lines(queryset.order_by("-at", "-pk").iterator()),
+            content_type="text/csv; charset=utf-8",
+        )
+        response["Content-Disposition"] = 'attachment; filename="audit.csv"'
+        return response

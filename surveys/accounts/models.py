@@ -1,5 +1,8 @@
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class User(AbstractUser):
@@ -29,3 +32,57 @@ class User(AbstractUser):
 
     class Meta:
         db_table = "accounts_user"
+
+
+class AuditEntry(models.Model):
+    """One thing a researcher did: who, what, to which survey, when.
+
+    Written only by ``surveys.accounts.audit.record`` from the services where
+    the action happens.  It never holds respondent data: no token, no
+    respondent's address, no answer, no submission or its time; ``detail``
+    names what was done in the researcher's terms (a file kind, a count, a
+    co-researcher's username and role).  The survey is kept by id and title,
+    not by foreign key, so that its entries outlive its deletion; ``owner``
+    is who owned it then, and reads the entries with administrators.
+    """
+
+    class Action(models.TextChoices):
+        SIGN_IN_SSO = "sign_in_sso", _("signed in through single sign-on")
+        CREATE = "create", _("created the survey")
+        EDIT = "edit", _("edited")
+        PUBLISH = "publish", _("published")
+        CLOSE = "close", _("closed")
+        REOPEN = "reopen", _("reopened")
+        ARCHIVE = "archive", _("archived")
+        DELETE = "delete", _("deleted")
+        EXPORT = "export", _("exported")
+        INVITE = "invite", _("invited")
+        ROLE_CHANGE = "role_change", _("changed a role")
+
+    at = models.DateTimeField(default=timezone.now, db_index=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    actor_name = models.CharField(max_length=150)
+    action = models.CharField(max_length=20, choices=Action.choices)
+    survey_id = models.BigIntegerField(null=True, blank=True, db_index=True)
+    survey_title = models.CharField(max_length=200, blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    detail = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        db_table = "accounts_audit_entry"
+        ordering = ["-at", "-pk"]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.actor_name} {self.action}"

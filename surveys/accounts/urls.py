@@ -9,7 +9,7 @@ page says the same whether or not an account uses the address.
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from surveys.accounts import signup_views, views
+from surveys.accounts import audit_views, signup_views, views
 
 urlpatterns = [
     path("login/", views.SignInView.as_view(), name="login"),
@@ -52,6 +52,8 @@ urlpatterns = [
         signup_views.verify,
         name="signup_verify",
     ),
+    path("audit/", audit_views.audit_log, name="audit_log"),
+    path("audit.csv", audit_views.audit_log_csv, name="audit_log_csv"),
     path("two-factor/", views.status, name="two_factor"),
     path("two-factor/setup/", views.setup, name="two_factor_setup"),
     path("two-factor/disable/", views.disable, name="two_factor_disable"),

@@ -12,6 +12,7 @@ from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
+from surveys.accounts import audit
 from surveys.authoring import access
 from surveys.authoring.lifecycle import State, survey_availability
 from surveys.authoring.models import Survey
@@ -65,6 +66,7 @@ def survey_schedule_update(
     survey.invitation_only = invitation_only
     survey.full_clean()
     survey.save()
+    audit.record(user, audit.Action.EDIT, survey, "schedule")
     return survey
 
 
@@ -147,6 +149,7 @@ def survey_archive(*, survey: Survey, user) -> Survey:
         survey.closed_at = timezone.now()
     survey.archived = True
     survey.save(update_fields=["status", "closed_at", "archived", "updated_at"])
+    audit.record(user, audit.Action.ARCHIVE, survey)
     return survey
 
 
@@ -164,6 +167,7 @@ def survey_delete(*, survey: Survey, user) -> int:
     # Collection deletes the survey's submissions and reports by survey, so
     # each delete touches the survey's partition only (Django's cascade by
     # submission would read every partition); authoring never imports it.
+    audit.record(user, audit.Action.DELETE, survey, f"{submissions} submissions")
     survey_deleting.send(sender=Survey, survey_id=survey.pk)
     survey.delete()
     return submissions

@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
+from surveys.accounts import audit
 from surveys.authoring import access
 from surveys.authoring.models import Collaborator, Survey
 
@@ -62,24 +63,34 @@ def collaborator_add(*, survey: Survey, user, name_or_email: str, role: str):
         )
     try:
         with transaction.atomic():
-            return Collaborator.objects.create(survey=survey, user=other, role=role)
+            added = Collaborator.objects.create(survey=survey, user=other, role=role)
     except IntegrityError:
         raise ValidationError(
             _("%(username)s already has access; change their role below.")
             % {"username": other.username}
         ) from None
+    audit.record(user, audit.Action.INVITE, survey, f"{other.username} as {role}")
+    return added
 
 
+@transaction.atomic
 def collaborator_set_role(*, survey: Survey, user, collaborator_id: int, role: str):
     access.require(survey, user, access.OWN)
     role = _role(role)
-    updated = Collaborator.objects.filter(survey=survey, pk=collaborator_id).update(
-        role=role
+    found = (
+        Collaborator.objects.select_for_update()
+        .select_related("user")
+        .filter(survey=survey, pk=collaborator_id)
+        .first()
     )
-    if not updated:
+    if found is None:
         raise ValidationError(_("That person no longer has access to this survey."))
+    found.role = role
+    found.save(update_fields=["role"])
+    audit.record(user, audit.Action.ROLE_CHANGE, survey, f"{found.user} is {role}")
 
 
+@transaction.atomic
 def collaborator_remove(*, survey: Survey, user, collaborator_id: int) -> None:
     """The owner removes someone, or someone leaves a survey shared with them."""
     found = Collaborator.objects.filter(survey=survey, pk=collaborator_id).first()
@@ -87,4 +98,5 @@ def collaborator_remove(*, survey: Survey, user, collaborator_id: int) -> None:
         raise ValidationError(_("That person no longer has access to this survey."))
     if found.user_id != getattr(user, "pk", None):
         access.require(survey, user, access.OWN)
+    audit.record(user, audit.Action.ROLE_CHANGE, survey, f"{found.user} removed")
     found.delete()

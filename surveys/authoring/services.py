@@ -19,6 +19,7 @@ from django.utils.translation import gettext, ngettext
 
 import ldp
 from ldp.spec.ceilings import EPSILON_CEILING_SURVEY, above_survey_ceiling
+from surveys.accounts import audit
 from surveys.authoring import (
     access,
     display_logic,
@@ -166,6 +167,7 @@ def survey_create(
     )
     survey.full_clean()
     survey.save()
+    audit.record(owner, audit.Action.CREATE, survey)
     return survey
 
 
@@ -173,6 +175,7 @@ def survey_create(
 def survey_update(
     *,
     survey: Survey,
+    actor=None,
     title: str,
     description: str,
     consent_text: str,
@@ -206,6 +209,8 @@ def survey_update(
             raise ValidationError({"epsilon_budget": [error]})
     survey.full_clean()
     survey.save()
+    if actor is not None:
+        audit.record(actor, audit.Action.EDIT, survey, "survey settings")
     return survey
 
 
@@ -271,6 +276,7 @@ def survey_publish(*, survey: Survey, user) -> Survey:
     survey.save(
         update_fields=["status", "published_at", "closed_at", "revision", "updated_at"]
     )
+    audit.record(user, audit.Action.PUBLISH, survey, f"revision {survey.revision}")
     return survey
 
 
@@ -287,6 +293,7 @@ def survey_close(*, survey: Survey, user) -> Survey:
     survey.status = Survey.Status.CLOSED
     survey.closed_at = timezone.now()
     survey.save(update_fields=["status", "closed_at", "updated_at"])
+    audit.record(user, audit.Action.CLOSE, survey)
     return survey
 
 
@@ -307,6 +314,7 @@ def survey_reopen(*, survey: Survey, user) -> Survey:
     survey.status = Survey.Status.OPEN
     survey.closed_at = None
     survey.save(update_fields=["status", "closed_at", "updated_at"])
+    audit.record(user, audit.Action.REOPEN, survey)
     return survey
 
 
@@ -515,6 +523,7 @@ def grid_create(
 def question_create(
     *,
     survey: Survey,
+    actor=None,
     text: str,
     privacy: PrivacyConfig,
     help_text: str = "",
@@ -560,6 +569,8 @@ def question_create(
                 question=question, revision=question.spec_revision, spec=question.spec
             )
         _bump_revision(survey)
+    if actor is not None:
+        audit.record(actor, audit.Action.EDIT, survey, f"added “{question.text}”")
     return question
 
 
@@ -567,6 +578,7 @@ def question_create(
 def question_update(
     *,
     question: Question,
+    actor=None,
     text: str,
     privacy: PrivacyConfig,
     help_text: str = "",
@@ -673,11 +685,15 @@ def question_update(
                 gettext("Change those conditions first. Nothing was changed."),
             ]
         )
+    if actor is not None:
+        audit.record(
+            actor, audit.Action.EDIT, question.survey, f"question “{question.text}”"
+        )
     return question
 
 
 @transaction.atomic
-def question_delete(*, question: Question) -> None:
+def question_delete(*, question: Question, actor=None) -> None:
     survey = Survey.objects.select_for_update().get(pk=question.survey_id)
     require_not_archived(survey)
     if selectors.survey_has_responses(survey=survey):
@@ -699,6 +715,8 @@ def question_delete(*, question: Question) -> None:
             )
             % {"questions": names}
         )
+    if actor is not None:
+        audit.record(actor, audit.Action.EDIT, survey, f"deleted “{question.text}”")
     question.delete()
     _renumber(survey)
     if survey.published_at is not None:

@@ -162,7 +162,9 @@ def survey_edit(request: HttpRequest, pk: int) -> HttpResponse:
     form = SurveyForm(request.POST or None, instance=survey)
     if request.method == "POST" and form.is_valid():
         try:
-            services.survey_update(survey=survey, **form.cleaned_data)
+            services.survey_update(
+                survey=survey, actor=request.user, **form.cleaned_data
+            )
         except ValidationError as error:
             for field, errors in error.message_dict.items():
                 for message in errors:
@@ -321,7 +323,9 @@ def question_create(request: HttpRequest, pk: int) -> HttpResponse:
     )
     if request.method == "POST" and form.is_valid() and "preview" not in request.POST:
         try:
-            services.question_create(survey=survey, **form.service_kwargs())
+            services.question_create(
+                survey=survey, actor=request.user, **form.service_kwargs()
+            )
         except ValidationError as error:
             _add_errors(form, error)
         else:
@@ -369,7 +373,9 @@ def question_edit(request: HttpRequest, pk: int, question_pk: int) -> HttpRespon
     )
     if request.method == "POST" and form.is_valid() and "preview" not in request.POST:
         try:
-            services.question_update(question=question, **form.service_kwargs())
+            services.question_update(
+                question=question, actor=request.user, **form.service_kwargs()
+            )
         except ValidationError as error:
             _add_errors(form, error)
         else:
@@ -406,7 +412,7 @@ def question_delete(request: HttpRequest, pk: int, question_pk: int) -> HttpResp
     )
     if request.method == "POST":
         try:
-            services.question_delete(question=question)
+            services.question_delete(question=question, actor=request.user)
         except ValidationError as error:
             for message in _messages_from(error):
                 messages.error(request, message)

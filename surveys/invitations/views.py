@@ -19,6 +19,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
+from surveys.accounts import audit
 from surveys.authoring import access, translations
 from surveys.authoring.models import Survey
 from surveys.collection import selectors, services
@@ -84,6 +85,9 @@ def recipients(request: HttpRequest, survey_id: int) -> HttpResponse:
             added, already = recipient_list.recipients_add(
                 survey=survey, emails=found.emails
             )
+            audit.record(
+                request.user, audit.Action.INVITE, survey, f"{added} addresses added"
+            )
         except ValidationError as error:
             for message in error.messages:
                 form.add_error("addresses", message)
@@ -131,6 +135,7 @@ def recipients_send(request: HttpRequest, survey_id: int) -> HttpResponse:
         )
         return redirect("collection:recipients", survey_id=survey.pk)
     try:
+        audit.record(request.user, audit.Action.INVITE, survey, f"{kind} emails queued")
         outcome = tasks.send_mailing.delay(
             survey.pk,
             kind,
@@ -232,6 +237,12 @@ def invitations(request: HttpRequest, survey_id: int) -> HttpResponse:
         else:
             tokens = services.invitations_create(
                 survey=survey, count=form.cleaned_data["count"]
+            )
+            audit.record(
+                request.user,
+                audit.Action.INVITE,
+                survey,
+                f"{len(tokens)} invitation links made",
             )
             return _invitations_csv(request, survey, tokens)
     return render(

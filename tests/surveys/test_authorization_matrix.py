@@ -61,6 +61,8 @@ PUBLIC = {
     "analysis:api_openapi",
 }
 SIGNED_IN = {
+    "audit_log",  # each reader sees the entries of their own surveys
+    "audit_log_csv",
     "password_change",
     "password_change_done",
     "authoring:survey_list",

@@ -92,6 +92,8 @@ READ_ONLY = {
     "ping",
     "password_change_done",
     "password_reset_done",
+    "audit_log",
+    "audit_log_csv",
     "password_reset_complete",
     "authoring:survey_list",
     "authoring:survey_detail",

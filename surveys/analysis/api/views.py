@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from surveys.accounts import audit
 from surveys.analysis.api.openapi import PUBLIC_ID_PATTERN, openapi_document
 from surveys.analysis.exports import design, raw_reports
 from surveys.analysis.exports import estimates as exports
@@ -147,6 +148,8 @@ def survey_reports(request, pk: int):
             f"limit={request.GET.get('limit')!r}.",
         )
     page = raw_reports.reports_page(survey, after=after or "", limit=limit)
+    if not after:  # a reading from the start: one export, however many pages
+        audit.record(request.api_user, audit.Action.EXPORT, survey, "reports (API)")
     next_url = None
     if len(page) == limit:
         path = reverse("analysis:api_reports", kwargs={"pk": survey.pk})

@@ -23,6 +23,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from surveys.accounts import audit
 from surveys.analysis.exports import datasets, design, raw_reports
 from surveys.analysis.exports import estimates as exports
 from surveys.analysis.exports import kinds as export_kinds
@@ -43,6 +44,12 @@ def _filename(survey, suffix: str) -> str:
     return f"survey-{survey.pk}-{suffix}"
 
 
+def _exported(request, survey, response, name: str):
+    """A download of the survey's data: recorded in the audit log, then sent."""
+    audit.record(request.user, audit.Action.EXPORT, survey, name)
+    return _attachment(response, name)
+
+
 def _attachment(response, name: str):
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     response["Cache-Control"] = "no-store"
@@ -57,7 +64,7 @@ def export_estimates_csv(request, pk: int):
         return results_computing()
     body = "".join(exports.estimates_csv(results))
     response = HttpResponse(body, content_type="text/csv; charset=utf-8")
-    return _attachment(response, _filename(survey, "estimates.csv"))
+    return _exported(request, survey, response, _filename(survey, "estimates.csv"))
 
 
 @login_required
@@ -68,7 +75,7 @@ def export_estimates_json(request, pk: int):
         return results_computing()
     document = exports.estimates_document(results)
     response = JsonResponse(document, json_dumps_params={"ensure_ascii": False})
-    return _attachment(response, _filename(survey, "estimates.json"))
+    return _exported(request, survey, response, _filename(survey, "estimates.json"))
 
 
 @login_required
@@ -78,7 +85,7 @@ def export_reports_csv(request, pk: int):
     response = StreamingHttpResponse(
         raw_reports.reports_csv(survey), content_type="text/csv; charset=utf-8"
     )
-    return _attachment(response, _filename(survey, "reports.csv"))
+    return _exported(request, survey, response, _filename(survey, "reports.csv"))
 
 
 @login_required
@@ -88,7 +95,7 @@ def export_reports_json(request, pk: int):
     response = StreamingHttpResponse(
         raw_reports.reports_json(survey), content_type="application/json"
     )
-    return _attachment(response, _filename(survey, "reports.json"))
+    return _exported(request, survey, response, _filename(survey, "reports.json"))
 
 
 @login_required
@@ -129,7 +136,7 @@ def export_job_download(request, pk: int, job_pk: int):
         _file_chunks(job.file.path), content_type=kind.content_type
     )
     response["Content-Length"] = str(job.file.size)
-    return _attachment(response, kind.filename(survey))
+    return _exported(request, survey, response, kind.filename(survey))
 
 
 def _file_chunks(path: str) -> Iterator[bytes]:
@@ -147,7 +154,7 @@ def export_design(request, pk: int):
         json.dumps(design.design_card(survey), ensure_ascii=False, indent=2),
         content_type="application/json",
     )
-    return _attachment(response, _filename(survey, "design.json"))
+    return _exported(request, survey, response, _filename(survey, "design.json"))
 
 
 # --- per-respondent datasets (surveys/analysis/exports/datasets.py) -----------
@@ -180,4 +187,4 @@ def export_dataset(request, pk: int, fmt: str):
         buffer = io.BytesIO()
         writer(survey, buffer)
         response = HttpResponse(buffer.getvalue(), content_type=content_type)
-    return _attachment(response, _filename(survey, suffix))
+    return _exported(request, survey, response, _filename(survey, suffix))
