@@ -57,8 +57,19 @@ class UndeliverableEpsilon(ValueError):
     Raised while compiling when the delivered ``ε'`` would be 0 (every
     answer reported alike), above the request, or further below it than
     :func:`epsilon_gap_allowed`; ``ldp.build`` turns it into a ``ValueError``
-    naming the smallest ε the spec's integer weights can express.
+    naming the nearest ε above the request that the spec's integer weights
+    can express.
+
+    Attributes
+    ----------
+    above : Decimal or None
+        An ``ε'`` the same spec's integer weights deliver, above the request
+        (the one calibration met just above it), or None when unknown.
     """
+
+    def __init__(self, message: str, above: Decimal | None = None) -> None:
+        super().__init__(message)
+        self.above = above
 
 
 def _context() -> Context:

@@ -404,6 +404,15 @@ def binned_distribution(
         Bin shares and median of the fit, with the bootstrap replicates their
         intervals are read from.
 
+    Raises
+    ------
+    ValueError
+        For a channel with fewer distinguishable outputs than levels (Duchi):
+        the likelihood is then flat along a whole family of distributions,
+        and any single fit (with its bootstrap) would be tight and wrong; for
+        values not matching the levels, no reports, too few resamples or bad
+        cut points (:func:`bin_index`).
+
     Notes
     -----
     1. ``f̂ = argmax_{f ∈ simplex} ℓ(f; c)``, the likelihood of the reports
@@ -442,6 +451,17 @@ def binned_distribution(
     values = np.asarray(values, dtype=float)
     if values.size != channel.levels:
         raise ValueError(f"{channel.levels} levels but {values.size} values")
+    outputs = channel.levels
+    if isinstance(channel, HistogramChannel):
+        outputs = int(channel.channel.shape[1])
+    if outputs < channel.levels:
+        raise ValueError(
+            f"the reports cannot tell {channel.levels} answer levels apart: "
+            f"each report is one of {outputs} distinguishable outputs, so "
+            "the answer distribution, its bins and its median are not "
+            "identifiable (Duchi's two outputs identify only the mean); use "
+            "the mean and its interval instead"
+        )
     if n < 1:
         raise ValueError("cannot estimate from zero reports")
     if resamples < 20:

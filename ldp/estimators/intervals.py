@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+import numpy as np
 from scipy import stats
 
 from ldp.arrays import FloatArray
@@ -160,3 +161,49 @@ def critical_value(
             raise ValueError("method 't' needs the degrees of freedom df")
         return float(stats.t.ppf(1 - alpha / 2, df))
     return float(stats.norm.ppf(1 - alpha / 2))
+
+
+def bounded_interval(
+    center: Bound, half: Bound, low: float | Bound, high: float | Bound
+) -> ConfidenceInterval[Bound]:
+    """``c̃ ± h`` intersected with ``[low, high]``, ``c̃`` the clipped centre.
+
+    Parameters
+    ----------
+    center : float or ndarray
+        The estimate ``c`` (unbiased; may lie outside the range).
+    half : float or ndarray
+        Half-width ``h > 0``.
+    low, high : float or ndarray
+        The range every possible value of the estimand lies in.
+
+    Returns
+    -------
+    ConfidenceInterval
+        ``[max(low, c̃ − h), min(high, c̃ + h)]`` with
+        ``c̃ = min(max(c, low), high)``.
+
+    Notes
+    -----
+    Clipping is the projection onto the interval ``[low, high]``, so
+    ``|c̃ − θ| <= |c − θ|`` for every possible ``θ``: whenever ``c ± h``
+    covers ``θ``, so does ``c̃ ± h``, and the result still covers.  Its width
+    is at least ``min(h, high − low)``: an estimate beyond the range never
+    empties the interval or shrinks it to the range's end.
+
+    References
+    ----------
+    .. [1] docs/maths.md, section 6.8.
+
+    Examples
+    --------
+    >>> interval = bounded_interval(10.03, 0.5, 0.0, 10.0)
+    >>> interval.low, interval.high
+    (9.5, 10.0)
+    """
+    centre = np.minimum(np.maximum(center, low), high)
+    bottom = np.maximum(centre - half, low)
+    top = np.minimum(centre + half, high)
+    if np.ndim(bottom) == 0:
+        return ConfidenceInterval(float(bottom), float(top))  # type: ignore[arg-type]
+    return ConfidenceInterval(bottom, top)

@@ -14,6 +14,7 @@ import numpy as np
 from ldp.arrays import FloatArray, IntArray
 from ldp.estimators.intervals import (
     ConfidenceInterval,
+    bounded_interval,
     check_level,
     check_method,
     critical_value,
@@ -38,6 +39,12 @@ class MeanEstimate:
         Delivered ε (rounded up).
     bias_bound : float
         Worst-case ``|E μ̂ − μ|`` from the score residual (0 up to rounding).
+    variance_floor : float
+        A lower bound on the variance of one report's score whatever the
+        answers (0: none known); the interval never uses less.
+    bounds : (float, float) or None
+        The smallest and largest possible answer value; the interval stays
+        within them.  None: unbounded.
     interval_methods : tuple of str
         ``("t", "normal")``: what :meth:`confidence_interval` accepts, the
         first being its default.
@@ -57,13 +64,15 @@ class MeanEstimate:
     mechanism: str
     epsilon: float
     bias_bound: float = 0.0
+    variance_floor: float = 0.0
+    bounds: tuple[float, float] | None = None
 
     interval_methods: ClassVar[tuple[str, ...]] = ("t", "normal")
 
     def confidence_interval(
         self, level: float = 0.95, method: str | None = None
     ) -> ConfidenceInterval[float]:
-        """Two-sided interval ``μ̂ ± (q·SE + b)``, ``b`` the bias bound.
+        """Two-sided interval ``μ̂ ± (q·SE' + b)``, ``b`` the bias bound.
 
         Parameters
         ----------
@@ -92,6 +101,15 @@ class MeanEstimate:
         sides and still covers: a channel that carries no information gives
         an interval as wide as the range, never a false point.
 
+        ``SE'² = max(S², V₀)/n`` with ``V₀`` the :attr:`variance_floor`: by
+        the law of total variance one report's score has variance
+        ``E_f[Var(s[Y] | X)] + Var_f(v_X) >= min_x Var(s[Y] | x) = V₀``, so
+        a sample whose scores happen to be all equal (``S² = 0``) cannot give
+        an interval of zero width.  With :attr:`bounds` the interval is
+        centred on ``μ̂`` clipped to the range and intersected with it
+        (:func:`ldp.estimators.intervals.bounded_interval`): it never leaves
+        the range and never covers less.
+
         References
         ----------
         .. [1] docs/maths.md, section 5.
@@ -106,8 +124,11 @@ class MeanEstimate:
         check_level(level)
         method = check_method(method or self.interval_methods[0], self.interval_methods)
         q = critical_value(level, method, self.n - 1)
-        half = q * self.standard_error + self.bias_bound
-        return ConfidenceInterval(self.estimate - half, self.estimate + half)
+        variance = max(self.standard_error**2, self.variance_floor / self.n)
+        half = q * float(np.sqrt(variance)) + self.bias_bound
+        if self.bounds is None:
+            return ConfidenceInterval(self.estimate - half, self.estimate + half)
+        return bounded_interval(self.estimate, half, *self.bounds)
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-able dict of the fields.
@@ -140,6 +161,8 @@ def mean_estimate(
     mechanism: str,
     epsilon: float,
     bias_bound: float = 0.0,
+    variance_floor: float = 0.0,
+    bounds: tuple[float, float] | None = None,
 ) -> MeanEstimate:
     """Mean of the scores of the reports, with the sample-variance SE.
 
@@ -155,6 +178,10 @@ def mean_estimate(
         Delivered ε (recorded).
     bias_bound : float, optional
         ``max_x |(Q s)_x − v_x|`` (recorded).
+    variance_floor : float, optional
+        ``min_x Var(s[Y] | x)`` (see :meth:`MeanEstimate.confidence_interval`).
+    bounds : (float, float), optional
+        The range of the answer values.
 
     Returns
     -------
@@ -200,4 +227,6 @@ def mean_estimate(
         mechanism=mechanism,
         epsilon=epsilon,
         bias_bound=bias_bound,
+        variance_floor=variance_floor,
+        bounds=bounds,
     )

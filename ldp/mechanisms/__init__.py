@@ -51,8 +51,9 @@ def build(spec: Any) -> Mechanism:
         For an invalid spec (naming the field, the value and what is allowed),
         for compiled weights that differ from the derived ones (drift), or
         for an ε the integer weights cannot deliver: ``ε' = 0``, or not within
-        ``10^-6 · max(1, ε)`` below the request.  That message names the
-        smallest ε the same spec compiles and the ε' it delivers.
+        ``10^-6 · max(1, ε)`` below the request.  That message names an ε
+        above the request that the same spec compiles and the ε' it delivers
+        (:func:`ldp.mechanisms.smallest.smallest_epsilon`).
 
     Notes
     -----
@@ -80,9 +81,10 @@ def build(spec: Any) -> Mechanism:
         smallest, delivered = smallest_epsilon(family, params)
         raise ValueError(
             f"spec field 'epsilon' is {params['epsilon']!r}, too small for "
-            f"{params['mechanism']} with these answers: {error}; allowed: "
-            f"epsilon >= {smallest!r}, the smallest ε its integer weights can "
-            f"express (delivering ε' = {round_up_float(delivered)!r})"
+            f"{params['mechanism']} with these answers: {error}; allowed: an "
+            f"ε its integer weights can express, such as epsilon = {smallest!r} "
+            f"(delivering ε' = {round_up_float(delivered)!r}), the first found "
+            "above the request"
         ) from None
 
 

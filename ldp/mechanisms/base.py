@@ -75,6 +75,8 @@ class Mechanism(ReportHandling, SpecRules, About, Sampler, ABC):
     name: ClassVar[str]
     minimum_reports: ClassVar[int] = 1
     interval_method: ClassVar[str] = "exact"
+    epsilon_above: Decimal | None = None
+    """A delivered ε above the request met while calibrating, if any."""
 
     def __init__(self, params: dict[str, Any], weights: Any = None) -> None:
         self._params = params
@@ -112,7 +114,8 @@ class Mechanism(ReportHandling, SpecRules, About, Sampler, ABC):
         if gap < 0 or gap > allowed:
             raise UndeliverableEpsilon(
                 f"its integer weights deliver ε' = {round_up_float(delivered)!r}, "
-                f"not within {allowed:.3g} below the requested {requested!r}"
+                f"not within {allowed:.3g} below the requested {requested!r}",
+                above=self.epsilon_above if gap > 0 else None,
             )
 
     def _weights_summary(self) -> str:

@@ -237,6 +237,33 @@ class SpecRules:
         return None
 
     @classmethod
+    def noise_exhausted(cls, params: dict[str, Any], epsilon: float) -> bool | None:
+        """Whether a request is below all a calibrating family can reach.
+
+        Parameters
+        ----------
+        params : dict
+            A validated spec of this family.
+        epsilon : float
+            A request.
+
+        Returns
+        -------
+        bool or None
+            None by default (the family does not calibrate a noise
+            parameter); see the geometric and Gaussian families.
+
+        Notes
+        -----
+        Read by :func:`ldp.mechanisms.smallest.smallest_epsilon`.
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 1.4.
+        """
+        return None
+
+    @classmethod
     def smallest_epsilon_hint(cls, params: dict[str, Any]) -> float | None:
         """A family's shortcut to the smallest ε it can deliver, or None.
 

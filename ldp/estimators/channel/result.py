@@ -13,7 +13,12 @@ from ldp.arrays import FloatArray, IntArray
 from ldp.estimators import consistency
 from ldp.estimators.base import not_identifiable
 from ldp.estimators.channel.algebra import channel_inversion, channel_mle
-from ldp.estimators.intervals import ConfidenceInterval, check_level, critical_value
+from ldp.estimators.intervals import (
+    ConfidenceInterval,
+    bounded_interval,
+    check_level,
+    critical_value,
+)
 from ldp.estimators.mean import MeanEstimate
 
 INTERVAL_METHODS = ("wald",)
@@ -193,6 +198,24 @@ class ChannelEstimate:
             return np.empty((0, 0))
         return self._distribution[1]
 
+    @cached_property
+    def _variance_floors(self) -> FloatArray:
+        """``min_x' Var(a[Y] | x')`` for every score row ``a`` of ``[A; vᵀA]``.
+
+        The share ``f̂_x`` is the mean of the scores ``A[x, y_i]`` and the
+        mean ``vᵀ f̂`` that of ``(Aᵀv)[y_i]``; one report's score has variance
+        at least its smallest variance given an answer (law of total
+        variance), whatever the answers are.
+        """
+        a = self.inversion
+        if a is None:
+            raise not_identifiable(self.mechanism)
+        scores = np.vstack([a, self.values @ a])
+        q = self.channel
+        variance = q @ (scores * scores).T - (q @ scores.T) ** 2
+        floors: FloatArray = np.maximum(variance.min(axis=0), 0.0)
+        return floors
+
     @property
     def standard_error(self) -> FloatArray:
         """Standard error of each share (empty when not identifiable).
@@ -218,7 +241,7 @@ class ChannelEstimate:
         method: str | None = None,
         simultaneous: bool = False,
     ) -> ConfidenceInterval[FloatArray]:
-        """Normal (Wald) intervals ``f̂_x ± z·SE_x``.
+        """Normal (Wald) intervals ``f̃_x ± z·SE'_x`` held within [0, 1].
 
         Parameters
         ----------
@@ -232,7 +255,7 @@ class ChannelEstimate:
         Returns
         -------
         ConfidenceInterval
-            ``low`` and ``high`` arrays (not clipped).
+            ``low`` and ``high`` arrays within [0, 1], of positive width.
 
         Raises
         ------
@@ -243,6 +266,11 @@ class ChannelEstimate:
         Notes
         -----
         ``f̂`` is a linear map of a multinomial mean: asymptotically normal.
+        ``SE'²_x = max(SE²_x, V₀_x/n)`` where ``V₀_x = min_x' Var(A[x, Y] |
+        x')`` bounds the variance of one report's score from below (law of
+        total variance), so identical reports cannot give a point; the
+        interval is centred on ``f̂`` clipped to [0, 1] and intersected with
+        it, which never covers less (docs/maths.md, section 6.8).
 
         References
         ----------
@@ -263,8 +291,9 @@ class ChannelEstimate:
             raise not_identifiable(self.mechanism)
         k = self.estimate.size
         z = critical_value(1 - (1 - level) / (k if simultaneous else 1))
-        half = z * self.standard_error
-        return ConfidenceInterval(self.estimate - half, self.estimate + half)
+        floors = self._variance_floors[:k] / self.n
+        half = z * np.sqrt(np.maximum(self.standard_error**2, floors))
+        return bounded_interval(self.estimate, half, 0.0, 1.0)
 
     def consistent(self, method: str | None = None) -> FloatArray:
         """Non-negative shares summing to 1.
@@ -352,6 +381,8 @@ class ChannelEstimate:
             standard_error=float(np.sqrt(max(variance, 0.0))),
             mechanism=self.mechanism,
             epsilon=self.epsilon,
+            variance_floor=float(self._variance_floors[-1]),
+            bounds=(float(v.min()), float(v.max())),
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -118,6 +118,7 @@ def confidence_bounds(
     level: float = 0.95,
     method: str = "exact",
     simultaneous: bool = False,
+    top: FloatArray | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """Return per-value confidence bounds for the shares ``f_v``.
 
@@ -126,7 +127,7 @@ def confidence_bounds(
     counts : ndarray
         Support counts ``C_v``.
     n : int
-        Number of reports.
+        Number of reports (at least 1).
     p, q : ndarray
         Realised ``p*_v`` and ``q*_v``.
     level : float, optional
@@ -135,38 +136,64 @@ def confidence_bounds(
         Interval construction.
     simultaneous : bool, optional
         Use ``α/k`` per value (Bonferroni).
+    top : ndarray, optional
+        The support probability ``λ`` of the largest possible share (``p``,
+        the default, for a share of 1; smaller for multi-select scales).
 
     Returns
     -------
     low, high : ndarray
-        Bounds for each ``f_v``.
+        Bounds for each ``f_v``, never of zero width; within
+        ``[0, (top − q)/(p − q)]`` except Wald's.
 
     Notes
     -----
-    Exact (Clopper–Pearson): ``λ_L = B^{-1}(α/2; C, n − C + 1)``,
-    ``λ_U = B^{-1}(1 − α/2; C + 1, n − C)``.  Wilson:
-    ``(C + z²/2)/(n + z²) ± z/(n + z²) sqrt(C(n − C)/n + z²/4)``.  Both map
-    through ``(λ − q)/(p − q)`` and are clipped to [0, 1].  Wald:
-    ``f̂ ± z·SE``, unclipped.
+    Only ``λ_v`` in ``[q_v, top_v]`` is possible.  Exact (Clopper–Pearson)
+    and Wilson intervals are computed from the count moved into its possible
+    range, ``C'_v = min(max(C_v, n q_v), n top_v)`` (the bounds accept a
+    fractional count through the beta quantile):
+    ``λ_L = B^{-1}(α/2; C', n − C' + 1)``,
+    ``λ_U = B^{-1}(1 − α/2; C' + 1, n − C')``; Wilson
+    ``(C' + z²/2)/(n + z²) ± z/(n + z²) sqrt(C'(n − C')/n + z²/4)``.  Both
+    bounds grow with the count, so moving it towards the possible range keeps
+    every possible ``λ`` the original interval covered, and an interval at a
+    possible count has positive width, so it never collapses to a point at
+    0 or 1 (the clipping of an interval lying wholly outside the range did).
+    Bounds map through ``(λ − q)/(p − q)`` and are clipped to the range.
+    Wald, the textbook interval kept for comparison: ``f̂ ± z·SE'``,
+    unclipped, with ``SE'² = max(SE², min(q(1 − q), top(1 − top))/(n (p −
+    q)²))``: the variance of one report is at least its smallest possible
+    value, so a sample of identical reports cannot give a point.
 
     References
     ----------
     .. [1] C. J. Clopper, E. S. Pearson, Biometrika 26(4), 1934.
     .. [2] E. B. Wilson, JASA 22(158), 1927.
-    .. [3] docs/maths.md, section 2 (exact CI) and section 3.
+    .. [3] G. J. Feldman, R. D. Cousins, "Unified approach to the classical
+       statistical analysis of small signals", Phys. Rev. D 57, 1998 (why an
+       interval must not be emptied or collapsed at a physical boundary).
+    .. [4] docs/maths.md, section 2 (exact CI), section 3 and section 6.8.
     """
     check_method(method, METHODS)
+    if n < 1:
+        raise ValueError(f"need at least 1 report, got {n}")
     c = np.asarray(counts, dtype=float)
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    ceiling = p if top is None else np.asarray(top, dtype=float)
+    highest = (ceiling - q) / (p - q)
     tests = c.size if simultaneous else 1
     z = critical_value(level, tests=tests)
     if method == "wald":
         center = unbiased(counts, n, p, q)
-        half = z * standard_error(counts, n, p, q)
-        return center - half, center + half
+        floor = np.minimum(q * (1 - q), ceiling * (1 - ceiling)) / n / (p - q) ** 2
+        se = np.sqrt(np.maximum(standard_error(counts, n, p, q) ** 2, floor))
+        return center - z * se, center + z * se
+    c = np.clip(c, n * q, n * ceiling)
     alpha = (1.0 - level) / tests
     if method == "exact":
-        safe_low = np.maximum(c, 1.0)
-        safe_high = np.minimum(c, n - 1.0)
+        safe_low = np.maximum(c, 1e-12)
+        safe_high = np.minimum(c, n - 1e-12)
         lam_low = np.where(
             c > 0, stats.beta.ppf(alpha / 2, safe_low, n - safe_low + 1), 0.0
         )
@@ -179,8 +206,8 @@ def confidence_bounds(
         center = (c + z**2 / 2) / (n + z**2)
         half = z / (n + z**2) * np.sqrt(c * (n - c) / n + z**2 / 4)
         lam_low, lam_high = center - half, center + half
-    low = np.clip((lam_low - q) / (p - q), 0.0, 1.0)
-    high = np.clip((lam_high - q) / (p - q), 0.0, 1.0)
+    low = np.clip((lam_low - q) / (p - q), 0.0, highest)
+    high = np.clip((lam_high - q) / (p - q), 0.0, highest)
     return low, high
 
 

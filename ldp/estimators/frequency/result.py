@@ -110,7 +110,8 @@ class FrequencyEstimate:
         -----
         ``C_v ~ Binomial(n, λ_v)``, ``λ_v = q_v + f_v (p_v − q_v)``.  Exact and
         Wilson intervals for ``λ_v`` are mapped through ``(λ − q_v)/(p_v − q_v)``
-        and clipped to [0, 1]; Wald is not clipped.
+        and clipped to [0, 1]; Wald is not clipped; none has zero width
+        (:func:`ldp.estimators.frequency.formulas.confidence_bounds`).
 
         References
         ----------

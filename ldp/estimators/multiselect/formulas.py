@@ -193,7 +193,9 @@ def share_confidence_bounds(
     The interval for ``λ_v`` (Clopper–Pearson or Wilson) is mapped through
     ``f = L (λ − q)/(p − q)`` and clipped to [0, 1]; the map is increasing, so
     the coverage of the ``λ`` interval carries over.  Wald is
-    ``f̂ ± z·SE`` and is not clipped (as for single-choice questions).
+    ``f̂ ± z·SE`` and is not clipped (as for single-choice questions); every
+    method keeps a positive width at the edges
+    (:func:`ldp.estimators.frequency.formulas.confidence_bounds`).
 
     References
     ----------
@@ -201,8 +203,17 @@ def share_confidence_bounds(
     .. [2] E. B. Wilson, JASA 22(158), 1927.
     .. [3] Wang et al., IEEE S&P 2018, section 4.
     """
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
     low, high = frequency.confidence_bounds(
-        counts, n, p, q, level=level, method=method, simultaneous=simultaneous
+        counts,
+        n,
+        p,
+        q,
+        level=level,
+        method=method,
+        simultaneous=simultaneous,
+        top=q + (p - q) / scale,
     )
     if method == "wald":
         return scale * low, scale * high

@@ -115,7 +115,7 @@ class MultiSelectEstimate:
         -----
         ``C_v ~ Binomial(n, λ_v)``, ``λ_v = q + (p − q) f_v/L``.  Exact and
         Wilson bounds for ``λ_v`` map through ``L (λ − q)/(p − q)`` and are
-        clipped to [0, 1]; Wald is not clipped.
+        clipped to [0, 1]; Wald is not clipped; none has zero width.
 
         References
         ----------

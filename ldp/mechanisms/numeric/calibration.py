@@ -6,7 +6,7 @@ import copy
 from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -92,6 +92,77 @@ def round_rows(real: FloatArray, total: int) -> IntArray:
     return base
 
 
+Extremes = tuple[IntArray, IntArray]
+"""``(max_x W[x, y], min_x W[x, y])`` for every output ``y``: all ε needs."""
+
+
+def column_extremes(weights: AnyArray) -> Extremes:
+    """Column maxima and minima of an integer channel.
+
+    Parameters
+    ----------
+    weights : ndarray of int, shape (inputs, outputs)
+        ``W[x, y]``.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        ``max_x W[x, y]`` and ``min_x W[x, y]``.
+
+    Notes
+    -----
+    ε depends on the channel only through these (docs/maths.md, section 1).
+
+    References
+    ----------
+    .. [1] docs/maths.md, section 1.
+    """
+    w = np.asarray(weights, dtype=np.int64)
+    return w.max(axis=0), w.min(axis=0)
+
+
+def extremes_epsilon(extremes: Extremes) -> Decimal:
+    """Exact ``max_y ln(max_x W[x, y]/min_x W[x, y])`` from column extremes.
+
+    Parameters
+    ----------
+    extremes : (ndarray, ndarray)
+        Column maxima and minima (:func:`column_extremes`).
+
+    Returns
+    -------
+    Decimal
+        The exact ε to 60 digits.
+
+    Raises
+    ------
+    ValueError
+        For a zero weight (not ε-LDP).
+
+    Notes
+    -----
+    The largest ratio is found with exact fractions among the columns whose
+    float ratio is near the largest.
+
+    References
+    ----------
+    .. [1] docs/maths.md, section 1 (exact ε of a finite channel).
+    """
+    high, low = extremes
+    if low.min() < 1:
+        raise ValueError("a channel with a zero weight is not ε-LDP")
+    ratio = high / low
+    near = np.nonzero(ratio >= ratio.max() * (1 - 1e-9))[0]
+    best = max(Fraction(int(high[j]), int(low[j])) for j in near)
+    return log_ratio(best.numerator, best.denominator)
+
+
+def extremes_float_epsilon(extremes: Extremes) -> float:
+    """Float ε from column extremes (for calibration only)."""
+    high, low = extremes
+    return float(np.max(np.log(high.astype(float)) - np.log(low.astype(float))))
+
+
 def exact_channel_epsilon(weights: AnyArray) -> Decimal:
     """Exact ε of an integer channel with equal row sums.
 
@@ -107,27 +178,38 @@ def exact_channel_epsilon(weights: AnyArray) -> Decimal:
 
     Notes
     -----
-    Column maxima and minima are integers; the largest ratio is found with
-    exact fractions among the columns whose float ratio is near the largest.
+    :func:`extremes_epsilon` of the :func:`column_extremes`.
 
     References
     ----------
     .. [1] docs/maths.md, section 1 (exact ε of a finite channel).
     """
-    w = np.asarray(weights, dtype=np.int64)
-    if w.min() < 1:
-        raise ValueError("a channel with a zero weight is not ε-LDP")
-    high, low = w.max(axis=0), w.min(axis=0)
-    ratio = high / low
-    near = np.nonzero(ratio >= ratio.max() * (1 - 1e-9))[0]
-    best = max(Fraction(int(high[j]), int(low[j])) for j in near)
-    return log_ratio(best.numerator, best.denominator)
+    return extremes_epsilon(column_extremes(weights))
 
 
 def float_epsilon(weights: AnyArray) -> float:
     """Float ε of an integer channel (for calibration only)."""
-    w = np.asarray(weights, dtype=float)
-    return float(np.max(np.log(w.max(axis=0)) - np.log(w.min(axis=0))))
+    return extremes_float_epsilon(column_extremes(weights))
+
+
+class Calibration(NamedTuple):
+    """What :func:`calibrate` found.
+
+    Attributes
+    ----------
+    parameter : float
+        The smallest feasible parameter found.
+    weights : ndarray of int64
+        The weights there, whose exact ε is at most the request.
+    above : Decimal or None
+        The exact ε of the last parameter refused (just less noise), the
+        nearest delivered ε above the request the bisection met; None when
+        nothing was refused.
+    """
+
+    parameter: float
+    weights: AnyArray
+    above: Decimal | None
 
 
 def calibrate(
@@ -135,34 +217,44 @@ def calibrate(
     epsilon: float,
     low: float,
     high: float,
-) -> tuple[float, AnyArray]:
+    extremes: Callable[[AnyArray], Extremes] = column_extremes,
+) -> Calibration:
     """Bisect a privacy parameter so the integer channel's ε meets ``epsilon``.
 
     Parameters
     ----------
     weights_at : callable
-        ``t -> W`` integer channel weights; ε decreases as ``t`` grows.
+        ``t -> W`` integer channel weights (or anything ``extremes`` reads);
+        ε decreases as ``t`` grows.
     epsilon : float
         Requested ε.
     low, high : float
         Bracket: ``W(high)`` must have ε ``<= epsilon``.
+    extremes : callable, optional
+        ``W -> (column maxima, column minima)``; by default
+        :func:`column_extremes` (a kernel family passes a faster exact
+        equivalent).
 
     Returns
     -------
-    t : float
-        The smallest feasible parameter found.
-    weights : ndarray of int64
-        ``W(t)``, whose exact ε is ``<= epsilon``.
+    Calibration
+        The parameter ``t``, ``W(t)`` (exact ε ``<= epsilon``) and the exact ε
+        of the last refused parameter (``above``).
 
     Raises
     ------
     UndeliverableEpsilon
-        A ``ValueError``: no feasible parameter exists in the bracket.
+        A ``ValueError``: no feasible parameter exists in the bracket; its
+        ``above`` is the exact ε at the bracket's noisiest end.
 
     Notes
     -----
     Feasibility is judged on the integers themselves (exact Decimal check at
     the end), not on the real-valued kernel, so rounding is accounted for.
+    The bisection ends on neighbouring parameters ``t⁻ < t``, ``t`` feasible
+    and ``t⁻`` refused, so ``above = ε'(W(t⁻))`` is the delivered ε met just
+    above the request: a refused request learns from it the nearest one the
+    weights can express (:mod:`ldp.mechanisms.smallest`).
 
     References
     ----------
@@ -170,22 +262,24 @@ def calibrate(
     """
     target = Decimal(epsilon)
     best = weights_at(high)
-    if exact_channel_epsilon(best) > target:
+    noisiest = extremes_epsilon(extremes(best))
+    if noisiest > target:
         raise UndeliverableEpsilon(
-            f"epsilon={epsilon!r} cannot be met by integer weights"
+            f"epsilon={epsilon!r} cannot be met by integer weights", above=noisiest
         )
+    above: Decimal | None = None
     for _ in range(CALIBRATION_STEPS):
         mid = (low + high) / 2
         if not low < mid < high:
             break
         candidate = weights_at(mid)
-        if float_epsilon(candidate) <= epsilon and (
-            exact_channel_epsilon(candidate) <= target
-        ):
+        ends = extremes(candidate)
+        exact = extremes_epsilon(ends)
+        if extremes_float_epsilon(ends) <= epsilon and exact <= target:
             high, best = mid, candidate
         else:
-            low = mid
-    return high, best
+            low, above = mid, exact
+    return Calibration(high, best, above)
 
 
 CACHE_SIZE = 256

@@ -191,6 +191,26 @@ class ChannelEstimation(Mechanism):
         values = self.input_values()
         return float(values.max() - values.min())
 
+    @property
+    def value_bounds(self) -> tuple[float, float]:
+        """The smallest and largest answer value: where every mean lies.
+
+        Returns
+        -------
+        (float, float)
+            ``(min v, max v)``.
+
+        Notes
+        -----
+        Mean intervals are held within it (docs/maths.md, section 6.8).
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 6.8.
+        """
+        values = self.input_values()
+        return float(values.min()), float(values.max())
+
     def mean_variance(self) -> FloatArray:
         """Per-report variance of the score, ``Var(s[Y] | x)``, for every x.
 
@@ -307,7 +327,9 @@ class ChannelEstimation(Mechanism):
         Notes
         -----
         ``μ̂ = (1/n) Σ_i s[y_i] = Σ_y c_y s_y / n``; ``SE = sqrt(S²/n)`` with
-        ``S²`` the sample variance of the ``s[y_i]``.
+        ``S²`` the sample variance of the ``s[y_i]``.  Its interval uses at
+        least the smallest per-answer score variance and stays within the
+        answer range (:meth:`MeanEstimate.confidence_interval`).
 
         References
         ----------
@@ -322,6 +344,8 @@ class ChannelEstimation(Mechanism):
             mechanism=self.name,
             epsilon=self.epsilon,
             bias_bound=self.score_bias,
+            variance_floor=float(self.mean_variance().min()),
+            bounds=self.value_bounds,
         )
 
     def estimate(self, stat: SupportCounts) -> ChannelEstimate:

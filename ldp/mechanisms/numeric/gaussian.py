@@ -11,7 +11,10 @@ from numpy.typing import ArrayLike
 from ldp.accounting import gaussian_dp_mu, privacy_profile
 from ldp.arrays import AnyArray
 from ldp.exact import UndeliverableEpsilon, round_up_float
-from ldp.mechanisms.numeric.calibration import exact_channel_epsilon, float_epsilon
+from ldp.mechanisms.numeric.calibration import (
+    extremes_epsilon,
+    extremes_float_epsilon,
+)
 from ldp.mechanisms.numeric.geometric import KernelMechanism
 from ldp.mechanisms.words import Words, gettext_noop
 
@@ -133,8 +136,7 @@ class DiscreteGaussian(KernelMechanism):
         kernel[[0, -1]] = tail.sum()
         return kernel
 
-    def _derive_weights(self) -> dict[str, Any]:
-        epsilon = float(self._params["epsilon"])
+    def _bracket(self, epsilon: float) -> tuple[float, float]:
         guess = math.log((self.k - 1) / math.sqrt(2 * epsilon))
         cap = math.log(sigma_max(self.k))
         high = min(guess + 3.0, cap)
@@ -143,7 +145,7 @@ class DiscreteGaussian(KernelMechanism):
             if high >= cap or self._fits(high, epsilon):
                 break
             low, high = high, min(high + 1.0, cap)
-        return self._calibrated(low, high)
+        return low, high
 
     @classmethod
     def smallest_epsilon_hint(cls, params: dict[str, Any]) -> float | None:
@@ -171,11 +173,12 @@ class DiscreteGaussian(KernelMechanism):
         probe = cls.__new__(cls)
         probe._params = params
         probe.k = probe._input_size()
-        weights = probe._kernel_weights(math.log(sigma_max(probe.k)))
-        return round_up_float(exact_channel_epsilon(weights))
+        row = probe._kernel_row(math.log(sigma_max(probe.k)))
+        return round_up_float(extremes_epsilon(probe._row_extremes(row)))
 
     def _fits(self, parameter: float, epsilon: float) -> bool:
-        return float_epsilon(self._kernel_weights(parameter)) < epsilon
+        row = self._kernel_row(parameter)
+        return extremes_float_epsilon(self._row_extremes(row)) < epsilon
 
     @property
     def sigma(self) -> float:

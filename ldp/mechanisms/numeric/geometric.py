@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from ldp.arrays import AnyArray
-from ldp.exact import ROW_SUM_MAX
+from ldp.exact import ROW_SUM_MAX, UndeliverableEpsilon
 from ldp.mechanisms.about import SCALE, ExportColumn
 from ldp.mechanisms.numeric.calibration import (
+    Extremes,
     cached,
     calibrate,
     cumulative_index,
+    extremes_epsilon,
     round_rows,
 )
 from ldp.mechanisms.numeric.grid import GridMechanism
@@ -57,6 +60,56 @@ def clamped_channel(kernel: AnyArray, m: int) -> AnyArray:
     return weights
 
 
+def clamped_extremes(kernel: AnyArray, m: int) -> Extremes:
+    """Column maxima and minima of :func:`clamped_channel`, in ``O(m)``.
+
+    Parameters
+    ----------
+    kernel : ndarray of int64, shape (2m − 1,)
+        Weight of offset ``d = j − (m − 1)``.
+    m : int
+        Number of grid levels.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        ``max_x W[x, y]`` and ``min_x W[x, y]`` for ``y = 0 … m − 1``, equal
+        to :func:`ldp.mechanisms.numeric.calibration.column_extremes` of the
+        clamped channel without building its ``m × m`` weights.
+
+    Notes
+    -----
+    An inner column ``0 < y < m − 1`` holds ``K[j]`` for ``j = y … y + m − 1``,
+    a window that always contains the centre ``j = m − 1``; its maximum is
+    the larger of ``max K[y … m−1]`` and ``max K[m−1 … y+m−1]``, read from a
+    running maximum outwards from the centre (the same for the minimum).
+    The end columns are the tail sums ``C[m−1−x]`` and ``S − C[2m−3−x]``
+    (``C`` the cumulative sum), increasing and decreasing in ``x``.
+
+    References
+    ----------
+    .. [1] docs/maths.md, section 5.
+    """
+    kernel = np.asarray(kernel, dtype=np.int64)
+    cumulative = np.cumsum(kernel)
+    total = int(cumulative[-1])
+    high = np.empty(m, dtype=np.int64)
+    low = np.empty(m, dtype=np.int64)
+    if m > 2:
+        left = kernel[:m][::-1]  # from the centre leftwards: K[m−1], K[m−2], …
+        right = kernel[m - 1 :]  # from the centre rightwards
+        left_max = np.maximum.accumulate(left)[::-1]  # max K[j … m−1]
+        left_min = np.minimum.accumulate(left)[::-1]
+        right_max = np.maximum.accumulate(right)  # max K[m−1 … m−1+i]
+        right_min = np.minimum.accumulate(right)
+        y = np.arange(1, m - 1)
+        high[1:-1] = np.maximum(left_max[y], right_max[y])
+        low[1:-1] = np.minimum(left_min[y], right_min[y])
+    high[0], low[0] = cumulative[m - 1], cumulative[0]
+    high[-1], low[-1] = total - cumulative[m - 2], total - cumulative[2 * m - 3]
+    return high, low
+
+
 class KernelMechanism(GridMechanism):
     """Report ``clamp(x + d)`` with an integer kernel over offsets ``d``.
 
@@ -93,19 +146,69 @@ class KernelMechanism(GridMechanism):
     def _real_kernel(self, parameter: float) -> AnyArray:
         raise NotImplementedError
 
-    def _kernel_weights(self, parameter: float) -> AnyArray:
-        row = round_rows(self._real_kernel(parameter)[None, :], ROW_SUM_MAX)[0]
-        return clamped_channel(row, self.k)
+    def _kernel_row(self, parameter: float) -> AnyArray:
+        """The integer kernel (one row of weights) at a noise parameter."""
+        row: AnyArray = round_rows(self._real_kernel(parameter)[None, :], ROW_SUM_MAX)[
+            0
+        ]
+        return row
+
+    def _row_extremes(self, row: AnyArray) -> Extremes:
+        return clamped_extremes(row, self.k)
+
+    def _bracket(self, epsilon: float) -> tuple[float, float]:
+        """Noise parameters ``(less, more)`` the calibration bisects between."""
+        raise NotImplementedError
+
+    def _derive_weights(self) -> dict[str, Any]:
+        return self._calibrated(*self._bracket(float(self._params["epsilon"])))
+
+    @classmethod
+    def noise_exhausted(cls, params: dict[str, Any], epsilon: float) -> bool | None:
+        """Whether even the most noise calibration may use delivers more than ε.
+
+        Parameters
+        ----------
+        params : dict
+            A validated spec of this family.
+        epsilon : float
+            A request.
+
+        Returns
+        -------
+        bool
+            True when the integer kernel at the noisiest end of the bracket
+            already has an exact ε above the request: calibration refuses it
+            before bisecting.
+
+        Notes
+        -----
+        One kernel instead of a compile; the search for the nearest
+        expressible ε bisects on it (:mod:`ldp.mechanisms.smallest`).
+
+        References
+        ----------
+        .. [1] docs/maths.md, section 1.4.
+        """
+        probe = cls.__new__(cls)
+        probe._params = dict(params, epsilon=epsilon)
+        probe.k = probe._input_size()
+        try:
+            row = probe._kernel_row(probe._bracket(epsilon)[1])
+        except UndeliverableEpsilon:
+            return True
+        return extremes_epsilon(probe._row_extremes(row)) > Decimal(epsilon)
 
     def _calibrated(self, low: float, high: float) -> dict[str, Any]:
         epsilon = float(self._params["epsilon"])
 
-        def compute() -> tuple[float, list[int]]:
-            parameter, _ = calibrate(self._kernel_weights, epsilon, low, high)
-            row = round_rows(self._real_kernel(parameter)[None, :], ROW_SUM_MAX)[0]
-            return parameter, [int(w) for w in row]
+        def compute() -> tuple[float, list[int], Decimal | None]:
+            found = calibrate(self._kernel_row, epsilon, low, high, self._row_extremes)
+            return found.parameter, [int(w) for w in found.weights], found.above
 
-        self.parameter, kernel = cached((self.name, self.k, epsilon), compute)
+        self.parameter, kernel, self.epsilon_above = cached(
+            (self.name, self.k, epsilon), compute
+        )
         return {"kernel": kernel, "total": ROW_SUM_MAX}
 
     @property
@@ -191,12 +294,9 @@ class Geometric(KernelMechanism):
         kernel[[0, -1]] /= 1 - parameter
         return kernel
 
-    def _derive_weights(self) -> dict[str, Any]:
-        epsilon = float(self._params["epsilon"])
+    def _bracket(self, epsilon: float) -> tuple[float, float]:
         span = self.k - 1
-        return self._calibrated(
-            float(np.exp(-2 * epsilon / span)), float(np.exp(-epsilon / (2 * span)))
-        )
+        return float(np.exp(-2 * epsilon / span)), float(np.exp(-epsilon / (2 * span)))
 
     @property
     def alpha(self) -> float:

@@ -2,7 +2,8 @@
 
 Each spec below compiled, before the fix, to weights whose two probabilities
 were equal (keep == flip, ε' = 0) and estimated ``[inf, -inf]`` or a point
-interval; now ``build`` refuses it and names the smallest ε the spec compiles.
+interval; now ``build`` refuses it and names an ε above it that the spec
+compiles (the least one where feasibility is monotone in ε).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ EVERY_FAMILY = [
 
 
 def _named_minimum(error: pytest.ExceptionInfo[ValueError]) -> float:
-    found = re.search(r"epsilon >= ([0-9.e+-]+)", str(error.value))
+    found = re.search(r"such as epsilon = ([0-9.e+-]+)", str(error.value))
     assert found, str(error.value)
     return float(found.group(1))
 
@@ -55,15 +56,48 @@ def test_reported_tiny_epsilon_is_refused_with_a_clear_error(spec):
 
 
 @pytest.mark.parametrize("spec", EVERY_FAMILY, ids=lambda s: s["mechanism"])
-def test_refusal_names_the_smallest_epsilon_the_spec_compiles(spec):
-    with pytest.raises(ValueError, match="smallest ε its integer weights") as error:
+def test_refusal_names_an_epsilon_above_the_request_that_the_spec_compiles(spec):
+    with pytest.raises(ValueError, match="an ε its integer weights can") as error:
         ldp.build(spec)
-    smallest = _named_minimum(error)
-    mechanism = ldp.build({**spec, "epsilon": smallest})
-    assert 0 < mechanism.epsilon_exact <= Decimal(smallest)
-    below = math.nextafter(smallest, 0.0)
+    named = _named_minimum(error)
+    assert named >= spec["epsilon"]
+    mechanism = ldp.build({**spec, "epsilon": named})
+    assert 0 < mechanism.epsilon_exact <= Decimal(named)
+
+
+MONOTONE = [s for s in EVERY_FAMILY if s["mechanism"] not in ("geometric", "duchi")]
+
+
+@pytest.mark.parametrize("spec", MONOTONE, ids=lambda s: s["mechanism"])
+def test_where_feasibility_is_monotone_the_named_epsilon_is_the_least(spec):
+    with pytest.raises(ValueError, match="too small") as error:
+        ldp.build(spec)
+    below = math.nextafter(_named_minimum(error), 0.0)
     with pytest.raises(ValueError, match="too small"):
         ldp.build({**spec, "epsilon": below})
+
+
+WIDE_GRID = {"mechanism": "geometric", "low": "0", "high": "1000", "step": "1"}
+
+
+@pytest.mark.parametrize("request_epsilon", [1e-9, 1e-4, 0.0123])
+def test_wide_geometric_refusal_names_an_epsilon_it_compiles(request_epsilon):
+    params, _ = validate_spec({**WIDE_GRID, "epsilon": request_epsilon})
+    named, delivered = smallest_epsilon(REGISTRY["geometric"], params)
+    assert named >= request_epsilon
+    assert ldp.build({**WIDE_GRID, "epsilon": named}).epsilon_exact == delivered
+
+
+def test_the_named_epsilon_does_not_depend_on_what_was_asked_before():
+    from ldp.mechanisms import smallest
+
+    params, _ = validate_spec({**WIDE_GRID, "epsilon": 0.0123})
+    earlier, _ = validate_spec({**WIDE_GRID, "epsilon": 1e-9})
+    smallest._CACHE.clear()
+    alone = smallest_epsilon(REGISTRY["geometric"], params)
+    smallest._CACHE.clear()
+    smallest_epsilon(REGISTRY["geometric"], earlier)
+    assert smallest_epsilon(REGISTRY["geometric"], params) == alone
 
 
 def test_warner_minimum_is_one_step_of_the_largest_weights():
@@ -109,12 +143,11 @@ def test_compiled_spec_of_a_refused_epsilon_is_refused_too():
         ldp.build(spec)
 
 
-def test_the_minimum_is_remembered_per_spec_whatever_the_refused_epsilon():
+def test_a_repeated_refusal_is_answered_from_memory_with_the_same_answer():
     from ldp.mechanisms import smallest
 
-    first, _ = validate_spec({"mechanism": "grr", "k": 7, "epsilon": 1e-9})
-    second, _ = validate_spec({"mechanism": "grr", "k": 7, "epsilon": 1e-11})
-    answer = smallest_epsilon(REGISTRY["grr"], first)
-    cached = len(smallest._CACHE)
-    assert smallest_epsilon(REGISTRY["grr"], second) == answer
-    assert len(smallest._CACHE) == cached
+    params, _ = validate_spec({"mechanism": "grr", "k": 7, "epsilon": 1e-9})
+    answer = smallest_epsilon(REGISTRY["grr"], params)
+    remembered = len(smallest._CACHE)
+    assert smallest_epsilon(REGISTRY["grr"], params) == answer
+    assert len(smallest._CACHE) == remembered
