@@ -434,6 +434,19 @@ if not 1 <= REPORT_PARTITIONS <= 1024:
         f"REPORT_PARTITIONS={REPORT_PARTITIONS!r}; use an integer from 1 to 1024."
     )
 
+# --- Results (docs/maths.md, section 6.8) ----------------------------------------
+# A breakdown group with fewer reports than this is not estimated; its row says
+# why.  30: below it the normal approximation behind the mean and scale
+# intervals is unreliable, and at ε = 1 a yes/no share's 95% interval already
+# spans about ±39 points at 30 reports (more below), so a smaller group shows
+# noise, not a finding.
+BREAKDOWN_MIN_GROUP = env_int("BREAKDOWN_MIN_GROUP", 30)
+if BREAKDOWN_MIN_GROUP < 2:
+    raise ImproperlyConfigured(
+        f"BREAKDOWN_MIN_GROUP={BREAKDOWN_MIN_GROUP!r}; use an integer of 2 or more "
+        "(no estimate exists from fewer than 2 reports)."
+    )
+
 # --- Unlinkable respondents (docs/privacy.md) -----------------------------------
 # A submission's arrival time is stored already truncated to this unit (UTC) and
 # exported so: "day" (default) or "hour".  A finer time could be matched with a

@@ -8,7 +8,7 @@ same everywhere.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 import numpy as np
 from scipy import stats
@@ -163,10 +163,14 @@ def critical_value(
     return float(stats.norm.ppf(1 - alpha / 2))
 
 
+KEPT_INSIDE = 0.1
+"""Share of the half-width an interval keeps inside the range at the least."""
+
+
 def bounded_interval(
     center: Bound, half: Bound, low: float | Bound, high: float | Bound
 ) -> ConfidenceInterval[Bound]:
-    """``c̃ ± h`` intersected with ``[low, high]``, ``c̃`` the clipped centre.
+    """``c̃ ± h`` intersected with ``[low, high]``, ``c̃`` moved towards the range.
 
     Parameters
     ----------
@@ -180,16 +184,20 @@ def bounded_interval(
     Returns
     -------
     ConfidenceInterval
-        ``[max(low, c̃ − h), min(high, c̃ + h)]`` with
-        ``c̃ = min(max(c, low), high)``.
+        ``[max(low, c̃ − h), min(high, c̃ + h)]`` with ``c̃`` the estimate
+        clipped to ``[low − (1 − κ) h, high + (1 − κ) h]``,
+        ``κ =`` :data:`KEPT_INSIDE`.
 
     Notes
     -----
-    Clipping is the projection onto the interval ``[low, high]``, so
-    ``|c̃ − θ| <= |c − θ|`` for every possible ``θ``: whenever ``c ± h``
-    covers ``θ``, so does ``c̃ ± h``, and the result still covers.  Its width
-    is at least ``min(h, high − low)``: an estimate beyond the range never
-    empties the interval or shrinks it to the range's end.
+    Clipping is the projection onto an interval that contains every possible
+    value ``θ``, so ``|c̃ − θ| <= |c − θ|``: whenever ``c ± h`` covers ``θ``,
+    so does ``c̃ ± h``, and the result still covers.  An estimate far beyond
+    the range (a share of −154 % from a few reports) no longer empties the
+    interval or shrinks it to a point at the range's end: at least ``κ h``
+    (or the whole range, if narrower) stays inside.  The centre moves only
+    when the interval would keep less than that, so the coverage of a truth
+    more than ``κ h`` inside the range is the unclipped interval's.
 
     References
     ----------
@@ -199,11 +207,17 @@ def bounded_interval(
     --------
     >>> interval = bounded_interval(10.03, 0.5, 0.0, 10.0)
     >>> interval.low, interval.high
-    (9.5, 10.0)
+    (9.53, 10.0)
+    >>> interval = bounded_interval(-1.54, 0.2, 0.0, 1.0)
+    >>> round(interval.low, 3), round(interval.high, 3)
+    (0.0, 0.02)
     """
-    centre = np.minimum(np.maximum(center, low), high)
+    reach = (1 - KEPT_INSIDE) * np.asarray(half)
+    centre = np.minimum(np.maximum(center, low - reach), high + reach)
     bottom = np.maximum(centre - half, low)
     top = np.minimum(centre + half, high)
     if np.ndim(bottom) == 0:
-        return ConfidenceInterval(float(bottom), float(top))  # type: ignore[arg-type]
-    return ConfidenceInterval(bottom, top)
+        return cast(
+            ConfidenceInterval[Bound], ConfidenceInterval(float(bottom), float(top))
+        )
+    return cast(ConfidenceInterval[Bound], ConfidenceInterval(bottom, top))

@@ -106,7 +106,7 @@ class MeanEstimate:
         ``E_f[Var(s[Y] | X)] + Var_f(v_X) >= min_x Var(s[Y] | x) = V₀``, so
         a sample whose scores happen to be all equal (``S² = 0``) cannot give
         an interval of zero width.  With :attr:`bounds` the interval is
-        centred on ``μ̂`` clipped to the range and intersected with it
+        centred on ``μ̂`` moved towards the range and intersected with it
         (:func:`ldp.estimators.intervals.bounded_interval`): it never leaves
         the range and never covers less.
 

@@ -15,7 +15,11 @@ import numpy as np
 
 from ldp.arrays import AnyArray, FloatArray
 from ldp.estimators import consistency
-from ldp.estimators.intervals import ConfidenceInterval, critical_value
+from ldp.estimators.intervals import (
+    ConfidenceInterval,
+    bounded_interval,
+    critical_value,
+)
 from ldp.estimators.mean import MeanEstimate
 from ldp.weighting import check_weights, kish_design_effect
 
@@ -148,7 +152,7 @@ class WeightedEstimate:
     def confidence_interval(
         self, level: float = 0.95, simultaneous: bool = False
     ) -> ConfidenceInterval[FloatArray]:
-        """Wald intervals ``f̂_v ± z SE_v`` (not clipped).
+        """Wald intervals ``f̂_v ± z SE_v``, held within [0, 1].
 
         Parameters
         ----------
@@ -169,7 +173,9 @@ class WeightedEstimate:
 
         Notes
         -----
-        Linearization gives an asymptotically normal ratio estimator.
+        Linearization gives an asymptotically normal ratio estimator.  The
+        interval is moved towards [0, 1] and intersected with it, which never
+        covers less (:func:`ldp.estimators.intervals.bounded_interval`).
 
         References
         ----------
@@ -181,13 +187,10 @@ class WeightedEstimate:
         >>> warner = ldp.build({"mechanism": "warner", "epsilon": 1.0})
         >>> est = weighted_estimate(warner, [1, 0, 1, 1], [1, 1, 1, 3])
         >>> est.confidence_interval().low.round(2)
-        array([-1.04,  0.41])
+        array([0.  , 0.41])
         """
         z = critical_value(level, tests=self.estimate.size if simultaneous else 1)
-        return ConfidenceInterval(
-            self.estimate - z * self.standard_error,
-            self.estimate + z * self.standard_error,
-        )
+        return bounded_interval(self.estimate, z * self.standard_error, 0.0, 1.0)
 
     def consistent(self) -> FloatArray:
         """Make the shares consistent: simplex projection, or clipping.
@@ -426,4 +429,14 @@ def weighted_mean(mechanism: Any, reports: Any, weights: Any) -> MeanEstimate:
         mechanism=str(mechanism.name),
         epsilon=float(mechanism.epsilon),
         bias_bound=float(mechanism.score_bias),
+        bounds=_value_bounds(mechanism),
     )
+
+
+def _value_bounds(mechanism: Any) -> tuple[float, float] | None:
+    """The range of a mechanism's answer values, where it has one."""
+    values = mechanism.input_values() if hasattr(mechanism, "input_values") else None
+    if values is None:
+        return None
+    values = np.asarray(values, dtype=float)
+    return float(values.min()), float(values.max())

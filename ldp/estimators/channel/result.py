@@ -269,7 +269,7 @@ class ChannelEstimate:
         ``SE'²_x = max(SE²_x, V₀_x/n)`` where ``V₀_x = min_x' Var(A[x, Y] |
         x')`` bounds the variance of one report's score from below (law of
         total variance), so identical reports cannot give a point; the
-        interval is centred on ``f̂`` clipped to [0, 1] and intersected with
+        interval is centred on ``f̂`` moved towards [0, 1] and intersected with
         it, which never covers less (docs/maths.md, section 6.8).
 
         References

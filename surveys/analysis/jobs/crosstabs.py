@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.conf import settings
 from django.utils.translation import gettext_noop
 
 import ldp
@@ -193,6 +194,7 @@ class Stratum:
     mean_low: float | None = None
     mean_high: float | None = None
     note: str = ""
+    minimum: int | None = None
 
 
 @dataclass(frozen=True)
@@ -203,6 +205,18 @@ class Breakdown:
     strata: list[Stratum]
 
 
+SMALL_GROUP_NOTE = gettext_noop(
+    "Fewer than %(minimum)s reports in this group, the smallest group the "
+    "results estimate: not shown, because so few randomized reports can put "
+    "a share far below 0 or above 100 percent and give an interval that "
+    "means nothing."
+)
+
+# The note of a group of fewer than 2 reports in breakdowns stored before the
+# minimum group size: still worded when such a result is shown.
+EARLIER_SMALL_GROUP_NOTE = gettext_noop("Too few reports to estimate.")
+
+
 def breakdown_candidates(survey: Survey) -> list[Question]:
     """Plain questions with one answer from a list (they define strata)."""
     return list(survey.questions.filter(is_private=False, kind__in=CROSSTAB_KINDS))
@@ -211,10 +225,15 @@ def breakdown_candidates(survey: Survey) -> list[Question]:
 def _stratum(
     mechanism: ldp.Mechanism, label: str, reports: list, *, shares: bool
 ) -> Stratum:
-    """One group's estimate: its shares (when listed) and its mean (if any)."""
-    if len(reports) < 2:
-        note = gettext_noop("Too few reports to estimate.")  # worded when shown
-        return Stratum(label, len(reports), note=note)
+    """One group's estimate: its shares (when listed) and its mean (if any).
+
+    A group with fewer reports than ``settings.BREAKDOWN_MIN_GROUP`` is not
+    estimated: its note says why (docs/maths.md, section 6.8).
+    """
+    minimum = max(int(settings.BREAKDOWN_MIN_GROUP), mechanism.minimum_reports, 2)
+    if len(reports) < minimum:
+        note = SMALL_GROUP_NOTE  # worded when shown, with the minimum
+        return Stratum(label, len(reports), note=note, minimum=minimum)
     estimate = mechanism.estimate(mechanism.aggregate(reports))
     fields: dict = {}
     if shares and estimate.identifiable:

@@ -303,10 +303,11 @@ def question_rows(
             gettext_noop("Every respondent who answered it has weight 0.")
         )
         return entry
-    ones = np.ones(len(payloads))
     if isinstance(mechanism, SupportMechanism):
         entry["measure"] = "share"
-        plain = ldp.weighted_estimate(mechanism, payloads, ones)
+        # The unweighted column is the results page's estimate with the
+        # results page's interval: one method per estimand on every page.
+        plain = mechanism.estimate(mechanism.aggregate(payloads))
         weighted = ldp.weighted_estimate(mechanism, payloads, weights)
         low_u, high_u = _interval(plain)
         low_w, high_w = _interval(weighted)
@@ -325,7 +326,7 @@ def question_rows(
         entry["design_effect"] = weighted.design_effect
     elif hasattr(mechanism, "scores"):
         entry["measure"] = "mean"
-        plain_mean = ldp.weighted_mean(mechanism, payloads, ones)
+        plain_mean = mechanism.estimate(mechanism.aggregate(payloads)).mean()
         weighted_mean = ldp.weighted_mean(mechanism, payloads, weights)
         low_u, high_u = _interval(plain_mean)
         low_w, high_w = _interval(weighted_mean)

@@ -69,8 +69,13 @@ def breakdown_shown(result: dict[str, Any]) -> dict[str, Any]:
                 "stratum": {
                     **stratum,
                     "label": _label(by_kind, stratum["label"]),
-                    # The note is a marked English sentence: its msgid.
-                    "note": gettext(note) if note else "",
+                    # The note is a marked English sentence: its msgid, with
+                    # the group minimum it names (none in older results).
+                    "note": (
+                        gettext(note) % {"minimum": stratum.get("minimum")}
+                        if note
+                        else ""
+                    ),
                 },
                 "rows": [
                     {

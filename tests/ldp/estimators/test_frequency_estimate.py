@@ -57,11 +57,21 @@ def test_wilson_interval_is_the_wilson_score_interval_for_lambda_mapped():
 
 
 def test_wald_interval_is_estimate_plus_minus_z_se_unclipped():
-    est = coin_estimate(2, 100)
+    est = coin_estimate(30, 100)
     interval = est.confidence_interval(method="wald")
     z = stats.norm.ppf(0.975)
     assert interval.low[1] == pytest.approx(est.estimate[1] - z * est.standard_error[1])
     assert interval.low[1] < 0
+
+
+def test_wald_interval_uses_at_least_the_smallest_possible_report_variance():
+    # 2 yes reports of 100: λ̂(1 − λ̂) = 0.0196 is below q(1 − q) = 3/16, the
+    # least a yes report's variance can be when λ lies in [1/4, 3/4].
+    est = coin_estimate(2, 100)
+    interval = est.confidence_interval(method="wald")
+    z = stats.norm.ppf(0.975)
+    floor = np.sqrt(3 / 16 / 100) / 0.5
+    assert interval.low[1] == pytest.approx(est.estimate[1] - z * floor)
 
 
 def test_simultaneous_intervals_use_bonferroni_and_are_wider():

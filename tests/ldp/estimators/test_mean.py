@@ -192,7 +192,7 @@ def test_mean_estimate_hand_computed_and_serialisable():
     assert result.standard_error == pytest.approx(scores.std(ddof=1) / 10)
     t = result.confidence_interval(0.9)
     z = result.confidence_interval(0.9, method="normal")
-    assert t.low < z.low < result.estimate < z.high < t.high
+    assert t.low < z.low < result.estimate < z.high <= t.high <= 10
     with pytest.raises(ValueError, match="allowed"):
         result.confidence_interval(method="wald")
     with pytest.raises(ValueError, match="level"):

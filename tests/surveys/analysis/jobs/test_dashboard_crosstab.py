@@ -123,3 +123,27 @@ def test_privacy_page_shows_each_epsilon_the_total_and_tradeoff_charts(
 def test_percent_formatting_keeps_one_decimal():
     assert numbers.percent(0.12345) == "12.3%"
     assert numbers.percent(None) == "—"
+
+
+def test_breakdown_groups_below_the_minimum_size_are_suppressed_with_the_reason(
+    answered, settings
+):
+    q = _by_mechanism(answered)
+    settings.BREAKDOWN_MIN_GROUP = 10_000
+    result = crosstabs.breakdown(q["grr"], q["plain"])
+    for stratum in result.strata:
+        assert stratum.estimate == [] and stratum.low == [] and stratum.mean is None
+        assert stratum.note == crosstabs.SMALL_GROUP_NOTE
+        assert stratum.minimum == 10_000
+
+
+def test_breakdown_groups_at_the_minimum_size_show_shares_within_0_and_1(
+    answered, settings
+):
+    q = _by_mechanism(answered)
+    settings.BREAKDOWN_MIN_GROUP = 2
+    result = crosstabs.breakdown(q["ordinal"], q["plain"])
+    for stratum in result.strata:
+        pairs = zip(stratum.low, stratum.high, strict=True)
+        assert all(0 <= low < high <= 1 for low, high in pairs)
+        assert 0 <= stratum.mean_low < stratum.mean_high

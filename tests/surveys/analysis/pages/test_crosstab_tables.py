@@ -105,3 +105,17 @@ def test_a_breakdown_strata_note_is_translated():
         ]["strata"]
     assert item["stratum"]["note"] == "Muy pocos informes para estimar."
     assert item["mean"] == "—"
+
+
+def test_a_suppressed_breakdown_group_names_the_minimum_in_the_readers_language():
+    from surveys.analysis.jobs.crosstabs import SMALL_GROUP_NOTE
+
+    result = _breakdown(SMALL_GROUP_NOTE)
+    result["strata"][0]["stratum"]["minimum"] = 30
+    for language in ("en", "fr", "es"):
+        with translation.override(language):
+            (item,) = breakdown_shown(result)["breakdown"]["strata"]
+        assert "30" in item["stratum"]["note"]
+        assert (item["stratum"]["note"] == SMALL_GROUP_NOTE % {"minimum": 30}) == (
+            language == "en"
+        )
