@@ -178,6 +178,11 @@ def _languages(
             texts = dict(question.translations.get(language, {}))
             if question.kind == Question.Kind.YES_NO:
                 texts.pop("options", None)
+            else:  # a label left untranslated stays missing; numbers read alike
+                texts.setdefault(
+                    "options",
+                    [o if o.strip().isdigit() else "" for o in question.options],
+                )
             per_question[pk] = texts
         try:
             translation_services.translations_update(
@@ -219,4 +224,5 @@ def draft_from(
         file_name=file_name[:200],
         findings=[f.as_json() for f in parsed.findings],
     )
+    survey.refresh_from_db()
     return survey
