@@ -1,54 +1,42 @@
 """The respondent's form, built from a survey.
 
-Privacy invariant: a private question's true-answer inputs are rendered with
-no ``name`` attribute, so the browser can never submit them; the field behind
-them reads nothing from the request.  What is submitted for a private question
-is the report the page's script computed on the device (a hidden field).
+Privacy invariant (its fields, ``answer_fields``): a private question's true
+answer is never submitted, only the report its device computed.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from django import forms
-from django.forms.boundfield import BoundField
-from django.utils.formats import number_format
-from django.utils.translation import (
-    gettext,
-    gettext_lazy,
-    ngettext,
-)
+from django.utils.translation import gettext, gettext_lazy
 
 from surveys.authoring import display_logic
 from surveys.authoring.kinds import facts
 from surveys.authoring.models import Question, Survey
+from surveys.collection.answer_fields import (
+    LINK_PREFIX,
+    NO_REPORT,
+    AnswerInputs,
+    DeviceOnlyField,
+    LinkValueField,
+    NumberInRangeField,
+    NumberOnDevice,
+    ReportField,
+    SkipField,
+)
+from surveys.collection.answer_layout import QuestionBlock, SectionBlock, mark_grids
 from surveys.collection.questions import (
     CHOICE_KINDS,
     PRIVATE_KINDS,
     grid,
     most_selections,
-    plain_decimal,
     shown_choices,
 )
-from surveys.collection.services import ResponseIn, SentReport, link_value_problem
+from surveys.collection.services import ResponseIn, SentReport
 from surveys.expected_fields import CSRF_FIELD, ExpectedFieldsMixin
-
-MAX_REPORT_CHARS = 65_536
-# A numeric question's low, high and step have at most this many decimal places.
-GRID_PLACES = Question._meta.get_field("numeric_step").decimal_places
-
-NO_REPORT = gettext_lazy(
-    "No randomized report arrived for “%(question)s”. This page's script "
-    "randomizes your answer on your device, so it needs JavaScript; nothing "
-    "was stored."
-)
-
 
 NOT_SHOWN_BUT_SENT = gettext_lazy(
     "“%(question)s” was not shown (it is shown only for some answers to "
@@ -72,402 +60,6 @@ TRUE_ANSWER_SENT = gettext_lazy(
 # The signed "page loaded while open" stamp (lifecycle's grace period): read by
 # the view, never stored.
 OPEN_STAMP_FIELD = "opened"
-
-
-def range_words(low: Decimal, high: Decimal, step: Decimal) -> str:
-    """A numeric question's range and step in words, in the active language,
-    each figure exact (written out in full, with the language's decimal mark)."""
-    low_, high_, step_ = (number_format(plain_decimal(v)) for v in (low, high, step))
-    return gettext("a number from %(low)s to %(high)s, in steps of %(step)s") % {
-        "low": low_,
-        "high": high_,
-        "step": step_,
-    }
-
-
-SKIP_MARKER = "skipped"
-
-
-class SkipField(forms.BooleanField):
-    """The "Prefer not to answer" marker of an optional question.
-
-    It is the only thing the device sends for a skipped question: no report,
-    nothing derived from an answer.  The marker itself is visible to the server.
-    """
-
-    widget = forms.CheckboxInput
-
-    def __init__(self, question: Question, **kwargs: Any) -> None:
-        super().__init__(
-            required=False,
-            label=gettext_lazy("Prefer not to answer"),
-            widget=forms.CheckboxInput(
-                attrs={"value": SKIP_MARKER, "class": "skip-marker"},
-                check_test=lambda value: value == SKIP_MARKER,
-            ),
-            **kwargs,
-        )
-        self.question = question
-
-
-class AnswerInputs(forms.Widget):
-    """Radio or checkbox inputs, each with a label
-    (``templates/collection/widgets/answer_inputs.html``).
-
-    With ``named=False`` (private questions) the inputs get no ``name``, so the
-    browser never submits them; the page's script reads them on the device.
-    """
-
-    template_name = "collection/widgets/answer_inputs.html"
-
-    def __init__(
-        self,
-        choices: list[tuple[int, str]],
-        *,
-        multiple: bool,
-        named: bool,
-        most: int | None = None,
-    ) -> None:
-        super().__init__()
-        self.choices = choices
-        self.multiple = multiple
-        self.named = named
-        self.most = most  # multi-select: the most options one may tick
-
-    def get_context(self, name: str, value: Any, attrs: Any) -> dict[str, Any]:
-        context = super().get_context(name, value, attrs)
-        selected = {str(v) for v in (value if isinstance(value, list) else [value])}
-        context["widget"].update(
-            {
-                "id": (attrs or {}).get("id") or f"id_{name}",
-                "input_type": "checkbox" if self.multiple else "radio",
-                "named": self.named,
-                "required": self.named and not self.multiple,
-                # Unnamed radios are not grouped by the browser: each says
-                # where it sits in its group, for assistive technology.
-                "positioned": not self.named and not self.multiple,
-                "options": [
-                    {
-                        "value": choice_value,
-                        "label": label,
-                        "checked": self.named and str(choice_value) in selected,
-                    }
-                    for choice_value, label in self.choices
-                ],
-                "hint": self._hint() if self.multiple else "",
-                "max_selections": self.most if self.multiple else None,
-            }
-        )
-        return context
-
-    def _hint(self) -> str:
-        """How many options a multi-select takes, in words."""
-        if not self.most:
-            return gettext("Choose any number of options, or none.")
-        return ngettext(
-            "Choose up to %(count)s option, or none.",
-            "Choose up to %(count)s options, or none.",
-            self.most,
-        ) % {"count": number_format(self.most)}
-
-    def value_from_datadict(self, data, files, name) -> Any:
-        if not self.named:
-            return None  # never read a true answer, even if someone sends one
-        if self.multiple:
-            return data.getlist(name) if hasattr(data, "getlist") else data.get(name)
-        return data.get(name)
-
-    def value_omitted_from_data(self, data, files, name) -> bool:
-        return self.named and name not in data
-
-    def id_for_label(self, id_: str) -> str:
-        return f"{id_}_0" if id_ else id_
-
-
-class NumberOnDevice(forms.Widget):
-    """A private numeric answer: a text box and a slider, neither with a name
-    (``templates/collection/widgets/number_on_device.html``).
-
-    The slider moves over the grid's levels (0 … m−1) and writes the exact
-    value into the text box; the page's script reads the text box, turns the
-    value into its level index with exact decimal arithmetic, and randomizes
-    that.  The range and step are shown in the label.
-    """
-
-    template_name = "collection/widgets/number_on_device.html"
-
-    def __init__(self, low: Decimal, high: Decimal, step: Decimal) -> None:
-        super().__init__()
-        self.low, self.high, self.step = low, high, step
-        self.levels = int((high - low) / step) + 1
-
-    def range_words(self) -> str:
-        return range_words(self.low, self.high, self.step)
-
-    def get_context(self, name: str, value: Any, attrs: Any) -> dict[str, Any]:
-        context = super().get_context(name, value, attrs)
-        # Exact figures as text (never localized: the device parses them).
-        low, high, step = (plain_decimal(v) for v in (self.low, self.high, self.step))
-        context["widget"].update(
-            {
-                "id": (attrs or {}).get("id") or f"id_{name}",
-                "low": low,
-                "high": high,
-                "step": step,
-                "top": str(self.levels - 1),
-                "middle": str((self.levels - 1) // 2),
-                "answer_words": gettext("Your answer: %(range)s")
-                % {"range": self.range_words()},
-                "slide_words": gettext("Or slide to choose"),
-                "range_words": gettext(
-                    "From %(low)s to %(high)s; each step is %(step)s."
-                )
-                % {
-                    "low": number_format(low),
-                    "high": number_format(high),
-                    "step": number_format(step),
-                },
-            }
-        )
-        return context
-
-    def value_from_datadict(self, data, files, name) -> Any:
-        return None  # never read a true answer, even if someone sends one
-
-    def value_omitted_from_data(self, data, files, name) -> bool:
-        return False
-
-    def id_for_label(self, id_: str) -> str:
-        return f"{id_}_value" if id_ else id_
-
-
-class DeviceOnlyField(forms.Field):
-    """The true answer of a private question: shown, never received."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(required=False, **kwargs)
-
-    def clean(self, value: Any) -> None:
-        return None
-
-
-LINK_PREFIX = "link_"
-
-
-def link_inputs(survey: Survey, values: Mapping[str, str]) -> list[BoundField]:
-    """The hidden inputs carrying ``values`` of the survey's link fields, as
-    ``ResponseForm.link_inputs`` renders them (without building the whole form)."""
-    form = forms.Form()
-    for name in survey.link_fields:
-        form.fields[f"{LINK_PREFIX}{name}"] = LinkValueField(
-            name, survey.link_fields, initial=values.get(name, "")
-        )
-    return [form[f"{LINK_PREFIX}{name}"] for name in survey.link_fields]
-
-
-class LinkValueField(forms.CharField):
-    """One link field's value (a URL parameter), carried as a hidden input."""
-
-    widget = forms.HiddenInput
-
-    def __init__(self, name: str, declared: list[str], **kwargs: Any) -> None:
-        super().__init__(required=False, strip=False, **kwargs)
-        self.link_name = name
-        self.declared = declared
-
-    def clean(self, value: Any) -> str:
-        text = super().clean(value) or ""
-        if text:
-            problem = link_value_problem(self.link_name, text, self.declared)
-            if problem:
-                raise forms.ValidationError(
-                    gettext("%(problem)s Nothing was stored.") % {"problem": problem}
-                )
-        return text
-
-
-class ReportField(forms.CharField):
-    """The JSON report the respondent's device computed for one question."""
-
-    widget = forms.HiddenInput
-
-    def __init__(self, question: Question, **kwargs: Any) -> None:
-        kwargs.setdefault("max_length", MAX_REPORT_CHARS)
-        super().__init__(
-            error_messages={
-                "required": NO_REPORT % {"question": question.text},
-                "max_length": f"The report for “{question.text}” is too long.",
-            },
-            strip=False,
-            **kwargs,
-        )
-        self.question = question
-
-    def clean(self, value: Any) -> Any:
-        text = super().clean(value)
-        if text == "" and not self.required:
-            return None  # an optional question's report may be absent (skipped)
-        try:
-            return json.loads(text, parse_constant=_reject_constant)
-        except (ValueError, RecursionError):
-            raise forms.ValidationError(
-                f"The report for “{self.question.text}” is not valid JSON; "
-                "nothing was stored."
-            ) from None
-
-
-# One to three digits (not a lone 0), one mark, exactly three digits: "1.000"
-# is a thousand in English and one in Spanish or French.
-ONE_GROUP = re.compile(r"[+-]?[1-9][0-9]{0,2}[.,][0-9]{3}\Z")
-
-
-class NumberInRangeField(forms.DecimalField):
-    """A plain numeric answer: a number from the question's low to high, on its step.
-
-    Checked with exact decimal arithmetic, the range first.  (Django's own step
-    validator computes with floats: 1e309 made it fail with a server error.)
-    """
-
-    def __init__(self, question: Question, **kwargs: Any) -> None:
-        bounds = grid(question)
-        if bounds is None:
-            raise ValueError(f"question {question.pk} has no numeric range")
-        self.low, self.high, self.step = bounds
-        messages = {
-            "invalid": gettext("The answer to “%(question)s” must be %(allowed)s.")
-            % {"question": question.text, "allowed": range_words(*bounds)}
-        }
-        super().__init__(
-            error_messages={**messages, **kwargs.pop("error_messages", {})}, **kwargs
-        )
-        self.error_messages["out_of_range"] = messages["invalid"]
-
-    def to_python(self, value: Any) -> Decimal | None:
-        """The typed number, refusing (never guessing) a form that may carry
-        thousands separators, as the device does (docs/device-languages.md,
-        section 4): "1.000" where the grid has fewer than three decimals, or
-        digits grouped with "_" (which Python's Decimal would read as 1000).
-        A "," or a space was never a number here."""
-        if value not in self.empty_values:
-            text = str(value).strip()
-            places = max(_decimal_places(self.low), _decimal_places(self.step))
-            if "_" in text or (places < 3 and ONE_GROUP.match(text)):
-                raise forms.ValidationError(
-                    self.error_messages["invalid"], code="invalid"
-                )
-        return super().to_python(value)
-
-    def widget_attrs(self, widget: forms.Widget) -> dict[str, Any]:
-        attrs = super().widget_attrs(widget)
-        attrs.update(
-            min=plain_decimal(self.low),
-            max=plain_decimal(self.high),
-            step=plain_decimal(self.step),
-        )
-        return attrs
-
-    def validate(self, value: Decimal | None) -> None:
-        super().validate(value)  # required, finite
-        if value in self.empty_values:
-            return
-        # Bounded by the range and the places the grid can have, the step check
-        # below is exact (well within the 28 digits of decimal arithmetic).
-        if (
-            not self.low <= value <= self.high
-            or _decimal_places(value) > GRID_PLACES
-            or (value - self.low) % self.step
-        ):
-            raise forms.ValidationError(
-                self.error_messages["out_of_range"], code="out_of_range"
-            )
-
-
-def _decimal_places(value: Decimal) -> int:
-    """Digits after the point, trailing zeros aside (no rounding, any exponent)."""
-    _, digits, exponent = value.as_tuple()
-    if not any(digits):
-        return 0
-    trailing = len(digits) - len("".join(map(str, digits)).rstrip("0"))
-    return max(0, -(int(exponent) + trailing))
-
-
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not allowed in a report")
-
-
-@dataclass
-class QuestionBlock:
-    """One question as the template lays it out."""
-
-    question: Question
-    number: int
-    answer: BoundField
-    hidden: list[BoundField]
-    skip: BoundField | None = None
-    # A row of a grid of scale items shown together (see ``sections``): the
-    # first row opens the grid, the last closes it.
-    in_grid: bool = False
-    grid_start: bool = False
-    grid_end: bool = False
-
-    @property
-    def protected(self) -> bool:
-        return self.question.is_private
-
-    @property
-    def typed(self) -> bool:
-        """The answer is a number typed in a box (its kind's answers are a
-        grid), so it has a label of its own."""
-        return facts(self.question.kind).grid
-
-    @property
-    def numeric_words(self) -> str:
-        """The range and step in words, for numeric questions ("" otherwise)."""
-        bounds = grid(self.question) if facts(self.question.kind).grid else None
-        if bounds is None:
-            return ""
-        return range_words(*bounds)
-
-
-def _grid_key(question: Question) -> tuple | None:
-    """What rows of one grid share (None: not a grid row): the stem and scale of
-    a protected scale question without display logic."""
-    if not question.grid or not facts(question.kind).ordered:
-        return None
-    if not question.is_private or question.show_if:
-        return None
-    return (question.grid, tuple(question.options))
-
-
-def _mark_grids(blocks: list[QuestionBlock]) -> None:
-    """Mark runs of two or more consecutive rows of the same grid."""
-    start = 0
-    while start < len(blocks):
-        key = _grid_key(blocks[start].question)
-        end = start + 1
-        while (
-            key is not None
-            and end < len(blocks)
-            and _grid_key(blocks[end].question) == key
-        ):
-            end += 1
-        if key is not None and end - start >= 2:
-            for block in blocks[start:end]:
-                block.in_grid = True
-            blocks[start].grid_start = True
-            blocks[end - 1].grid_end = True
-        start = end
-
-
-@dataclass
-class SectionBlock:
-    """The questions between two section breaks, shown as one page of the form."""
-
-    number: int
-    total: int
-    title: str
-    intro: str
-    blocks: list[QuestionBlock]
 
 
 class ResponseForm(ExpectedFieldsMixin, forms.Form):
@@ -815,7 +407,7 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
                 groups.append((question.section_title, question.section_intro, []))
             groups[-1][2].append(block)
         for _, _, blocks in groups:
-            _mark_grids(blocks)
+            mark_grids(blocks)
         return [
             SectionBlock(
                 number,

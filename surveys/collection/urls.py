@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from surveys.collection import lifecycle_views, views
+from surveys.collection import lifecycle_views, verification_views, views
 from surveys.collection.converters import TokenConverter
 
 register_converter(TokenConverter, "token")
@@ -8,11 +8,11 @@ register_converter(TokenConverter, "token")
 app_name = "collection"
 
 urlpatterns = [
-    path("verify/", views.verify, name="verify"),
-    path("randomizer.js", views.randomizer_js, name="randomizer"),
-    path("wording.js", views.wording_js, name="wording"),
+    path("verify/", verification_views.verify, name="verify"),
+    path("randomizer.js", verification_views.randomizer_js, name="randomizer"),
+    path("wording.js", verification_views.wording_js, name="wording"),
     path("declined/", views.declined, name="declined"),
-    path("receipt/<token:receipt>/", views.receipt, name="receipt"),
+    path("receipt/<token:receipt>/", verification_views.receipt, name="receipt"),
     path(
         "receipt/<token:receipt>/withdraw/",
         lifecycle_views.withdraw,

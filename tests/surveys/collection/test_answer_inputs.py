@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.utils.safestring import mark_safe
 
-from surveys.collection.forms import AnswerInputs
+from surveys.collection.answer_fields import AnswerInputs
 
 CHOICES = [(0, "A & B"), (1, "<i>x</i>"), (2, 'say "hi"'), (3, "it's")]
 

@@ -11,7 +11,8 @@ from django.urls import reverse
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Survey
-from surveys.collection.forms import SKIP_MARKER, ResponseForm
+from surveys.collection.answer_fields import SKIP_MARKER
+from surveys.collection.forms import ResponseForm
 from surveys.collection.models import PlainAnswer, Report, SkippedAnswer, Submission
 from surveys.collection.services import (
     ResponseIn,
