@@ -23,7 +23,8 @@ from surveys.authoring import services as authoring
 from surveys.authoring.kinds import facts
 from surveys.authoring.mechanisms import YES_NO_OPTIONS, PrivacyConfig
 from surveys.authoring.models import Survey
-from surveys.collection.services import ResponseIn, SentReport, submissions_ingest_bulk
+from surveys.collection.responses import ResponseIn, SentReport
+from surveys.collection.services import submissions_ingest_bulk
 
 DEMO_USERNAME = "demo"
 # Development only (seed_demo refuses to run in production): a fixed, documented

@@ -35,7 +35,7 @@ from surveys.collection.questions import (
     most_selections,
     shown_choices,
 )
-from surveys.collection.services import ResponseIn, SentReport
+from surveys.collection.responses import ResponseIn, SentReport
 from surveys.expected_fields import CSRF_FIELD, ExpectedFieldsMixin
 
 NOT_SHOWN_BUT_SENT = gettext_lazy(

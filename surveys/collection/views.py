@@ -29,7 +29,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from surveys.authoring import lifecycle, translations
 from surveys.authoring.models import Survey
-from surveys.collection import assets, ratelimit, selectors, services
+from surveys.collection import assets, ratelimit, responses, selectors, services
 from surveys.collection.forms import ResponseForm
 from surveys.collection.models import Invitation
 
@@ -301,7 +301,7 @@ def _respond(
             return _rejected(
                 request,
                 survey,
-                services.SubmissionRejected(
+                responses.SubmissionRejected(
                     gettext(
                         "This survey is not accepting answers, so nothing was stored."
                     ),
@@ -346,7 +346,7 @@ def store_posted_answers(
     except ValueError:
         return _unanswerable(request, survey)
     if not form.is_valid():
-        error = services.SubmissionRejected(" ".join(form.problems()))
+        error = responses.SubmissionRejected(" ".join(form.problems()))
         return _rejected(request, survey, error, form=form)
     if survey.record_language:  # an unprotected field the researcher declared
         ingest["language"] = translations.language_for_request(request, survey)
@@ -354,7 +354,7 @@ def store_posted_answers(
         outcome = services.submission_ingest(
             survey=survey, response=form.response(), **ingest
         )
-    except services.SubmissionRejected as error:
+    except responses.SubmissionRejected as error:
         return _rejected(request, survey, error, form=form)
     receipt_url = reverse("collection:receipt", args=[outcome.receipt_code])
     if _wants_json(request):
@@ -407,7 +407,7 @@ def _wants_json(request: HttpRequest) -> bool:
 def _rejected(
     request: HttpRequest,
     survey: Survey,
-    error: services.SubmissionRejected,
+    error: responses.SubmissionRejected,
     form: ResponseForm | None = None,
 ) -> HttpResponse:
     if _wants_json(request):

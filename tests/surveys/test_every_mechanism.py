@@ -53,12 +53,8 @@ from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection import report_codec
 from surveys.collection.models import Report
 from surveys.collection.respondent_words import describe_report
-from surveys.collection.services import (
-    ResponseIn,
-    SentReport,
-    submission_ingest,
-    submissions_ingest_bulk,
-)
+from surveys.collection.responses import ResponseIn, SentReport
+from surveys.collection.services import submission_ingest, submissions_ingest_bulk
 
 pytestmark = pytest.mark.django_db
 

@@ -18,12 +18,8 @@ from surveys.authoring.mechanisms import YES_NO_OPTIONS, PrivacyConfig
 from surveys.authoring.models import Survey
 from surveys.celery import app as celery_app
 from surveys.collection.models import Report
-from surveys.collection.services import (
-    ResponseIn,
-    SentReport,
-    submission_ingest,
-    submissions_ingest_bulk,
-)
+from surveys.collection.responses import ResponseIn, SentReport
+from surveys.collection.services import submission_ingest, submissions_ingest_bulk
 from tests.surveys.analysis.dashboard_support import PASSWORD
 from tests.surveys.stored_reports import payloads
 

@@ -19,7 +19,8 @@ from surveys.analysis.tallies.services import tallies_refresh
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import YES_NO_OPTIONS, PrivacyConfig
 from surveys.authoring.models import Survey
-from surveys.collection.services import ResponseIn, SentReport, submissions_ingest_bulk
+from surveys.collection.responses import ResponseIn, SentReport
+from surveys.collection.services import submissions_ingest_bulk
 from tests.surveys.stored_reports import payloads
 
 PASSWORD = "correct horse battery staple"

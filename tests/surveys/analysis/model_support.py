@@ -20,11 +20,8 @@ from surveys.analysis.tallies.snapshots import snapshot_refresh
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Survey
-from surveys.collection.services import (
-    ResponseIn,
-    SentReport,
-    submissions_ingest_bulk,
-)
+from surveys.collection.responses import ResponseIn, SentReport
+from surveys.collection.services import submissions_ingest_bulk
 
 REGIONS = ("North", "South", "East")
 REGION_SHARES = (0.5, 0.3, 0.2)  # the sample's; the population is even

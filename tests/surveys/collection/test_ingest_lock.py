@@ -21,9 +21,9 @@ from django.urls import reverse
 
 from surveys.authoring import services as authoring
 from surveys.authoring.models import Question, Survey
-from surveys.collection import services
+from surveys.collection import answer_checks, services
 from surveys.collection.models import PlainAnswer, Report, Submission
-from surveys.collection.services import ResponseIn, SentReport, SubmissionRejected
+from surveys.collection.responses import ResponseIn, SentReport, SubmissionRejected
 from tests.surveys.collection.conftest import JSON, body, questions, valid_reports
 
 
@@ -49,14 +49,14 @@ def nothing_stored() -> bool:
 
 def after_validation(monkeypatch, action) -> None:
     """Run ``action`` once the reports were validated, before they are stored."""
-    original = services._Checker.check
+    original = answer_checks.AnswerChecker.check
 
     def check(self, sent):
         result = original(self, sent)
         action()
         return result
 
-    monkeypatch.setattr(services._Checker, "check", check)
+    monkeypatch.setattr(answer_checks.AnswerChecker, "check", check)
 
 
 @pytest.mark.django_db

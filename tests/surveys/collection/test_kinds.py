@@ -17,7 +17,7 @@ from surveys.collection import services
 from surveys.collection.forms import ResponseForm
 from surveys.collection.models import PlainAnswer, Report, Submission
 from surveys.collection.respondent_words import describe_report
-from surveys.collection.services import ResponseIn, SentReport, SubmissionRejected
+from surveys.collection.responses import ResponseIn, SentReport, SubmissionRejected
 from tests.surveys.collection.conftest import (
     JSON,
     OPTIONS,

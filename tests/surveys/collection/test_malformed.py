@@ -8,7 +8,7 @@ examples (TARGETS, ≥ 10,000 in all):
 
 - "validate": the respondent view's form (``ResponseForm`` on a QueryDict, as
   ``request.POST``) and then the ingestion service's checks (the same
-  ``_Checker`` that ``submission_ingest`` runs before storing) — most examples,
+  ``AnswerChecker`` that ``submission_ingest`` runs before storing) — most examples,
   as this layer needs no database round trip per example;
 - "ingest": ``services.submission_ingest`` itself, the last line of defence;
 - "http": POSTs through the whole stack (middleware, view, JSON errors), a
@@ -33,7 +33,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from surveys.authoring.models import Survey
-from surveys.collection import services
+from surveys.collection import answer_checks, responses, services
 from surveys.collection.forms import ResponseForm
 from surveys.collection.models import Invitation, PlainAnswer, Report, Submission
 from tests.surveys.collection.conftest import JSON, body, questions
@@ -145,7 +145,7 @@ class Validator:
 
     def __init__(self, survey: Survey) -> None:
         self.survey = Survey.objects.prefetch_related("questions").get(pk=survey.pk)
-        self.checker = services._Checker(self.survey)
+        self.checker = answer_checks.AnswerChecker(self.survey)
 
     def rejection(self, data: dict[str, str]) -> str:
         """The message a rejected body gets; fails the test if it is accepted."""
@@ -158,7 +158,7 @@ class Validator:
             return message
         try:
             self.checker.check(form.response())
-        except services.SubmissionRejected as error:
+        except responses.SubmissionRejected as error:
             assert 400 <= error.status < 500
             assert error.message.strip()
             return error.message
@@ -220,11 +220,11 @@ def test_out_of_domain_reports_are_rejected_by_the_ingest_service(survey):
             return False
         question = by_mechanism[mechanism]
         reports = dict(template.reports)
-        reports[question.pk] = services.SentReport(question.spec_revision, value)
+        reports[question.pk] = responses.SentReport(question.spec_revision, value)
         response = dataclasses.replace(
             template, idempotency_key=uuid.uuid4(), reports=reports
         )
-        with pytest.raises(services.SubmissionRejected) as error:
+        with pytest.raises(responses.SubmissionRejected) as error:
             services.submission_ingest(survey=survey, response=response)
         assert error.value.status == 400
         assert question.text in error.value.message

@@ -10,7 +10,7 @@ import pytest
 from surveys.authoring.models import Survey
 from surveys.collection import selectors, services
 from surveys.collection.models import Invitation, PlainAnswer, Report, Submission
-from surveys.collection.services import ResponseIn, SentReport, SubmissionRejected
+from surveys.collection.responses import ResponseIn, SentReport, SubmissionRejected
 from surveys.collection.tokens import invitation_token_hash
 from tests.surveys.collection.conftest import questions, valid_reports
 

@@ -9,7 +9,7 @@ import pytest
 from surveys.authoring.models import Survey
 from surveys.collection import services
 from surveys.collection.models import Submission
-from surveys.collection.services import ResponseIn, SentReport
+from surveys.collection.responses import ResponseIn, SentReport
 from surveys.collection.signals import reports_committed
 from tests.surveys.collection.conftest import body as form_body
 from tests.surveys.collection.conftest import questions, valid_reports

@@ -14,13 +14,8 @@ from surveys.authoring.models import Survey
 from surveys.collection.answer_fields import SKIP_MARKER
 from surveys.collection.forms import ResponseForm
 from surveys.collection.models import PlainAnswer, Report, SkippedAnswer, Submission
-from surveys.collection.services import (
-    ResponseIn,
-    SentReport,
-    SubmissionRejected,
-    submission_ingest,
-    submissions_ingest_bulk,
-)
+from surveys.collection.responses import ResponseIn, SentReport, SubmissionRejected
+from surveys.collection.services import submission_ingest, submissions_ingest_bulk
 from tests.surveys.collection.conftest import JSON, body, valid_reports
 
 pytestmark = pytest.mark.django_db

@@ -32,7 +32,8 @@ from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Question, Survey
 from surveys.authoring.selectors import question_privacy_config
 from surveys.collection.models import PlainAnswer, Report, Submission
-from surveys.collection.services import ResponseIn, submissions_ingest_bulk
+from surveys.collection.responses import ResponseIn
+from surveys.collection.services import submissions_ingest_bulk
 from tests.surveys.analysis import dashboard_support
 from tests.surveys.analysis.conftest import FAMILIES, make_survey, submit_bulk
 from tests.surveys.stored_reports import payloads

@@ -254,7 +254,8 @@ def _one_test_response(survey) -> None:
     import numpy as np
 
     import ldp
-    from surveys.collection.services import ResponseIn, SentReport, submission_ingest
+    from surveys.collection.responses import ResponseIn, SentReport
+    from surveys.collection.services import submission_ingest
 
     rng = np.random.default_rng(5)
     reports, plain = {}, {}

@@ -14,7 +14,8 @@ from surveys.analysis.tallies import services, snapshots
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Survey
-from surveys.collection.services import ResponseIn, SentReport, submissions_ingest_bulk
+from surveys.collection.responses import ResponseIn, SentReport
+from surveys.collection.services import submissions_ingest_bulk
 
 pytestmark = pytest.mark.django_db
 
