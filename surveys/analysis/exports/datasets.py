@@ -360,6 +360,58 @@ def stata_label(text: str) -> str:
     return text[: STATA_LABEL_LIMIT - 1] + "…"
 
 
+PROTECTED_MARK = "not the respondent's answer: "
+PLAIN_MARK = "answer (not protected): "
+
+
+def _fit(text: str, room: int) -> str:
+    """``text`` within ``room`` characters, ending with … when cut."""
+    if len(text) <= room:
+        return text
+    return text[: max(room - 1, 0)] + "…"
+
+
+def stata_variable_label(variable: Variable) -> str:
+    """A Stata variable label (≤ 80 characters) that starts with the question.
+
+    The shared "randomized report" warning of SPSS and CSV labels would take
+    76 of Stata's 80 characters, so here the question text comes first, then
+    what the column holds (an option's bit, a hash seed), then a short mark
+    ``[randomized, eps=…]``; only the question text is shortened, with …,
+    so every column keeps what tells it apart.
+    """
+    text = variable.label
+    if variable.protected and PROTECTED_MARK in text:
+        rest = text.split(PROTECTED_MARK, 1)[1]
+        mark = f" [randomized, eps={variable.epsilon}]"
+    else:
+        rest = text.split(PLAIN_MARK, 1)[1] if PLAIN_MARK in text else text
+        mark = ""
+    question = variable.question
+    if question and question in rest:
+        detail = rest.replace(question, "", 1).strip(" :")
+    else:
+        question, detail = "", rest
+    tail = (f" ({detail})" if question and detail else detail) + mark
+    tail = _fit(tail, STATA_LABEL_LIMIT - min(len(question), 20))
+    return _fit(question, STATA_LABEL_LIMIT - len(tail)) + tail
+
+
+def stata_labels(columns: list[Variable]) -> list[str]:
+    """Every column's :func:`stata_variable_label`, repeated ones told apart
+    by the variable's name."""
+    labels = [stata_variable_label(v) for v in columns]
+    seen: dict[str, int] = {}
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+    return [
+        label
+        if seen[label] == 1
+        else _fit(label, STATA_LABEL_LIMIT - len(v.name) - 3) + f" ({v.name})"
+        for label, v in zip(labels, columns, strict=True)
+    ]
+
+
 def write_dta(survey: Survey, fileobj: BinaryIO, progress: Progress = None) -> None:
     """Stata ``.dta``: variable labels (≤ 80 characters) and value labels."""
     import pyreadstat
@@ -370,7 +422,7 @@ def write_dta(survey: Survey, fileobj: BinaryIO, progress: Progress = None) -> N
             frame,
             path,
             file_label=stata_label(f"Deniable survey {survey.pk}: randomized reports"),
-            column_labels=[stata_label(v.label) for v in columns],
+            column_labels=stata_labels(columns),
             variable_value_labels=_labels(columns),
             version=15,
         ),

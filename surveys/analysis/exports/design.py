@@ -13,6 +13,7 @@ import ldp
 from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
 from surveys.authoring import kinds
 from surveys.authoring.catalogue import mechanism_label
+from surveys.authoring.lifecycle import survey_availability
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection import assets
 from surveys.collection.questions import answer_choices
@@ -87,6 +88,7 @@ def design_card(survey: Survey) -> dict[str, Any]:
     """Everything that decides how answers were randomized, as one JSON document."""
     questions = questions_document(survey)
     epsilons = [q["epsilon"] for q in questions if "epsilon" in q]
+    availability = survey_availability(survey)
     return {
         "format": "deniable-design-card/1",
         "generated_at": timezone.now().isoformat(),
@@ -94,7 +96,10 @@ def design_card(survey: Survey) -> dict[str, Any]:
             "id": survey.pk,
             "title": survey.title,
             "description": survey.description,
-            "status": survey.status,
+            # What respondents meet now: a published survey past its closing
+            # date or response target is "closed", not "open".
+            "status": str(availability.state),
+            "closed_because": str(availability.reason) or None,
             "revision": survey.revision,
             "published_at": (
                 survey.published_at.isoformat() if survey.published_at else None

@@ -62,7 +62,8 @@ def export_estimates_csv(request, pk: int):
     survey, results = survey_with_results(request, pk)
     if results is None:
         return results_computing()
-    body = "".join(exports.estimates_csv(results))
+    # A byte-order mark first, so spreadsheets read the file as UTF-8.
+    body = "\ufeff" + "".join(exports.estimates_csv(results))
     response = HttpResponse(body, content_type="text/csv; charset=utf-8")
     return _exported(request, survey, response, _filename(survey, "estimates.csv"))
 

@@ -318,8 +318,13 @@ def test_dta_round_trip_keeps_values_and_labels_within_stata_limits(
     assert all(len(label) <= 80 for label in meta.column_labels)
     long = [v for v in columns if len(v.label) > 80]
     assert long, "the fixture has labels longer than Stata allows"
+    assert meta.column_labels == datasets.stata_labels(columns)
+    assert len(set(meta.column_labels)) == len(meta.column_labels)
     for variable, label in zip(columns, meta.column_labels, strict=True):
-        assert label == datasets.stata_label(variable.label)
+        if variable.question:
+            assert label.startswith(variable.question[:20])
+        if variable.protected:
+            assert label.endswith(f"[randomized, eps={variable.epsilon}]")
     rows = _csv_rows(student_life)
     for variable in columns[1:]:
         if variable.value_labels:
@@ -670,3 +675,23 @@ def test_r_script_run_by_rscript_prints_the_dashboard_estimates(
     for name, values in printed.items():
         expected = results[name.split("_")[0]].estimate
         np.testing.assert_allclose(values, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_a_long_protected_question_keeps_its_text_first_in_its_stata_label():
+    question = "Have you ever " + "x" * 60 + " during the last twelve months?"
+    variable = datasets.Variable(
+        name="q1",
+        question_id=1,
+        position=1,
+        question=question,
+        kind="yes_no",
+        protected=True,
+        epsilon="1.1",
+        label=(
+            "randomized report (GRR, eps=1.1): not the respondent's answer: " + question
+        ),
+    )
+    label = datasets.stata_variable_label(variable)
+    assert len(label) == 80
+    assert label.startswith(question[:50]) and "…" in label
+    assert label.endswith(" [randomized, eps=1.1]")

@@ -37,8 +37,8 @@ def _get(client, name, survey):
     assert response.status_code == 200
     assert "attachment" in response["Content-Disposition"]
     if isinstance(response, StreamingHttpResponse):
-        return response, b"".join(response.streaming_content).decode()
-    return response, response.content.decode()
+        return response, b"".join(response.streaming_content).decode("utf-8-sig")
+    return response, response.content.decode("utf-8-sig")
 
 
 def _estimates_by_question(document) -> dict[int, list[float]]:
@@ -164,3 +164,38 @@ def test_design_card_lists_questions_specs_epsilon_budget_and_randomizer_hash(
     assert card["survey"]["total_epsilon"] == pytest.approx(
         sum(q["epsilon"] for q in private)
     )
+
+
+def test_estimates_csv_starts_with_a_byte_order_mark_for_spreadsheets(
+    ada_client, answered
+):
+    response = ada_client.get(
+        reverse("analysis:export_estimates_csv", args=[answered.pk])
+    )
+    assert response.content.startswith(b"\xef\xbb\xbfsurvey_id,")
+
+
+@pytest.mark.parametrize(
+    ("closing", "status", "because"),
+    [
+        (None, "open", None),
+        ("by_hand", "closed", "by_hand"),
+        ("date", "closed", "date"),
+    ],
+)
+def test_design_card_status_is_what_respondents_meet(
+    ada_client, answered, closing, status, because
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    if closing == "by_hand":
+        answered.status = answered.Status.CLOSED
+    elif closing == "date":
+        answered.closes_at = timezone.now() - timedelta(hours=1)
+    answered.save()
+    _, body = _get(ada_client, "export_design", answered)
+    card = json.loads(body)
+    assert card["survey"]["status"] == status
+    assert card["survey"]["closed_because"] == because

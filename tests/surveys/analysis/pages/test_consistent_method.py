@@ -124,7 +124,7 @@ def test_the_estimate_exports_name_the_consistent_method(ada_client, answered):
     def exported() -> tuple[set[str], set[str]]:
         body = ada_client.get(
             reverse("analysis:export_estimates_csv", args=[answered.pk])
-        ).content.decode()
+        ).content.decode("utf-8-sig")
         rows = list(csv.DictReader(io.StringIO(body)))
         in_csv = {r["consistent_method"] for r in rows if r["consistent"] != ""}
         document = json.loads(

@@ -150,7 +150,7 @@ def test_exports_label_the_per_level_rows_and_carry_the_bins(ada_client, answere
     numeric = _question(answered, "numeric")
     body = ada_client.get(
         reverse("analysis:export_estimates_csv", args=[answered.pk])
-    ).content.decode()
+    ).content.decode("utf-8-sig")
     rows = csv.DictReader(io.StringIO(body))
     rows = [r for r in rows if r["question_id"] == str(numeric.pk)]
     kinds = [r["row_type"] for r in rows]

@@ -403,7 +403,7 @@ def check_dashboard_matches_exports(page, integrity: str) -> None:
     _, estimates_json = export(page, "Estimates with intervals", "JSON")
     estimates = json.loads(estimates_json)
     _, estimates_csv = export(page, "Estimates with intervals", "CSV")
-    rows = list(csv.DictReader(io.StringIO(estimates_csv.decode("utf-8"))))
+    rows = list(csv.DictReader(io.StringIO(estimates_csv.decode("utf-8-sig"))))
     assert estimates["pending_reports"] == 0
     assert [q["question_id"] for q in estimates["questions"]] == private_ids
     assert estimates["total_epsilon"] == pytest.approx(card["survey"]["total_epsilon"])
