@@ -188,6 +188,44 @@ ACCOUNT_SIGNUP = env_str("SIGNUP", "off").strip().lower()
 if ACCOUNT_SIGNUP not in ("off", "approval", "open"):
     raise ImproperlyConfigured(f"SIGNUP={ACCOUNT_SIGNUP!r}; use off, approval or open.")
 
+# --- Single sign-on (OpenID Connect; surveys/accounts/oidc.py) -------------------
+# Off unless OIDC_CLIENT_ID is set; then the provider's endpoints are required.
+OIDC_RP_CLIENT_ID = env_str("OIDC_CLIENT_ID")
+OIDC_RP_CLIENT_SECRET = env_str("OIDC_CLIENT_SECRET")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env_str("OIDC_AUTHORIZATION_ENDPOINT")
+OIDC_OP_TOKEN_ENDPOINT = env_str("OIDC_TOKEN_ENDPOINT")
+OIDC_OP_USER_ENDPOINT = env_str("OIDC_USERINFO_ENDPOINT")
+OIDC_OP_JWKS_ENDPOINT = env_str("OIDC_JWKS_ENDPOINT")
+OIDC_RP_SIGN_ALGO = env_str("OIDC_SIGN_ALGO", "RS256")
+OIDC_RP_SCOPES = "openid email profile"
+OIDC_USE_PKCE = True
+OIDC_CREATE_USER = env_bool("OIDC_CREATE_ACCOUNTS", False)
+OIDC_PROVIDER_NAME = env_str("OIDC_PROVIDER_NAME", "single sign-on")
+OIDC_TIMEOUT = env_int("OIDC_TIMEOUT", 10)
+if OIDC_RP_CLIENT_ID:
+    _missing = [
+        name
+        for name, value in (
+            ("OIDC_CLIENT_SECRET", OIDC_RP_CLIENT_SECRET),
+            ("OIDC_AUTHORIZATION_ENDPOINT", OIDC_OP_AUTHORIZATION_ENDPOINT),
+            ("OIDC_TOKEN_ENDPOINT", OIDC_OP_TOKEN_ENDPOINT),
+            ("OIDC_USERINFO_ENDPOINT", OIDC_OP_USER_ENDPOINT),
+            (
+                "OIDC_JWKS_ENDPOINT",
+                OIDC_OP_JWKS_ENDPOINT
+                if OIDC_RP_SIGN_ALGO.startswith(("RS", "ES"))
+                else "-",
+            ),
+        )
+        if not value
+    ]
+    if _missing:
+        raise ImproperlyConfigured(
+            "OIDC_CLIENT_ID is set, so single sign-on is on, but "
+            f"{', '.join(_missing)} is empty; set it from the provider's "
+            "discovery document (.well-known/openid-configuration)."
+        )
+
 # --- Sessions ---------------------------------------------------------------------
 # A researcher is signed out after SESSION_IDLE_MINUTES without activity (the
 # dashboard's automatic refresh does not count) and SESSION_MAX_HOURS after signing
@@ -223,6 +261,8 @@ OTP_TOTP_ISSUER = env_str("OTP_TOTP_ISSUER", "Deniable")
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # Signs no one in unless OIDC_CLIENT_ID is set (below).
+    "surveys.accounts.oidc.SingleSignOnBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_LOCKOUT_MINUTES = env_int("LOGIN_LOCKOUT_MINUTES", 15)

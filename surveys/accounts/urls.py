@@ -9,7 +9,7 @@ page says the same whether or not an account uses the address.
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from surveys.accounts import audit_views, signup_views, views
+from surveys.accounts import audit_views, oidc, signup_views, views
 
 urlpatterns = [
     path("login/", views.SignInView.as_view(), name="login"),
@@ -51,6 +51,15 @@ urlpatterns = [
         "signup/verify/<uidb64>/<token>/",
         signup_views.verify,
         name="signup_verify",
+    ),
+    # Single sign-on (404 unless OIDC_CLIENT_ID is set): surveys/accounts/oidc.py.
+    path(
+        "oidc/authenticate/", oidc.authentication_init, name="oidc_authentication_init"
+    ),
+    path(
+        "oidc/callback/",
+        oidc.authentication_callback,
+        name="oidc_authentication_callback",
     ),
     path("audit/", audit_views.audit_log, name="audit_log"),
     path("audit.csv", audit_views.audit_log_csv, name="audit_log_csv"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import django_otp
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
@@ -12,7 +13,7 @@ from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from surveys.accounts import signup, two_factor
+from surveys.accounts import oidc, signup, two_factor
 from surveys.accounts.forms import SignInForm, code_field
 
 
@@ -24,6 +25,7 @@ class SignInView(auth_views.LoginView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         context["signup_open"] = signup.mode() != signup.OFF
+        context["sso_provider"] = settings.OIDC_PROVIDER_NAME if oidc.enabled() else ""
         return context
 
 

@@ -44,6 +44,8 @@ PUBLIC = {
     "password_reset_confirm",  # its signed token names one account
     "password_reset_complete",
     "signup",  # 404 unless SIGNUP allows it
+    "oidc_authentication_init",  # 404 unless single sign-on is configured
+    "oidc_authentication_callback",
     "signup_verify",  # its signed token names one account
     "set_language",  # the language picker (a browser cookie, nothing stored)
     "collection:verify",

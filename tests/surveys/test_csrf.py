@@ -94,6 +94,8 @@ READ_ONLY = {
     "password_reset_done",
     "audit_log",
     "audit_log_csv",
+    "oidc_authentication_init",
+    "oidc_authentication_callback",
     "password_reset_complete",
     "authoring:survey_list",
     "authoring:survey_detail",
