@@ -272,7 +272,115 @@ SCHEMAS: dict[str, Any] = {
 }
 
 
+# Who may call, and what the document says of the API.
+SECURED = [{"bearerAuth": []}]
+INFO = {
+    "title": "Deniable research API",
+    "version": "1",
+    "description": (
+        "Read-only access to your surveys' debiased estimates and "
+        "randomized reports. Every report was randomized on the "
+        "respondent's device; nothing here is a true answer."
+    ),
+}
+SECURITY_SCHEMES = {
+    "bearerAuth": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "A personal API token.",
+    }
+}
+
+# The operations, one per path.
+OPENAPI_OPERATION = {
+    "operationId": "openapi",
+    "summary": "This document.",
+    "security": [],
+    "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1.")},
+}
+LIST_SURVEYS = {
+    "operationId": "listSurveys",
+    "summary": "Your surveys.",
+    "security": SECURED,
+    "responses": {
+        "200": _json(
+            {
+                "type": "object",
+                "properties": {
+                    "surveys": {
+                        "type": "array",
+                        "items": {"$ref": "#/components/schemas/SurveySummary"},
+                    }
+                },
+            },
+            "Your surveys, newest first.",
+        ),
+        "400": BAD_QUERY,
+        "401": UNAUTHORIZED,
+    },
+}
+SURVEY_ESTIMATES = {
+    "operationId": "getSurveyEstimates",
+    "summary": "One survey's estimates with 95% intervals.",
+    "security": SECURED,
+    "parameters": [SURVEY_ID],
+    "responses": {
+        "200": _json(
+            {"$ref": "#/components/schemas/SurveyEstimates"},
+            "Estimates from the latest tallies.",
+        ),
+        "400": BAD_QUERY,
+        "401": UNAUTHORIZED,
+        "404": NOT_FOUND,
+    },
+}
+SURVEY_REPORTS = {
+    "operationId": "listSurveyReports",
+    "summary": "One survey's randomized reports, page by page.",
+    "security": SECURED,
+    "parameters": [
+        SURVEY_ID,
+        {
+            "name": "after",
+            "in": "query",
+            "description": (
+                "Return reports whose report_id sorts after this "
+                "one (the last report_id of the previous page). "
+                "Reports come in report_id order, which is random: "
+                "it says nothing about when they arrived."
+            ),
+            "schema": PUBLIC_ID,
+        },
+        {
+            "name": "limit",
+            "in": "query",
+            "description": "Page size.",
+            "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 10000,
+                "default": 1000,
+            },
+        },
+    ],
+    "responses": {
+        "200": _json(
+            {"$ref": "#/components/schemas/ReportPage"},
+            "A page of reports in report_id order.",
+        ),
+        "400": _json(
+            ERROR,
+            "'after' or 'limit' is invalid, or another query parameter was sent.",
+        ),
+        "401": UNAUTHORIZED,
+        "404": NOT_FOUND,
+    },
+}
+
+
 def openapi_document(request) -> dict[str, Any]:
+    """The document, with this site's address and its URLconf's paths."""
+
     def url(name: str, **kwargs: Any) -> str:
         return reverse(f"analysis:{name}", kwargs=kwargs or None)
 
@@ -280,124 +388,15 @@ def openapi_document(request) -> dict[str, Any]:
         sentinel = 987654321  # any id: only the shape of the path is wanted
         return url(name, pk=sentinel).replace(str(sentinel), "{pk}")
 
-    secured = [{"bearerAuth": []}]
     return {
         "openapi": "3.1.0",
-        "info": {
-            "title": "Deniable research API",
-            "version": "1",
-            "description": (
-                "Read-only access to your surveys' debiased estimates and "
-                "randomized reports. Every report was randomized on the "
-                "respondent's device; nothing here is a true answer."
-            ),
-        },
+        "info": INFO,
         "servers": [{"url": request.build_absolute_uri("/").rstrip("/")}],
-        "components": {
-            "securitySchemes": {
-                "bearerAuth": {
-                    "type": "http",
-                    "scheme": "bearer",
-                    "description": "A personal API token.",
-                }
-            },
-            "schemas": SCHEMAS,
-        },
+        "components": {"securitySchemes": SECURITY_SCHEMES, "schemas": SCHEMAS},
         "paths": {
-            url("api_openapi"): {
-                "get": {
-                    "operationId": "openapi",
-                    "summary": "This document.",
-                    "security": [],
-                    "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1.")},
-                }
-            },
-            url("api_surveys"): {
-                "get": {
-                    "operationId": "listSurveys",
-                    "summary": "Your surveys.",
-                    "security": secured,
-                    "responses": {
-                        "200": _json(
-                            {
-                                "type": "object",
-                                "properties": {
-                                    "surveys": {
-                                        "type": "array",
-                                        "items": {
-                                            "$ref": "#/components/schemas/SurveySummary"
-                                        },
-                                    }
-                                },
-                            },
-                            "Your surveys, newest first.",
-                        ),
-                        "400": BAD_QUERY,
-                        "401": UNAUTHORIZED,
-                    },
-                }
-            },
-            templated("api_survey"): {
-                "get": {
-                    "operationId": "getSurveyEstimates",
-                    "summary": "One survey's estimates with 95% intervals.",
-                    "security": secured,
-                    "parameters": [SURVEY_ID],
-                    "responses": {
-                        "200": _json(
-                            {"$ref": "#/components/schemas/SurveyEstimates"},
-                            "Estimates from the latest tallies.",
-                        ),
-                        "400": BAD_QUERY,
-                        "401": UNAUTHORIZED,
-                        "404": NOT_FOUND,
-                    },
-                }
-            },
-            templated("api_reports"): {
-                "get": {
-                    "operationId": "listSurveyReports",
-                    "summary": "One survey's randomized reports, page by page.",
-                    "security": secured,
-                    "parameters": [
-                        SURVEY_ID,
-                        {
-                            "name": "after",
-                            "in": "query",
-                            "description": (
-                                "Return reports whose report_id sorts after this "
-                                "one (the last report_id of the previous page). "
-                                "Reports come in report_id order, which is random: "
-                                "it says nothing about when they arrived."
-                            ),
-                            "schema": PUBLIC_ID,
-                        },
-                        {
-                            "name": "limit",
-                            "in": "query",
-                            "description": "Page size.",
-                            "schema": {
-                                "type": "integer",
-                                "minimum": 1,
-                                "maximum": 10000,
-                                "default": 1000,
-                            },
-                        },
-                    ],
-                    "responses": {
-                        "200": _json(
-                            {"$ref": "#/components/schemas/ReportPage"},
-                            "A page of reports in report_id order.",
-                        ),
-                        "400": _json(
-                            ERROR,
-                            "'after' or 'limit' is invalid, or another query "
-                            "parameter was sent.",
-                        ),
-                        "401": UNAUTHORIZED,
-                        "404": NOT_FOUND,
-                    },
-                }
-            },
+            url("api_openapi"): {"get": OPENAPI_OPERATION},
+            url("api_surveys"): {"get": LIST_SURVEYS},
+            templated("api_survey"): {"get": SURVEY_ESTIMATES},
+            templated("api_reports"): {"get": SURVEY_REPORTS},
         },
     }
