@@ -156,6 +156,9 @@ def read_lss(raw: bytes, *, file_name: str = "") -> ParsedSurvey:
     listed = [(e.text or "").strip() for e in root.findall("languages/language")]
     surveys = _table(root, "surveys")
     base = (surveys[0].get("language") if surveys else "") or (listed or [""])[0]
+    if language_code(base) is None:
+        # A language Deniable offers becomes the source, if the survey has one.
+        base = next((lang for lang in listed if language_code(lang)), base)
     settings = {
         r.get("surveyls_language", ""): r
         for r in _table(root, "surveys_languagesettings")
@@ -169,6 +172,8 @@ def read_lss(raw: bytes, *, file_name: str = "") -> ParsedSurvey:
         description=plain_text(own.get("surveyls_description", "")),
         source_language=language_code(base) or "",
     )
+    if not parsed.source_language:
+        parsed.note("source_language", base, dropped=False, language=base)
     others: dict[str, str] = {}
     for language in listed:
         if language == base:

@@ -40,6 +40,12 @@ SENTENCES = {
         "Texts in “%(language)s” not imported: Deniable's respondent pages are "
         "not offered in that language."
     ),
+    "source_language": gettext_lazy(
+        "The form is written in “%(language)s”, a language Deniable's respondent "
+        "pages are not offered in: its texts were imported as written, and the "
+        "survey is marked as written in English (change it on the Languages page "
+        "if another language fits better)."
+    ),
     "refused": gettext_lazy("Not imported: the builder refused it (%(problem)s)."),
     "condition": gettext_lazy(
         "Imported without its condition “%(expression)s”, which display logic "

@@ -66,8 +66,8 @@ METADATA = {
 TEXT_TYPES = {"text", "string"}
 NUMBER_TYPES = {"integer", "int", "decimal"}
 MEDIA_COLUMNS = ("image", "audio", "video", "big-image", "media")
-YES = {"yes", "y", "1", "true", "oui", "sí", "si"}
-NO = {"no", "n", "0", "false", "non"}
+YES = {"yes", "y", "1", "true", "oui", "sí", "si", "ja"}
+NO = {"no", "n", "0", "false", "non", "nein"}
 
 
 def _unpacked_size(raw: bytes) -> int:
@@ -144,13 +144,19 @@ class _Texts:
                 if b == "label" and lang
             )
         )
-        chosen = default if default and default in named else ""
+        default = default.strip().lower()
+        chosen = default if default in named else ""
         if not chosen and not plain and named:
             chosen = named[0]
+        if chosen and language_code(chosen) is None:
+            # A language Deniable offers becomes the source, if the form has one.
+            chosen = next((n for n in named if language_code(n)), chosen)
         self.source = chosen  # "" : the plain columns
-        self.source_code = (
-            language_code(chosen or default) if (chosen or default) else None
-        )
+        self.source_code = language_code(chosen or default or "en")
+        if self.source_code is None:
+            parsed.note(
+                "source_language", chosen or default, dropped=False, language=chosen
+            )
         self.others: dict[str, str] = {}  # code → the file's language name
         for language in named:
             if language == chosen:

@@ -233,3 +233,36 @@ def test_a_condition_on_a_question_not_imported_is_listed_and_dropped(ada):
         "open_text",
         "condition_driver",
     ]
+
+
+def test_a_german_needs_survey_imports_its_choices_and_says_its_language_is_not_offered(
+    ada,
+):
+    survey = _import(ada, "umfrage.xlsx", fixture("correlaid_mitwirken_umfrage.xlsx"))
+    assert survey.title.startswith("Bedarfserhebung für Migrant")
+    assert survey.questions.count() == 20
+    kinds = dict(survey.questions.values_list("text", "kind"))
+    assert kinds["Kennen Sie das sächsische Integrations- und Teilhabegesetz?"] == (
+        "yes_no"
+    )
+    assert kinds["Was sind die Themenfelder Ihrer Arbeit?"] == "multi_select"
+    codes = [code for code, _ in _codes(survey)]
+    assert codes[0] == "source_language"
+    assert codes.count("open_text") == 16 and codes.count("no_range") == 2
+    rating = survey.questions.get(text="Wie würden Sie die Zusammenarbeit bewerten?")
+    driver = survey.questions.get(pk=rating.show_if["question"])
+    assert driver.kind == "yes_no" and rating.show_if["any_of"] == [1]
+
+
+def test_a_german_and_english_form_is_imported_in_english_with_its_conditions(ada):
+    survey = _import(ada, "apply.xlsx", fixture("correlaid_project_application.xlsx"))
+    assert survey.source_language == "en" and survey.languages == []
+    assert survey.questions.count() == 34  # 35 read, one refused
+    python = survey.questions.get(text="Python")
+    roles = survey.questions.get(pk=python.show_if["question"])
+    assert roles.kind == "multi_select"
+    assert python.show_if["any_of"] == [roles.options.index("Data analysis")]
+    findings = {(f["code"], f["where"]) for f in survey.import_record.findings}
+    assert ("language", "deutsch (de)") in findings
+    refused = [f for f in survey.import_record.findings if f["code"] == "refused"]
+    assert [f["where"] for f in refused] == ["consent_privacy_policy"]
