@@ -44,6 +44,10 @@ let words = null; // wording.js, bound to this page's language (wordingFor)
 let catalog = {}; // the djangojs catalog of this page's language: UI text only, never about protection
 let plan = null; // what the next "Send" does: {mode, verdict, need, kept, spentMilli}
 let sealedBody = null; // the exact bytes sealed for sending, kept for retries only
+let outbox = null; // outbox.js: builds the body from the device's state (allowlist)
+let pageValues = []; // the page's non-answer fields, read once before any answer
+let review = null; // the device's list of answers that go as given (outbox.js)
+let shownPlain = null; // what that list last showed: a send must match it
 let sending = false;
 
 class NoLedger extends Error {}
@@ -278,8 +282,10 @@ function revealSection(element) {
 }
 
 // --- optional questions: the "Prefer not to answer" marker -------------------------
+// Read where the page cannot make a true-answer control stand in for it
+// (outbox.js): never a protected question's answer control.
 function skipBox(id) {
-  return form.elements[`q${id}_skipped`] || null;
+  return outbox.skipControl(form, id, outbox.protectedControls(form, config));
 }
 
 // Choosing "Prefer not to answer" clears that question's answer; answering
@@ -313,9 +319,22 @@ function leftBlank(question) {
 }
 
 function plainLeftBlank(id) {
-  const inputs = Array.from(document.querySelectorAll(`#question-${id} input[name="q${id}"]`));
+  const inputs = outbox.plainControls(form, id, outbox.protectedControls(form, config));
   if (inputs.some((input) => input.type === "checkbox")) return false;
   return !inputs.some((input) => (input.type === "radio" ? input.checked : input.value.trim() !== ""));
+}
+
+// What each shown unprotected question sends: id → {values, skipped}.
+function plainAnswers() {
+  const guarded = outbox.protectedControls(form, config);
+  const sent = new Map();
+  for (const id of config.plain || []) {
+    if (isHidden(id)) continue;
+    const optional = (config.plain_optional || []).includes(id);
+    const skipped = optional && (Boolean(skipBox(id)?.checked) || plainLeftBlank(id));
+    sent.set(id, { values: skipped ? [] : outbox.plainValues(form, id, guarded), skipped });
+  }
+  return sent;
 }
 
 function errorLine(question) {
@@ -339,7 +358,6 @@ function clearAnswers() {
     input.removeAttribute("aria-invalid");
   }
   for (const question of config.questions) {
-    form.elements[question.report_field].value = "";
     const slider = form.querySelector(`[data-answer-group="${question.answer_group}"] input.numeric-slider`);
     if (slider) slider.setAttribute("aria-valuetext", "");
   }
@@ -645,7 +663,10 @@ function applyPlan(next) {
     applyLogic();
     markKept();
   }
-  showNotice(words.describeAgain(offer, plan.verdict, plan.need.length), [[accept, () => {
+  // The respondent's explicit yes: a click on the button the device rendered
+  // itself, never a state the page could have set or a scripted click.
+  showNotice(words.describeAgain(offer, plan.verdict, plan.need.length), [[accept, (event) => {
+    if (!event.isTrusted || event.currentTarget.parentNode !== notice) return;
     plan.accepted = true;
     notice.hidden = true;
     lockForm(true, new Set(plan.need.map((q) => q.id)));
@@ -745,8 +766,23 @@ function uuid4() {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+// Show, just above "Send", every unprotected answer exactly as it will go.
+function showReview() {
+  if (!review || !outbox) return;
+  const plain = plainAnswers();
+  outbox.renderReview(review, form, plain, words, outbox.protectedControls(form, config));
+  shownPlain = outbox.plainKey(plain);
+}
+
 // The body to send (already written to the ledger and sessionStorage), or null.
 function seal() {
+  // What goes as given must be what the respondent was just shown; if the
+  // page changed it, show it again and send nothing.
+  if (outbox.plainKey(plainAnswers()) !== shownPlain) {
+    showReview();
+    say(words.sentence("page.reviewChanged"), true);
+    return null;
+  }
   const need = new Set(plan.need.map((q) => q.id));
   let firstMissing = null;
   const answers = new Map();
@@ -790,40 +826,26 @@ function seal() {
   const made = agent.randomizeAll(fresh.map((q) => ({ spec: q.spec, answer: answers.get(q) })));
   const randomized = new Map(fresh.map((q, i) => [q.id, JSON.stringify(made[i])]));
   const reports = {};
+  const sentReports = new Map();
   for (const question of config.questions) {
     const report = hidden.has(question.id)
       ? null
       : need.has(question.id)
         ? (skipped.has(question.id) ? null : randomized.get(question.id))
         : plan.kept.get(question.id);
-    // A skip leaves only its marker: the report field stays empty. A hidden
-    // question leaves nothing, not even the marker.
-    form.elements[question.report_field].value = report ?? "";
-    if (skipBox(question.id)) skipBox(question.id).checked = report === null && !hidden.has(question.id);
     reports[question.id] = { spec: specText(question), spec_revision: question.spec_revision, report };
+    // A skip leaves only its marker; a hidden question leaves nothing at all.
+    if (hidden.has(question.id)) continue;
+    const skip = report === null || report === undefined;
+    if (skip && !question.optional) continue;
+    sentReports.set(question.id, { report: skip ? null : report, skipped: skip, spec_revision: question.spec_revision });
   }
-  for (const id of config.plain_optional || []) {
-    if (plainLeftBlank(id) && !isHidden(id)) skipBox(id).checked = true;
-  }
-  form.elements.idempotency_key.value = uuid4();
-  for (const input of form.querySelectorAll(".question input")) input.disabled = false;
-  // A skipped question sends its marker alone: its (empty) report field and
-  // spec revision stay out of the body.
-  for (const question of config.questions) {
-    const skip = reports[question.id].report === null;
-    form.elements[question.report_field].disabled = skip;
-    form.elements[`q${question.id}_spec_revision`].disabled = skip;
-  }
-  for (const id of config.plain_optional || []) {
-    const skip = skipBox(id).checked;
-    for (const input of document.querySelectorAll(`#question-${id} input[name="q${id}"]`)) input.disabled = skip;
-  }
-  for (const id of config.plain || []) {
-    if (!isHidden(id)) continue;
-    for (const input of document.querySelectorAll(`#question-${id} input`)) input.disabled = true;
-  }
-  // FormData holds named controls only: the reports, never the true answers.
-  const body = new URLSearchParams(new FormData(form)).toString();
+  const plainSent = plainAnswers();
+  // The body from the device's own state, through outbox.js's allowlist:
+  // never a serialisation of the page's form.
+  const body = outbox.buildBody(config, {
+    page: pageValues, idempotencyKey: uuid4(), reports: sentReports, plain: plainSent,
+  });
   // Every report now counts, whether or not the server ever acknowledges it.
   writeLedger(verdict.totalMilli);
   writePending({ survey_revision: config.survey_revision, body, reports, spentMilli: verdict.totalMilli });
@@ -967,6 +989,7 @@ function settle() {
   }
   renderWording(survey, next.verdict && next.mode !== "fresh" ? next.verdict : survey);
   applyPlan(next);
+  showReview();
   return true;
 }
 
@@ -1013,6 +1036,7 @@ async function loadCatalog() {
 const preloads = {
   randomizer: document.querySelector('link[rel="modulepreload"][data-randomizer]'),
   wording: document.querySelector('link[rel="modulepreload"][data-wording]'),
+  outbox: document.querySelector('link[rel="modulepreload"][data-outbox]'),
 };
 try {
   if (!globalThis.crypto || typeof globalThis.crypto.getRandomValues !== "function") {
@@ -1023,6 +1047,10 @@ try {
     import(preloads.randomizer.href), import(preloads.wording.href), loadCatalog(),
   ]);
   words = wording.wordingFor(document.documentElement.lang);
+  if (form) {
+    outbox = await import(preloads.outbox.href);
+    pageValues = outbox.pageFields(form, config);
+  }
 } catch (error) {
   agent = null;
   // wording.js may be what failed, so this one sentence cannot come from it:
@@ -1047,8 +1075,12 @@ if (agent !== null) {
     }
     form.addEventListener("submit", onSubmit);
     form.addEventListener("change", applyLogic);
+    review = outbox.reviewPanel(form);
+    form.addEventListener("input", showReview);
+    form.addEventListener("change", showReview);
     applyLogic();
     setUpSections();
+    showReview();
   }
   start();
 }

@@ -2,7 +2,9 @@
 
 The randomizer (the respondent's agent, which checks every spec before it
 randomizes), the wording module (every sentence about protection, made on the
-device, in every language it knows) and the page script that calls them; and
+device, in every language it knows), the outbox (the body the device sends,
+built from its own state through an allowlist) and the page script that calls
+them; and
 that script's catalog of UI strings (nothing about protection) for the page's
 language.  The hash is computed from the bytes actually served, so the
 ``integrity`` attributes on the pages, the verify page and the files themselves
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +28,12 @@ from surveys.collection import js_catalogs
 RANDOMIZER_PATH = Path(ldp.__file__).resolve().parent / "js" / "randomizer.js"
 WORDING_PATH = Path(ldp.__file__).resolve().parent / "js" / "wording.js"
 RESPOND_STATIC_PATH = "js/respond.js"
+OUTBOX_STATIC_PATH = "js/outbox.js"
+VERIFY_STATIC_PATH = "js/verify.js"
+# The release record (scripts/release-record writes it), at the project root.
+RELEASES_PATH = Path(__file__).resolve().parents[2] / "RELEASES.md"
+_HEADING = re.compile(r"^## (\S+)$", re.MULTILINE)
+_ROW = re.compile(r"^\| `([^`]+)` \| `(sha384-[A-Za-z0-9+/=]+)` \|$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -56,12 +65,38 @@ def wording_script() -> Script:
 
 def device_scripts() -> list[Script]:
     """Every script a respondent page runs, in the order the verify page lists."""
-    return [randomizer_script(), wording_script(), respond_script()]
+    return [randomizer_script(), wording_script(), outbox_script(), respond_script()]
 
 
 def respond_script() -> Script:
     """``static/js/respond.js`` as the static files app serves it."""
     return Script("respond.js", served_static(RESPOND_STATIC_PATH))
+
+
+def outbox_script() -> Script:
+    """``static/js/outbox.js`` (the body the device sends, from an allowlist)."""
+    return Script("outbox.js", served_static(OUTBOX_STATIC_PATH))
+
+
+def verify_script() -> Script:
+    """``static/js/verify.js``: the verify page's reading of what it ran with."""
+    return Script("verify.js", served_static(VERIFY_STATIC_PATH))
+
+
+def recorded_fingerprints(version: str) -> dict[str, str]:
+    """The release record's entry for ``version``: repository path → SHA-384
+    (empty when the record has none, or is not installed)."""
+    try:
+        text = RELEASES_PATH.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    headings = list(_HEADING.finditer(text))
+    for index, heading in enumerate(headings):
+        if heading.group(1) != version:
+            continue
+        end = headings[index + 1].start() if index + 1 < len(headings) else len(text)
+        return dict(_ROW.findall(text[heading.end() : end]))
+    return {}
 
 
 def js_catalog(language: str) -> Script | None:

@@ -495,6 +495,8 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
             "plain_optional": [
                 q.pk for q in self.questions if not q.is_private and q.optional
             ],
+            # The link fields' hidden inputs the device copies into its body.
+            "link_fields": list(self.survey.link_fields),
             # Display logic: question id → its condition on an unprotected answer.
             "logic": {str(q.pk): q.show_if for q in self.questions if q.show_if},
         }

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_safe
 
 from surveys.authoring import translations
 from surveys.collection import assets, selectors
+from surveys.version import deniable_version
 
 
 # --- after submitting -------------------------------------------------------------
@@ -40,9 +41,36 @@ def receipt(request: HttpRequest, receipt: str) -> HttpResponse:
 # --- verification -----------------------------------------------------------------
 @require_safe
 def verify(request: HttpRequest) -> HttpResponse:
+    version = deniable_version()
+    recorded = assets.recorded_fingerprints(version)
+    scripts = [*assets.device_scripts(), assets.verify_script()]
     return render(
-        request, "collection/verify.html", {"scripts": assets.device_scripts()}
+        request,
+        "collection/verify.html",
+        {
+            "scripts": scripts[:-1],
+            "version": version,
+            "record": [
+                {
+                    "name": script.name,
+                    "path": path,
+                    "recorded": recorded.get(path, ""),
+                }
+                for script in scripts
+                for path in [_recorded_path(recorded, script.name)]
+            ],
+            "randomizer": assets.randomizer_script(),
+            "wording": assets.wording_script(),
+            "outbox": assets.outbox_script(),
+            "respond_js": assets.respond_script(),
+            "verify_js": assets.verify_script(),
+        },
     )
+
+
+def _recorded_path(recorded: dict[str, str], name: str) -> str:
+    """The repository path the record gives the file ``name``."""
+    return next((path for path in recorded if path.endswith(f"/{name}")), name)
 
 
 def _module(script: assets.Script) -> HttpResponse:

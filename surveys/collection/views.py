@@ -186,6 +186,7 @@ def _device_context(survey: Survey, form: ResponseForm, page: str) -> dict:
         },
         "randomizer": assets.randomizer_script(),
         "wording": assets.wording_script(),
+        "outbox": assets.outbox_script(),
         "respond_js": assets.respond_script(),
     }
 

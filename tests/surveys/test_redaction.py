@@ -146,3 +146,23 @@ def test_error_email_about_a_respondent_request_names_no_client(settings):
     for canary in ("203.0.113.77", "Canary Browser", "198.51.100.77", "canary-cookie"):
         assert all(canary not in part for part in parts), canary
     assert "failed while storing an answer" in email.body
+
+
+def test_a_celery_workers_log_lines_are_redacted_too(capsys):
+    from celery.signals import setup_logging
+
+    import surveys.celery  # noqa: F401  (connects the worker's logging)
+
+    root = logging.getLogger()
+    kept = root.handlers[:]
+    root.handlers.clear()  # a worker process before Celery sets up its logging
+    try:
+        setup_logging.send(
+            sender=None, loglevel="INFO", logfile=None, format="", colorize=False
+        )
+        logging.getLogger("celery.app.trace").error("mail for /s/i/%s/ failed", TOKEN)
+        err = capsys.readouterr().err
+    finally:
+        root.handlers[:] = kept
+    assert TOKEN not in err
+    assert "mail for /s/i/[redacted]/ failed" in err

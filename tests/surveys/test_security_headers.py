@@ -268,14 +268,21 @@ def test_published_hashes_equal_the_bytes_served(world, settings):
     assert wording.status_code == 200
     wording_hash = sri(wording.content)
     preloads = [link for link in found.links if link.get("rel") == "modulepreload"]
+    outbox_href = preloads[-1]["href"]
+    outbox = client.get(outbox_href)
+    assert outbox.status_code == 200
+    outbox_hash = sri(
+        b"".join(outbox.streaming_content) if outbox.streaming else outbox.content
+    )
     assert [(p["href"], p["integrity"]) for p in preloads] == [
         (reverse("collection:randomizer"), randomizer_hash),
         (reverse("collection:wording"), wording_hash),
+        (outbox_href, outbox_hash),
     ]
 
     verify = client.get(reverse("collection:verify")).content.decode()
     published = re.findall(r'<code class="hash">([^<]+)</code>', verify)
-    assert published == [randomizer_hash, wording_hash, sri(script_bytes)]
+    assert published == [randomizer_hash, wording_hash, outbox_hash, sri(script_bytes)]
 
     owner = Client()
     owner.force_login(world["ada"])
@@ -285,4 +292,5 @@ def test_published_hashes_equal_the_bytes_served(world, settings):
     )
     assert document["randomizer_sha384"] == randomizer_hash
     assert document["wording_sha384"] == wording_hash
+    assert document["outbox_sha384"] == outbox_hash
     assert document["page_script_sha384"] == sri(script_bytes)

@@ -111,6 +111,7 @@ def design_card(survey: Survey) -> dict[str, Any]:
         "spec_version": ldp.SPEC_VERSION,
         "randomizer_sha384": _integrity(assets.randomizer_script),
         "wording_sha384": _integrity(assets.wording_script),
+        "outbox_sha384": _integrity(assets.outbox_script),
         # respond.js, the one script respondent pages load (docs/testing.md, 5).
         "page_script_sha384": _integrity(assets.respond_script),
         # What every respondent's device refuses to exceed (ldp/js/randomizer.js).
