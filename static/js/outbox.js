@@ -78,6 +78,35 @@ export function protectedControls(form, config) {
   return controls;
 }
 
+/**
+ * Take from every protected answer control what would let a form carry it
+ * (a `name`, a `form` owner), now and whenever the page puts it back, and
+ * stop the native submission of any form that holds one: without a name, no
+ * form submission, the device's or another, can carry a true answer.
+ */
+export function disarm(form, config) {
+  const strip = () => {
+    for (const control of protectedControls(form, config)) {
+      for (const attribute of ["name", "form", "formaction"]) {
+        if (control.hasAttribute(attribute)) control.removeAttribute(attribute);
+      }
+    }
+  };
+  strip();
+  new MutationObserver(strip).observe(document.documentElement, {
+    subtree: true, childList: true, attributes: true, attributeFilter: ["name", "form", "formaction", "data-answer-group"],
+  });
+  document.addEventListener("submit", (event) => {
+    const guarded = protectedControls(form, config);
+    const elements = Array.from(event.target.elements || []);
+    if (event.target !== form && elements.some((element) => guarded.has(element))) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  }, true);
+  return strip;
+}
+
 // An element that may speak for an unprotected question or a skip: not a
 // protected answer control, and not inside any protected answer group.
 function outsideProtected(element, forbidden) {

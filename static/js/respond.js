@@ -9,9 +9,12 @@
 //   every spec from its integer weights (exact ε, hard ceilings, no unknown or
 //   self-contradicting specs). A refusal fails closed: the page says why in
 //   plain words and nothing is sent.
-// - A protected question's answer inputs have no `name`, so the browser can
-//   never submit them; this script reads them and writes only the report
-//   (JSON) into that question's hidden field.
+// - A protected question's answer inputs have no `name` (outbox.js takes
+//   away any the page adds), so no form can submit them; this script reads
+//   them, randomizes, and outbox.js builds the body from the device's own
+//   state through an allowlist: never a serialisation of the page's form.
+// - Above "Send", the device lists every answer that goes as given (not
+//   protected), and sends nothing if that list changed since it was shown.
 // - Every report that leaves the device counts. Before the first byte is sent
 //   the device writes a per-survey note in localStorage: {answered, expires
 //   (a month), spentMilli (⌈1000 ε⌉ sent so far)}, nothing else. Until the
@@ -1049,6 +1052,7 @@ try {
   words = wording.wordingFor(document.documentElement.lang);
   if (form) {
     outbox = await import(preloads.outbox.href);
+    outbox.disarm(form, config);
     pageValues = outbox.pageFields(form, config);
   }
 } catch (error) {

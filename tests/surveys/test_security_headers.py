@@ -281,8 +281,13 @@ def test_published_hashes_equal_the_bytes_served(world, settings):
     ]
 
     verify = client.get(reverse("collection:verify")).content.decode()
-    published = re.findall(r'<code class="hash">([^<]+)</code>', verify)
+    published = re.findall(r'Fingerprint: <code class="hash">([^<]+)</code>', verify)
     assert published == [randomizer_hash, wording_hash, outbox_hash, sri(script_bytes)]
+    # Beside them, the release record's entry for this version, file by file.
+    recorded = re.findall(
+        r'data-recorded-for="[^"]+"><code class="hash">([^<]+)</code>', verify
+    )
+    assert recorded[:4] == published
 
     owner = Client()
     owner.force_login(world["ada"])

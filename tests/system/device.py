@@ -113,14 +113,8 @@ def force_submit(page: Page) -> None:
     )
 
 
-def rewrite_config(route: Route, change) -> None:
-    """Serve the real page with its device config changed by ``change(config)``.
-
-    What a hostile server could do: the page's code and hashes stay the
-    genuine ones, only the data the device is given differ.
-    """
-    response = route.fetch()
-    text = response.text()
+def changed_config(text: str, change) -> str:
+    """The page ``text`` with its device config changed by ``change(config)``."""
     found = CONFIG_BLOCK.search(text)
     config = json.loads(html.unescape(found.group(2)))
     change(config)
@@ -130,8 +124,17 @@ def rewrite_config(route: Route, change) -> None:
         .replace("<", "\\u003c")
         .replace(">", "\\u003e")
     )
-    body = text[: found.start(2)] + encoded + text[found.end(2) :]
-    route.fulfill(response=response, body=body)
+    return text[: found.start(2)] + encoded + text[found.end(2) :]
+
+
+def rewrite_config(route: Route, change) -> None:
+    """Serve the real page with its device config changed by ``change(config)``.
+
+    What a hostile server could do: the page's code and hashes stay the
+    genuine ones, only the data the device is given differ.
+    """
+    response = route.fetch()
+    route.fulfill(response=response, body=changed_config(response.text(), change))
 
 
 def question_index(config: dict, text: str) -> int:

@@ -79,10 +79,11 @@ def published_fingerprint(page: Page) -> str:
     return section.locator("code.hash").inner_text().strip()
 
 
-def import_randomizer(page: Page, url: str) -> bytes:
-    """Import the module in the page; the bytes Chromium received for it."""
-    with page.expect_response(url) as response:
-        page.evaluate("async (u) => { await import(u); }", url)
+def open_verify_page(page: Page, url: str, module_url: str) -> bytes:
+    """Open the verify page (which loads the module with its integrity hash);
+    the bytes Chromium received for the module."""
+    with page.expect_response(module_url) as response:
+        page.goto(url)
     return response.value.body()
 
 
@@ -108,9 +109,8 @@ def served_audit(live_server) -> dict[str, Any]:
                 body=counts_source, content_type="text/javascript"
             ),
         )
-        page.goto(verify_url)
+        loaded = open_verify_page(page, verify_url, module_url)
         published = published_fingerprint(page)
-        loaded = import_randomizer(page, module_url)
         started = time.monotonic()
         counts = {
             name: page.evaluate(COUNT_ONE_SPEC, [module_url, counts_url, item, N])
