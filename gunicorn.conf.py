@@ -1,10 +1,11 @@
 """Gunicorn settings for the web service, read from environment variables."""
 
+import logging
 import os
 
 from gunicorn.glogging import Logger
 
-from surveys.redaction import is_researcher_path, redact
+from surveys.redaction import RedactingFormatter, is_researcher_path, redact
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "3"))
@@ -46,6 +47,14 @@ class RedactingLogger(Logger):
     Referer, request headers, WSGI environment values) is "-" unless
     ``ACCESS_LOG_CLIENTS=all``.
     """
+
+    def setup(self, cfg) -> None:
+        """The error log redacted too: gunicorn writes a request's path there
+        ("Error handling request /s/i/...") when the app fails outside Django."""
+        super().setup(cfg)
+        for handler in self.error_log.handlers:
+            shown = handler.formatter or logging.Formatter()
+            handler.setFormatter(RedactingFormatter(shown._fmt, shown.datefmt))
 
     def atoms(self, resp, req, environ, request_time) -> dict:
         values = super().atoms(resp, req, environ, request_time)

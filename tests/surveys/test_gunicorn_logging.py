@@ -123,3 +123,21 @@ def test_a_percent_encoded_invitation_path_is_redacted_in_the_access_log(tmp_pat
     line = access_line(tmp_path, f"/s/i/{TOKEN}/", raw_uri=f"/s/%69/{TOKEN}/")
     assert TOKEN not in line
     assert "/s/i/[redacted]/" in line
+
+
+def test_error_log_through_gunicorns_logger_holds_no_token(tmp_path):
+    logger_class = gunicorn_config()["logger_class"]
+    cfg = Config()
+    log_file = tmp_path / "error.log"
+    cfg.set("errorlog", str(log_file))
+    logger = logger_class(cfg)
+    try:
+        raise RuntimeError(f"failed on /s/i/{TOKEN}/")
+    except RuntimeError:
+        logger.exception("Error handling request %s", f"/s/i/{TOKEN}/answer/")
+    for handler in logger.error_log.handlers:
+        handler.close()
+    text = log_file.read_text()
+    assert TOKEN not in text
+    assert "Error handling request /s/i/[redacted]/answer/" in text
+    assert "RuntimeError: failed on /s/i/[redacted]/" in text
