@@ -482,10 +482,8 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
                     "design": (q.design or {}).get("type", ""),
                     "spec_revision": q.spec_revision,
                     "answer_group": f"q{q.pk}_answer",
-                    "report_field": f"q{q.pk}_report",
                     "max_selections": most_selections(q),
                     "optional": q.optional,
-                    "skip_field": f"q{q.pk}_skipped" if q.optional else None,
                     "show_if": q.show_if,
                 }
                 for q in self.questions
@@ -495,7 +493,7 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
             "plain_optional": [
                 q.pk for q in self.questions if not q.is_private and q.optional
             ],
-            # The link fields' hidden inputs the device copies into its body.
+            # The link fields the device copies from the page into its body.
             "link_fields": list(self.survey.link_fields),
             # Display logic: question id → its condition on an unprotected answer.
             "logic": {str(q.pk): q.show_if for q in self.questions if q.show_if},
