@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from django.utils.formats import get_format
@@ -129,6 +129,55 @@ def _format_tick(value: float, percent: bool) -> str:
     return shown_number(f"{value:g}")
 
 
+def _interval_grid(
+    root: ET.Element,
+    ticks: list[float],
+    x_of: Callable[[float], float],
+    height: float,
+    percent: bool,
+) -> None:
+    """The vertical grid lines with their tick labels, and the zero line when
+    the axis extends below zero."""
+    grid = ET.SubElement(root, "g", {"class": "chart-grid", "aria-hidden": "true"})
+    for tick in ticks:
+        x = x_of(tick)
+        ET.SubElement(
+            grid,
+            "line",
+            {"x1": _f(x), "x2": _f(x), "y1": str(TOP - 6), "y2": str(height - BOTTOM)},
+        )
+        _text(
+            grid, x, height - BOTTOM + 18, _format_tick(tick, percent), "tick", "middle"
+        )
+    if ticks[0] < 0 < ticks[-1]:
+        zero = x_of(0.0)
+        ET.SubElement(
+            grid,
+            "line",
+            {
+                "x1": _f(zero),
+                "x2": _f(zero),
+                "y1": str(TOP - 6),
+                "y2": str(height - BOTTOM),
+                "class": "zero",
+            },
+        )
+
+
+def _whisker(group: ET.Element, x1: float, x2: float, mid: float) -> None:
+    """A 95% interval: a line from ``x1`` to ``x2`` with a cap at each end."""
+    whisker = ET.SubElement(group, "g", {"class": "interval"})
+    ET.SubElement(
+        whisker, "line", {"x1": _f(x1), "x2": _f(x2), "y1": _f(mid), "y2": _f(mid)}
+    )
+    for x in (x1, x2):
+        ET.SubElement(
+            whisker,
+            "line",
+            {"x1": _f(x), "x2": _f(x), "y1": _f(mid - 6), "y2": _f(mid + 6)},
+        )
+
+
 def interval_chart(
     *,
     chart_id: str,
@@ -153,30 +202,7 @@ def interval_chart(
         value = min(max(value, low), high)
         return plot_left + (value - low) / (high - low) * (plot_right - plot_left)
 
-    grid = ET.SubElement(root, "g", {"class": "chart-grid", "aria-hidden": "true"})
-    for tick in ticks:
-        x = x_of(tick)
-        ET.SubElement(
-            grid,
-            "line",
-            {"x1": _f(x), "x2": _f(x), "y1": str(TOP - 6), "y2": str(height - BOTTOM)},
-        )
-        _text(
-            grid, x, height - BOTTOM + 18, _format_tick(tick, percent), "tick", "middle"
-        )
-    if low < 0 < high:
-        zero = x_of(0.0)
-        ET.SubElement(
-            grid,
-            "line",
-            {
-                "x1": _f(zero),
-                "x2": _f(zero),
-                "y1": str(TOP - 6),
-                "y2": str(height - BOTTOM),
-                "class": "zero",
-            },
-        )
+    _interval_grid(root, ticks, x_of, height, percent)
     for index, bar in enumerate(bars):
         y = TOP + index * ROW_HEIGHT
         group = ET.SubElement(root, "g", {"class": "chart-row"})
@@ -213,20 +239,7 @@ def interval_chart(
             "high": _format_value(bar.high, percent),
         }
         if math.isfinite(bar.low) and math.isfinite(bar.high):
-            mid = y + ROW_HEIGHT / 2
-            x1, x2 = x_of(bar.low), x_of(bar.high)
-            whisker = ET.SubElement(group, "g", {"class": "interval"})
-            ET.SubElement(
-                whisker,
-                "line",
-                {"x1": _f(x1), "x2": _f(x2), "y1": _f(mid), "y2": _f(mid)},
-            )
-            for x in (x1, x2):
-                ET.SubElement(
-                    whisker,
-                    "line",
-                    {"x1": _f(x), "x2": _f(x), "y1": _f(mid - 6), "y2": _f(mid + 6)},
-                )
+            _whisker(group, x_of(bar.low), x_of(bar.high), y + ROW_HEIGHT / 2)
         if bar.consistent is not None and math.isfinite(bar.consistent):
             ET.SubElement(
                 group,
