@@ -79,6 +79,11 @@ page_patterns = [
     path(
         "<int:pk>/export/design.json", export_views.export_design, name="export_design"
     ),
+    path(
+        "<int:pk>/export/methods.txt",
+        export_views.export_methods_txt,
+        name="export_methods_txt",
+    ),
     *[
         path(
             f"<int:pk>/export/{route}",

@@ -116,6 +116,7 @@ OWNER_EXPORTS = {
     "analysis:export_reports_csv",
     "analysis:export_reports_json",
     "analysis:export_design",
+    "analysis:export_methods_txt",
     "analysis:export_wide_csv",
     "analysis:export_wide_csv_bom",
     "analysis:export_sav",

@@ -24,7 +24,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from surveys.accounts import audit
-from surveys.analysis.exports import datasets, design, raw_reports
+from surveys.analysis.exports import datasets, design, methods, raw_reports
 from surveys.analysis.exports import estimates as exports
 from surveys.analysis.exports import kinds as export_kinds
 from surveys.analysis.jobs import running as jobs
@@ -145,6 +145,19 @@ def _file_chunks(path: str) -> Iterator[bytes]:
     with open(path, "rb") as handle:
         while chunk := handle.read(FILE_CHUNK_BYTES):
             yield chunk
+
+
+@login_required
+@require_GET
+def export_methods_txt(request, pk: int):
+    """The methods paragraph for a paper, in English, as plain text."""
+    survey, results = survey_with_results(request, pk)
+    if results is None:
+        return results_computing()
+    response = HttpResponse(
+        methods.methods_text(results), content_type="text/plain; charset=utf-8"
+    )
+    return _exported(request, survey, response, _filename(survey, "methods.txt"))
 
 
 @login_required

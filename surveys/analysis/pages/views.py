@@ -26,6 +26,7 @@ from django.views.decorators.http import require_GET
 from surveys.accounts.sessions import passive
 from surveys.analysis import tasks, wording
 from surveys.analysis.exports import kinds as export_kinds
+from surveys.analysis.exports import methods
 from surveys.analysis.jobs import crosstabs, pilots
 from surveys.analysis.jobs import running as jobs
 from surveys.analysis.models import AnalysisJob
@@ -134,6 +135,9 @@ def survey_dashboard(request, pk: int):
             "availability": lifecycle.survey_availability(survey),
             "exports": _export_rows(survey),
             "export_retention_hours": settings.EXPORT_RETENTION_HOURS,
+            "methods_paragraph": (
+                methods.methods_shown(results) if results is not None else ""
+            ),
         },
     )
 
