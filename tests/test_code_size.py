@@ -32,7 +32,6 @@ MODULES_NOT_YET_SPLIT = {
 }
 FUNCTIONS_NOT_YET_SPLIT = {
     "ldp/spec/vectors.py:device_check_cases",
-    "surveys/analysis/jobs/weights.py:calibrate",
     "surveys/authoring/definitions.py:definition_import",
     "surveys/authoring/services.py:question_update",
 }

@@ -167,6 +167,42 @@ def respondents_up_to(survey: Survey, upto: int) -> list[int]:
     return list(rows.iterator(chunk_size=CHUNK))
 
 
+def _answers_by_respondent(question: Question, everyone: list[int]) -> dict[int, str]:
+    """Submission id → the label of its answer to a margin question, for the
+    respondents in ``everyone`` who answered it."""
+    present = set(everyone)
+    names = dict(answer_choices(question))
+    found = PlainAnswer.objects.filter(question_id=question.pk).values_list(
+        "submission_id", "value"
+    )
+    return {
+        s: names.get(int(v), str(v))
+        for s, v in found.iterator(chunk_size=CHUNK)
+        if s in present
+    }
+
+
+def _fit(
+    variables: dict[str, list[str]], targets: dict[str, dict[str, float]]
+) -> ldp.CalibrationWeights:
+    """Post-stratification on one margin, raking on several (``ldp``); a fit
+    that cannot be made is refused with the reason."""
+    try:
+        if len(variables) == 1:
+            ((name, values),) = variables.items()
+            return ldp.post_stratify(values, targets[name])
+        return ldp.rake(variables, targets)
+    except ldp.CalibrationError as error:
+        raise WeightingRefused(
+            gettext_noop("Raking did not converge: %(error)s."), error=str(error)
+        ) from None
+    except ValueError as error:
+        raise WeightingRefused(
+            gettext_noop("The weights cannot be computed: %(error)s."),
+            error=str(error),
+        ) from None
+
+
 def calibrate(
     survey: Survey, params: dict[str, Any], *, upto: int
 ) -> tuple[list[int], ldp.CalibrationWeights, list[dict[str, Any]], int]:
@@ -179,18 +215,7 @@ def calibrate(
             gettext_noop("A margin question has been removed or protected.")
         )
     everyone = respondents_up_to(survey, upto)
-    present = set(everyone)
-    labels: dict[int, dict[int, str]] = {}
-    for pk in margins:
-        names = dict(answer_choices(questions[pk]))
-        found = PlainAnswer.objects.filter(question_id=pk).values_list(
-            "submission_id", "value"
-        )
-        labels[pk] = {
-            s: names.get(int(v), str(v))
-            for s, v in found.iterator(chunk_size=CHUNK)
-            if s in present
-        }
+    labels = {pk: _answers_by_respondent(questions[pk], everyone) for pk in margins}
     kept = [s for s in everyone if all(s in labels[pk] for pk in margins)]
     if len(kept) < 2:
         raise WeightingRefused(
@@ -230,21 +255,7 @@ def calibrate(
                 "targets": shares,
             }
         )
-    try:
-        if len(variables) == 1:
-            ((name, values),) = variables.items()
-            fit = ldp.post_stratify(values, targets[name])
-        else:
-            fit = ldp.rake(variables, targets)
-    except ldp.CalibrationError as error:
-        raise WeightingRefused(
-            gettext_noop("Raking did not converge: %(error)s."), error=str(error)
-        ) from None
-    except ValueError as error:
-        raise WeightingRefused(
-            gettext_noop("The weights cannot be computed: %(error)s."),
-            error=str(error),
-        ) from None
+    fit = _fit(variables, targets)
     w = fit.weights
     for row, values in zip(table, variables.values(), strict=True):
         array = np.asarray(values)
