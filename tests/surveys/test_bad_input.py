@@ -404,6 +404,7 @@ ACTIONS = {
     "authoring:survey_reopen": "owner",
     "authoring:survey_duplicate": "owner",
     "authoring:survey_import": "owner",  # a form, but with no file it is refused
+    "authoring:questionnaire_import": "owner",  # a file upload: no file, refused
     "authoring:survey_people": "owner",  # a form: no account named, refused
     "authoring:question_delete": "owner",
     "two_factor": "owner",
