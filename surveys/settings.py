@@ -91,6 +91,7 @@ INSTALLED_APPS = [
     "surveys.invitations",
     "surveys.api_tokens",
     "surveys.operations",
+    "surveys.themes",
     "axes",
     "django_otp",
     "django_otp.plugins.otp_totp",

@@ -31,6 +31,7 @@ urlpatterns = [
         ),
     ),
     path("results/", include("surveys.analysis.urls")),
+    path("themes/", include("surveys.themes.urls")),
     path("admin/", admin.site.urls),
 ]
 

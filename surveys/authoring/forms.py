@@ -155,6 +155,7 @@ class SurveyForm(forms.ModelForm):
             "completion_redirect_url",
             "link_fields",
             "link_fields_acknowledged",
+            "theme",
         )
         labels: ClassVar = {
             "title": _("Title"),
@@ -167,6 +168,7 @@ class SurveyForm(forms.ModelForm):
             "allow_reanswer": _("Let a device that already answered answer again"),
             "completion_code": _("Completion code (optional)"),
             "completion_redirect_url": _("Redirect after submitting (optional)"),
+            "theme": _("Theme of the respondent pages"),
         }
         help_texts: ClassVar = {
             "description": _("Shown to respondents before they start."),
@@ -197,9 +199,19 @@ class SurveyForm(forms.ModelForm):
             ),
         }
         widgets: ClassVar = {
+            "theme": forms.Select,
             "description": forms.Textarea(attrs={"rows": 3}),
             "consent_text": forms.Textarea(attrs={"rows": 4}),
         }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        theme = self.fields["theme"]
+        theme.empty_label = _("The institution's default theme")
+        theme.help_text = _(
+            "The name, logo and accent colour respondents see. Administrators "
+            "add themes; each one's colour was checked for contrast (WCAG AA)."
+        )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

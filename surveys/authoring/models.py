@@ -144,6 +144,14 @@ class Survey(models.Model):
     invitation_only = models.BooleanField(default=False)
     # Archived: closed, read-only, hidden from the list by default.
     archived = models.BooleanField(default=False)
+    # The look of the respondent pages; none: the institution's default theme.
+    theme = models.ForeignKey(
+        "themes.Theme",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
     # Whether the owner was told that the survey opened / closed (beat).
     notified_open = models.BooleanField(default=False)
     notified_closed = models.BooleanField(default=False)

@@ -150,6 +150,7 @@ def survey_create(
     completion_redirect_url: str = "",
     link_fields: list[str] | None = None,
     link_fields_acknowledged: bool = False,
+    theme=None,
 ) -> Survey:
     survey = Survey(
         owner=owner,
@@ -164,6 +165,7 @@ def survey_create(
         completion_redirect_url=completion_redirect_url,
         link_fields=list(link_fields or []),
         link_fields_acknowledged=link_fields_acknowledged,
+        theme=theme,
     )
     survey.full_clean()
     survey.save()
@@ -187,6 +189,7 @@ def survey_update(
     completion_redirect_url: str = "",
     link_fields: list[str] | None = None,
     link_fields_acknowledged: bool = False,
+    theme=None,
 ) -> Survey:
     """Change a survey's texts and plan; a live survey's budget can't drop below
     its total ε."""
@@ -203,6 +206,7 @@ def survey_update(
     survey.completion_redirect_url = completion_redirect_url
     survey.link_fields = list(link_fields or [])
     survey.link_fields_acknowledged = link_fields_acknowledged
+    survey.theme = theme
     if survey.published_at is not None:
         error = budget_error(survey, selectors.survey_epsilon_exact(survey=survey))
         if error:
@@ -329,6 +333,7 @@ def survey_duplicate(*, survey: Survey, user) -> Survey:
         consent_text=survey.consent_text,
         epsilon_budget=survey.epsilon_budget,
         planned_respondents=survey.planned_respondents,
+        theme=survey.theme,
     )
     copy.source_language = survey.source_language
     copy.languages = list(survey.languages)

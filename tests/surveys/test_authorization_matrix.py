@@ -61,6 +61,8 @@ PUBLIC = {
     "collection:withdraw_lookup",
     "collection:unsubscribe",  # its signed token names one recipient
     "analysis:api_openapi",
+    "themes:stylesheet",  # a theme's colour and logo, shown on respondent pages
+    "themes:logo",
 }
 SIGNED_IN = {
     "audit_log",  # each reader sees the entries of their own surveys

@@ -25,9 +25,11 @@ from surveys.authoring.models import Survey
 from surveys.collection import demo, services
 from surveys.collection.models import Submission
 from surveys.collection.tokens import new_receipt_code, receipt_code_hash
+from surveys.themes.models import Theme
 from tests.surveys.collection.conftest import CONFIGS, JSON, PLAIN_MULTI, body
 from tests.surveys.test_authorization_matrix import ALL, policy
 from tests.surveys.test_csrf import url_for
+from tests.surveys.themes.conftest import PNG
 
 pytestmark = pytest.mark.django_db
 
@@ -98,6 +100,11 @@ def world(django_user_model):
     ada = django_user_model.objects.create_user("ada")
     staff = django_user_model.objects.create_superuser("root", "root@example.org")
     survey, _ = demo.demo_survey(owner=ada)
+    # The demo survey's pages are themed: name, logo and accent colour.
+    survey.theme = Theme.objects.create(
+        name="Institut Exemple", accent="#6b2c91", logo=PNG, logo_type="image/png"
+    )
+    survey.save(update_fields=["theme"])
     (invitation,) = services.invitations_create(survey=survey, count=1)
     api = api_token_create(user=ada, name="headers")
     answered = Client().post(
@@ -236,6 +243,8 @@ def test_respondent_pages_have_a_strict_csp_and_only_hashed_same_origin_scripts(
             assert same_origin(script.get("src")), (label, script)
             assert (script.get("integrity") or "").startswith("sha384-"), label
         for link in found.links:
+            # Stylesheets (the theme's too) come from this site only.
+            assert same_origin(link.get("href")), (label, link)
             if link.get("rel") == "modulepreload":
                 assert same_origin(link.get("href")), (label, link)
                 assert (link.get("integrity") or "").startswith("sha384-"), label
@@ -243,6 +252,8 @@ def test_respondent_pages_have_a_strict_csp_and_only_hashed_same_origin_scripts(
             assert len(executable(found.scripts)) == 1, label
         else:
             assert len(executable(found.scripts)) <= 1, label
+    themed = tags(pages[f"consent {world['survey'].title}"])
+    assert any("/themes/" in (link.get("href") or "") for link in themed.links)
 
 
 def test_published_hashes_equal_the_bytes_served(world, settings):

@@ -1,0 +1,10 @@
+from django.urls import path
+
+from surveys.themes import views
+
+app_name = "themes"
+
+urlpatterns = [
+    path("<int:pk>/<slug:version>/theme.css", views.stylesheet, name="stylesheet"),
+    path("<int:pk>/<slug:version>/logo", views.logo, name="logo"),
+]
