@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.utils import translation
 
 from surveys.themes.contrast import contrast, relative_luminance
 from surveys.themes.models import validate_accent
@@ -52,3 +53,16 @@ def test_accent_below_aa_is_refused_with_its_measured_ratio(accent, ratio):
 def test_accent_that_is_not_rrggbb_is_refused(accent):
     with pytest.raises(ValidationError, match="six hexadecimal digits"):
         validate_accent(accent)
+
+
+@pytest.mark.parametrize(
+    ("language", "says"),
+    [
+        ("fr", "rapport de contraste de 4.48:1"),
+        ("es", "relación de contraste de 4.48:1"),
+    ],
+)
+def test_contrast_refusal_is_translated(language, says):
+    with translation.override(language), pytest.raises(ValidationError) as refused:
+        validate_accent("#777777")
+    assert says in refused.value.messages[0]
