@@ -15,10 +15,18 @@ import numpy as np
 
 
 def store_reports(
-    survey, count: int, rng: np.random.Generator, *, chunk: int = 500_000
+    survey,
+    count: int,
+    rng: np.random.Generator,
+    *,
+    chunk: int = 500_000,
+    question=None,
+    analyze: bool = True,
 ) -> None:
-    """COPY ``count`` one-report submissions of ``survey`` (one question) into
-    the database, randomized by the Python reference mechanism."""
+    """COPY ``count`` one-report submissions of ``survey`` (one question, or
+    ``question`` of it) into the database, randomized by the Python reference
+    mechanism; ``analyze``: refresh the planner's statistics after each chunk
+    (False leaves them as a bulk load without maintenance does)."""
     from django.db import connection
 
     import ldp
@@ -32,7 +40,7 @@ def store_reports(
     )
     from surveys.collection.tokens import new_public_id
 
-    question = survey.questions.get()
+    question = question or survey.questions.get()
     mechanism = ldp.build(question.spec)
     now = received_now().isoformat()
     for start in range(0, count, chunk):
@@ -90,4 +98,59 @@ def store_reports(
                             False,
                         )
                     )
-            cursor.execute(f"ANALYZE {Report._meta.db_table}")
+            if analyze:
+                cursor.execute(f"ANALYZE {Report._meta.db_table}")
+
+
+def store_responses(
+    survey,
+    count: int,
+    rng: np.random.Generator,
+    *,
+    skip_share: float = 0.2,
+    analyze: bool = True,
+) -> None:
+    """COPY ``count`` submissions of ``survey``: one report to its private
+    question (as :func:`store_reports`) and, to its unprotected choice
+    question, an answer, or a skip in a ``skip_share`` of them.  The survey
+    has one private question and one optional unprotected choice question."""
+    from django.db import connection
+
+    from surveys.collection.models import PlainAnswer, SkippedAnswer, Submission
+
+    plain = survey.questions.get(is_private=False)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT COALESCE(MAX(id), 0) FROM {Submission._meta.db_table}"  # noqa: S608
+        )
+        (before,) = cursor.fetchone()
+    store_reports(
+        survey,
+        count,
+        rng,
+        question=survey.questions.get(is_private=True),
+        analyze=analyze,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM {Submission._meta.db_table} "  # noqa: S608
+            "WHERE id > %s AND survey_id = %s ORDER BY id",
+            [before, survey.pk],
+        )
+        ids = [row[0] for row in cursor.fetchall()]
+        skipped = rng.random(len(ids)) < skip_share
+        answers = rng.integers(0, len(plain.options), len(ids))
+        with cursor.copy(
+            f"COPY {PlainAnswer._meta.db_table} (submission_id, question_id, value) "
+            "FROM STDIN"
+        ) as copy:
+            for submission_id, skip, answer in zip(ids, skipped, answers, strict=True):
+                if not skip:
+                    copy.write_row((submission_id, plain.pk, str(int(answer))))
+        with cursor.copy(
+            f"COPY {SkippedAnswer._meta.db_table} (submission_id, question_id) "
+            "FROM STDIN"
+        ) as copy:
+            for submission_id, skip in zip(ids, skipped, strict=True):
+                if skip:
+                    copy.write_row((submission_id, plain.pk))

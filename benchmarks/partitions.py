@@ -28,8 +28,8 @@ and ``manage.py report_partitions --count N`` do; its seconds are the
 - ``read ms``: reading one survey's reports (``value``), best of ``--reads``;
 - ``plan ms``: planning one survey's refresh query (``EXPLAIN (SUMMARY)``),
   best of ``--reads``: the cost that grows with the number of partitions;
-- ``horizon ms``: the tally horizon fence (``LOCK … SHARE`` and the largest
-  id of every partition), best of ``--reads``.
+- ``horizon ms``: the tally horizon fence of one survey (its row locked and
+  its largest report id, one step per question), best of ``--reads``.
 
 Every ratio (``×``) is the layout's figure over the plain table's (for
 ``insert/s``, the plain table's time per insert over the layout's: above 1 is
@@ -258,7 +258,9 @@ def _measure(layout: int, surveys, n: int, args) -> Figures:
         args.reads,
     )
     plan_ms = min(_plan_ms(survey_id, question_id) for _ in range(args.reads))
-    horizon_ms = _best_ms(services.report_horizon, args.reads)
+    horizon_ms = _best_ms(
+        lambda: services.report_horizon(survey_id=survey_id), args.reads
+    )
     return Figures(
         layout,
         rebuild_s,

@@ -26,6 +26,9 @@ class TallyWatermark(models.Model):
         Survey, on_delete=models.CASCADE, primary_key=True, related_name="watermark"
     )
     last_report_id = models.BigIntegerField(default=0)
+    # Submissions with a report at or below ``last_report_id`` (counted as the
+    # tallies advance, ``answer_tallies``): the n of results at this watermark.
+    responses = models.BigIntegerField(default=0)
     # When the tallies last advanced (None: never).
     refreshed_at = models.DateTimeField(null=True, blank=True)
 
@@ -55,6 +58,49 @@ class Tally(models.Model):
 
     def __str__(self) -> str:
         return f"tally of question {self.question_id} r{self.spec_revision}: n={self.n}"
+
+
+class PlainAnswerTally(models.Model):
+    """How many tallied submissions gave one answer to an unprotected question.
+
+    Kept beside the report tallies, by the same worker path and under the same
+    watermark (``answer_tallies``): a submission counts once its first report
+    is at or below the survey's watermark, so these counts describe exactly
+    the submissions whose reports the tallies hold.  ``value_key`` is
+    ``answer_tallies.value_key(value)`` (the canonical JSON of the answer,
+    hashed so that a long answer still fits a unique index).
+    """
+
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="plain_tallies"
+    )
+    value_key = models.CharField(max_length=64)
+    value = models.JSONField()  # the answer as it was sent
+    count = models.BigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["question", "value_key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["question", "value_key"], name="one_plain_tally_per_answer"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"plain tally of question {self.question_id}: {self.count}"
+
+
+class SkipTally(models.Model):
+    """How many tallied submissions skipped one optional question (item
+    non-response), kept as :class:`PlainAnswerTally` is."""
+
+    question = models.OneToOneField(
+        Question, on_delete=models.CASCADE, primary_key=True, related_name="skip_tally"
+    )
+    count = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"skips of question {self.question_id}: {self.count}"
 
 
 class ResultSnapshot(models.Model):

@@ -1,17 +1,32 @@
-"""The report table's one statement the ORM cannot make: the horizon fence.
+"""The report table's statements the ORM cannot make: the horizon fence and
+refreshing the planner's statistics.
 
 Ids come from a sequence when a row is inserted, but transactions commit in
 any order, so a report with id 10 may become visible after one with id 11.
-Whoever folds reports up to an id (the tallies, ``analysis.services``) must
-first know that no report at or below it can still appear.  The fence
-:func:`report_horizon` locks the report table in SHARE mode, which waits until
-every transaction that inserted reports has committed or rolled back and holds
-new inserts off for the instant it takes, and reads the largest id.
+Whoever folds a survey's reports up to an id (the tallies,
+``analysis.services``) must first know that no report of that survey at or
+below it can still appear.  The fence :func:`report_horizon` does it for one
+survey, never for the whole table:
 
-Why raw SQL here, and only here: Django's ORM locks rows it reads
-(``select_for_update``), never a table, and a row lock cannot wait for rows
-that are not yet visible; nor can it bound the wait (``lock_timeout``).
-Measured against the alternative the ORM can make (``MAX(id)`` of the
+* every transaction that inserts reports of a survey first locks the survey's
+  row (``FOR UPDATE``, ``collection.services._lock_and_recheck``: ingestion one
+  by one and in bulk) and holds it until it commits;
+* the fence locks the same row (``FOR NO KEY UPDATE``, which conflicts with
+  it), so it waits until every transaction inserting reports of *this* survey
+  has committed or rolled back, and holds the survey's new inserts off for the
+  instant it takes; then it reads the survey's largest committed report id
+  (one backward step per question on the (question, id) index, in the
+  survey's partition only).  A report of the survey inserted later takes its
+  id from the sequence after the fence released the row, so above that id.
+
+Submissions and refreshes of other surveys neither wait for the fence nor
+make it wait (the table-wide ``LOCK TABLE … IN SHARE MODE`` this replaced
+made every survey's refresh wait for every survey's writes).
+
+Why raw SQL here, and only here: the ORM locks rows (``select_for_update``)
+but cannot bound the wait (``SET LOCAL lock_timeout``), nor run ``ANALYZE``
+(:func:`analyze_survey_reports`) or name the partition a survey's rows are in.
+Measured against the alternative the ORM can make alone (``MAX(id)`` of the
 visible rows, with an insert held open while a refresh runs:
 ``test_report_committed_after_a_higher_id_is_still_counted`` in
 tests/surveys/analysis/tallies/test_tallies.py), that read folds past the
@@ -25,7 +40,9 @@ from __future__ import annotations
 import logging
 
 from django.db import OperationalError, connection, transaction
+from django.db.models import Max, OuterRef, Subquery
 
+from surveys.authoring.models import Question, Survey
 from surveys.collection.models import Report
 
 logger = logging.getLogger(__name__)
@@ -34,20 +51,90 @@ logger = logging.getLogger(__name__)
 LOCK_NOT_AVAILABLE = "55P03"
 
 
-def report_horizon(*, lock_timeout_ms: int) -> int | None:
-    """The largest report id below which no report can still appear, or None
-    when in-flight submissions did not finish within ``lock_timeout_ms``."""
-    table = connection.ops.quote_name(Report._meta.db_table)
+def report_horizon(*, survey_id: int, lock_timeout_ms: int) -> int | None:
+    """The largest report id below which no report of survey ``survey_id`` can
+    still appear, or None when its in-flight submissions did not finish within
+    ``lock_timeout_ms`` (0 if the survey no longer exists)."""
     try:
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(f"SET LOCAL lock_timeout = {int(lock_timeout_ms)}")
-            cursor.execute(f"LOCK TABLE {table} IN SHARE MODE")
-            cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}")  # noqa: S608
-            horizon = int(cursor.fetchone()[0])
+            locked = list(
+                Survey.objects.select_for_update(no_key=True)
+                .filter(pk=survey_id)
+                .values_list("pk", flat=True)
+            )
             cursor.execute("SET LOCAL lock_timeout = DEFAULT")
+            if not locked:
+                return 0
+            # The survey's largest id: per question, one step backwards on the
+            # (question, id) index, in the survey's partition only.
+            latest = (
+                Report.all_objects.filter(
+                    survey_id=survey_id,
+                    # A range, not "=", so the order below is the (question,
+                    # id) index's alone (with "=" the planner may walk the
+                    # primary key through every report of the survey).
+                    question_id__gte=OuterRef("pk"),
+                    question_id__lte=OuterRef("pk"),
+                )
+                .order_by("-question_id", "-id")
+                .values("id")[:1]
+            )
+            horizon = (
+                Question.objects.filter(survey_id=survey_id)
+                .annotate(latest=Subquery(latest))
+                .aggregate(top=Max("latest"))["top"]
+                or 0
+            )
     except OperationalError as error:
         if getattr(error.__cause__, "sqlstate", None) != LOCK_NOT_AVAILABLE:
             raise
-        logger.info("tally horizon deferred: submissions still in flight")
+        logger.info("horizon of survey %s deferred: submissions in flight", survey_id)
         return None
-    return horizon
+    return int(horizon)
+
+
+def _survey_table(cursor, survey_id: int, question_id: int) -> str:
+    """The table holding the survey's reports: its partition (found from one
+    of its rows, read through the (question, id) index), else the table."""
+    table = connection.ops.quote_name(Report._meta.db_table)
+    cursor.execute(
+        f"SELECT tableoid::regclass::text FROM {table} "  # noqa: S608
+        "WHERE survey_id = %s AND question_id = %s LIMIT 1",
+        [survey_id, question_id],
+    )
+    row = cursor.fetchone()
+    return row[0] if row else table
+
+
+def statistics_cover(*, survey_id: int, question_id: int, up_to: int) -> bool:
+    """Whether the planner's statistics of the table holding the survey's
+    reports know of ids up to ``up_to`` (the last bound of the ``id``
+    histogram); False when the table was never analyzed.  A bulk load leaves
+    the histogram ending below the new ids: the planner then takes any range
+    of them for nearly empty."""
+    with connection.cursor() as cursor:
+        target = _survey_table(cursor, survey_id, question_id)
+        cursor.execute(
+            "SELECT (histogram_bounds::text::bigint[])[array_upper("
+            "histogram_bounds::text::bigint[], 1)] FROM pg_stats "
+            "WHERE attname = 'id' AND (quote_ident(schemaname) || '.' || "
+            "quote_ident(tablename))::regclass = %s::regclass",
+            [target],
+        )
+        row = cursor.fetchone()
+    return bool(row and row[0] is not None and row[0] >= up_to)
+
+
+def analyze_survey_reports(*, survey_id: int, question_id: int) -> str:
+    """Refresh the planner's statistics of the table holding the survey's
+    reports (its partition, or the whole table when it is not partitioned);
+    return the table's name.
+
+    ``ANALYZE`` samples at most 300 × ``default_statistics_target`` rows
+    (30,000 by default) of the table, whatever its size."""
+    with connection.cursor() as cursor:
+        target = _survey_table(cursor, survey_id, question_id)
+        cursor.execute(f"ANALYZE {target}")
+    logger.info("analyzed %s for the reports of survey %s", target, survey_id)
+    return target

@@ -47,10 +47,9 @@ def _rate_limits_off(settings) -> None:
 def _patient_horizon_fence(monkeypatch) -> None:
     """The tally refresh's horizon fence waits up to 10 s instead of 1 s.
 
-    Its SHARE lock on the report table also waits for autovacuum and
-    auto-analyze (SHARE UPDATE EXCLUSIVE), which PostgreSQL cancels only after
-    ``deadlock_timeout`` (1 s): on a loaded machine a test's single refresh
-    could give up first, fold nothing and leave its results empty.  Deferral
+    Its lock on the survey's row waits for the survey's submissions in
+    flight: on a loaded machine a test's single refresh could give up first,
+    fold nothing and leave its results empty.  Deferral
     itself is tested with an explicit short timeout (test_tallies.py).
     """
     from surveys.analysis.tallies import services

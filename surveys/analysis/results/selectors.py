@@ -8,7 +8,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, QuerySet
+from django.db.models import QuerySet
+from django.utils import timezone
 
 import ldp
 from ldp.accounting import sequential_composition
@@ -19,6 +20,7 @@ from surveys.analysis.models import (
     Tally,
     TallyWatermark,
 )
+from surveys.analysis.results import answer_counts
 from surveys.analysis.results.estimates import question_result
 from surveys.analysis.results.objects import (
     PlainSummary,
@@ -27,9 +29,10 @@ from surveys.analysis.results.objects import (
     document_shown,
     results_from_document,
 )
+from surveys.analysis.results.release import snapshot_batch_ready
 from surveys.authoring import kinds
 from surveys.authoring.models import Question, Survey
-from surveys.collection.models import PlainAnswer, Report, SkippedAnswer
+from surveys.collection.models import Report
 from surveys.collection.questions import answer_choices
 
 
@@ -169,10 +172,10 @@ def results_from_tallies(
 ) -> SurveyResults:
     """Debiased estimates of every private question from the given tallies.
 
-    ``skipped``: skips per question id (:func:`skips_up_to`); every optional
+    ``skipped``: skips per question id (``answer_counts``); every optional
     question is listed in the results' item non-response, with 0 if absent.
     ``plain_answers``: (value, count) pairs per unprotected question
-    (:func:`plain_answers_up_to`), summarised as they were sent.
+    (``answer_counts``), summarised as they were sent.
     """
     if not 0 < target_margin < 1:
         raise ValueError(f"target_margin is {target_margin!r}; allowed: 0 < m < 1")
@@ -218,29 +221,6 @@ def results_from_tallies(
             if not q.is_private
         ],
     )
-
-
-def plain_answers_up_to(
-    *, survey_id: int, watermark: int
-) -> dict[int, list[tuple[Any, int]]]:
-    """(value, count) of each unprotected question's answers among the
-    submissions with a report ``id <= watermark``, as :func:`skips_up_to`."""
-    covered = Report.objects.filter(
-        survey_id=survey_id,
-        id__lte=watermark,
-        submission_id=OuterRef("submission_id"),
-    )
-    rows = (
-        PlainAnswer.objects.filter(question__survey_id=survey_id)
-        .filter(Exists(covered))
-        .values("question_id", "value")
-        .annotate(count=Count("id"))
-        .order_by()
-    )
-    found: dict[int, list[tuple[Any, int]]] = {}
-    for row in rows:
-        found.setdefault(row["question_id"], []).append((row["value"], row["count"]))
-    return found
 
 
 def plain_summary(question: Question, answers: list[tuple[Any, int]]) -> PlainSummary:
@@ -290,25 +270,6 @@ def plain_summary(question: Question, answers: list[tuple[Any, int]]) -> PlainSu
     )
 
 
-def skips_up_to(*, survey_id: int, watermark: int) -> dict[int, int]:
-    """Skips per question among the submissions with a report ``id <= watermark``
-    (those whose reports the tallies hold), so non-response and estimates
-    describe the same submissions."""
-    covered = Report.objects.filter(
-        survey_id=survey_id,
-        id__lte=watermark,
-        submission_id=OuterRef("submission_id"),
-    )
-    rows = (
-        SkippedAnswer.objects.filter(question__survey_id=survey_id)
-        .filter(Exists(covered))
-        .values("question_id")
-        .annotate(count=Count("id"))
-        .order_by()
-    )
-    return {row["question_id"]: row["count"] for row in rows}
-
-
 def survey_questions(survey: Survey) -> list[Question]:
     """The survey's questions in the order results list them."""
     return list(survey.questions.order_by("position", "id"))
@@ -321,6 +282,7 @@ def survey_results(*, survey: Survey, target_margin: float = 0.05) -> SurveyResu
     the API read :func:`latest_results` instead.
     """
     mark = TallyWatermark.objects.filter(survey_id=survey.pk).first()
+    answers = answer_counts.stored_counts(survey_id=survey.pk)
     return results_from_tallies(
         survey=survey,
         questions=survey_questions(survey),
@@ -328,12 +290,8 @@ def survey_results(*, survey: Survey, target_margin: float = 0.05) -> SurveyResu
         refreshed_at=mark.refreshed_at if mark else None,
         pending_reports=pending_report_count(survey_id=survey.pk),
         target_margin=target_margin,
-        skipped=skips_up_to(
-            survey_id=survey.pk, watermark=mark.last_report_id if mark else 0
-        ),
-        plain_answers=plain_answers_up_to(
-            survey_id=survey.pk, watermark=mark.last_report_id if mark else 0
-        ),
+        skipped=answers.skips(),
+        plain_answers=answers.by_question(),
     )
 
 
@@ -421,7 +379,9 @@ def latest_results(*, survey: Survey) -> SnapshotState:
     A fixed number of queries whatever the number of reports or the cost of
     the analysis: the snapshot, the two that fingerprint the current
     questions and bins (:func:`current_definition`), the tally watermark and
-    the capped counts of what arrived since (:func:`pending_after`).
+    the capped counts of what arrived since (:func:`pending_after`).  Stale
+    (a computation is due) when the questions changed, or when the tallies
+    hold a batch the release rule lets out (:func:`_batch_due`).
     """
     snapshot = latest_snapshot(survey_id=survey.pk)
     if snapshot is None or not document_shown(snapshot.document):
@@ -438,11 +398,30 @@ def latest_results(*, survey: Survey) -> SnapshotState:
     )
     stale = (
         snapshot.definition != current_definition(survey_id=survey.pk)
-        or snapshot.watermark < survey_watermark(survey_id=survey.pk)
+        or _batch_due(snapshot)
         # An earlier release's format: shown, and recomputed in this one's.
         or not document_readable(snapshot.document)
     )
     return SnapshotState(results, stale=stale)
+
+
+def _batch_due(snapshot: ResultSnapshot) -> bool:
+    """Whether the tallies moved past ``snapshot`` by a batch the release rule
+    lets out now (``release``): while a batch is held back, no computation is
+    due, so a page view or a live poll queues nothing."""
+    mark = (
+        TallyWatermark.objects.filter(survey_id=snapshot.survey_id)
+        .values_list("last_report_id", "responses")
+        .first()
+    )
+    if mark is None or mark[0] <= snapshot.watermark:
+        return False
+    return snapshot_batch_ready(
+        # At least one: a withdrawal may have taken one out of the count.
+        new_responses=max(1, mark[1] - snapshot.responses),
+        since=snapshot.computed_at,
+        now=timezone.now(),
+    )
 
 
 def snapshots_behind() -> list[int]:

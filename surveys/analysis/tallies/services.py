@@ -16,14 +16,49 @@ Reports committed out of id order
 Ids come from a sequence when a row is inserted, but transactions commit in
 any order: a report with id 10 may become visible after one with id 11.  A
 watermark moved to 11 would then skip report 10 for ever.  Before folding,
-a refresh takes a *horizon fence*: it locks the report table in SHARE mode
-(which waits until every transaction that has inserted reports has committed
-or rolled back, and holds new inserts off for the instant it takes) and reads
-the largest report id.  Every id at or below that horizon is then either
-visible or gone for good (a rolled-back insert), so folding up to it is safe.
-The fence waits at most ``LOCK_TIMEOUT_MS``; past that the refresh defers
-(folds nothing) and the next refresh or the periodic reconciliation retries,
-so a slow submission is never held up for longer.
+a refresh takes the survey's *horizon fence* (``report_store.report_horizon``):
+it waits until every transaction inserting reports of this survey has
+committed or rolled back, holding the survey's new inserts off for the
+instant it takes, and reads the largest report id.  Every id of the survey at
+or below that horizon is then either visible or gone for good, so folding up
+to it is safe.  The fence is per survey: refreshes and submissions of other
+surveys never wait for it.  It waits at most ``LOCK_TIMEOUT_MS``; past that
+the refresh defers (folds nothing) and the next refresh or the periodic
+reconciliation retries, so a slow submission is never held up for longer.
+
+Catching up: each report read once
+----------------------------------
+The upper bound (the horizon) is fixed when a run starts, and the run walks
+from the watermark in keyset windows ``(start, end]``: ``end`` is the smallest,
+over the survey's questions, of the id of the question's ``k``-th report past
+``start`` (``k`` = the batch size over the number of questions), read with
+``WHERE question_id BETWEEN q AND q AND id > start AND id <= end ORDER BY
+question_id, id OFFSET k-1 LIMIT 1``, an order only the (question, id) index
+gives; the window's reports are then read once, and the next window starts at
+``end``.  So every report row is read once and every index entry at most
+twice, however large the backlog (a ``LIMIT`` over the whole remaining
+backlog, ordered by id across questions, made PostgreSQL read and sort the
+rest of the backlog for every batch).
+
+Plan statistics relied upon: the histogram of ``id`` of the survey's report
+partition (``pg_stats``).  Within it, the planner estimates a window's rows
+and reads the window by the primary key or the (question, id) index, both
+proportional to the window; beyond it (a bulk load leaves the histogram
+ending below the new ids) it takes any range of new ids for nearly empty and
+may read a whole backlog by the primary key and sort it to find one window's
+end.  So a run whose reports to fold may exceed a batch (``horizon - start``
+ids bound them) first checks that the histogram reaches ``horizon - k``
+(``report_store.statistics_cover``) and otherwise refreshes it itself, once
+(``report_store.analyze_survey_reports``: ``ANALYZE`` of the partition, a
+sample of at most 30,000 rows whatever its size).  The look-up of which
+submissions a window covers first is one probe of the (submission, question,
+survey) index (``answers.newly_covered``), needing no statistics.
+
+Unprotected answers and skips
+-----------------------------
+The same batch adds the unprotected answers and skips of the submissions it
+covers first (``answer_tallies``), in the same transaction under the same
+watermark, so a snapshot reads only tallies.
 """
 
 from __future__ import annotations
@@ -41,6 +76,8 @@ from django.utils import timezone
 
 import ldp
 from surveys.analysis.models import Tally, TallyWatermark
+from surveys.analysis.results import selectors
+from surveys.analysis.tallies import answers
 from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection import report_codec, report_store
@@ -64,6 +101,7 @@ class RefreshOutcome:
     folded: int  # reports added to the tallies by this run
     watermark: int  # the watermark after the run
     deferred: bool = False  # the horizon fence timed out; nothing was folded
+    analyzed: bool = False  # the run refreshed the planner's statistics
 
 
 def resolved_batch_size(batch_size: int | None) -> int:
@@ -81,12 +119,13 @@ def _batch_delay() -> None:
 
 
 # --- the horizon fence -----------------------------------------------------------
-def report_horizon(*, lock_timeout_ms: int | None = None) -> int | None:
-    """The largest report id below which no report can still appear, or None
-    when in-flight submissions did not finish within the lock timeout
-    (``LOCK_TIMEOUT_MS`` unless given; ``report_store.report_horizon``)."""
+def report_horizon(*, survey_id: int, lock_timeout_ms: int | None = None) -> int | None:
+    """The largest report id below which no report of the survey can still
+    appear, or None when its in-flight submissions did not finish within the
+    lock timeout (``LOCK_TIMEOUT_MS`` unless given;
+    ``report_store.report_horizon``)."""
     return report_store.report_horizon(
-        lock_timeout_ms=lock_timeout_ms or LOCK_TIMEOUT_MS
+        survey_id=survey_id, lock_timeout_ms=lock_timeout_ms or LOCK_TIMEOUT_MS
     )
 
 
@@ -157,20 +196,52 @@ def _add_to_tallies(
         tally.save(update_fields=["stat", "n", "updated_at"])
 
 
+def _window_end(
+    survey_id: int, question_ids: list[int], *, start: int, horizon: int, size: int
+) -> int:
+    """The end of the next keyset window past ``start``: at most ``size``
+    reports in ``(start, end]`` (``size`` over the questions, per question),
+    and at least one when any report is left below ``horizon``.  One
+    ``OFFSET k-1 LIMIT 1`` per question on the (question, id) index, each
+    bounded by the end found so far."""
+    per_question = max(1, size // max(1, len(question_ids)))
+    end = horizon
+    for question_id in question_ids:
+        kth = list(
+            Report.objects.filter(
+                survey_id=survey_id,
+                # A range, not "=": ordered by (question, id), which only the
+                # (question, id) index gives (with "=" the planner drops the
+                # question from the order and may walk the primary key).
+                question_id__gte=question_id,
+                question_id__lte=question_id,
+                id__gt=start,
+                id__lte=end,
+            )
+            .order_by("question_id", "id")
+            .values_list("id", flat=True)[per_question - 1 : per_question]
+        )
+        if kth:
+            end = kth[0]
+    return end
+
+
 def tallies_refresh(
     *,
     survey_id: int,
     batch_size: int | None = None,
     lock_timeout_ms: int | None = None,
 ) -> RefreshOutcome:
-    """Fold the survey's reports past its watermark into its tallies.
+    """Fold the survey's reports past its watermark into its tallies, with the
+    unprotected answers and skips of the submissions they cover.
 
-    Idempotent and safe to run concurrently or late (see the module notes).
+    Idempotent and safe to run concurrently or late; reads each new report
+    once (see the module notes).
     """
     size = resolved_batch_size(batch_size)
     if not Survey.objects.filter(pk=survey_id).exists():
         return RefreshOutcome(survey_id, 0, 0)  # deleted since it was enqueued
-    horizon = report_horizon(lock_timeout_ms=lock_timeout_ms)
+    horizon = report_horizon(survey_id=survey_id, lock_timeout_ms=lock_timeout_ms)
     if horizon is None:
         mark = TallyWatermark.objects.filter(survey_id=survey_id).first()
         return RefreshOutcome(
@@ -178,55 +249,98 @@ def tallies_refresh(
         )
     specs = _Specs(survey_id)
     question_ids = _question_ids(survey_id)
-    folded = 0
+    folded, analyzed = 0, False
     while True:
         with transaction.atomic():
             mark = _locked_watermark(survey_id)
             start = mark.last_report_id
             if start >= horizon:
-                return RefreshOutcome(survey_id, folded, start)
+                return RefreshOutcome(survey_id, folded, start, analyzed=analyzed)
+            if not folded and _statistics_due(
+                survey_id, question_ids, start=start, horizon=horizon, size=size
+            ):
+                report_store.analyze_survey_reports(
+                    survey_id=survey_id, question_id=question_ids[0]
+                )
+                analyzed = True
+            end = _window_end(
+                survey_id, question_ids, start=start, horizon=horizon, size=size
+            )
             rows = list(
                 Report.objects.filter(
                     survey_id=survey_id,  # one partition
                     question_id__in=question_ids,
                     id__gt=start,
-                    id__lte=horizon,
+                    id__lte=end,
                 )
-                .order_by("id")
-                .values_list("id", "question_id", "spec_revision", "value", "bits")[
-                    :size
-                ]
+                .order_by()
+                .values_list(
+                    "submission_id",
+                    "question_id",
+                    "spec_revision",
+                    "value",
+                    "bits",
+                    "id",
+                )
             )
-            full = len(rows) == size
-            _add_to_tallies(survey_id, _aggregate((r[1:] for r in rows), specs))
-            mark.last_report_id = rows[-1][0] if full else horizon
+            _add_to_tallies(survey_id, _aggregate((r[1:5] for r in rows), specs))
+            if rows:
+                mark.responses += answers.fold_batch(
+                    survey_id=survey_id,
+                    submission_ids=(r[0] for r in rows),
+                    first=min(rows, key=lambda r: r[5])[0],
+                    start=start,
+                )
+            mark.last_report_id = end
             mark.refreshed_at = timezone.now()
-            mark.save(update_fields=["last_report_id", "refreshed_at"])
+            mark.save(update_fields=["last_report_id", "refreshed_at", "responses"])
             folded += len(rows)
-        if not full:
-            return RefreshOutcome(survey_id, folded, mark.last_report_id)
+        if end >= horizon:
+            return RefreshOutcome(survey_id, folded, end, analyzed=analyzed)
         _batch_delay()
+
+
+def _statistics_due(
+    survey_id: int, question_ids: list[int], *, start: int, horizon: int, size: int
+) -> bool:
+    """Whether to refresh the planner's statistics before the first window:
+    when the reports to fold may be more than a batch (``horizon - start`` ids
+    bound them) and the statistics do not know of ids that far."""
+    if not question_ids or horizon - start <= size:
+        return False
+    return not report_store.statistics_cover(
+        survey_id=survey_id, question_id=question_ids[0], up_to=horizon - size
+    )
 
 
 def tallies_withdraw(*, survey_id: int, report_ids: list[int]) -> int:
     """Subtract withdrawn reports from the tallies; return how many were tallied.
 
     The statistic is a sum over reports (``ldp.SupportCounts``), so removing
-    reports subtracts their aggregate.  Only reports at or below the watermark
-    were ever added; the others are simply never folded.  Runs in the caller's
-    transaction (which deletes the reports) under the watermark lock, so a
-    refresh sees either both the old tallies and the reports, or neither.
+    reports subtracts their aggregate; a withdrawn submission with a tallied
+    report also leaves the answer and skip tallies (``answer_tallies``).  Only
+    reports at or below the watermark were ever added; the others are simply
+    never folded.  Runs in the caller's transaction (which deletes the
+    reports) under the watermark lock, so a refresh sees either both the old
+    tallies and the reports, or neither.
     """
     with transaction.atomic():
         mark = _locked_watermark(survey_id)
         rows = list(
             Report.objects.filter(
                 survey_id=survey_id, id__in=report_ids, id__lte=mark.last_report_id
-            ).values_list("question_id", "spec_revision", "value", "bits")
+            ).values_list(
+                "submission_id", "question_id", "spec_revision", "value", "bits"
+            )
         )
         if not rows:
             return 0
-        stats = _aggregate(rows, _Specs(survey_id))
+        # Its answers were counted with its first tallied report.
+        covered = sorted({r[0] for r in rows})
+        answers.subtract_withdrawn(survey_id=survey_id, covered_submission_ids=covered)
+        mark.responses -= len(covered)
+        mark.save(update_fields=["responses"])
+        stats = _aggregate((r[1:] for r in rows), _Specs(survey_id))
         tallies = {
             (t.question_id, t.spec_revision): t
             for t in Tally.objects.select_for_update().filter(
@@ -248,30 +362,30 @@ def count_reports(
     survey_id: int, *, end: int, batch_size: int
 ) -> tuple[dict[tuple[int, int], ldp.SupportCounts], int]:
     """Aggregate every report of the survey with an id up to ``end``, read in
-    batches of ``batch_size``; return the aggregates and the reports counted."""
+    keyset windows of at most ``batch_size`` (:func:`_window_end`); return the
+    aggregates and the reports counted."""
     specs = _Specs(survey_id)
     question_ids = _question_ids(survey_id)
     totals: dict[tuple[int, int], ldp.SupportCounts] = {}
     start, counted = 0, 0
-    while True:
-        rows = list(
+    while start < end:
+        window = _window_end(
+            survey_id, question_ids, start=start, horizon=end, size=batch_size
+        )
+        rows = (
             Report.objects.filter(
                 survey_id=survey_id,
                 question_id__in=question_ids,
                 id__gt=start,
-                id__lte=end,
+                id__lte=window,
             )
-            .order_by("id")
-            .values_list("id", "question_id", "spec_revision", "value", "bits")[
-                :batch_size
-            ]
+            .order_by()
+            .values_list("question_id", "spec_revision", "value", "bits")
         )
-        for key, stat in _aggregate((r[1:] for r in rows), specs).items():
+        for key, stat in _aggregate(rows, specs).items():
             totals[key] = totals[key] + stat if key in totals else stat
-        counted += len(rows)
-        if len(rows) < batch_size:
-            break
-        start = rows[-1][0]
+            counted += stat.n
+        start = window
     return totals, counted
 
 
@@ -279,11 +393,11 @@ def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
     """Recompute the survey's tallies from scratch; return the reports counted.
 
     Counts every report up to the horizon (or the current watermark, if that is
-    higher, so the watermark never moves back) and replaces the tallies in one
-    transaction.
+    higher, so the watermark never moves back) and replaces the tallies, and
+    the answer and skip tallies, in one transaction.
     """
     size = resolved_batch_size(batch_size)
-    horizon = report_horizon()
+    horizon = report_horizon(survey_id=survey_id)
     if horizon is None:
         raise OperationalError("submissions stayed in flight; recount again later")
     with transaction.atomic():
@@ -295,6 +409,14 @@ def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
             Tally(question_id=q, spec_revision=r, n=stat.n, stat=stat.to_dict())
             for (q, r), stat in sorted(totals.items())
         )
+        answers.replace(
+            survey_id=survey_id,
+            counts=answers.counts_up_to(survey_id=survey_id, watermark=end),
+        )
+        mark.responses = selectors.responses_between(
+            survey_id=survey_id, after=0, up_to=end
+        )
+        mark.save(update_fields=["responses"])
         if end != mark.last_report_id or counted:
             mark.last_report_id = end
             mark.refreshed_at = timezone.now()

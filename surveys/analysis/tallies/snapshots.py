@@ -15,14 +15,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 import ldp
 from surveys.analysis.models import ResultSnapshot, Tally, TallyWatermark
 from surveys.analysis.results import selectors
+from surveys.analysis.results.answer_counts import AnswerCounts, stored_counts
 from surveys.analysis.results.objects import document_readable, results_to_document
+from surveys.analysis.results.release import snapshot_batch_ready
+from surveys.analysis.tallies.answers import counts_up_to
 from surveys.analysis.tallies.services import count_reports, resolved_batch_size
 from surveys.authoring.models import Survey
 
@@ -42,41 +44,29 @@ class SnapshotOutcome:
     waiting: int = 0  # new submissions held back by batching
 
 
-def snapshot_batch_ready(
-    *, new_responses: int, since: datetime | None, now: datetime
-) -> bool:
-    """Whether a snapshot may advance by ``new_responses`` submissions.
-
-    It advances once at least ``SNAPSHOT_MIN_NEW_SUBMISSIONS`` submissions are
-    new, or once ``SNAPSHOT_MAX_WAIT_SECONDS`` have passed since the previous
-    snapshot (``since``) with any new submission (so that nothing accepted is
-    left out of the results for ever; 0 turns the period off).
-    """
-    if new_responses <= 0:
-        return False
-    if new_responses >= settings.SNAPSHOT_MIN_NEW_SUBMISSIONS:
-        return True
-    period = settings.SNAPSHOT_MAX_WAIT_SECONDS
-    if not period or since is None:
-        return False
-    return (now - since).total_seconds() >= period
-
-
 def _snapshot_delay() -> None:
     delay = float(os.environ.get(SNAPSHOT_DELAY_ENV) or 0)
     if delay > 0:
         time.sleep(delay)
 
 
-def _tally_inputs(
-    survey_id: int,
-) -> tuple[int, datetime | None, dict[tuple[int, int], ldp.SupportCounts]]:
-    """(watermark, refreshed_at, tallies), read together.
+@dataclass(frozen=True)
+class TallyInputs:
+    """What a snapshot is computed from, read together (:func:`_tally_inputs`)."""
 
-    The watermark row is locked while the tallies are read, so a refresh's
-    batch cannot commit in between: the tallies are exactly those of the
-    reports up to the watermark.
-    """
+    watermark: int
+    refreshed_at: datetime | None
+    tallies: dict[tuple[int, int], ldp.SupportCounts]
+    answers: AnswerCounts
+    responses: int  # submissions with a report at or below the watermark
+
+
+def _tally_inputs(survey_id: int) -> TallyInputs:
+    """The watermark, the report tallies and the answer and skip tallies, read
+    together: the watermark row is locked while they are read, so a refresh's
+    batch cannot commit in between and every tally is exactly that of the
+    submissions and reports up to the watermark.  Reads one row per tally,
+    whatever the number of reports."""
     with transaction.atomic():
         mark = (
             TallyWatermark.objects.select_for_update()
@@ -87,9 +77,12 @@ def _tally_inputs(
             (t.question_id, t.spec_revision): ldp.SupportCounts.from_dict(t.stat)
             for t in Tally.objects.filter(question__survey_id=survey_id)
         }
+        counts = stored_counts(survey_id=survey_id)
     if mark is None:
-        return 0, None, tallies
-    return mark.last_report_id, mark.refreshed_at, tallies
+        return TallyInputs(0, None, tallies, counts, 0)
+    return TallyInputs(
+        mark.last_report_id, mark.refreshed_at, tallies, counts, mark.responses
+    )
 
 
 def _document_time(value: Any) -> datetime | None:
@@ -126,7 +119,9 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
     current = selectors.latest_snapshot(survey_id=survey_id)
     questions = selectors.survey_questions(survey)
     definition = selectors.survey_definition(questions)
-    watermark, refreshed_at, tallies = _tally_inputs(survey_id)
+    inputs = _tally_inputs(survey_id)
+    watermark, refreshed_at = inputs.watermark, inputs.refreshed_at
+    tallies, answers = inputs.tallies, inputs.answers
     same_questions = (
         current is not None
         and current.definition == definition
@@ -139,8 +134,11 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
         and current.watermark >= watermark
     ):
         return SnapshotOutcome(survey_id, False, current.watermark, current.version)
-    start = current.watermark if current is not None and not force else 0
-    new = selectors.responses_between(survey_id=survey_id, after=start, up_to=watermark)
+    # Submissions the tallies cover beyond the current snapshot's, counted by
+    # the refresh (a withdrawal since may make it one short; never below 0).
+    responses = inputs.responses
+    held = current.responses if current is not None and not force else 0
+    new = max(0, responses - held)
     now = timezone.now()
     first_and_empty = current is None and new == 0
     if not (force or first_and_empty):
@@ -160,23 +158,23 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
                     tallies, _ = count_reports(
                         survey_id, end=watermark, batch_size=resolved_batch_size(None)
                     )
+                    answers = counts_up_to(survey_id=survey_id, watermark=watermark)
                     refreshed_at = _document_time(current.document.get("refreshed_at"))
-                new = 0
+                new, responses = 0, current.responses
             else:
                 # The first snapshot waits for a batch too: until then it holds
                 # the results of no reports (every question at n = 0).
                 watermark, refreshed_at, tallies, new = 0, None, {}, 0
-    responses = new if force or current is None else current.responses + new
+                answers, responses = AnswerCounts(), 0
     results = selectors.results_from_tallies(
         survey=survey,
         questions=questions,
         tallies=tallies,
         refreshed_at=refreshed_at,
-        # Item non-response of the same submissions as the tallies.
-        skipped=selectors.skips_up_to(survey_id=survey_id, watermark=watermark),
-        plain_answers=selectors.plain_answers_up_to(
-            survey_id=survey_id, watermark=watermark
-        ),
+        # Item non-response and unprotected answers of the same submissions
+        # as the tallies, from their own tallies.
+        skipped=answers.skips(),
+        plain_answers=answers.by_question(),
     )
     document = results_to_document(results)
     _snapshot_delay()
@@ -225,16 +223,15 @@ def snapshot_after_withdrawal(*, survey_id: int) -> SnapshotOutcome:
     tallies, _ = count_reports(
         survey_id, end=current.watermark, batch_size=resolved_batch_size(None)
     )
+    answers = counts_up_to(survey_id=survey_id, watermark=current.watermark)
     results = selectors.results_from_tallies(
         survey=survey,
         questions=questions,
         tallies=tallies,
         refreshed_at=_document_time(current.document.get("refreshed_at")),
         # Item non-response and unprotected answers of the same submissions.
-        skipped=selectors.skips_up_to(survey_id=survey_id, watermark=current.watermark),
-        plain_answers=selectors.plain_answers_up_to(
-            survey_id=survey_id, watermark=current.watermark
-        ),
+        skipped=answers.skips(),
+        plain_answers=answers.by_question(),
     )
     document = results_to_document(results)
     responses = selectors.responses_between(

@@ -384,3 +384,35 @@ def test_a_snapshot_stored_in_another_format_is_recomputed_not_misread(ada_clien
     snapshot = ResultSnapshot.objects.get(survey=survey)
     assert snapshot.version == 2
     assert snapshot.document == _from_scratch(survey)
+
+
+@pytest.mark.parametrize("page", ["analysis:dashboard", "analysis:dashboard_live"])
+def test_a_page_view_while_a_batch_is_held_back_queues_no_snapshot(
+    ada_client, ada, settings, monkeypatch, page
+):
+    settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 10
+    settings.SNAPSHOT_MAX_WAIT_SECONDS = 3600
+    survey = make_survey(ada)
+    simulate(survey, 12)
+    services.tallies_refresh(survey_id=survey.pk)
+    snapshots.snapshot_refresh(survey_id=survey.pk)
+    assert ResultSnapshot.objects.get(survey=survey).responses == 12
+    simulate(survey, 3, seed=2)  # tallied, held back by the batch rule
+    services.tallies_refresh(survey_id=survey.pk)
+    assert not snapshots.snapshot_refresh(survey_id=survey.pk).advanced
+    queued: list[int] = []
+    monkeypatch.setattr(tasks, "send_snapshot", queued.append)
+
+    for _ in range(3):
+        assert ada_client.get(reverse(page, args=[survey.pk])).status_code == 200
+
+    assert queued == []
+    assert selectors.survey_watermark(survey_id=survey.pk) > (
+        ResultSnapshot.objects.get(survey=survey).watermark
+    )
+    # Once the batch may be released, the next view queues its computation.
+    ResultSnapshot.objects.filter(survey=survey).update(
+        computed_at=timezone.now() - timedelta(seconds=3601)
+    )
+    ada_client.get(reverse(page, args=[survey.pk]))
+    assert queued == [survey.pk]

@@ -1,0 +1,202 @@
+"""Tallies of unprotected answers and skips, kept with the report tallies.
+
+A snapshot shows, beside the estimates, what respondents answered to the
+questions that are not protected and how many skipped each optional question,
+for the same submissions as the estimates: those with a report at or below the
+survey's tally watermark.  Counting those from the stored answers at every
+snapshot read every answer of the survey (and checked each against the
+reports), so a snapshot cost grew with n.  Here they are counts kept up to
+date by the worker path that folds reports (``services.tallies_refresh``),
+in the same transaction and under the same watermark lock:
+
+* a batch of reports with ids in ``(start, end]`` *covers* the submissions
+  among them that had no report at or below ``start`` (one index probe:
+  :func:`newly_covered`);
+* the unprotected answers and skips of the newly covered submissions are
+  added to :class:`~surveys.analysis.models.PlainAnswerTally` and
+  :class:`~surveys.analysis.models.SkipTally`.
+
+So a batch reads its own submissions' answers and nothing else: the work is
+proportional to the new submissions, and a snapshot reads one row per
+(question, distinct answer) and per optional question, whatever n.  A
+withdrawal subtracts the answers of the withdrawn submissions that were
+covered; a recount (``tallies_recount``) recomputes them from the stored
+answers (:func:`counts_up_to`, the one path that reads them all).
+
+Invariant (tested against :func:`counts_up_to`): the tallies equal the counts
+of the answers and skips of the survey's counted submissions having a report
+with ``id <= watermark``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db.models import Count, Exists, OuterRef
+
+from surveys.analysis.models import PlainAnswerTally, SkipTally
+from surveys.analysis.results.answer_counts import AnswerCounts
+from surveys.collection.models import PlainAnswer, Report, SkippedAnswer
+
+# Submission ids per query (an IN list): bounded so a batch of 50,000 reports
+# never sends one statement with tens of thousands of parameters.
+CHUNK = 5_000
+
+
+def _chunks(ids: list[int]) -> Iterable[list[int]]:
+    for i in range(0, len(ids), CHUNK):
+        yield ids[i : i + CHUNK]
+
+
+def newly_covered(
+    *, survey_id: int, submission_ids: Iterable[int], first: int, start: int
+) -> list[int]:
+    """Those of ``submission_ids`` (each with a report in a window past
+    ``start``; ``first`` owns the window's first report) that have no report
+    at or below ``start``: the submissions the window covers first.
+
+    Only ``first`` can have one.  Every transaction that stores reports of a
+    survey holds the survey's row until it commits (the lock the horizon
+    fence relies on, ``report_store``) and stores each submission's reports
+    together, so a submission's reports are consecutive among the survey's
+    report ids; a submission with reports on both sides of ``start`` owns the
+    first report past it.  So one probe of the (submission, question, survey)
+    index decides, whatever the window's size (a look-up of every submission
+    of the window was planned as a scan of the partition).
+    """
+    ids = sorted(set(submission_ids))
+    if start <= 0 or not ids:
+        return ids  # nothing was tallied before
+    straddles = (
+        Report.objects.filter(survey_id=survey_id, submission_id=first, id__lte=start)
+        .order_by()
+        .exists()
+    )
+    return [i for i in ids if not (straddles and i == first)]
+
+
+def counts_of(submission_ids: list[int]) -> AnswerCounts:
+    """The unprotected answers and skips of these submissions."""
+    counts = AnswerCounts()
+    for chunk in _chunks(sorted(submission_ids)):
+        rows = (
+            PlainAnswer.objects.filter(submission_id__in=chunk)
+            .values("question_id", "value")
+            .annotate(count=Count("id"))
+            .order_by()
+        )
+        for row in rows:
+            counts.add_plain(row["question_id"], row["value"], row["count"])
+        skips = (
+            SkippedAnswer.objects.filter(submission_id__in=chunk)
+            .values("question_id")
+            .annotate(count=Count("id"))
+            .order_by()
+        )
+        for row in skips:
+            counts.skipped[row["question_id"]] += row["count"]
+    return counts
+
+
+def counts_up_to(*, survey_id: int, watermark: int) -> AnswerCounts:
+    """Recount from the stored answers: those of the survey's counted
+    submissions with a report ``id <= watermark``.  Reads every answer of the
+    survey (recounts, and results at an earlier watermark than the tallies'),
+    never a snapshot's steady path."""
+    covered = Report.objects.filter(
+        survey_id=survey_id,
+        id__lte=watermark,
+        submission_id=OuterRef("submission_id"),
+    )
+    counts = AnswerCounts()
+    rows = (
+        PlainAnswer.objects.filter(question__survey_id=survey_id)
+        .filter(Exists(covered))
+        .values("question_id", "value")
+        .annotate(count=Count("id"))
+        .order_by()
+    )
+    for row in rows:
+        counts.add_plain(row["question_id"], row["value"], row["count"])
+    skips = (
+        SkippedAnswer.objects.filter(question__survey_id=survey_id)
+        .filter(Exists(covered))
+        .values("question_id")
+        .annotate(count=Count("id"))
+        .order_by()
+    )
+    for row in skips:
+        counts.skipped[row["question_id"]] += row["count"]
+    return counts
+
+
+def add(*, survey_id: int, change: AnswerCounts) -> None:
+    """Add ``change`` (negative counts subtract) to the survey's tallies.
+
+    Call it holding the survey's watermark lock (``services``): every writer
+    of these rows does, so read-modify-write is safe.
+    """
+    if change.plain:
+        held = {
+            (t.question_id, t.value_key): t
+            for t in PlainAnswerTally.objects.filter(
+                question_id__in={q for q, _ in change.plain}
+            )
+        }
+        changed, new = [], []
+        for (question_id, key), (value, count) in change.plain.items():
+            tally = held.get((question_id, key))
+            if tally is None:
+                new.append(
+                    PlainAnswerTally(
+                        question_id=question_id, value_key=key, value=value, count=count
+                    )
+                )
+            elif count:
+                tally.count += count
+                changed.append(tally)
+        PlainAnswerTally.objects.bulk_update(changed, ["count"])
+        PlainAnswerTally.objects.bulk_create(new)
+    if change.skipped:
+        skips = {
+            t.question_id: t
+            for t in SkipTally.objects.filter(question_id__in=list(change.skipped))
+        }
+        changed_skips, new_skips = [], []
+        for question_id, count in change.skipped.items():
+            skip = skips.get(question_id)
+            if skip is None:
+                new_skips.append(SkipTally(question_id=question_id, count=count))
+            elif count:
+                skip.count += count
+                changed_skips.append(skip)
+        SkipTally.objects.bulk_update(changed_skips, ["count"])
+        SkipTally.objects.bulk_create(new_skips)
+
+
+def replace(*, survey_id: int, counts: AnswerCounts) -> None:
+    """Replace the survey's tallies with ``counts`` (a recount), under the
+    watermark lock."""
+    PlainAnswerTally.objects.filter(question__survey_id=survey_id).delete()
+    SkipTally.objects.filter(question__survey_id=survey_id).delete()
+    add(survey_id=survey_id, change=counts)
+
+
+def fold_batch(
+    *, survey_id: int, submission_ids: Iterable[int], first: int, start: int
+) -> int:
+    """Add the answers of the submissions a window of reports past ``start``
+    covers first (:func:`newly_covered`); return how many submissions that is."""
+    new = newly_covered(
+        survey_id=survey_id, submission_ids=submission_ids, first=first, start=start
+    )
+    if new:
+        add(survey_id=survey_id, change=counts_of(new))
+    return len(new)
+
+
+def subtract_withdrawn(*, survey_id: int, covered_submission_ids: list[int]) -> None:
+    """Take withdrawn submissions that were covered out of the tallies (before
+    their answers are deleted, in the same transaction)."""
+    if covered_submission_ids:
+        add(survey_id=survey_id, change=counts_of(covered_submission_ids).negated())
