@@ -43,7 +43,7 @@ from django.db import OperationalError, connection, transaction
 from django.db.models import Max, OuterRef, Subquery
 
 from surveys.authoring.models import Question, Survey
-from surveys.collection.models import Report
+from surveys.collection.models import PlainAnswer, Report, SkippedAnswer
 
 logger = logging.getLogger(__name__)
 
@@ -128,13 +128,19 @@ def statistics_cover(*, survey_id: int, question_id: int, up_to: int) -> bool:
 
 def analyze_survey_reports(*, survey_id: int, question_id: int) -> str:
     """Refresh the planner's statistics of the table holding the survey's
-    reports (its partition, or the whole table when it is not partitioned);
-    return the table's name.
+    reports (its partition, or the whole table when it is not partitioned),
+    and of the unprotected answers and skips stored beside them; return the
+    report table's name.
 
     ``ANALYZE`` samples at most 300 × ``default_statistics_target`` rows
-    (30,000 by default) of the table, whatever its size."""
+    (30,000 by default) of each table, whatever its size."""
     with connection.cursor() as cursor:
         target = _survey_table(cursor, survey_id, question_id)
-        cursor.execute(f"ANALYZE {target}")
+        for table in (
+            target,
+            connection.ops.quote_name(PlainAnswer._meta.db_table),
+            connection.ops.quote_name(SkippedAnswer._meta.db_table),
+        ):
+            cursor.execute(f"ANALYZE {table}")
     logger.info("analyzed %s for the reports of survey %s", target, survey_id)
     return target

@@ -76,11 +76,20 @@ def newly_covered(
 
 
 def counts_of(submission_ids: list[int]) -> AnswerCounts:
-    """The unprotected answers and skips of these submissions."""
+    """The unprotected answers and skips of these submissions.
+
+    Each chunk is also bounded by its smallest and largest id, a range the
+    (submission, question) index serves whatever the planner's statistics (a
+    list of ids alone, on a table never analyzed, is planned as a scan)."""
     counts = AnswerCounts()
     for chunk in _chunks(sorted(submission_ids)):
+        within = {
+            "submission_id__gte": chunk[0],
+            "submission_id__lte": chunk[-1],
+            "submission_id__in": chunk,
+        }
         rows = (
-            PlainAnswer.objects.filter(submission_id__in=chunk)
+            PlainAnswer.objects.filter(**within)
             .values("question_id", "value")
             .annotate(count=Count("id"))
             .order_by()
@@ -88,7 +97,7 @@ def counts_of(submission_ids: list[int]) -> AnswerCounts:
         for row in rows:
             counts.add_plain(row["question_id"], row["value"], row["count"])
         skips = (
-            SkippedAnswer.objects.filter(submission_id__in=chunk)
+            SkippedAnswer.objects.filter(**within)
             .values("question_id")
             .annotate(count=Count("id"))
             .order_by()

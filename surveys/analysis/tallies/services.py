@@ -49,8 +49,9 @@ may read a whole backlog by the primary key and sort it to find one window's
 end.  So a run whose reports to fold may exceed a batch (``horizon - start``
 ids bound them) first checks that the histogram reaches ``horizon - k``
 (``report_store.statistics_cover``) and otherwise refreshes it itself, once
-(``report_store.analyze_survey_reports``: ``ANALYZE`` of the partition, a
-sample of at most 30,000 rows whatever its size).  The look-up of which
+(``report_store.analyze_survey_reports``: ``ANALYZE`` of the partition and
+of the answer and skip tables, a sample of at most 30,000 rows each whatever
+their size).  The look-up of which
 submissions a window covers first is one probe of the (submission, question,
 survey) index (``answers.newly_covered``), needing no statistics.
 

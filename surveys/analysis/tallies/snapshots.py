@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -101,6 +101,33 @@ def _lock_snapshot(survey_id: int) -> None:
     )
 
 
+def _inputs_held_back(
+    survey_id: int, current: ResultSnapshot | None, inputs: TallyInputs
+) -> TallyInputs:
+    """What a snapshot computed while a batch is held back holds.
+
+    With a snapshot: the questions changed inside a batch, so the results
+    follow the new questions, but from the reports the current snapshot
+    already covers (recounted at its watermark), so an edit never moves them
+    past a batch (editing after each response must not isolate it).  Without
+    one: the first snapshot waits for a batch too, holding no reports (every
+    question at n = 0)."""
+    if current is None:
+        return TallyInputs(0, None, {}, AnswerCounts(), 0)
+    if current.watermark == inputs.watermark:
+        return replace(inputs, responses=current.responses)
+    tallies, _ = count_reports(
+        survey_id, end=current.watermark, batch_size=resolved_batch_size(None)
+    )
+    return TallyInputs(
+        current.watermark,
+        _document_time(current.document.get("refreshed_at")),
+        tallies,
+        counts_up_to(survey_id=survey_id, watermark=current.watermark),
+        current.responses,
+    )
+
+
 def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
     """Compute the survey's results from its tallies and store them as its snapshot.
 
@@ -120,8 +147,6 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
     questions = selectors.survey_questions(survey)
     definition = selectors.survey_definition(questions)
     inputs = _tally_inputs(survey_id)
-    watermark, refreshed_at = inputs.watermark, inputs.refreshed_at
-    tallies, answers = inputs.tallies, inputs.answers
     same_questions = (
         current is not None
         and current.definition == definition
@@ -131,14 +156,13 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
         not force
         and current is not None
         and same_questions
-        and current.watermark >= watermark
+        and current.watermark >= inputs.watermark
     ):
         return SnapshotOutcome(survey_id, False, current.watermark, current.version)
     # Submissions the tallies cover beyond the current snapshot's, counted by
     # the refresh (a withdrawal since may make it one short; never below 0).
-    responses = inputs.responses
     held = current.responses if current is not None and not force else 0
-    new = max(0, responses - held)
+    new = max(0, inputs.responses - held)
     now = timezone.now()
     first_and_empty = current is None and new == 0
     if not (force or first_and_empty):
@@ -148,33 +172,17 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
                 return SnapshotOutcome(
                     survey_id, False, current.watermark, current.version, new
                 )
-            if current is not None:
-                # The questions changed inside a batch: the results follow the
-                # new questions, but from the reports the current snapshot
-                # already covers, so an edit never moves them past a batch
-                # (editing after each response must not isolate it).
-                if current.watermark != watermark:
-                    watermark = current.watermark
-                    tallies, _ = count_reports(
-                        survey_id, end=watermark, batch_size=resolved_batch_size(None)
-                    )
-                    answers = counts_up_to(survey_id=survey_id, watermark=watermark)
-                    refreshed_at = _document_time(current.document.get("refreshed_at"))
-                new, responses = 0, current.responses
-            else:
-                # The first snapshot waits for a batch too: until then it holds
-                # the results of no reports (every question at n = 0).
-                watermark, refreshed_at, tallies, new = 0, None, {}, 0
-                answers, responses = AnswerCounts(), 0
+            inputs = _inputs_held_back(survey_id, current, inputs)
+    watermark, responses = inputs.watermark, inputs.responses
     results = selectors.results_from_tallies(
         survey=survey,
         questions=questions,
-        tallies=tallies,
-        refreshed_at=refreshed_at,
+        tallies=inputs.tallies,
+        refreshed_at=inputs.refreshed_at,
         # Item non-response and unprotected answers of the same submissions
         # as the tallies, from their own tallies.
-        skipped=answers.skips(),
-        plain_answers=answers.by_question(),
+        skipped=inputs.answers.skips(),
+        plain_answers=inputs.answers.by_question(),
     )
     document = results_to_document(results)
     _snapshot_delay()

@@ -1,12 +1,13 @@
 """Check stored tallies against a recount: ``manage.py verify_tallies [--survey ID]``.
 
 The upgrade check of docs/operations.md: after migrating a copy of production,
-every survey's tallies (kept incrementally, possibly by the previous version)
-must equal a recount from its reports by the new version.  For each survey it
-folds in any reports not yet tallied (as a worker would), notes the tallies,
-recounts from scratch and compares, all inside one transaction that is rolled
-back: no row changes (only the tally id sequence moves on, as sequences do
-after any rolled-back insert).
+every survey's tallies (kept incrementally, possibly by the previous version),
+with its tallies of unprotected answers and skips and its count of covered
+submissions, must equal a recount from its reports by the new version.  For
+each survey it folds in any reports not yet tallied (as a worker would), notes
+the tallies, recounts from scratch and compares, all inside one transaction
+that is rolled back: no row changes (only the tally id sequence moves on, as
+sequences do after any rolled-back insert).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from surveys.analysis.models import Tally
+from surveys.analysis.models import Tally, TallyWatermark
+from surveys.analysis.results.answer_counts import stored_counts
 from surveys.analysis.tallies import services
 from surveys.authoring.models import Survey
 
@@ -52,6 +54,22 @@ def _describe(tally: tuple[int, Any] | None) -> str:
     return f"n={n} counts={stat.get('counts') if isinstance(stat, dict) else stat}"
 
 
+def _answers(survey_id: int) -> tuple[Any, Any, int]:
+    """The unprotected answers and skips tallied, and the covered submissions."""
+    counts = stored_counts(survey_id=survey_id)
+    mark = TallyWatermark.objects.filter(survey_id=survey_id).first()
+    return counts.by_question(), counts.skips(), mark.responses if mark else 0
+
+
+def _answer_differences(stored: tuple, recounted: tuple) -> list[str]:
+    names = ("unprotected answers", "skips", "submissions covered")
+    return [
+        f"  {name}: stored {was}, recounted {now}"
+        for name, was, now in zip(names, stored, recounted, strict=True)
+        if was != now
+    ]
+
+
 def _check(survey_id: int) -> tuple[int, list[str]] | None:
     """(reports recounted, differences), or None if in-flight submissions
     kept the tallies from being brought up to date.  Writes nothing."""
@@ -59,9 +77,11 @@ def _check(survey_id: int) -> tuple[int, list[str]] | None:
         try:
             if services.tallies_refresh(survey_id=survey_id).deferred:
                 return None
-            stored = _tallies(survey_id)
+            stored, answers = _tallies(survey_id), _answers(survey_id)
             counted = services.tallies_recount(survey_id=survey_id)
-            return counted, _differences(stored, _tallies(survey_id))
+            return counted, _differences(
+                stored, _tallies(survey_id)
+            ) + _answer_differences(answers, _answers(survey_id))
         finally:
             transaction.set_rollback(True)
 
