@@ -28,8 +28,8 @@ and ``manage.py report_partitions --count N`` do; its seconds are the
 - ``read ms``: reading one survey's reports (``value``), best of ``--reads``;
 - ``plan ms``: planning one survey's refresh query (``EXPLAIN (SUMMARY)``),
   best of ``--reads``: the cost that grows with the number of partitions;
-- ``horizon ms``: the tally horizon fence of one survey (its row locked and
-  its largest report id, one step per question), best of ``--reads``.
+- ``horizon ms``: the tally horizon fence of one survey (its row locked, and
+  the largest id of every partition), best of ``--reads``.
 
 Every ratio (``×``) is the layout's figure over the plain table's (for
 ``insert/s``, the plain table's time per insert over the layout's: above 1 is

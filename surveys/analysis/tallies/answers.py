@@ -30,12 +30,15 @@ with ``id <= watermark``.
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from collections.abc import Iterable
 
 from django.db.models import Count, Exists, OuterRef
 
 from surveys.analysis.models import PlainAnswerTally, SkipTally
 from surveys.analysis.results.answer_counts import AnswerCounts
+from surveys.authoring.models import Question
 from surveys.collection.models import PlainAnswer, Report, SkippedAnswer
 
 # Submission ids per query (an IN list): bounded so a batch of 50,000 reports
@@ -75,35 +78,43 @@ def newly_covered(
     return [i for i in ids if not (straddles and i == first)]
 
 
-def counts_of(submission_ids: list[int]) -> AnswerCounts:
-    """The unprotected answers and skips of these submissions.
+def counts_of(*, survey_id: int, submission_ids: list[int]) -> AnswerCounts:
+    """The unprotected answers and skips of these submissions of the survey.
 
-    Each chunk is also bounded by its smallest and largest id, a range the
-    (submission, question) index serves whatever the planner's statistics (a
-    list of ids alone, on a table never analyzed, is planned as a scan)."""
-    counts = AnswerCounts()
+    Read by ranges of submission ids (each chunk's smallest to largest, the
+    survey's questions only) on the (submission, question) indexes, and
+    kept when the submission is one of these: a range is planned as an index
+    scan whatever the statistics, while a list of ids was planned as a scan
+    of the whole table for every chunk."""
+    questions = list(
+        Question.objects.filter(survey_id=survey_id).values_list("pk", flat=True)
+    )
+    plain: Counter[tuple[int, str]] = Counter()
+    skipped: Counter[int] = Counter()
     for chunk in _chunks(sorted(submission_ids)):
+        wanted = set(chunk)
         within = {
             "submission_id__gte": chunk[0],
             "submission_id__lte": chunk[-1],
-            "submission_id__in": chunk,
+            "question_id__in": questions,
         }
-        rows = (
+        for submission_id, question_id, value in (
             PlainAnswer.objects.filter(**within)
-            .values("question_id", "value")
-            .annotate(count=Count("id"))
             .order_by()
-        )
-        for row in rows:
-            counts.add_plain(row["question_id"], row["value"], row["count"])
-        skips = (
+            .values_list("submission_id", "question_id", "value")
+        ):
+            if submission_id in wanted:
+                plain[(question_id, json.dumps(value, sort_keys=True))] += 1
+        for submission_id, question_id in (
             SkippedAnswer.objects.filter(**within)
-            .values("question_id")
-            .annotate(count=Count("id"))
             .order_by()
-        )
-        for row in skips:
-            counts.skipped[row["question_id"]] += row["count"]
+            .values_list("submission_id", "question_id")
+        ):
+            if submission_id in wanted:
+                skipped[question_id] += 1
+    counts = AnswerCounts(skipped=skipped)
+    for (question_id, text), count in plain.items():
+        counts.add_plain(question_id, json.loads(text), count)
     return counts
 
 
@@ -200,7 +211,10 @@ def fold_batch(
         survey_id=survey_id, submission_ids=submission_ids, first=first, start=start
     )
     if new:
-        add(survey_id=survey_id, change=counts_of(new))
+        add(
+            survey_id=survey_id,
+            change=counts_of(survey_id=survey_id, submission_ids=new),
+        )
     return len(new)
 
 
@@ -208,4 +222,5 @@ def subtract_withdrawn(*, survey_id: int, covered_submission_ids: list[int]) -> 
     """Take withdrawn submissions that were covered out of the tallies (before
     their answers are deleted, in the same transaction)."""
     if covered_submission_ids:
-        add(survey_id=survey_id, change=counts_of(covered_submission_ids).negated())
+        taken = counts_of(survey_id=survey_id, submission_ids=covered_submission_ids)
+        add(survey_id=survey_id, change=taken.negated())
