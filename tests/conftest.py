@@ -41,12 +41,15 @@ hypothesis_settings.load_profile("deniable")
 if TYPE_CHECKING:
     from tests.own_servers import OwnRedis
 
+# Each tier's time against its allowance, printed at the end of every run.
+pytest_plugins = ("tests.tier_times",)
+
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 VENV_BIN = Path(PYTHON).parent
 SYSTEM = ROOT / "tests" / "system"
 BROWSER = SYSTEM / "browser"
-TIERS_OUTSIDE_THE_FAST_LANE = ("servers", "browser", "statistical")
+TIERS_OUTSIDE_THE_FAST_LANE = ("servers", "browser", "statistical", "sweeps")
 # A deployment's services: with these set, in-process tests would send tasks to
 # that broker and keep (and clear) their cache in that Redis.
 DEPLOYMENT_SERVICES = ("CACHE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
@@ -90,8 +93,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark the tiers before ``-m`` selects (docs/testing.md, section 7).
 
     Every test under tests/system is ``servers``, and under tests/system/browser
-    also ``browser``; every ``servers``, ``browser`` or ``statistical`` test is
-    also ``slow``, so ``-m "not slow"`` is the fast lane.
+    also ``browser``; every ``servers``, ``browser``, ``statistical`` or
+    ``sweeps`` test is also ``slow``, so ``-m "not slow"`` is the fast lane.
     """
     for item in items:
         if SYSTEM in item.path.parents:

@@ -225,6 +225,7 @@ def _token_pk(owner):
     return ApiToken.objects.create(**kwargs).pk
 
 
+@pytest.mark.sweeps
 @pytest.mark.django_db
 @pytest.mark.parametrize("method", ["get", "post"])
 @pytest.mark.parametrize(
@@ -252,6 +253,7 @@ def test_owner_scoped_url_admits_only_the_owner(client, owners, name, pattern, m
     assert owner.status_code not in {401, 403, 404}, (name, method, owner.status_code)
 
 
+@pytest.mark.sweeps
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", sorted(SIGNED_IN - {"password_change_done"}))
 def test_signed_in_url_sends_anonymous_visitors_to_sign_in(client, name):
@@ -260,6 +262,7 @@ def test_signed_in_url_sends_anonymous_visitors_to_sign_in(client, name):
     assert urlparse(response["Location"]).path == resolve_url(settings.LOGIN_URL)
 
 
+@pytest.mark.sweeps
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", sorted(API))
 def test_api_url_refuses_requests_without_a_token(client, owners, name):
@@ -301,6 +304,7 @@ def respondent_of_b(client, owners):
     return client, token, survey_b
 
 
+@pytest.mark.sweeps
 @pytest.mark.django_db
 @pytest.mark.parametrize("method", ["get", "post"])
 @pytest.mark.parametrize(
@@ -391,6 +395,7 @@ def test_the_role_lists_name_real_owner_scoped_urls():
     assert not VIEWER_URLS & OWNER_ONLY_URLS
 
 
+@pytest.mark.sweeps
 @pytest.mark.django_db
 @pytest.mark.parametrize("role", ["editor", "viewer"])
 @pytest.mark.parametrize("method", ["get", "post"])

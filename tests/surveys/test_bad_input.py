@@ -681,6 +681,7 @@ FORM_NAMES = {
 POSTED = FORM_NAMES | set(ACTIONS)
 
 
+@pytest.mark.sweeps
 @pytest.mark.parametrize(("name", "pattern"), SWEPT, ids=[n for n, _ in SWEPT])
 def test_random_query_strings_never_give_a_server_error(world, name, pattern):
     url = url_for(name, pattern, world)
@@ -697,6 +698,7 @@ def test_random_query_strings_never_give_a_server_error(world, name, pattern):
     sweep()
 
 
+@pytest.mark.sweeps
 @pytest.mark.parametrize("name", sorted(FORM_NAMES))
 def test_forms_refuse_bad_fields_and_store_nothing(world, name):
     form = forms_for(world)[name]
@@ -717,6 +719,7 @@ def test_forms_refuse_bad_fields_and_store_nothing(world, name):
     assert fingerprint() == before
 
 
+@pytest.mark.sweeps
 @pytest.mark.parametrize("name", sorted(ACTIONS))
 def test_actions_with_random_bodies_never_give_a_server_error(world, name):
     url = url_for(name, dict(ALL)[name], world)
@@ -730,6 +733,7 @@ def test_actions_with_random_bodies_never_give_a_server_error(world, name):
     sweep()
 
 
+@pytest.mark.sweeps
 @pytest.mark.parametrize("name", sorted(BEARER_API))
 def test_api_paging_parameters_give_200_or_400(world, name):
     url = url_for(name, dict(ALL)[name], world)
@@ -746,6 +750,7 @@ def test_api_paging_parameters_give_200_or_400(world, name):
     sweep()
 
 
+@pytest.mark.sweeps
 @pytest.mark.parametrize("name", sorted(FORM_NAMES))
 def test_each_valid_base_body_is_accepted(world, name):
     """The bases are valid, so a refusal in the sweep is the spoiled field's."""
@@ -758,6 +763,7 @@ def test_each_valid_base_body_is_accepted(world, name):
         assert fingerprint() != before, (name, "the valid body stored nothing")
 
 
+@pytest.mark.sweeps
 @pytest.mark.parametrize(
     "name",
     [
@@ -786,7 +792,7 @@ def _nasty_variants(bases: list[dict], fields) -> Iterator[dict]:
             yield {key: value for key, value in base.items() if key != name}
 
 
-@pytest.mark.slow
+@pytest.mark.sweeps
 @pytest.mark.parametrize("name", sorted(FORM_NAMES))
 def test_every_form_field_survives_every_nasty_number(world, name):
     """Each field of a valid body in turn: each nasty number, or missing."""
@@ -797,7 +803,7 @@ def test_every_form_field_survives_every_nasty_number(world, name):
         assert response.status_code < 500, (name, data, response.status_code)
 
 
-@pytest.mark.slow
+@pytest.mark.sweeps
 @pytest.mark.parametrize("name", sorted(QUERY_FIELDS))
 def test_every_query_parameter_survives_every_nasty_number(world, name):
     url = url_for(name, dict(ALL)[name], world)

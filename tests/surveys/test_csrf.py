@@ -289,6 +289,7 @@ def with_token(client: Client) -> dict:
     return {"HTTP_X_CSRFTOKEN": client.cookies["csrftoken"].value}
 
 
+@pytest.mark.sweeps
 @pytest.mark.django_db
 @pytest.mark.parametrize(("name", "pattern"), CHANGING, ids=[n for n, _ in CHANGING])
 def test_state_changing_post_without_token_is_refused_and_changes_nothing(
@@ -306,6 +307,7 @@ def test_state_changing_post_without_token_is_refused_and_changes_nothing(
     assert not refused_for_csrf(allowed), name
 
 
+@pytest.mark.sweeps
 @pytest.mark.django_db
 @pytest.mark.parametrize(("name", "pattern"), READING, ids=[n for n, _ in READING])
 def test_read_only_url_refuses_post_and_changes_nothing(world, name, pattern):
@@ -321,6 +323,7 @@ def test_read_only_url_refuses_post_and_changes_nothing(world, name, pattern):
     assert database_state() == before, name
 
 
+@pytest.mark.sweeps
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", sorted(BEARER_API))
 def test_bearer_token_api_refuses_post(world, name):

@@ -17,6 +17,7 @@ from tests.surveys.collection.conftest import JSON, body
 ATTEMPTS = 50
 
 
+@pytest.mark.slow  # a race between real transactions on other threads
 @pytest.mark.django_db(transaction=True)
 def test_one_invitation_token_accepts_exactly_one_of_50_concurrent_submissions(
     survey,
@@ -48,6 +49,7 @@ def test_one_invitation_token_accepts_exactly_one_of_50_concurrent_submissions(
     assert Invitation.objects.get().used is True
 
 
+@pytest.mark.slow  # a race between real transactions on other threads
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_retries_of_one_response_store_it_once(survey):
     url = reverse("collection:respond", args=[survey.public_token])

@@ -127,6 +127,7 @@ def test_bulk_ingest_re_checks_under_the_lock(monkeypatch, survey, researcher):
     assert nothing_stored()
 
 
+@pytest.mark.slow  # a race between real transactions on other threads
 @pytest.mark.django_db(transaction=True)
 def test_a_submission_waiting_on_a_republish_is_refused_once_it_commits(
     survey, researcher

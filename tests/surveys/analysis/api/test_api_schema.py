@@ -70,6 +70,7 @@ def test_the_document_describes_every_api_operation(api):
     }
 
 
+@pytest.mark.sweeps
 @pytest.mark.parametrize(
     "path",
     [

@@ -139,6 +139,7 @@ def _insert_uncommitted(survey, started: threading.Event, finish: threading.Even
         connections.close_all()
 
 
+@pytest.mark.slow  # a race between real transactions on other threads
 @pytest.mark.django_db(transaction=True)
 def test_a_report_in_flight_defers_the_refresh_and_is_counted_later(researcher):
     survey = make_survey(researcher, FAMILIES[:3], plain=False)
@@ -165,6 +166,7 @@ def test_a_report_in_flight_defers_the_refresh_and_is_counted_later(researcher):
     assert tally_stats(survey) == direct_stats(survey)
 
 
+@pytest.mark.slow  # a race between real transactions on other threads
 @pytest.mark.django_db(transaction=True)
 def test_a_submission_in_flight_to_one_survey_never_holds_up_another_surveys_refresh(
     researcher,
@@ -263,6 +265,7 @@ def _refresh_in_thread(survey_id: int, barrier: threading.Barrier) -> None:
         connections.close_all()
 
 
+@pytest.mark.slow  # a race between real transactions on other threads
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_refreshes_count_every_report_once(researcher):
     survey = make_survey(researcher, FAMILIES[:4], plain=False)
