@@ -15,8 +15,9 @@ from ldp.sampling import (
 )
 
 
-def test_uniform_below_returns_word_mod_size_for_accepted_word():
-    assert uniform_below(10, injected_words([12345])) == 5
+@pytest.mark.parametrize(("size", "word", "drawn"), [(10, 12345, 5), (1, 987654321, 0)])
+def test_uniform_below_returns_an_accepted_word_mod_size(size, word, drawn):
+    assert uniform_below(size, injected_words([word])) == drawn
 
 
 def test_uniform_below_skips_words_at_or_above_the_limit():
@@ -37,10 +38,6 @@ def test_uniform_below_accepts_the_largest_word_below_the_limit():
 def test_uniform_below_accepts_every_word_when_size_divides_2_to_32():
     assert uniform_below(2**32, injected_words([WORD_RANGE - 1])) == WORD_RANGE - 1
     assert uniform_below(4, injected_words([WORD_RANGE - 1])) == 3
-
-
-def test_uniform_below_with_size_one_returns_zero():
-    assert uniform_below(1, injected_words([987654321])) == 0
 
 
 @pytest.mark.parametrize("size", [0, -1, 2**32 + 1, True, 2.0])

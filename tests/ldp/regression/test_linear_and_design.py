@@ -94,24 +94,34 @@ def test_design_matrix_dummy_codes_against_the_named_reference():
     assert design.reference == {"region": "s"}
 
 
-def test_design_matrix_refuses_a_reference_level_that_does_not_occur():
-    with pytest.raises(ValueError, match="reference level 'w' of 'region'"):
-        ldp.design_matrix({"region": ["n", "s"]}, categorical={"region": "w"})
-
-
-def test_design_matrix_refuses_a_non_numeric_numeric_column():
-    with pytest.raises(ValueError, match="numeric column 'age' has non-numeric"):
-        ldp.design_matrix({"age": ["old", "young"]}, numeric=["age"])
-
-
-def test_design_matrix_refuses_columns_of_unequal_length():
-    with pytest.raises(ValueError, match="unequal lengths"):
-        ldp.design_matrix({"a": [1, 2], "b": [1]}, numeric=["a", "b"])
-
-
-def test_design_matrix_refuses_a_single_level_category():
-    with pytest.raises(ValueError, match="single level"):
-        ldp.design_matrix({"g": ["x", "x"]}, categorical={"g": None})
+@pytest.mark.parametrize(
+    ("columns", "kinds", "problem"),
+    [
+        (
+            {"region": ["n", "s"]},
+            {"categorical": {"region": "w"}},
+            "reference level 'w' of 'region'",
+        ),
+        (
+            {"age": ["old", "young"]},
+            {"numeric": ["age"]},
+            "numeric column 'age' has non-numeric",
+        ),
+        ({"a": [1, 2], "b": [1]}, {"numeric": ["a", "b"]}, "unequal lengths"),
+        ({"g": ["x", "x"]}, {"categorical": {"g": None}}, "single level"),
+    ],
+    ids=[
+        "absent-reference-level",
+        "non-numeric-numeric-column",
+        "unequal-lengths",
+        "single-level-category",
+    ],
+)
+def test_design_matrix_refuses_columns_it_cannot_use_and_names_the_problem(
+    columns, kinds, problem
+):
+    with pytest.raises(ValueError, match=problem):
+        ldp.design_matrix(columns, **kinds)
 
 
 def test_regression_table_prints_aligned_columns():

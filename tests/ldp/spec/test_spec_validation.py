@@ -21,9 +21,19 @@ def forced(design):
     return {"mechanism": "forced_response", "design": design}
 
 
-@pytest.mark.parametrize("epsilon", [0, -1.0, 0.0])
-def test_rejects_epsilon_not_above_zero(epsilon):
-    with pytest.raises(ValueError, match=r"'epsilon' is .*allowed: 0 < epsilon <= 10"):
+@pytest.mark.parametrize(
+    ("epsilon", "message"),
+    [
+        *(
+            (bad, r"'epsilon' is .*allowed: 0 < epsilon <= 10")
+            for bad in (0, -1.0, 0.0)
+        ),
+        *((bad, "'epsilon' must be a number") for bad in (True, "1", None, [1])),
+        *((bad, "'epsilon'") for bad in (math.nan, math.inf)),
+    ],
+)
+def test_rejects_epsilon_that_is_not_a_finite_number_above_zero(epsilon, message):
+    with pytest.raises(ValueError, match=message):
         ldp.build(grr(epsilon=epsilon))
 
 
@@ -34,18 +44,6 @@ def test_rejects_epsilon_above_maximum():
 
 def test_accepts_epsilon_at_maximum():
     assert ldp.build(grr(epsilon=ldp.EPSILON_MAX)).epsilon <= 10
-
-
-@pytest.mark.parametrize("epsilon", [True, "1", None, [1]])
-def test_rejects_epsilon_that_is_not_a_number(epsilon):
-    with pytest.raises(ValueError, match="'epsilon' must be a number"):
-        ldp.build(grr(epsilon=epsilon))
-
-
-@pytest.mark.parametrize("epsilon", [math.nan, math.inf])
-def test_rejects_epsilon_that_is_not_finite(epsilon):
-    with pytest.raises(ValueError, match="'epsilon'"):
-        ldp.build(grr(epsilon=epsilon))
 
 
 def test_rejects_missing_epsilon():

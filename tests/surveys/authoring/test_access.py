@@ -50,6 +50,7 @@ def test_every_authoring_url_is_covered():
         assert pattern.name, f"{pattern.pattern} needs a name"
 
 
+@pytest.mark.sweeps
 @pytest.mark.parametrize("method", ["get", "post"])
 @pytest.mark.parametrize("pattern", _patterns(), ids=lambda p: p.name)
 def test_anonymous_visitor_is_sent_to_sign_in(client, bobs_survey, pattern, method):
@@ -59,6 +60,7 @@ def test_anonymous_visitor_is_sent_to_sign_in(client, bobs_survey, pattern, meth
     assert urlparse(response["Location"]).path == resolve_url(settings.LOGIN_URL)
 
 
+@pytest.mark.sweeps
 @pytest.mark.parametrize("method", ["get", "post"])
 @pytest.mark.parametrize(
     "pattern",

@@ -35,11 +35,14 @@ def _plan(sql: str) -> str:
         return "\n".join(row[0] for row in cursor.fetchall())
 
 
-def test_deleting_a_submissions_reports_uses_an_index():
-    plan = _plan("DELETE FROM collection_report WHERE submission_id = 1")
-    assert "Seq Scan" not in plan, plan
-
-
-def test_finding_a_questions_reports_uses_an_index():
-    plan = _plan("SELECT id FROM collection_report WHERE question_id = 1")
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "DELETE FROM collection_report WHERE submission_id = 1",
+        "SELECT id FROM collection_report WHERE question_id = 1",
+    ],
+    ids=["deleting-a-submissions-reports", "finding-a-questions-reports"],
+)
+def test_reports_are_found_through_an_index(sql):
+    plan = _plan(sql)
     assert "Seq Scan" not in plan, plan

@@ -124,6 +124,7 @@ EXTRAS: dict[str, Callable[[dict[str, Any], Survey], dict[str, Any]]] = {
 }
 
 
+@pytest.mark.sweeps
 @pytest.mark.parametrize("extra", list(EXTRAS))
 @pytest.mark.parametrize("name", ENDPOINTS)
 def test_every_respondent_post_refuses_what_it_did_not_ask_for(
@@ -199,6 +200,7 @@ TOKEN_PATHS = [
 ]
 
 
+@pytest.mark.sweeps
 @pytest.mark.parametrize("method", ["get", "post"])
 @pytest.mark.parametrize("path", TOKEN_PATHS)
 def test_a_control_character_in_any_token_is_a_4xx(client, survey, path, method):

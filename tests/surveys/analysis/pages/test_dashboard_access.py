@@ -75,6 +75,7 @@ def test_every_analysis_url_is_named_and_classified():
     assert {"api_surveys", "api_survey", "api_reports", "api_openapi"} <= set(API)
 
 
+@pytest.mark.sweeps
 @pytest.mark.parametrize("method", ["get", "post"])
 @pytest.mark.parametrize("name", PAGES)
 def test_anonymous_visitor_is_sent_to_sign_in(
@@ -85,6 +86,7 @@ def test_anonymous_visitor_is_sent_to_sign_in(
     assert urlparse(response["Location"]).path == resolve_url(settings.LOGIN_URL)
 
 
+@pytest.mark.sweeps
 @pytest.mark.parametrize("name", [n for n in PAGES if n != "api_tokens"])
 def test_another_researcher_gets_404(client, ada, bobs_survey, bobs_token, name):
     client.force_login(ada)
@@ -93,6 +95,7 @@ def test_another_researcher_gets_404(client, ada, bobs_survey, bobs_token, name)
     assert response.status_code == 404
 
 
+@pytest.mark.sweeps
 @pytest.mark.parametrize(
     "name", [n for n in PAGES if n != "export_job_request" and n not in MODEL_CSV]
 )
