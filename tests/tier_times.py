@@ -33,11 +33,11 @@ TIERS = ("browser", "servers", "statistical", "sweeps", "slow")
 FAST = "fast"
 # Summed test seconds a tier may take in the whole suite (README, "Tests").
 ALLOWANCE_SECONDS = {
-    FAST: 300,
-    "sweeps": 240,
-    "slow": 120,
-    "statistical": 900,
-    "servers": 480,
+    FAST: 200,
+    "sweeps": 440,
+    "slow": 200,
+    "statistical": 840,
+    "servers": 300,
     "browser": 420,
 }
 
