@@ -12,9 +12,10 @@ from typing import Any, ClassVar
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.text import format_lazy
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from ldp.spec.ceilings import EPSILON_CEILING_SURVEY
+from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
 from surveys.authoring import display_logic, mechanisms, validation
 from surveys.authoring.designs import (
     CUSTOM,
@@ -22,6 +23,7 @@ from surveys.authoring.designs import (
     UNRELATED_QUESTION,
     ForcedDesign,
 )
+from surveys.authoring.ldp_words import localized_number
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Question, Survey
 
@@ -322,10 +324,9 @@ class QuestionForm(forms.Form):
         label=_("ε for this question"),
         required=False,
         initial=mechanisms.DEFAULT_EPSILON,
-        help_text=_(
-            "Smaller ε protects respondents more but needs more respondents for "
-            "the same precision. Allowed: more than 0, at most 10."
-        ),
+        # The limit is filled in by __init__: the device's own ceiling
+        # (ldp/spec/ceilings.py, checked against the shipped randomizer).
+        help_text="",
         widget=forms.NumberInput(attrs={"step": "any", "inputmode": "decimal"}),
     )
     mechanism = forms.ChoiceField(
@@ -375,6 +376,10 @@ class QuestionForm(forms.Form):
         **kwargs: Any,
     ):
         super().__init__(*args, **kwargs)
+        self.fields["requested_epsilon"].help_text = gettext(
+            "Smaller ε protects respondents more but needs more respondents for "
+            "the same precision. Allowed: more than 0, at most %(most)s."
+        ) % {"most": localized_number(EPSILON_CEILING_QUESTION)}
         self.fields["show_if"].choices = logic_choices or []
         if not logic_choices:
             self.fields["show_if"].widget = forms.MultipleHiddenInput()

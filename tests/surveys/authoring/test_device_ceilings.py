@@ -97,3 +97,14 @@ def test_the_researcher_sets_contact_and_reanswering(owner, client):
     survey = owner.surveys.get()
     assert survey.researcher_contact == "Ada, ada@example.org"
     assert survey.allow_reanswer is True
+
+
+def test_the_builder_help_names_the_devices_own_limit():
+    from django.utils import translation
+
+    from ldp.spec.ceilings import EPSILON_CEILING_QUESTION
+    from surveys.authoring.forms import QuestionForm
+
+    with translation.override("en"):
+        help_text = str(QuestionForm().fields["requested_epsilon"].help_text)
+    assert help_text.endswith(f"at most {EPSILON_CEILING_QUESTION}.")
