@@ -418,6 +418,10 @@ ACTIONS = {
     "collection:recipients_send": "owner",
     "collection:unsubscribe": "anonymous",  # the sweep's token is not a signed one
     "set_language": "anonymous",  # the language picker: a browser cookie at most
+    "password_reset": "anonymous",  # no address of an account: nothing is sent
+    "password_reset_confirm": "anonymous",  # the sweep's link is not a signed one
+    "signup": "anonymous",  # closed unless SIGNUP says otherwise: refused
+    "signup_verify": "anonymous",  # the sweep's link is not a signed one
 }
 # Query parameters each GET reads (random others are added).
 QUERY_FIELDS = {
@@ -583,6 +587,7 @@ def url_for(name: str, pattern, world: World) -> str:
         "token": world.invitation,
         "receipt": new_receipt_code(),  # names no submission
         "language": "es",
+        "uidb64": "MQ",  # an account id in a one-time link; the link is not signed
     }
     if name == "analysis:question_bins":  # only a number question has bins
         values["question_pk"] = world.survey.questions.get(
