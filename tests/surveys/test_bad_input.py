@@ -588,6 +588,7 @@ def url_for(name: str, pattern, world: World) -> str:
         "receipt": new_receipt_code(),  # names no submission
         "language": "es",
         "uidb64": "MQ",  # an account id in a one-time link; the link is not signed
+        "version": "1",  # a theme's version in its stylesheet and logo addresses
     }
     if name == "analysis:question_bins":  # only a number question has bins
         values["question_pk"] = world.survey.questions.get(

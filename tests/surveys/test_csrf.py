@@ -125,6 +125,7 @@ READ_ONLY = {
     "analysis:export_reports_json",
     "analysis:export_job_download",
     "analysis:export_design",
+    "analysis:export_methods_txt",
     "analysis:export_wide_csv",
     "analysis:export_wide_csv_bom",
     "analysis:export_sav",
