@@ -455,7 +455,7 @@ def form_body(
     """A new idempotency key and the urlencoded form the page's script posts."""
     fields: list[tuple[str, str]] = []
     reports = {
-        question["report_field"]: report(
+        f"q{question['id']}_report": report(
             question, mechanisms.get(question["spec"]), rng
         )
         for question in page.config.get("questions", [])

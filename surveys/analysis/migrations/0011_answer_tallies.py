@@ -20,7 +20,7 @@ def count_existing_answers(apps, schema_editor):
     for survey_id, mark in watermarks.objects.values_list(
         "survey_id", "last_report_id"
     ):
-        reports = report.objects.filter(
+        reports = report._default_manager.filter(
             survey_id=survey_id, is_test=False, id__lte=mark
         )
         watermarks.objects.filter(survey_id=survey_id).update(

@@ -404,11 +404,13 @@ def test_distinctive_true_answers_appear_nowhere_after_a_forced_500_and_retry(
         assert found_in(cells, secret) == set(), secret
 
     # The positive control is found where it is meant to be, and only there:
-    # the stored unprotected answer, and the results' summary of unprotected
-    # answers (its mean, median and range: with one respondent, their answer).
+    # the stored unprotected answer, its tally, and the results' summary of
+    # unprotected answers (its mean, median and range: with one respondent,
+    # their answer).
     assert PLAIN in places["requests"]
     assert found_in(cells, PLAIN) == {
         ("collection_plainanswer", "value"),
+        ("analysis_plainanswertally", "value"),
         ("analysis_resultsnapshot", "document"),
     }
     for where in ("browser storage", "server logs", "error email"):
