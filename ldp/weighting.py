@@ -45,6 +45,10 @@ class CalibrationWeights:
         Raking sweeps (1 for post-stratification).
     max_margin_error : float
         Largest ``|weighted share − target share|`` over every margin level.
+    cells : ndarray or None
+        Post-stratification: each respondent's cell (as text), the strata a
+        weighted estimate's variance takes residuals in
+        (:func:`ldp.weighted_estimate`'s ``strata``); None for raking.
 
     Examples
     --------
@@ -59,6 +63,7 @@ class CalibrationWeights:
     method: str
     iterations: int
     max_margin_error: float
+    cells: Any = None
 
     @property
     def design_effect(self) -> float:
@@ -319,7 +324,7 @@ def post_stratify(
             w[mask] *= share / (d[mask].sum() / d.sum())
     w *= w.size / w.sum()
     return CalibrationWeights(
-        w, "post-stratification", 1, _margin_error(w, [(labels, targets)])
+        w, "post-stratification", 1, _margin_error(w, [(labels, targets)]), labels
     )
 
 

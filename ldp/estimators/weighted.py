@@ -257,7 +257,48 @@ class WeightedEstimate:
         }
 
 
-def weighted_estimate(mechanism: Any, reports: Any, weights: Any) -> WeightedEstimate:
+def _strata_groups(strata: Any, n: int) -> list[AnyArray]:
+    """The report indices of each post-stratum (one group of all without)."""
+    if strata is None:
+        return [np.arange(n)]
+    cells = np.asarray([str(cell) for cell in strata])
+    if cells.shape != (n,):
+        raise ValueError(f"{cells.size} strata for {n} reports; one per report")
+    _, inverse = np.unique(cells, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.flatnonzero(np.diff(inverse[order])) + 1
+    return list(np.split(order, bounds))
+
+
+def _support_spread(
+    mechanism: Any, reports: AnyArray, w: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """``(Σ w_i S_i, Σ w_i² (S_i − λ_h)(S_i − λ_h)ᵀ)`` over one group's reports,
+    ``λ_h = Σ w_i S_i / Σ w_i`` its own weighted support (0 without weight)."""
+    k = int(mechanism.k)
+    weighted = np.zeros(k)
+    squared = np.zeros(k)
+    cross = np.zeros((k, k))
+    w2 = w * w
+    rows = max(1, _CELLS_PER_CHUNK // max(k, 1))
+    for start in range(0, len(w), rows):
+        support = support_rows(mechanism, reports[start : start + rows]).astype(float)
+        chunk = w[start : start + rows]
+        chunk2 = w2[start : start + rows]
+        weighted += chunk @ support
+        squared += chunk2 @ support
+        cross += support.T @ (chunk2[:, None] * support)
+    total = float(w.sum())
+    lam = weighted / total if total > 0 else np.zeros(k)
+    # Σ w²(S − λ)(S − λ)ᵀ = Σ w² S Sᵀ − λ (Σ w² S)ᵀ − (Σ w² S) λᵀ + λλᵀ Σ w²
+    spread = cross - np.outer(lam, squared) - np.outer(squared, lam)
+    spread += np.outer(lam, lam) * w2.sum()
+    return weighted, spread
+
+
+def weighted_estimate(
+    mechanism: Any, reports: Any, weights: Any, strata: Any = None
+) -> WeightedEstimate:
     """Weighted debiased shares of a frequency oracle's answers.
 
     Parameters
@@ -271,6 +312,12 @@ def weighted_estimate(mechanism: Any, reports: Any, weights: Any) -> WeightedEst
     weights : array_like, shape (n,)
         One weight per report, from :func:`ldp.post_stratify`,
         :func:`ldp.rake` or a design; only their ratios matter.
+    strata : sequence, optional
+        Each report's post-stratification cell
+        (:attr:`ldp.CalibrationWeights.cells`): the variance then takes the
+        residuals from the cells' weighted supports, as R's ``survey``
+        package does after ``postStratify``.  Without it the weights are
+        held fixed.
 
     Returns
     -------
@@ -294,14 +341,19 @@ def weighted_estimate(mechanism: Any, reports: Any, weights: Any) -> WeightedEst
     ``Cov(λ̂) = n/(n − 1) Σ_i z_i z_iᵀ`` (with-replacement estimator), so
     ``Cov(f̂)_uv = L² Cov(λ̂)_uv / ((p_u − q_u)(p_v − q_v))``.  With equal
     weights it is the unweighted plug-in variance times ``n/(n − 1)``.
+    Post-stratified (``strata`` given), the residual is taken from the
+    report's cell h instead: ``z_iv = w_i (S_iv − λ̂_hv) / Σ_j w_j`` with
+    ``λ̂_hv = Σ_{j∈h} w_j S_jv / Σ_{j∈h} w_j`` [1, §7.6], [2, §7.2]: the
+    variance the calibration removes is left out, and the standard errors
+    equal ``svymean`` on ``postStratify``'s design.
 
     References
     ----------
     .. [1] C.-E. Särndal, B. Swensson, J. Wretman, "Model Assisted Survey
-       Sampling", Springer 1992, section 5.5 (variance of a ratio by Taylor
-       linearization).
+       Sampling", Springer 1992, sections 5.5 (variance of a ratio by Taylor
+       linearization) and 7.6 (post-stratification).
     .. [2] T. Lumley, "Complex Surveys: A Guide to Analysis Using R", Wiley
-       2010, sections 2.2 and 7.
+       2010, sections 2.2 and 7.2.
     .. [3] Wang et al., USENIX Security 2017, section 4.
     .. [4] docs/maths.md, section 6.6.
 
@@ -324,22 +376,14 @@ def weighted_estimate(mechanism: Any, reports: Any, weights: Any) -> WeightedEst
     w = check_weights(weights, n)
     k = int(mechanism.k)
     total = float(w.sum())
+    groups = _strata_groups(strata, n)
     weighted = np.zeros(k)
-    squared = np.zeros(k)
-    cross = np.zeros((k, k))
-    w2 = w * w
-    rows = max(1, _CELLS_PER_CHUNK // max(k, 1))
-    for start in range(0, n, rows):
-        support = support_rows(mechanism, array[start : start + rows]).astype(float)
-        chunk = w[start : start + rows]
-        chunk2 = w2[start : start + rows]
-        weighted += chunk @ support
-        squared += chunk2 @ support
-        cross += support.T @ (chunk2[:, None] * support)
+    spread = np.zeros((k, k))
+    for members in groups:
+        sums, centred = _support_spread(mechanism, array[members], w[members])
+        weighted += sums
+        spread += centred
     lam = weighted / total
-    # Σ w²(S − λ)(S − λ)ᵀ = Σ w² S Sᵀ − λ (Σ w² S)ᵀ − (Σ w² S) λᵀ + λλᵀ Σ w²
-    spread = cross - np.outer(lam, squared) - np.outer(squared, lam)
-    spread += np.outer(lam, lam) * w2.sum()
     cov_lam = spread / total**2 * n / (n - 1)
     p = np.asarray(mechanism.p_star, dtype=float)[:k]
     q = np.asarray(mechanism.q_star, dtype=float)[:k]
@@ -359,7 +403,9 @@ def weighted_estimate(mechanism: Any, reports: Any, weights: Any) -> WeightedEst
     )
 
 
-def weighted_mean(mechanism: Any, reports: Any, weights: Any) -> MeanEstimate:
+def weighted_mean(
+    mechanism: Any, reports: Any, weights: Any, strata: Any = None
+) -> MeanEstimate:
     """Weighted unbiased mean of a numeric or ordinal answer, via its scores.
 
     Parameters
@@ -370,6 +416,9 @@ def weighted_mean(mechanism: Any, reports: Any, weights: Any) -> MeanEstimate:
         Its reports (integers in ``[0, outputs)``).
     weights : array_like, shape (n,)
         One weight per report; only their ratios matter.
+    strata : sequence, optional
+        Each report's post-stratification cell: residuals from the cells'
+        weighted mean scores (as :func:`weighted_estimate`).
 
     Returns
     -------
@@ -389,6 +438,9 @@ def weighted_mean(mechanism: Any, reports: Any, weights: Any) -> MeanEstimate:
     true values.  Linearization with fixed weights:
     ``z_i = w_i (s_i − μ̂_w)/Σ_j w_j``, ``Var(μ̂_w) = n/(n − 1) Σ_i z_i²``;
     with equal weights this is ``S²/n``, the unweighted score mean's.
+    Post-stratified: ``z_i = w_i (s_i − μ̂_h)/Σ_j w_j`` with ``μ̂_h`` the
+    weighted mean score of report i's cell (Särndal et al. §7.6; Lumley §7.2),
+    which is what R's ``svymean`` gives after ``postStratify``.
 
     References
     ----------
@@ -421,7 +473,13 @@ def weighted_mean(mechanism: Any, reports: Any, weights: Any) -> MeanEstimate:
     scores = mechanism.scores()[array.astype(np.int64)]
     total = float(w.sum())
     mean = float(w @ scores) / total
-    z = w * (scores - mean) / total
+    centre = np.full(n, mean)
+    if strata is not None:
+        for members in _strata_groups(strata, n):
+            cell = float(w[members].sum())
+            if cell > 0:
+                centre[members] = float(w[members] @ scores[members]) / cell
+    z = w * (scores - centre) / total
     return MeanEstimate(
         n=n,
         estimate=mean,

@@ -286,10 +286,14 @@ def _mean_label(question: Question, mechanism: ldp.Mechanism) -> wording.Note:
 
 
 def question_rows(
-    question: Question, payloads: list[Any], weights: np.ndarray
+    question: Question,
+    payloads: list[Any],
+    weights: np.ndarray,
+    strata: list[str] | None = None,
 ) -> dict[str, Any]:
     """One protected question: unweighted and weighted estimates, by answer
-    (shares) or as a mean (scales and numbers)."""
+    (shares) or as a mean (scales and numbers); ``strata``, each report's
+    post-stratification cell, gives the post-stratified variance."""
     mechanism = question.compiled_mechanism()
     if mechanism is None:
         raise WeightingRefused(
@@ -319,7 +323,7 @@ def question_rows(
         # The unweighted column is the results page's estimate with the
         # results page's interval: one method per estimand on every page.
         plain = mechanism.estimate(mechanism.aggregate(payloads))
-        weighted = ldp.weighted_estimate(mechanism, payloads, weights)
+        weighted = ldp.weighted_estimate(mechanism, payloads, weights, strata)
         low_u, high_u = _interval(plain)
         low_w, high_w = _interval(weighted)
         for i, label in enumerate(labels_for(question, mechanism)):
@@ -338,7 +342,7 @@ def question_rows(
     elif hasattr(mechanism, "scores"):
         entry["measure"] = "mean"
         plain_mean = mechanism.estimate(mechanism.aggregate(payloads)).mean()
-        weighted_mean = ldp.weighted_mean(mechanism, payloads, weights)
+        weighted_mean = ldp.weighted_mean(mechanism, payloads, weights, strata)
         low_u, high_u = _interval(plain_mean)
         low_w, high_w = _interval(weighted_mean)
         label = _mean_label(question, mechanism)
@@ -384,7 +388,12 @@ def weighted_result(
         stored = report_codec.decode_rows(question.spec, rows.iterator(CHUNK))
         pairs = [(s, p) for s, p in stored if s in position]
         weights = np.asarray([fit.weights[position[s]] for s, _ in pairs])
-        entries.append(question_rows(question, [p for _, p in pairs], weights))
+        strata = (
+            None
+            if fit.cells is None
+            else [str(fit.cells[position[s]]) for s, _ in pairs]
+        )
+        entries.append(question_rows(question, [p for _, p in pairs], weights, strata))
         progress(0.4 + 0.55 * done / len(questions))
     summary = fit.to_dict()
     return {

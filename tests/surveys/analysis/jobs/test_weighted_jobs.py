@@ -64,7 +64,7 @@ def _margins(survey, margins):
     return {questions(survey)[t].pk: shares for t, shares in margins.items()}
 
 
-def test_post_stratified_estimates_equal_ldp_on_the_same_respondents(seeded):
+def test_post_stratified_estimates_and_intervals_equal_ldp_with_the_cells(seeded):
     job, created = _run(seeded, {REGION: EVEN})
     assert created and job.status == AnalysisJob.Status.DONE, job.error
     region = _answers(seeded, REGION)
@@ -72,10 +72,14 @@ def test_post_stratified_estimates_equal_ldp_on_the_same_respondents(seeded):
     labels = [REGIONS[region[s]] for s in ids]
     fit = ldp.post_stratify(labels, dict(zip(REGIONS, EVEN, strict=True)))
     weight = dict(zip(ids, fit.weights, strict=True))
+    cell = dict(zip(ids, fit.cells, strict=True))
     reports = _reports(seeded, CHEATED)
     mechanism = ldp.build(questions(seeded)[CHEATED].spec)
     expected = ldp.weighted_estimate(
-        mechanism, list(reports.values()), [weight[s] for s in reports]
+        mechanism,
+        list(reports.values()),
+        [weight[s] for s in reports],
+        [cell[s] for s in reports],
     )
     plain = ldp.weighted_estimate(
         mechanism, list(reports.values()), np.ones(len(reports))
@@ -105,14 +109,20 @@ def test_the_weighted_mean_of_a_number_equals_ldp_weighted_mean(seeded):
         [REGIONS[region[s]] for s in ids], dict(zip(REGIONS, EVEN, strict=True))
     )
     weight = dict(zip(ids, fit.weights, strict=True))
+    cell = dict(zip(ids, fit.cells, strict=True))
     reports = _reports(seeded, HOURS)
     mechanism = ldp.build(questions(seeded)[HOURS].spec)
     expected = ldp.weighted_mean(
-        mechanism, list(reports.values()), [weight[s] for s in reports]
+        mechanism,
+        list(reports.values()),
+        [weight[s] for s in reports],
+        [cell[s] for s in reports],
     )
     (hours,) = [e for e in job.result["questions"] if e["text"] == HOURS]
     assert hours["measure"] == "mean"
     assert hours["rows"][0]["weighted"] == pytest.approx(expected.estimate)
+    low = expected.confidence_interval(0.95).low
+    assert hours["rows"][0]["weighted_low"] == pytest.approx(low)
 
 
 def test_raking_to_two_margins_meets_both_and_equals_ldp_rake(seeded):
