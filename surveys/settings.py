@@ -56,6 +56,24 @@ ALLOWED_HOSTS = env_list(
 )
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
+# --- The independent device (docs/privacy.md) -----------------------------
+# The origins the independent device is served from (scheme://host[:port]):
+# only they may read a survey's content objects and post reports across
+# origins (/s/device/...), never with cookies.  Development: the bundle that
+# scripts/serve serves on the next port.
+DEVICE_ORIGINS = env_list(
+    "DEVICE_ORIGINS",
+    "" if PRODUCTION else "http://127.0.0.1:8001,http://localhost:8001",
+)
+# The address of a hosted independent device (its index.html); set, the
+# researcher's links page offers links that open the survey there.
+DEVICE_URL = env_str("DEVICE_URL")
+CORS_ALLOWED_ORIGINS = DEVICE_ORIGINS
+CORS_URLS_REGEX = r"^/s/device/"
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_METHODS = ("GET", "POST", "OPTIONS")
+CORS_ALLOW_HEADERS = ("accept", "content-type")
+
 if PRODUCTION:
     if not SECRET_KEY or SECRET_KEY in PUBLISHED_SECRET_KEYS or len(SECRET_KEY) < 50:
         raise ImproperlyConfigured(
@@ -84,6 +102,7 @@ INSTALLED_APPS = [
     # Django's own widget templates, for FORM_RENDERER below.
     "django.forms",
     "csp",
+    "corsheaders",
     "surveys.accounts",
     "surveys.authoring",
     "surveys.collection",
@@ -100,6 +119,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Cross-origin reads and reports of the independent device (DEVICE_ORIGINS,
+    # below); before anything that may answer a request.
+    "corsheaders.middleware.CorsMiddleware",
     # The page's language from the browser (its language cookie, set by the
     # picker through Django's set_language, else Accept-Language).  Before the
     # 503 middleware so that the outage page is translated too; it reads no

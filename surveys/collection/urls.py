@@ -1,6 +1,11 @@
 from django.urls import path, register_converter
 
-from surveys.collection import lifecycle_views, verification_views, views
+from surveys.collection import (
+    device_views,
+    lifecycle_views,
+    verification_views,
+    views,
+)
 from surveys.collection.converters import TokenConverter
 
 register_converter(TokenConverter, "token")
@@ -26,6 +31,27 @@ urlpatterns = [
         name="test_responses_delete",
     ),
     path("manage/<int:survey_id>/preview/", lifecycle_views.preview, name="preview"),
+    # The independent device (another origin): content objects and reports.
+    path(
+        "device/i/<token:token>/",
+        device_views.content_invitation,
+        name="device_content_invitation",
+    ),
+    path(
+        "device/i/<token:token>/report/",
+        device_views.report_invitation,
+        name="device_report_invitation",
+    ),
+    path(
+        "device/<token:public_token>/",
+        device_views.content_public,
+        name="device_content",
+    ),
+    path(
+        "device/<token:public_token>/report/",
+        device_views.report_public,
+        name="device_report",
+    ),
     path("i/<token:token>/", views.consent_invitation, name="consent_invitation"),
     path(
         "i/<token:token>/answer/", views.respond_invitation, name="respond_invitation"

@@ -57,6 +57,10 @@ PUBLIC = {
     "collection:respond",
     "collection:consent_invitation",
     "collection:respond_invitation",
+    "collection:device_content",
+    "collection:device_content_invitation",
+    "collection:device_report",
+    "collection:device_report_invitation",
     "collection:withdraw",
     "collection:withdraw_lookup",
     "collection:unsubscribe",  # its signed token names one recipient

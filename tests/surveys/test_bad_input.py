@@ -352,6 +352,13 @@ def forms_for(world: World) -> dict[str, Form]:
         "collection:respond_invitation": Form(
             "anonymous", response_fields, response_bad, [response_body(world.survey)]
         ),
+        # The independent device's reports: the same form, answered in JSON.
+        "collection:device_report": Form(
+            "anonymous", response_fields, response_bad, [response_body(world.survey)]
+        ),
+        "collection:device_report_invitation": Form(
+            "anonymous", response_fields, response_bad, [response_body(world.survey)]
+        ),
         "collection:test_mode": Form(
             "owner", response_fields, response_bad, [response_body(world.survey)]
         ),
@@ -439,6 +446,8 @@ QUERY_FIELDS = {
     "analysis:privacy": ("k",),
     "analysis:api_reports": ("after", "limit"),
     "login": ("next",),
+    "collection:device_content": ("language",),
+    "collection:device_content_invitation": ("language",),
 }
 
 
@@ -677,6 +686,8 @@ FORM_NAMES = {
     "two_factor_setup",
     "collection:respond",
     "collection:respond_invitation",
+    "collection:device_report",
+    "collection:device_report_invitation",
     "collection:test_mode",
     "authoring:survey_schedule",
     "authoring:survey_delete",
@@ -765,7 +776,11 @@ def test_each_valid_base_body_is_accepted(world, name):
     for base in form.bases:
         before = fingerprint()
         response = request(world, form.role, "post", url, base, commit=True)
-        assert response.status_code in {200, 302, 303}, (name, response.status_code)
+        # 201: the independent device's report endpoints answer in JSON.
+        assert response.status_code in {200, 201, 302, 303}, (
+            name,
+            response.status_code,
+        )
         assert fingerprint() != before, (name, "the valid body stored nothing")
 
 

@@ -82,6 +82,14 @@ STATE_CHANGING = {
 # with no cookie or token; the signed token in the URL is the credential, and a
 # forged one changes nothing (tests/surveys/invitations/test_mailings.py).
 SIGNED_LINK = {"collection:unsubscribe"}
+# CSRF-exempt on purpose: the independent device's reports come from another
+# origin with no cookie; they accept only what the answer form accepts, which
+# anyone holding the link can send, so there is no ambient authority to borrow
+# (surveys/collection/device_views.py).
+NO_AMBIENT_AUTHORITY = {
+    "collection:device_report",
+    "collection:device_report_invitation",
+}
 # CSRF-exempt on purpose: the language picker (a browser cookie, nothing stored;
 # a token would set the CSRF cookie on every page, see surveys/urls.py).
 BROWSER_PREFERENCE = {"set_language"}
@@ -109,6 +117,8 @@ READ_ONLY = {
     "collection:receipt",
     "collection:consent",
     "collection:consent_invitation",
+    "collection:device_content",
+    "collection:device_content_invitation",
     "analysis:dashboard",
     "analysis:dashboard_live",
     "analysis:crosstab",
@@ -157,6 +167,8 @@ def classify(name: str) -> str | None:
         return "signed_link"
     if name in BROWSER_PREFERENCE:
         return "browser_preference"
+    if name in NO_AMBIENT_AUTHORITY:
+        return "no_ambient_authority"
     return None
 
 
@@ -164,7 +176,8 @@ CHANGING = [(n, p) for n, p in NAMED if classify(n) not in {None, "read_only"}]
 CHANGING = [
     (n, p)
     for n, p in CHANGING
-    if classify(n) not in {"bearer", "signed_link", "browser_preference"}
+    if classify(n)
+    not in {"bearer", "signed_link", "browser_preference", "no_ambient_authority"}
 ]
 READING = [(n, p) for n, p in NAMED if classify(n) == "read_only"]
 
@@ -338,3 +351,19 @@ def test_bearer_token_api_refuses_post(world, name):
     client.cookies["csrftoken"] = get_random_string(32)
     assert client.post(url, **bearer, **with_token(client)).status_code == 405
     assert database_state() == before
+
+
+@pytest.mark.sweeps
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", sorted(NO_AMBIENT_AUTHORITY))
+def test_device_reports_need_no_token_and_read_no_cookie(world, name):
+    """No cookie is read, so none is needed: a post with a forged session and
+    CSRF cookie but no token is validated like any other and stored once."""
+    url = url_for(name, dict(NAMED)[name], world)
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(world["ada"])  # a session cookie that must not matter
+    client.cookies["csrftoken"] = get_random_string(32)
+    response = client.post(url, body(world["survey"]))
+    assert not refused_for_csrf(response), name
+    assert response.status_code == 201, (name, response.content)
+    assert response.json()["receipt_url"]
