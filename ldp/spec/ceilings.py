@@ -4,8 +4,9 @@ The browser randomizer (``ldp/js/randomizer.js``) refuses to randomize a
 question whose delivered ε is above :data:`EPSILON_CEILING_QUESTION`, or a
 survey whose protected answers together (sequential composition, re-answers
 included) are above :data:`EPSILON_CEILING_SURVEY`.  The survey builder uses
-the same values so that researchers are stopped before any respondent is
-refused; a test reads the constants out of the shipped module and compares.
+the same values, read out of the shipped module itself
+(:mod:`ldp.spec.device`), so that researchers are stopped before any
+respondent is refused.
 Why these values: the project README, "The device's ceilings".
 """
 
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-EPSILON_CEILING_QUESTION = 5
+from ldp.spec.device import shipped_integer
+
+EPSILON_CEILING_QUESTION = shipped_integer("randomizer.js", "EPSILON_CEILING_QUESTION")
 """Most ε one protected question may deliver (ln R ≤ 5, R ≤ e^5 ≈ 148)."""
 
-EPSILON_CEILING_SURVEY = 10
+EPSILON_CEILING_SURVEY = shipped_integer("randomizer.js", "EPSILON_CEILING_SURVEY")
 """Most total ε the protected answers one device sends for a survey may reach."""
 
 

@@ -83,6 +83,37 @@
       });
     }
     if (request === lastRequest) node.textContent = text;
+    showSurveyWords(data, request);
+  }
+
+  // What respondents read about the whole survey with this question as it
+  // stands: the device's own verdict on every protected spec together and its
+  // strength label, with a warning when that label is weak or worse
+  // (publishing then asks the researcher to confirm).
+  async function showSurveyWords(data, request) {
+    const node = byId("preview-survey-words");
+    const weak = byId("preview-weak");
+    if (!node) return;
+    let text;
+    let warn = false;
+    try {
+      const { agent, words } = await loadDevice();
+      const specs = (data.other_specs || []).concat(data.is_private ? [data.spec] : []);
+      if (specs.length === 0) {
+        text = gettext("No protected question yet.");
+      } else {
+        const described = words.describeSurvey(agent.checkSurvey(specs));
+        text = `${described.summary} ${described.odds}`;
+        warn = described.strength === "weak" || described.strength === "veryWeak";
+      }
+    } catch (problem) {
+      text = interpolate(gettext("Respondents' devices refuse this setting: %(problem)s"), {
+        problem: problem.message,
+      });
+    }
+    if (request !== lastRequest) return;
+    node.textContent = text;
+    if (weak) weak.hidden = !warn;
   }
 
   function selectedKind() {

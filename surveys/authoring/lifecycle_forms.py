@@ -94,3 +94,16 @@ class ScheduleForm(forms.Form):
 def _local(moment: datetime | None, zone: zoneinfo.ZoneInfo) -> datetime | None:
     """``moment`` as a naive wall-clock time in ``zone`` (what the input shows)."""
     return None if moment is None else moment.astimezone(zone).replace(tzinfo=None)
+
+
+class PublishForm(forms.Form):
+    """Publishing: the confirmation asked when respondents' devices would
+    label the survey's protection weak or worse overall."""
+
+    confirm_weak = forms.BooleanField(
+        label=_(
+            "I have read this and want to publish: respondents will be told that "
+            "their answers are protected weakly overall."
+        ),
+        required=False,
+    )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
@@ -12,8 +14,10 @@ from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
+from ldp.spec import strength
 from surveys.accounts import audit
 from surveys.authoring import access
+from surveys.authoring.ldp_words import localized_number
 from surveys.authoring.lifecycle import State, survey_availability
 from surveys.authoring.models import Survey
 from surveys.authoring.signals import survey_deleting
@@ -23,6 +27,27 @@ logger = logging.getLogger(__name__)
 
 def _require_owner(survey: Survey, user) -> None:
     access.require(survey, user, access.OWN)
+
+
+def weak_overall_words() -> str:
+    """Why publishing asks for a confirmation, in the active language: the
+    device's own limit on "weak", as the certainty ``R/(1 + R)`` an observer
+    who was 50/50 can reach (``ldp.spec.strength``)."""
+    limit = strength.warned_ratio()
+    return gettext(
+        "Respondents' devices will tell them that this survey protects their "
+        "answers weakly overall: together, its protected answers let someone who "
+        "was 50/50 about them become more than %(percent)s%% sure. Lower some "
+        "questions' ε, or confirm that you want to publish it as it is."
+    ) % {"percent": localized_number(float(limit / (1 + limit) * 100))}
+
+
+def weak_overall_error(specs: Iterable[dict[str, Any]]) -> str:
+    """The refusal to publish compiled ``specs`` unconfirmed ("" if they read
+    better than weak overall on respondents' devices)."""
+    if not strength.weak_or_worse(strength.total_ratio(specs)):
+        return ""
+    return weak_overall_words()
 
 
 def require_not_archived(survey: Survey) -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 
 from django.db.models import Count, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
+from ldp.spec import strength
 from ldp.spec.ceilings import above_question_ceiling, above_survey_ceiling
 from surveys.authoring import access, display_logic, mechanisms, previews
 from surveys.authoring.designs import ForcedDesign
@@ -127,6 +129,31 @@ class SurveyOverview:
         return bool(self.above_question_ceiling) or self.above_survey_ceiling
 
     @property
+    def total_ratio(self) -> Fraction:
+        """The exact likelihood ratio of all protected answers together (the
+        product of each compiled spec's; ``ldp.spec.strength.total_ratio``)."""
+        return strength.total_ratio(
+            s.preview.spec
+            for s in self.questions
+            if s.preview and s.preview.is_private and s.preview.spec
+        )
+
+    @property
+    def publishable(self) -> bool:
+        """Whether the survey page offers to publish (or re-publish) it."""
+        status = self.survey.status
+        return not self.survey.archived and (
+            status == Survey.Status.DRAFT
+            or (status == Survey.Status.OPEN and not self.response_count)
+        )
+
+    @property
+    def weak_overall(self) -> bool:
+        """Whether respondents' devices will label the survey's protection
+        weak or very weak overall (the device's own limits)."""
+        return strength.weak_or_worse(self.total_ratio)
+
+    @property
     def plain_questions(self) -> list[Question]:
         return [s.question for s in self.questions if not s.question.is_private]
 
@@ -168,6 +195,15 @@ def survey_overview(*, survey: Survey) -> SurveyOverview:
         total_exact=exact,
         response_count=survey_response_count(survey=survey),
     )
+
+
+def survey_other_specs(
+    *, survey: Survey, exclude_question_id: int | None = None
+) -> list[dict]:
+    """The compiled specs of the survey's protected questions but one, for the
+    builder's page to word the survey total with the device's own modules."""
+    questions = survey.questions.filter(is_private=True).exclude(pk=exclude_question_id)
+    return [question.spec for question in questions if question.spec]
 
 
 def survey_epsilon_exact(

@@ -23,6 +23,7 @@ from surveys.accounts import audit
 from surveys.authoring import (
     access,
     display_logic,
+    lifecycle_services,
     mechanisms,
     previews,
     selectors,
@@ -219,11 +220,14 @@ def survey_update(
 
 
 @transaction.atomic
-def survey_publish(*, survey: Survey, user) -> Survey:
+def survey_publish(*, survey: Survey, user, weak_confirmed: bool = True) -> Survey:
     """Compile every private question's spec, freeze it as a SpecRevision, open.
 
-    Refused (nothing changes) without questions, above the ε budget, or once
-    responses exist (specs are frozen; edit a question to start a new revision).
+    Refused (nothing changes) without questions, above the ε budget, once
+    responses exist (specs are frozen; edit a question to start a new
+    revision), or, without ``weak_confirmed``, when respondents' devices would
+    label the survey's protection weak or worse overall
+    (``lifecycle_services.weak_overall_error``).
     """
     _require_editor(survey, user)
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
@@ -259,6 +263,9 @@ def survey_publish(*, survey: Survey, user) -> Survey:
         raise ValidationError(problems)
     total = sum((m.epsilon_exact for m in compiled.values()), Decimal(0))
     if error := budget_error(survey, total, current=True):
+        raise ValidationError(error)
+    specs = [m.spec for m in compiled.values()]
+    if not weak_confirmed and (error := lifecycle_services.weak_overall_error(specs)):
         raise ValidationError(error)
     for question in questions:
         mechanism = compiled.get(question.pk)

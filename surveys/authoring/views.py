@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from functools import partial
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -27,6 +28,7 @@ from surveys.authoring import (
     definitions,
     display_logic,
     lifecycle,
+    lifecycle_services,
     mechanisms,
     people,
     previews,
@@ -44,6 +46,7 @@ from surveys.authoring.forms import (
     add_validation_errors,
 )
 from surveys.authoring.kinds import KINDS, kind_groups
+from surveys.authoring.lifecycle_forms import PublishForm
 from surveys.authoring.models import Question, Survey
 
 
@@ -204,6 +207,14 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
                 "question": EPSILON_CEILING_QUESTION,
                 "survey": EPSILON_CEILING_SURVEY,
             },
+            "publish_form": PublishForm(),
+            # Asked only where publishing is offered (a draft, or open with
+            # no responses yet).
+            "weak_words": (
+                lifecycle_services.weak_overall_words()
+                if overview.publishable and overview.weak_overall
+                else ""
+            ),
         },
     )
 
@@ -223,10 +234,14 @@ def _survey_action(request: HttpRequest, pk: int, action, done: str) -> HttpResp
 @login_required
 @require_POST
 def survey_publish(request: HttpRequest, pk: int) -> HttpResponse:
+    """Publish; a survey its respondents' devices would label weakly protected
+    overall only with the form's confirmation (``PublishForm``)."""
+    form = PublishForm(request.POST)
+    confirmed = form.is_valid() and form.cleaned_data["confirm_weak"]
     return _survey_action(
         request,
         pk,
-        services.survey_publish,
+        partial(services.survey_publish, weak_confirmed=confirmed),
         _(
             "Published: the survey is open and every protected question's spec "
             "is frozen."
@@ -446,12 +461,8 @@ def question_preview(request: HttpRequest, pk: int) -> JsonResponse:
     )
     exclude = request.GET.get("question", "")
     # isdecimal, not isdigit ("²" is a digit int() refuses); ids fit in 18 digits.
-    others = selectors.survey_epsilon_exact(
-        survey=survey,
-        exclude_question_id=(
-            int(exclude) if exclude.isdecimal() and len(exclude) <= 18 else None
-        ),
-    )
+    excluded = int(exclude) if exclude.isdecimal() and len(exclude) <= 18 else None
+    others = selectors.survey_epsilon_exact(survey=survey, exclude_question_id=excluded)
     this = preview.epsilon_exact if preview.is_private else Decimal(0)
     total, display, exact = previews.total_epsilon([others, this])
     body = preview.as_json()
@@ -465,6 +476,10 @@ def question_preview(request: HttpRequest, pk: int) -> JsonResponse:
         budget=survey.epsilon_budget,
         over_budget=exact > Decimal(survey.epsilon_budget),
         mechanisms=_mechanism_options(form.config.kind),
+        # The page words the survey total with the device's own modules.
+        other_specs=selectors.survey_other_specs(
+            survey=survey, exclude_question_id=excluded
+        ),
     )
     return JsonResponse(body)
 

@@ -156,6 +156,9 @@ def fill_question(page, kind: str, step: Step) -> None:
     expect(page.locator("#preview-body")).to_be_visible()
     expect(page.locator("#preview-error")).to_be_hidden()
     expect(preview(page, "sentence")).not_to_be_empty()
+    # The whole survey as respondents' devices will word it, this question included.
+    if step.protected:
+        expect(preview(page, "survey-words")).to_contain_text("protection overall.")
     expect(preview(page, "margin")).not_to_be_empty()
 
 
@@ -186,6 +189,12 @@ def build_survey(page, base_url: str) -> str:
     expect(page.locator(".question-card")).to_have_count(len(QUESTIONS))
     expect(page.get_by_text("Not protected", exact=True)).to_have_count(1)
 
+    # Every kind at once reads weakly protected overall: publishing asks first.
+    expect(page.locator("#weak-protection-warning")).to_contain_text("more than 90%")
+    page.get_by_role("button", name="Publish").click()
+    expect(page.locator(".messages")).to_contain_text("more than 90%")
+    expect(page.locator(".page-head .status")).to_have_text("Draft")
+    page.get_by_label("I have read this and want to publish").check()
     page.get_by_role("button", name="Publish").click()
     expect(page.get_by_text("Published: the survey is open")).to_be_visible()
     expect(page.locator(".page-head .status")).to_have_text("Open")

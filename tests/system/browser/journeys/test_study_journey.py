@@ -225,6 +225,8 @@ def preview(browser, base: str, survey_url: str, shots: Shots, problems) -> None
 
 # --- 3 field ----------------------------------------------------------------------
 def publish(page) -> str:
+    if page.locator("#weak-protection-warning").count():
+        page.get_by_label("I have read this and want to publish").check()
     page.get_by_role("button", name="Publish").click()
     expect(page.get_by_text("Published: the survey is open")).to_be_visible()
     link = page.get_by_role("listitem").filter(has_text="Public link for respondents")
