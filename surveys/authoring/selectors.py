@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 from django.shortcuts import get_object_or_404
@@ -199,7 +200,7 @@ def survey_overview(*, survey: Survey) -> SurveyOverview:
 
 def survey_other_specs(
     *, survey: Survey, exclude_question_id: int | None = None
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """The compiled specs of the survey's protected questions but one, for the
     builder's page to word the survey total with the device's own modules."""
     questions = survey.questions.filter(is_private=True).exclude(pk=exclude_question_id)
