@@ -88,7 +88,7 @@ class ExportColumn:
 
 @dataclass(frozen=True)
 class REstimator:
-    """An R function that prints a support mechanism's debiased shares.
+    """An R function that recomputes a question's estimates from its reports.
 
     Attributes
     ----------
@@ -97,8 +97,12 @@ class REstimator:
     source : str
         Its R definition.  It may call the helpers every script defines:
         ``keep_rows(d, column, revision_column, revision)`` (the rows with a
-        report, of one revision) and ``show(title, labels, count, n, p, q,
-        scale)`` (prints ``scale·(count/n − q)/(p − q)``).
+        report, of one revision), ``show(title, labels, count, n, p, q,
+        scale, simplex)`` (prints ``scale·(count/n − q)/(p − q)``, its
+        standard error and, with ``simplex``, the Norm-Sub shares) and
+        ``project_simplex(v)``.  It returns what it estimated, by the
+        estimates file's field names (``estimate``, ``standard_error``,
+        ``consistent``, ``mean``, ``mean_standard_error``, ``mean_interval``).
     one_column : bool
         True when it takes the name of its one column rather than the vector
         of its columns' names.
@@ -135,7 +139,7 @@ class About(ABC):
     """How its reports are stored (``ldp.mechanisms.storage``)."""
     r_estimator: ClassVar[REstimator | None] = None
     """The R function an export's script debiases its reports with (None:
-    not a frequency question; estimate it with ldp)."""
+    none; estimate it with ldp)."""
     one_hot_bits: ClassVar[bool] = False
     """True when a report is the answer's one-hot vector, each bit flipped
     (unary encodings): its channel over levels is the bits' ``p*``, ``q*``."""
@@ -225,13 +229,14 @@ class About(ABC):
         Returns
         -------
         dict
-            Argument name to a number (none by default).
+            Argument name to a number, a flag, a vector or a matrix (a list
+            of rows); none by default.
 
         Examples
         --------
         >>> import ldp
         >>> ldp.build({"mechanism": "olh", "k": 5, "epsilon": 1.0}).r_arguments()
-        {'g': 4}
+        {'g': 4, 'simplex': True}
         """
         return {}
 

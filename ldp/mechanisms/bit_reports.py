@@ -21,10 +21,11 @@ from ldp.mechanisms.words import Options, Words
 BITS = REstimator(
     "estimate_bits",
     """estimate_bits <- function(d, columns, labels, p, q, title = columns[1],
-                          revision_column = NA, revision = NA) {
+                          revision_column = NA, revision = NA,
+                          simplex = FALSE) {
   keep <- keep_rows(d, columns[1], revision_column, revision)
   count <- colSums(d[keep, columns, drop = FALSE])
-  show(title, labels, count, sum(keep), p, q)
+  show(title, labels, count, sum(keep), p, q, 1, simplex)
 }""",
 )
 """Shares from one 0/1 column per option: the column sums."""
@@ -46,8 +47,9 @@ class BitReportHandling(ReportHandling):
     r_estimator: ClassVar[REstimator | None] = BITS
 
     def r_arguments(self) -> dict[str, Any]:
-        """None: every option's bit is its support."""
-        return {}
+        """``simplex``: whether the shares have a consistent (Norm-Sub) form
+        (every option's bit is its support)."""
+        return {"simplex": not hasattr(self, "max_selections")}
 
     @classmethod
     def counts_layout(cls, params: dict[str, Any], weights: Any) -> tuple[int, bool]:

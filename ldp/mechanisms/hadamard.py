@@ -93,13 +93,14 @@ R_ESTIMATOR = REstimator(
   out
 }
 estimate_hadamard <- function(d, columns, labels, p, q, title = columns[1],
-                              revision_column = NA, revision = NA) {
+                              revision_column = NA, revision = NA,
+                          simplex = FALSE) {
   keep <- keep_rows(d, columns[1], revision_column, revision)
   j <- d[[columns[1]]][keep]; bit <- d[[columns[2]]][keep]
   count <- sapply(seq_along(labels) - 1, function(v) {
     sum(bit == 1L - parity(bitwAnd(j, v)))
   })
-  show(title, labels, count, sum(keep), p, q)
+  show(title, labels, count, sum(keep), p, q, 1, simplex)
 }""",
 )
 """Shares from the rows and bits: the reports whose bit is H[j, v]'s."""
@@ -162,8 +163,8 @@ class HadamardResponse(FrequencyOracle):
     r_estimator = R_ESTIMATOR
 
     def r_arguments(self) -> dict[str, Any]:
-        """None: the rows and bits carry everything."""
-        return {}
+        """Only ``simplex``: the rows and bits carry everything else."""
+        return {"simplex": True}
 
     @classmethod
     def counts_layout(cls, params: dict[str, Any], weights: Any) -> tuple[int, bool]:

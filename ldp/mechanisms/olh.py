@@ -142,13 +142,14 @@ class SeededHashStorage(ReportStorage):
 R_ESTIMATOR = REstimator(
     "estimate_olh",
     """estimate_olh <- function(d, columns, labels, g, p, q, title = columns[1],
-                         revision_column = NA, revision = NA) {
+                         revision_column = NA, revision = NA,
+                          simplex = FALSE) {
   keep <- keep_rows(d, columns[1], revision_column, revision)
   a <- d[[columns[1]]][keep]; b <- d[[columns[2]]][keep]; y <- d[[columns[3]]][keep]
   count <- sapply(seq_along(labels) - 1, function(v) {
     sum(((a * v + b) %% 2147483647) %% g == y)
   })
-  show(title, labels, count, sum(keep), p, q)
+  show(title, labels, count, sum(keep), p, q, 1, simplex)
 }""",
 )
 """Shares from the seeds and hash values: the reports whose hash of v is y."""
@@ -179,8 +180,8 @@ class OptimizedLocalHashing(FrequencyOracle):
     r_estimator = R_ESTIMATOR
 
     def r_arguments(self) -> dict[str, Any]:
-        """``g``: the hash range."""
-        return {"g": self.g}
+        """``g``: the hash range; the shares have a consistent form."""
+        return {"g": self.g, "simplex": True}
 
     @classmethod
     def validate_fields(cls, spec: Mapping[str, Any]) -> dict[str, Any]:

@@ -22,10 +22,11 @@ from ldp.mechanisms.base import Mechanism
 LEVELS = REstimator(
     "estimate_levels",
     """estimate_levels <- function(d, column, labels, p, q, scale = 1, title = column,
-                            revision_column = NA, revision = NA) {
+                            revision_column = NA, revision = NA,
+                          simplex = FALSE) {
   keep <- keep_rows(d, column, revision_column, revision)
   count <- as.numeric(table(d[[column]][keep]))[seq_along(labels)]
-  show(title, labels, count, sum(keep), p, q, scale)
+  show(title, labels, count, sum(keep), p, q, scale, simplex)
 }""",
     one_column=True,
 )
@@ -58,8 +59,12 @@ class SupportMechanism(Mechanism):
     r_estimator: ClassVar[REstimator | None] = LEVELS
 
     def r_arguments(self) -> dict[str, Any]:
-        """``scale``: ``L`` of the shares (``ℓ`` for padding-and-sampling)."""
-        return {"scale": getattr(self, "scale", 1)}
+        """``scale``: ``L`` of the shares (``ℓ`` for padding-and-sampling);
+        ``simplex``: whether the shares have a consistent (Norm-Sub) form."""
+        return {
+            "scale": getattr(self, "scale", 1),
+            "simplex": isinstance(self, FrequencyOracle),
+        }
 
     def __init__(self, params: dict[str, Any], weights: Any = None) -> None:
         super().__init__(params, weights)

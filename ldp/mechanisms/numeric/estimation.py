@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from abc import abstractmethod
 from functools import cached_property
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -14,7 +14,9 @@ from ldp.counts import SupportCounts
 from ldp.estimators import channel as channel_estimators
 from ldp.estimators.channel import ChannelEstimate
 from ldp.estimators.mean import MeanEstimate, mean_estimate
+from ldp.mechanisms.about import REstimator
 from ldp.mechanisms.base import Mechanism
+from ldp.mechanisms.numeric.estimation_r import CHANNEL, channel_r_arguments
 
 
 class ChannelEstimation(Mechanism):
@@ -33,6 +35,11 @@ class ChannelEstimation(Mechanism):
     minimum_reports: ClassVar[int] = 2
     interval_method: ClassVar[str] = "t"
     mean_from_shares: ClassVar[bool] = False
+    r_estimator: ClassVar[REstimator | None] = CHANNEL
+
+    def r_arguments(self) -> dict[str, Any]:
+        """The channel's constants for the R script (``channel_r_arguments``)."""
+        return channel_r_arguments(self)
 
     @property
     @abstractmethod

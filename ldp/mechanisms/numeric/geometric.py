@@ -143,6 +143,15 @@ class KernelMechanism(GridMechanism):
         """``low + y·step``, as a number."""
         return [float(self.low + int(report) * self.step)]
 
+    def r_arguments(self) -> dict[str, Any]:
+        """The channel's constants, and the grid that maps a reported value
+        back to its output index (``y = (x − low)/step``)."""
+        return {
+            **super().r_arguments(),
+            "low": float(self.low),
+            "step": float(self.step),
+        }
+
     def _real_kernel(self, parameter: float) -> AnyArray:
         raise NotImplementedError
 

@@ -1,9 +1,13 @@
-"""An R script that reads the per-respondent CSV and prints each frequency
-question's debiased shares, as the dashboard shows them.
+"""An R script that reads the per-respondent CSV and recomputes every protected
+question's estimates from the randomized reports, as the estimates file has
+them: per-answer shares with their standard errors and Norm-Sub consistent
+shares, and for scales and numbers the mean with its standard error and 95%
+interval.
 
 The debiasing of each mechanism is its own R estimator (``r_estimator`` in its
-``ldp`` module); this module writes the shared helpers, the CSV's column
-classes and factors, and one call per frequency question.
+``ldp`` module, with the spec's constants from ``r_arguments``); this module
+writes the shared helpers, the CSV's column classes and factors, and one call
+per protected question.
 """
 
 from __future__ import annotations
@@ -29,13 +33,24 @@ from surveys.authoring.models import Question, Survey
 R_SHARED = r"""share <- function(count, n, p, q, scale = 1) {
   scale * (count / n - q) / (p - q)
 }
-show <- function(title, labels, count, n, p, q, scale = 1) {
+project_simplex <- function(v) {
+  u <- sort(v, decreasing = TRUE)
+  cumulative <- cumsum(u) - 1
+  rho <- max(which(u - cumulative / seq_along(u) > 0))
+  pmax(v - cumulative[rho] / rho, 0)
+}
+show <- function(title, labels, count, n, p, q, scale = 1, simplex = FALSE) {
   cat("\n", title, " (n = ", n, ")\n", sep = "")
-  shares <- data.frame(answer = labels, estimate = share(count, n, p, q, scale))
+  lambda <- count / n
+  shares <- data.frame(
+    answer = labels, estimate = share(count, n, p, q, scale),
+    standard_error = scale * sqrt(lambda * (1 - lambda) / n) / (p - q)
+  )
+  if (simplex) shares$consistent <- project_simplex(shares$estimate)
   print(shares)
   invisible(shares)
 }
-estimates <- list()  # each frequency question's shares, by variable name
+estimates <- list()  # each protected question's estimates, by variable name
 keep_rows <- function(d, column, revision_column, revision) {
   keep <- !is.na(d[[column]])
   if (!is.na(revision_column)) keep <- keep & d[[revision_column]] == revision
@@ -60,11 +75,24 @@ def _r_string(text: str) -> str:
 
 
 def _r_vector(items: Iterable[Any]) -> str:
-    return (
-        "c("
-        + ", ".join(_r_string(i) if isinstance(i, str) else repr(i) for i in items)
-        + ")"
-    )
+    return "c(" + ", ".join(_r_value(i) for i in items) + ")"
+
+
+def _r_value(value: Any) -> str:
+    """A constant as R reads it back exactly: numbers with 17 significant
+    digits (``repr``), flags, NULL, vectors, and matrices (lists of rows)
+    written row by row (read with ``matrix(..., byrow = TRUE)``)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, str):
+        return _r_string(value)
+    if isinstance(value, list | tuple):
+        if value and isinstance(value[0], list | tuple):
+            return _r_vector(item for row in value for item in row)
+        return _r_vector(value)
+    return repr(float(value)) if isinstance(value, float) else repr(int(value))
 
 
 def _r_class(variable: Variable) -> str:
@@ -76,8 +104,10 @@ def _r_class(variable: Variable) -> str:
 
 
 def r_script(survey: Survey, csv_name: str | None = None) -> str:
-    """An R script that reads the wide CSV and prints each frequency question's
-    debiased shares ``f̂_v = scale·(C_v/n − q*)/(p* − q*)``."""
+    """An R script that reads the wide CSV and prints each protected question's
+    estimates: shares ``f̂_v = scale·(C_v/n − q*)/(p* − q*)`` with
+    ``SE = scale·sqrt(λ̂(1 − λ̂)/n)/(p* − q*)`` for frequency oracles, the
+    channel inversion and the mean for scales and numbers."""
     found = blocks(survey)
     columns = variables(survey, found)
     csv_name = csv_name or f"survey-{survey.pk}-wide.csv"
@@ -85,8 +115,9 @@ def r_script(survey: Survey, csv_name: str | None = None) -> str:
         # One line whatever the title holds: a comment never ends early.
         f"# Deniable survey {survey.pk}: {' '.join(survey.title.split())}",
         "# Reads the wide CSV export (one row per respondent) with factors whose",
-        "# levels are the codebook's value labels, then prints the debiased shares",
-        "# of every frequency question, as the dashboard shows them.",
+        "# levels are the codebook's value labels, then recomputes every protected",
+        "# question's estimates from the reports (shares, standard errors, means",
+        "# and their intervals), as the dashboard and the estimates file have them.",
         "# Columns of protected questions hold randomized reports, not answers.",
         "",
         r_helpers(),
@@ -135,10 +166,8 @@ def _r_estimate(block: Block) -> list[str]:
     if estimator is None:
         return [
             "",
-            f"# {title}: not a frequency question; estimate it with ldp "
-            "(codebook: debias).",
+            f"# {title}: no R estimator; estimate it with ldp (codebook: debias).",
         ]
-    p, q = mechanism.support_constants()
     labels = _option_labels(block.question, mechanism.k)
     names = [v.name for v in block.variables]
     revision = (
@@ -147,12 +176,15 @@ def _r_estimate(block: Block) -> list[str]:
         if block.revision_column
         else ""
     )
-    p_text = _r_vector(p) if isinstance(p, list) else repr(p)
-    q_text = _r_vector(q) if isinstance(q, list) else repr(q)
-    common = f"labels = {_r_vector(labels)}, p = {p_text}, q = {q_text}"
+    common = f"labels = {_r_vector(labels)}"
+    if hasattr(mechanism, "support_constants"):
+        p, q = mechanism.support_constants()
+        common += f", p = {_r_value(p)}, q = {_r_value(q)}"
     heading = f"title = {_r_string(title)}{revision}"
     columns = _r_string(first.name) if estimator.one_column else _r_vector(names)
-    extra = "".join(f", {k} = {v!r}" for k, v in mechanism.r_arguments().items())
+    extra = "".join(
+        f", {k} = {_r_value(v)}" for k, v in mechanism.r_arguments().items()
+    )
     call = f"{estimator.name}(d, {columns}, {common}{extra}, {heading})"
     return ["", f"estimates[[{_r_string(first.name)}]] <- {call}"]
 

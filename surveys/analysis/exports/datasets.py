@@ -10,7 +10,7 @@ Every export a researcher loads directly is written from here:
 - writers for wide CSV (optionally with a UTF-8 byte order mark for
   spreadsheets), SPSS ``.sav`` and Stata ``.dta`` (variable and value labels
   through pyreadstat), the codebook, and an R script that reads the CSV with
-  factors and prints the debiased shares of each frequency question
+  factors and recomputes every protected question's estimates
   (``surveys.analysis.exports.dataset_r``).
 
 Each writer is ``write_<fmt>(survey, fileobj, progress=None) -> None`` and

@@ -1,0 +1,129 @@
+"""R runs the exported script on the exported CSV (``slow``: it starts R).
+
+Every point estimate and analytic standard error of the estimates file (the
+dashboard's numbers) is recomputed by R from the randomized reports alone:
+per-answer shares and their standard errors for every question kind, the
+Norm-Sub consistent shares, and the mean of scales and numbers with its
+standard error and interval.  ``Rscript`` comes from scripts/ensure-services.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pytest
+
+from surveys.analysis.exports import dataset_r, datasets
+from surveys.analysis.exports.estimates import estimates_document
+from surveys.analysis.reading import latest_results
+from surveys.analysis.tallies.services import tallies_refresh
+from tests.surveys.analysis import dashboard_support
+from tests.surveys.analysis.conftest import make_survey, submit_bulk
+
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+TOLERANCE = 1e-9
+PRINT_EVERY_RESULT = r"""
+for (name in names(estimates)) {
+  e <- estimates[[name]]
+  for (field in c("estimate", "standard_error", "consistent", "mean",
+                  "mean_standard_error", "mean_interval")) {
+    if (!is.null(e[[field]])) {
+      cat("RESULT", name, field, sprintf("%.17g", e[[field]]), "\n")
+    }
+  }
+}
+"""
+
+
+@pytest.fixture
+def families(researcher):
+    survey = make_survey(researcher)
+    submit_bulk(survey, 160)
+    tallies_refresh(survey_id=survey.pk)
+    return survey
+
+
+@pytest.fixture
+def student_life(ada):
+    survey = dashboard_support.make_survey(ada)
+    dashboard_support.simulate(survey, 250)
+    return survey
+
+
+def run_r(survey, tmp_path) -> dict[tuple[str, str], list[float]]:
+    """(question's variable stem, field) -> the numbers R printed for it
+    (``q4`` for a question whose first column is ``q4_opt1``)."""
+    name = f"survey-{survey.pk}-wide.csv"
+    buffer = (tmp_path / name).open("wb")
+    datasets.write_wide_csv_bom(survey, buffer)
+    buffer.close()
+    script = dataset_r.r_script(survey) + PRINT_EVERY_RESULT
+    (tmp_path / "wide.R").write_text(script, encoding="utf-8")
+    run = subprocess.run(
+        ["Rscript", "--vanilla", "wide.R"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    return {
+        (parts[1].split("_")[0], parts[2]): [float(v) for v in parts[3:]]
+        for parts in (line.split() for line in run.stdout.splitlines())
+        if parts and parts[0] == "RESULT"
+    }
+
+
+def expected_fields(question: dict) -> dict[str, list[float]]:
+    """The estimates file's point estimates and analytic errors of a question."""
+    fields: dict[str, list[float]] = {}
+    if question["estimate"]:
+        fields["estimate"] = question["estimate"]
+        fields["standard_error"] = question["standard_error"]
+    if question["consistent_method"] == "norm-sub":
+        fields["consistent"] = question["consistent"]
+    if question["mean"] is not None:
+        fields["mean"] = [question["mean"]]
+        fields["mean_standard_error"] = [question["mean_standard_error"]]
+        interval = question["mean_interval"]
+        fields["mean_interval"] = [interval["low"], interval["high"]]
+    return fields
+
+
+def largest_differences(ours: list[float], theirs: list[float]) -> tuple[float, float]:
+    """(largest absolute difference, largest relative one where |theirs| ≥ 1e-6)."""
+    a, b = np.asarray(ours), np.asarray(theirs)
+    sizable = np.abs(b) >= 1e-6
+    relative = np.abs(a - b)[sizable] / np.abs(b[sizable])
+    return float(np.max(np.abs(a - b))), float(np.max(relative, initial=0.0))
+
+
+@pytest.mark.parametrize("fixture", ["families", "student_life"])
+def test_rscript_recomputes_every_estimate_and_error_of_the_estimates_file(
+    request, fixture, tmp_path
+):
+    survey = request.getfixturevalue(fixture)
+    printed = run_r(survey, tmp_path)
+    document = estimates_document(latest_results(survey))
+    compared: dict[str, tuple[float, float]] = {}
+    for question in document["questions"]:
+        name = f"q{question['position']}"
+        expected = expected_fields(question)
+        assert expected, question["mechanism"]
+        for field, values in expected.items():
+            assert (name, field) in printed, (name, question["mechanism"], field)
+            np.testing.assert_allclose(
+                printed[name, field], values, rtol=TOLERANCE, atol=1e-12
+            )
+            worst = largest_differences(printed[name, field], values)
+            before = compared.get(field, (0.0, 0.0))
+            compared[field] = (max(before[0], worst[0]), max(before[1], worst[1]))
+    print(f"\n{fixture}: R vs estimates file, (largest absolute, relative):")
+    for field, (absolute, relative) in compared.items():
+        print(f"  {field}: {absolute:.3g}, {relative:.3g}")
+    mechanisms = {q["mechanism"] for q in document["questions"]}
+    printed_names = {name for name, _ in printed}
+    assert printed_names == {f"q{q['position']}" for q in document["questions"]}
+    assert len(mechanisms) == len(document["questions"]) or fixture != "families"
