@@ -32,6 +32,10 @@ OUTBOX_STATIC_PATH = "js/outbox.js"
 VERIFY_STATIC_PATH = "js/verify.js"
 # The release record (scripts/release-record writes it), at the project root.
 RELEASES_PATH = Path(__file__).resolve().parents[2] / "RELEASES.md"
+# The independent device's own files (``manage.py build_device`` adds the
+# randomizer, the wording module and the outbox to them).
+DEVICE_DIR = Path(__file__).resolve().parents[2] / "device"
+INDEPENDENT_FILES = ("index.html", "app.js", "style.css")
 _HEADING = re.compile(r"^## (\S+)$", re.MULTILINE)
 _ROW = re.compile(r"^\| `([^`]+)` \| `(sha384-[A-Za-z0-9+/=]+)` \|$", re.MULTILINE)
 
@@ -66,6 +70,24 @@ def wording_script() -> Script:
 def device_scripts() -> list[Script]:
     """Every script a respondent page runs, in the order the verify page lists."""
     return [randomizer_script(), wording_script(), outbox_script(), respond_script()]
+
+
+def independent_device() -> list[Script]:
+    """The independent device's own files (``device/``), in bundle order."""
+    return [
+        Script(name, (DEVICE_DIR / name).read_bytes()) for name in INDEPENDENT_FILES
+    ]
+
+
+def independent_bundle() -> list[Script]:
+    """Every file of the independent device's bundle: its own files and the
+    device modules it imports, byte for byte as the survey pages serve them."""
+    return [
+        *independent_device(),
+        randomizer_script(),
+        wording_script(),
+        outbox_script(),
+    ]
 
 
 def respond_script() -> Script:

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from surveys.accounts import audit
 from surveys.authoring import access, translations
 from surveys.authoring.models import Survey
-from surveys.collection import selectors, services
+from surveys.collection import device_links, selectors, services
 from surveys.expected_fields import ExpectedFieldsMixin
 from surveys.invitations import mailings, recipient_list, tasks
 from surveys.invitations.forms import (
@@ -266,8 +266,14 @@ def _invitations_csv(
     )
     response["Cache-Control"] = "no-store"
     writer = csv.writer(response)
-    writer.writerow(["invitation_url"])
+    origin = device_links.server_origin(request)
+    on_device = bool(device_links.device_link(origin, invitation="x"))
+    writer.writerow(["invitation_url", *(["device_url"] if on_device else [])])
     for token in tokens:
-        url = reverse("collection:consent_invitation", args=[token])
-        writer.writerow([request.build_absolute_uri(url)])
+        url = request.build_absolute_uri(
+            reverse("collection:consent_invitation", args=[token])
+        )
+        # The same invitation, opened on the independent device (DEVICE_URL).
+        device = device_links.device_link(origin, invitation=token)
+        writer.writerow([url, *([device] if on_device else [])])
     return response

@@ -59,7 +59,12 @@ def test_the_record_has_this_versions_entry_with_the_files_fingerprints():
 
 def test_the_record_lists_every_file_a_respondents_browser_runs():
     served = {
-        s.name: s.source for s in [*assets.device_scripts(), assets.verify_script()]
+        s.name: s.source
+        for s in [
+            *assets.device_scripts(),
+            assets.verify_script(),
+            *assets.independent_device(),
+        ]
     }
     assert {Path(name).name for name in RECORD.DEVICE_FILES} == set(served)
     for name in RECORD.DEVICE_FILES:

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
 
-from surveys.collection import demo
+from surveys.collection import demo, device_links
 from surveys.collection.signals import announce_reports_on_commit
 
 
@@ -24,8 +24,13 @@ class Command(BaseCommand):
             default=500,
             help="simulated respondents for a new demo survey (default 500)",
         )
+        parser.add_argument(
+            "--server-url",
+            default="http://127.0.0.1:8000",
+            help="the survey server's address, for the independent device's link",
+        )
 
-    def handle(self, *args, respondents: int, **options) -> None:
+    def handle(self, *args, respondents: int, server_url: str, **options) -> None:
         if getattr(settings, "PRODUCTION", False):
             raise CommandError(
                 "seed_demo creates an account with a published password; it "
@@ -55,3 +60,8 @@ class Command(BaseCommand):
         self.stdout.write(
             "Answer it at " + reverse("collection:consent", args=[survey.public_token])
         )
+        on_device = device_links.device_link(
+            server_url.rstrip("/"), survey=survey.public_token
+        )
+        if on_device:
+            self.stdout.write(f"or on the independent device at {on_device}")

@@ -1,0 +1,516 @@
+// Deniable's independent device: a page served from an origin the survey
+// server cannot write to (docs/threat-model.md). It reads a survey's content
+// objects from the survey server, checks each one's SHA-256 against the hash
+// it came with, shows every text as text, builds every control itself, words
+// the protection beside each protected question from the spec it checked,
+// keeps its own memory of what it answered in its own origin's storage, and
+// sends only reports and the survey's non-answer fields (outbox.js's
+// allowlist). It sends no cookie and reads none.
+//
+// It is opened as index.html#server=https://survey.example.org&survey=TOKEN
+// (or &invitation=TOKEN); `language=` picks the language, `link_NAME=` gives
+// a link field. The fragment never reaches the host that serves this page.
+
+import * as agent from "./randomizer.js";
+import * as wording from "./wording.js";
+import * as outbox from "./outbox.js";
+
+const MEMORY_KEY = "deniable.device.memory.v1";
+const CONTENT_VERSION = 1;
+const app = document.getElementById("app");
+const status = document.getElementById("status");
+
+// The device's own words that are not about protection (wording.js has those).
+const UI = {
+  en: {
+    skip: "Prefer not to answer",
+    choose: "Choose…",
+    badLink: "This link does not name a survey server and a survey, so nothing can be shown.",
+    unreachable: "The survey server could not be reached or refused: {reason}. Nothing was sent.",
+    badContent: "The survey server sent a question whose content does not match its fingerprint, so this device shows nothing and sends nothing.",
+    already: "This device has already answered questions with exactly this content. Answering them again would let the answers be combined to learn more about you.",
+    receipt: "Your receipt",
+    done: "Received. Nothing else is kept on this device but the note that you answered.",
+  },
+  es: {
+    skip: "Prefiero no responder",
+    choose: "Elija…",
+    badLink: "Este enlace no indica un servidor de encuestas y una encuesta, así que no se puede mostrar nada.",
+    unreachable: "No se pudo contactar con el servidor de la encuesta o se negó: {reason}. No se envió nada.",
+    badContent: "El servidor de la encuesta envió una pregunta cuyo contenido no coincide con su huella, así que este dispositivo no muestra ni envía nada.",
+    already: "Este dispositivo ya respondió preguntas con exactamente este contenido. Responderlas de nuevo permitiría combinar las respuestas para saber más de usted.",
+    receipt: "Su comprobante",
+    done: "Recibido. Este dispositivo no guarda nada más que la nota de que respondió.",
+  },
+  fr: {
+    skip: "Je préfère ne pas répondre",
+    choose: "Choisir…",
+    badLink: "Ce lien n’indique pas de serveur d’enquête ni d’enquête, rien ne peut donc être affiché.",
+    unreachable: "Le serveur de l’enquête n’a pas pu être joint ou a refusé : {reason}. Rien n’a été envoyé.",
+    badContent: "Le serveur de l’enquête a envoyé une question dont le contenu ne correspond pas à son empreinte : cet appareil n’affiche et n’envoie donc rien.",
+    already: "Cet appareil a déjà répondu à des questions ayant exactement ce contenu. Y répondre de nouveau permettrait de combiner les réponses pour en apprendre davantage sur vous.",
+    receipt: "Votre reçu",
+    done: "Reçu. Cet appareil ne garde rien d’autre que la note indiquant que vous avez répondu.",
+  },
+};
+
+let words = wording.wordingFor(navigator.language || "en");
+let ui = UI[wording.languageOf(navigator.language || "en")] || UI.en;
+
+function say(message, isError = false) {
+  status.textContent = message;
+  status.classList.toggle("error", isError);
+}
+
+function fill(format, values) {
+  return format.replace(/\{(\w+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
+}
+
+function element(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  node.append(...children);
+  return node;
+}
+
+// --- where to ask: the survey server and the survey, from the fragment ---------
+export function readLink(hash, search = "") {
+  const params = new URLSearchParams(hash.replace(/^#/, "") || search.replace(/^\?/, ""));
+  let server;
+  try {
+    server = new URL(params.get("server") || "");
+  } catch {
+    return null;
+  }
+  const local = ["127.0.0.1", "localhost", "[::1]"].includes(server.hostname);
+  if (server.protocol !== "https:" && !(server.protocol === "http:" && local)) return null;
+  const survey = params.get("survey");
+  const invitation = params.get("invitation");
+  const token = invitation || survey;
+  if (!token || /[/?#\s]/.test(token)) return null;
+  const links = {};
+  for (const [name, value] of params) if (name.startsWith("link_")) links[name.slice(5)] = value;
+  return {
+    origin: server.origin,
+    content: `${server.origin}/s/device/${invitation ? "i/" : ""}${encodeURIComponent(token)}/`,
+    language: params.get("language") || "",
+    links,
+  };
+}
+
+// --- the content objects: fingerprints checked before anything is read --------
+async function sha256(text) {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export class ContentRefused extends Error {}
+
+const KINDS = new Set(["yes_no", "single_choice", "ordinal", "numeric", "multi_select"]);
+
+/** The checked content objects of a survey, in order, with their hashes. */
+export async function checkedContent(data, language) {
+  if (!data || !Array.isArray(data.questions) || data.questions.length === 0) {
+    throw new ContentRefused("no questions");
+  }
+  const questions = [];
+  for (const item of data.questions) {
+    if (typeof item?.text !== "string" || typeof item?.hash !== "string") throw new ContentRefused("malformed");
+    if ((await sha256(item.text)) !== item.hash) throw new ContentRefused("fingerprint");
+    const body = JSON.parse(item.text);
+    const fine = body.v === CONTENT_VERSION && Number.isSafeInteger(body.question) && KINDS.has(body.kind) &&
+      typeof body.text === "string" && Array.isArray(body.options) && body.language === language &&
+      typeof body.protected === "boolean" && (!body.protected || (body.spec && body.wording));
+    if (!fine) throw new ContentRefused("malformed");
+    questions.push({ ...body, hash: item.hash });
+  }
+  if (new Set(questions.map((q) => q.question)).size !== questions.length) throw new ContentRefused("duplicate");
+  return questions;
+}
+
+// --- the device's memory (this origin's localStorage, never the server's) ------
+// {hashes: {contentHash: spentMilli}, questions: {"origin#id": spentMilli}}
+function readMemory() {
+  try {
+    const raw = localStorage.getItem(MEMORY_KEY);
+    if (raw === null) return { hashes: {}, questions: {} };
+    const memory = JSON.parse(raw);
+    if (memory && typeof memory.hashes === "object" && typeof memory.questions === "object") return memory;
+  } catch {
+    // unreadable: below
+  }
+  return null; // unreadable: the device will not answer (it cannot know what it sent)
+}
+
+function writeMemory(memory) {
+  const text = JSON.stringify(memory);
+  localStorage.setItem(MEMORY_KEY, text);
+  if (localStorage.getItem(MEMORY_KEY) !== text) throw new Error("the browser did not keep the note");
+}
+
+/** What this device already spent on a question (by content or by its id). */
+export function spentOn(memory, origin, question) {
+  return Math.max(memory.hashes[question.hash] ?? 0, memory.questions[`${origin}#${question.question}`] ?? 0);
+}
+
+// --- rendering: every text as text, every control the device's own ---------------
+function numericValues(range) {
+  const parts = range.map((text) => {
+    const [whole, frac = ""] = String(text).split(".");
+    return { whole, frac };
+  });
+  const places = Math.max(...parts.map((p) => p.frac.length));
+  const [low, high, step] = parts.map((p) => BigInt(p.whole + p.frac.padEnd(places, "0")));
+  const values = [];
+  for (let v = low; v <= high && values.length <= 1000; v += step) {
+    const negative = v < 0n;
+    const digits = (negative ? -v : v).toString().padStart(places + 1, "0");
+    let shown = places ? `${digits.slice(0, -places)}.${digits.slice(-places)}` : digits;
+    if (places) shown = shown.replace(/0+$/, "").replace(/\.$/, "");
+    values.push((negative ? "-" : "") + shown);
+  }
+  return values;
+}
+
+function choices(question) {
+  if (question.kind === "numeric") {
+    const range = question.protected ? [question.spec.low, question.spec.high, question.spec.step] : question.range;
+    return numericValues(range).map((label, level) => ({ value: question.protected ? level : label, label }));
+  }
+  return question.options.map((label, i) => ({ value: question.values[i], label }));
+}
+
+function protectionBlock(question, verdict) {
+  const block = element("div", { class: "protection", "data-protection-for": String(question.question) });
+  if (!question.protected) {
+    block.append(element("p", { class: "protection not-protected" }, words.sentence("page.notProtected")));
+    return block;
+  }
+  const described = words.describeQuestion(question.spec, verdict, question.wording.design || "");
+  const line = element("p", { class: `protection strength-${described.strength}` },
+    element("strong", {}, `${described.label}. `), described.sentence);
+  const details = element("details", {}, element("summary", {}, words.sentence("details")),
+    element("p", {}, described.odds), element("p", {}, described.epsilon));
+  block.append(line, details);
+  return block;
+}
+
+function questionBlock(question, verdict, number) {
+  const id = `q${question.question}`;
+  const fieldset = element("fieldset", { class: "question", id: `question-${question.question}` });
+  fieldset.append(element("legend", {}, `${number}. ${question.text}`));
+  if (question.help) fieldset.append(element("p", { class: "help" }, question.help));
+  fieldset.append(protectionBlock(question, verdict));
+  const group = element("div", { class: "answers", "data-answer": id });
+  const options = choices(question);
+  if (question.kind === "numeric") {
+    const select = element("select", { id: `${id}-value`, "aria-label": question.text });
+    select.append(element("option", { value: "" }, ui.choose));
+    options.forEach((option, i) => select.append(element("option", { value: String(i) }, option.label)));
+    group.append(select);
+  } else {
+    const type = question.kind === "multi_select" ? "checkbox" : "radio";
+    options.forEach((option, i) => {
+      const input = element("input", { type, id: `${id}-${i}`, "data-index": String(i) });
+      if (type === "radio") input.setAttribute("name", `${id}-device`);
+      group.append(element("div", { class: "choice" }, input, element("label", { for: `${id}-${i}` }, option.label)));
+    });
+  }
+  fieldset.append(group);
+  if (question.optional) {
+    const box = element("input", { type: "checkbox", id: `${id}-skip`, "data-skip": id });
+    fieldset.append(element("div", { class: "choice skip" }, box, element("label", { for: `${id}-skip` }, ui.skip)));
+  }
+  fieldset.append(element("p", { class: "field-error", id: `error-${id}`, role: "alert" }));
+  return fieldset;
+}
+
+/** The answer to one question from the device's own controls: {skipped}, {answer} or {error}. */
+function readAnswer(question) {
+  const id = `q${question.question}`;
+  const skip = document.querySelector(`[data-skip="${id}"]`);
+  if (skip?.checked) return { skipped: true };
+  const options = choices(question);
+  if (question.kind === "numeric") {
+    const chosen = document.getElementById(`${id}-value`).value;
+    if (chosen === "") return question.optional ? { skipped: true } : { error: words.sentence("page.enterNumber") };
+    return { answer: options[Number(chosen)].value };
+  }
+  const inputs = Array.from(document.querySelectorAll(`[data-answer="${id}"] input`));
+  const picked = inputs.filter((input) => input.checked).map((input) => options[Number(input.dataset.index)].value);
+  if (question.kind === "multi_select") {
+    if (question.max_selections && picked.length > question.max_selections) {
+      return { error: words.sentence("page.tooMany", { most: question.max_selections }) };
+    }
+    return { answer: picked.sort((a, b) => a - b) };
+  }
+  if (picked.length === 0) return question.optional ? { skipped: true } : { error: words.sentence("page.chooseAnswer") };
+  return { answer: picked[0] };
+}
+
+// Display logic on an unprotected answer: a hidden question sends nothing.
+function hiddenQuestions(questions) {
+  const hidden = new Set();
+  for (const question of questions) {
+    const rule = question.show_if;
+    if (!rule) continue;
+    const driver = questions.find((q) => q.question === rule.question);
+    let shown = false;
+    if (driver && !driver.protected && !hidden.has(driver.question)) {
+      const read = readAnswer(driver);
+      const given = read.answer === undefined ? [] : [].concat(read.answer);
+      shown = given.some((value) => (rule.any_of || []).includes(Number(value)));
+    }
+    if (!shown) hidden.add(question.question);
+  }
+  return hidden;
+}
+
+function applyLogic(questions) {
+  const hidden = hiddenQuestions(questions);
+  for (const question of questions) {
+    document.getElementById(`question-${question.question}`).hidden = hidden.has(question.question);
+  }
+  return hidden;
+}
+
+// --- sending ----------------------------------------------------------------------
+function uuid4() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function outboxConfig(questions, data) {
+  return {
+    questions: questions.filter((q) => q.protected).map((q) => ({ id: q.question, optional: q.optional })),
+    plain: questions.filter((q) => !q.protected).map((q) => q.question),
+    plain_optional: questions.filter((q) => !q.protected && q.optional).map((q) => q.question),
+    link_fields: data.link_fields || [],
+  };
+}
+
+async function send(url, body) {
+  const response = await fetch(url, {
+    method: "POST",
+    body,
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+    credentials: "omit",
+    redirect: "error",
+    cache: "no-store",
+  });
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  return { response, data };
+}
+
+// --- start ------------------------------------------------------------------------
+async function start() {
+  const link = readLink(window.location.hash, window.location.search);
+  if (!link) {
+    say(ui.badLink, true);
+    return;
+  }
+  const asked = link.language || navigator.language || "en";
+  let data;
+  try {
+    const url = new URL(link.content);
+    url.searchParams.set("language", wording.languageOf(asked));
+    const response = await fetch(url, {
+      credentials: "omit", redirect: "error", cache: "no-store", headers: { Accept: "application/json" },
+    });
+    data = await response.json();
+    if (!response.ok) throw new Error(data?.error || String(response.status));
+  } catch (error) {
+    say(fill(ui.unreachable, { reason: error.message }), true);
+    return;
+  }
+  words = wording.wordingFor(data.language);
+  ui = UI[wording.languageOf(data.language)] || UI.en;
+  document.documentElement.lang = data.language;
+  let questions;
+  try {
+    questions = await checkedContent(data, data.language);
+  } catch {
+    say(ui.badContent, true);
+    return;
+  }
+  // Reports go to the survey server named in the link, and nowhere else.
+  let reportUrl;
+  try {
+    reportUrl = new URL(data.report_url);
+  } catch {
+    reportUrl = null;
+  }
+  if (!reportUrl || reportUrl.origin !== link.origin) {
+    say(ui.badContent, true);
+    return;
+  }
+  const memory = readMemory();
+  if (memory === null) {
+    say(words.sentence("page.noStorage"), true);
+    return;
+  }
+  const protectedOnes = questions.filter((q) => q.protected);
+  const spent = protectedOnes.map((q) => spentOn(memory, link.origin, q));
+  let verdict;
+  try {
+    verdict = agent.checkSurvey(protectedOnes.map((q) => q.spec), 0);
+  } catch (error) {
+    say(words.describeRefusal(error.code || "unverifiable", error.facts || {}, data.survey?.contact || ""), true);
+    return;
+  }
+  render(link, data, questions, verdict, spent, memory, reportUrl.href);
+}
+
+function render(link, data, questions, verdict, spent, memory, reportUrl) {
+  const form = element("form", { id: "device-form", novalidate: "" });
+  const header = element("header", {}, element("h1", {}, data.survey?.title || ""));
+  if (data.survey?.description) header.append(element("p", {}, data.survey.description));
+  header.append(element("p", { class: "how" }, words.sentence("page.how")));
+  const verdicts = new Map(questions.filter((q) => q.protected).map((q, i) => [q.question, verdict.questions[i]]));
+  questions.forEach((question, i) => form.append(questionBlock(question, verdicts.get(question.question), i + 1)));
+  const answeredBefore = spent.some((milli) => milli > 0);
+  const notice = element("div", { id: "device-notice", class: "message", hidden: "" });
+  const button = element("button", { type: "submit", class: "button" }, words.sentence("page.send"));
+  form.append(notice, element("div", { class: "send" }, button));
+  app.replaceChildren(header, form);
+  form.addEventListener("change", () => applyLogic(questions));
+  applyLogic(questions);
+  let consent = !answeredBefore;
+  if (answeredBefore) {
+    // Answered before on this device: nothing is randomized again unless the
+    // respondent says yes, on a button this device rendered, knowing the ε.
+    const spentMilli = spent.reduce((a, b) => a + b, 0);
+    let again;
+    try {
+      again = agent.checkSurvey(questions.filter((q) => q.protected).map((q) => q.spec), spentMilli);
+    } catch {
+      again = null;
+    }
+    notice.hidden = false;
+    notice.dataset.state = "answered";
+    if (!data.survey?.allow_reanswer || again === null) {
+      notice.append(element("p", {}, ui.already), element("p", {}, words.sentence("answered.already")));
+      button.disabled = true;
+      for (const input of form.querySelectorAll("input, select")) input.disabled = true;
+      return;
+    }
+    const accept = element("button", { type: "button", class: "button", id: "accept-reanswer" },
+      words.sentence("answered.accept"));
+    notice.append(element("p", {}, ui.already), element("p", {}, words.describeAgain("reanswerOffer", again)), accept);
+    button.disabled = true;
+    accept.addEventListener("click", (event) => {
+      if (!event.isTrusted) return;
+      consent = true;
+      button.disabled = false;
+      notice.hidden = true;
+    });
+  }
+  let sealed = null;
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (!consent || button.disabled) return;
+    if (sealed === null) {
+      sealed = seal(link, data, questions, memory);
+      if (sealed === null) return;
+    }
+    button.disabled = true;
+    say(words.sentence("page.sending"));
+    let result;
+    try {
+      result = await send(reportUrl, sealed);
+    } catch {
+      button.disabled = false;
+      button.textContent = words.sentence("page.sendAgain");
+      say(words.sentence("page.connectionFailed"), true);
+      return;
+    }
+    const { response, data: answer } = result;
+    if (response.ok && answer?.receipt_url) {
+      const receipt = new URL(answer.receipt_url, link.origin);
+      const done = element("section", { id: "device-done", class: "message" }, element("p", {}, ui.done));
+      if (receipt.origin === link.origin) done.append(element("p", {}, element("a", { href: receipt.href }, ui.receipt)));
+      app.replaceChildren(done);
+      say("");
+      return;
+    }
+    const reason = answer?.error || words.sentence("page.serverAnswered", { status: response.status });
+    if (response.status >= 500 || response.status === 429) {
+      button.disabled = false;
+      button.textContent = words.sentence("page.sendAgain");
+      say(words.sentence("page.retry", { reason }), true);
+      return;
+    }
+    say(reason, true); // refused for good: what was sealed already counts
+  });
+}
+
+// The body, after the memory notes every report that will leave; null if an
+// answer is missing.
+function seal(link, data, questions, memory) {
+  const hidden = applyLogic(questions);
+  const answers = new Map();
+  let missing = false;
+  for (const question of questions) {
+    if (hidden.has(question.question)) continue;
+    const read = readAnswer(question);
+    document.getElementById(`error-q${question.question}`).textContent = read.error || "";
+    if (read.error) missing = true;
+    else answers.set(question.question, read);
+  }
+  if (missing) {
+    say(words.sentence("page.missing"), true);
+    return null;
+  }
+  const fresh = questions.filter((q) => q.protected && answers.get(q.question) && !answers.get(q.question).skipped);
+  const spentMilli = fresh.reduce((sum, q) => sum + spentOn(memory, link.origin, q), 0);
+  const verdict = agent.checkSurvey(fresh.map((q) => q.spec), spentMilli);
+  const made = agent.randomizeAll(fresh.map((q) => ({ spec: q.spec, answer: answers.get(q.question).answer })));
+  const reports = new Map();
+  const plain = new Map();
+  for (const question of questions) {
+    const read = answers.get(question.question);
+    if (!read) continue;
+    if (question.protected) {
+      const index = fresh.indexOf(question);
+      if (index >= 0) {
+        reports.set(question.question, { report: JSON.stringify(made[index]), skipped: false, spec_revision: question.spec_revision });
+      } else if (question.optional) {
+        reports.set(question.question, { report: null, skipped: true, spec_revision: question.spec_revision });
+      }
+    } else {
+      plain.set(question.question, { skipped: Boolean(read.skipped), values: read.skipped ? [] : [].concat(read.answer).map(String) });
+    }
+  }
+  const config = outboxConfig(questions, data);
+  const page = [["survey_revision", String(data.fields.survey_revision)], ["opened", String(data.fields.opened)]];
+  for (const name of config.link_fields) if (link.links[name]) page.push([`link_${name}`, link.links[name]]);
+  const body = outbox.buildBody(config, { page, idempotencyKey: uuid4(), reports, plain });
+  // Every report now counts, whether or not the server ever acknowledges it.
+  for (const [i, question] of fresh.entries()) {
+    const milli = verdict.questions[i].epsilonMilli + spentOn(memory, link.origin, question);
+    memory.hashes[question.hash] = milli;
+    memory.questions[`${link.origin}#${question.question}`] = milli;
+  }
+  try {
+    writeMemory(memory);
+  } catch {
+    say(words.sentence("page.noStorage"), true);
+    return null;
+  }
+  for (const input of document.querySelectorAll("#device-form input, #device-form select")) {
+    if (input.type === "radio" || input.type === "checkbox") input.checked = false;
+    else input.value = "";
+    input.disabled = true;
+  }
+  return body;
+}
+
+if (app) start();
