@@ -148,9 +148,9 @@ def store_responses(
                 if not skip:
                     copy.write_row((submission_id, plain.pk, str(int(answer))))
         with cursor.copy(
-            f"COPY {SkippedAnswer._meta.db_table} (submission_id, question_id) "
+            f"COPY {SkippedAnswer._meta.db_table} (submission_id, question_id, reason) "
             "FROM STDIN"
         ) as copy:
             for submission_id, skip in zip(ids, skipped, strict=True):
                 if skip:
-                    copy.write_row((submission_id, plain.pk))
+                    copy.write_row((submission_id, plain.pk, "declined"))

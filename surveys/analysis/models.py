@@ -91,16 +91,26 @@ class PlainAnswerTally(models.Model):
 
 
 class SkipTally(models.Model):
-    """How many tallied submissions skipped one optional question (item
-    non-response), kept as :class:`PlainAnswerTally` is."""
+    """How many tallied submissions left one shown optional question
+    unanswered (item non-response), by how (``collection.missing``): declined
+    ("Prefer not to answer"), left blank, or unknown (one of the two, stored
+    before the device told them apart); kept as :class:`PlainAnswerTally` is."""
 
     question = models.OneToOneField(
         Question, on_delete=models.CASCADE, primary_key=True, related_name="skip_tally"
     )
-    count = models.BigIntegerField(default=0)
+    declined = models.BigIntegerField(default=0)
+    blank = models.BigIntegerField(default=0)
+    unknown = models.BigIntegerField(default=0)
+
+    # The columns, by the reason a skip is stored with (``SkippedAnswer.reason``).
+    REASONS = ("declined", "blank", "unknown")
 
     def __str__(self) -> str:
-        return f"skips of question {self.question_id}: {self.count}"
+        return (
+            f"skips of question {self.question_id}: declined {self.declined}, "
+            f"blank {self.blank}, unknown {self.unknown}"
+        )
 
 
 class ResultSnapshot(models.Model):

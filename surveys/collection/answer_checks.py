@@ -14,7 +14,7 @@ from django.utils.translation import gettext
 from surveys.authoring import display_logic
 from surveys.authoring.kinds import facts
 from surveys.authoring.models import Question, Survey
-from surveys.collection import report_codec
+from surveys.collection import missing, report_codec
 from surveys.collection.questions import CHOICE_KINDS, answer_choices, most_selections
 from surveys.collection.responses import (
     ResponseIn,
@@ -106,6 +106,17 @@ class AnswerChecker:
             raise SubmissionRejected(
                 f"Nothing was stored: {texts} cannot be skipped (not optional). "
                 "Every required question needs an answer."
+            )
+        reasons = {missing.DECLINED, missing.BLANK, missing.UNKNOWN}
+        if stray := sorted(set(response.skip_reasons) - skipped):
+            raise SubmissionRejected(
+                f"Nothing was stored: skip reasons arrived for question ids {stray}, "
+                "which were not skipped."
+            )
+        if odd := sorted(set(response.skip_reasons.values()) - reasons):
+            raise SubmissionRejected(
+                f"Nothing was stored: {odd} are not reasons for a skip "
+                f"(allowed: {sorted(reasons)})."
             )
         both = sorted(skipped & (set(response.reports) | set(response.plain_answers)))
         if both:

@@ -25,6 +25,7 @@ from django.utils.translation import (
 )
 
 from surveys.authoring.models import Question, Survey
+from surveys.collection import missing
 from surveys.collection.questions import (
     grid,
     plain_decimal,
@@ -42,6 +43,8 @@ NO_REPORT = gettext_lazy(
     "was stored."
 )
 
+PLEASE_ANSWER = gettext_lazy("Please answer “%(question)s”.")
+
 
 def range_words(low: Decimal, high: Decimal, step: Decimal) -> str:
     """A numeric question's range and step in words, in the active language,
@@ -54,29 +57,54 @@ def range_words(low: Decimal, high: Decimal, step: Decimal) -> str:
     }
 
 
-SKIP_MARKER = "skipped"
+# The marker of "Prefer not to answer" (the box's value).
+SKIP_MARKER = missing.DECLINED
 
 
-class SkipField(forms.BooleanField):
-    """The "Prefer not to answer" marker of an optional question.
+class SkipInput(forms.CheckboxInput):
+    """The "Prefer not to answer" box; what it reads is the marker as sent
+    (``declined``, ``blank`` or the earlier ``skipped``), not a boolean."""
+
+    def value_from_datadict(self, data, files, name) -> Any:
+        return data.get(name, "")
+
+    def value_omitted_from_data(self, data, files, name) -> bool:
+        return name not in data
+
+    def format_value(self, value: Any) -> None:
+        return None  # the box always carries its own value, "declined"
+
+
+class SkipField(forms.Field):
+    """The skip marker of an optional question: "Prefer not to answer"
+    (``declined``), or left blank (``blank``); cleaned to how it was left
+    (``surveys.collection.missing``), or "" when nothing was sent.
 
     It is the only thing the device sends for a skipped question: no report,
     nothing derived from an answer.  The marker itself is visible to the server.
     """
 
-    widget = forms.CheckboxInput
-
     def __init__(self, question: Question, **kwargs: Any) -> None:
         super().__init__(
             required=False,
             label=gettext_lazy("Prefer not to answer"),
-            widget=forms.CheckboxInput(
-                attrs={"value": SKIP_MARKER, "class": "skip-marker"},
-                check_test=lambda value: value == SKIP_MARKER,
+            widget=SkipInput(
+                attrs={"value": missing.DECLINED, "class": "skip-marker"},
+                check_test=lambda value: value == missing.DECLINED,
             ),
             **kwargs,
         )
         self.question = question
+
+    def clean(self, value: Any) -> str:
+        if value in (None, "", False):
+            return ""
+        if value not in missing.MARKERS:
+            raise forms.ValidationError(
+                f"The skip marker of “{self.question.text}” is {str(value)[:20]!r}; "
+                f"allowed: {', '.join(sorted(missing.MARKERS))}. Nothing was stored."
+            )
+        return missing.MARKERS[value]
 
 
 class AnswerInputs(forms.Widget):
@@ -111,7 +139,8 @@ class AnswerInputs(forms.Widget):
                 "id": (attrs or {}).get("id") or f"id_{name}",
                 "input_type": "checkbox" if self.multiple else "radio",
                 "named": self.named,
-                "required": self.named and not self.multiple,
+                # An optional question may be left blank: not required.
+                "required": self.named and not self.multiple and self.is_required,
                 # Unnamed radios are not grouped by the browser: each says
                 # where it sits in its group, for assistive technology.
                 "positioned": not self.named and not self.multiple,

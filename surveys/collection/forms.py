@@ -16,9 +16,11 @@ from django.utils.translation import gettext, gettext_lazy
 from surveys.authoring import display_logic
 from surveys.authoring.kinds import facts
 from surveys.authoring.models import Question, Survey
+from surveys.collection import missing
 from surveys.collection.answer_fields import (
     LINK_PREFIX,
     NO_REPORT,
+    PLEASE_ANSWER,
     AnswerInputs,
     DeviceOnlyField,
     LinkValueField,
@@ -28,6 +30,7 @@ from surveys.collection.answer_fields import (
     SkipField,
 )
 from surveys.collection.answer_layout import QuestionBlock, SectionBlock, mark_grids
+from surveys.collection.device_config import device_config
 from surveys.collection.questions import (
     CHOICE_KINDS,
     PRIVATE_KINDS,
@@ -51,7 +54,6 @@ SKIP_NOT_ALLOWED = gettext_lazy(
     "“%(question)s” needs an answer: it is not optional, so it cannot be "
     "skipped; nothing was stored."
 )
-PLEASE_ANSWER = gettext_lazy("Please answer “%(question)s”.")
 TRUE_ANSWER_SENT = gettext_lazy(
     "Nothing was stored: the answer to “%(question)s” arrived as given, but it "
     "is a protected question, so only its randomized report may be sent. Reload "
@@ -157,6 +159,7 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
         self.fields[f"{prefix}_skipped"] = SkipField(question)
         answer = f"{prefix}_report" if question.is_private else prefix
         self.fields[answer].required = False
+        self.fields[answer].widget.is_required = False
         if question.is_private:
             self.fields[f"{prefix}_spec_revision"].required = False
 
@@ -170,6 +173,9 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
         )
         for name in names:
             self.fields[name].required = False
+        if not question.is_private:
+            # Hidden, it needs no answer; shown, the device asks for one.
+            self.fields[prefix].widget.is_required = False
 
     def _sent_anything(self, question: Question) -> bool:
         prefix = f"q{question.pk}"
@@ -190,7 +196,9 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
         unprotected answer (as received) is not one that shows them."""
         data = getattr(self, "cleaned_data", {})
         skipped = {
-            q.pk for q in self.questions if q.optional and data.get(f"q{q.pk}_skipped")
+            q.pk
+            for q in self.questions
+            if q.optional and data.get(f"q{q.pk}_skipped") in missing.MARKERS.values()
         }
         hidden: set[int] = set()
         for question in self.questions:  # in order: a driver comes first
@@ -319,28 +327,42 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
                 self.add_error(
                     answer, SKIPPED_AND_ANSWERED % {"question": question.text}
                 )
-            elif not skipped and not given and answer not in self.errors:
-                if question.is_private:
-                    message = NO_REPORT % {"question": question.text}
-                elif facts(question.kind).several:
-                    continue  # no option ticked is an answer: "none of these"
-                else:
-                    message = gettext(
-                        "Please answer “%(question)s” or choose “Prefer not to answer”."
-                    ) % {"question": question.text}
-                self.add_error(answer, message)
+            elif (
+                not skipped
+                and not given
+                and question.is_private
+                and answer not in self.errors
+            ):
+                # The device always says how (declined or blank): without
+                # its marker, its script did not run.
+                self.add_error(answer, NO_REPORT % {"question": question.text})
         return data
 
-    def skipped(self) -> frozenset[int]:
-        """The optional questions marked "Prefer not to answer"."""
+    def skip_reasons(self) -> dict[int, str]:
+        """The shown optional questions left unanswered, each with how
+        (``surveys.collection.missing``): its marker's reason, or left blank
+        when an unprotected one arrived with nothing (no marker, no answer:
+        a page without its script)."""
         hidden = self.hidden()
-        return frozenset(
-            q.pk
-            for q in self.questions
-            if q.optional
-            and q.pk not in hidden
-            and self.cleaned_data.get(f"q{q.pk}_skipped")
-        )
+        reasons: dict[int, str] = {}
+        for question in self.questions:
+            if not question.optional or question.pk in hidden:
+                continue
+            prefix = f"q{question.pk}"
+            marker = self.cleaned_data.get(f"{prefix}_skipped")
+            if marker:
+                reasons[question.pk] = marker
+            elif (
+                not question.is_private
+                and not facts(question.kind).several
+                and self.cleaned_data.get(prefix) in (None, "")
+            ):
+                reasons[question.pk] = missing.BLANK
+        return reasons
+
+    def skipped(self) -> frozenset[int]:
+        """The shown optional questions left unanswered (declined or blank)."""
+        return frozenset(self.skip_reasons())
 
     def _add_plain(self, question: Question) -> None:
         name = f"q{question.pk}"
@@ -438,7 +460,8 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
         data = self.cleaned_data
         reports: dict[int, SentReport] = {}
         plain: dict[int, Any] = {}
-        skipped = self.skipped()
+        reasons = self.skip_reasons()
+        skipped = frozenset(reasons)
         hidden = self.hidden()
         for question in self.questions:
             prefix = f"q{question.pk}"
@@ -461,6 +484,7 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
             reports=reports,
             plain_answers=plain,
             skipped=skipped,
+            skip_reasons=reasons,
             link_values={
                 name: data[f"{LINK_PREFIX}{name}"]
                 for name in self.survey.link_fields
@@ -469,32 +493,5 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
         )
 
     def js_config(self) -> dict[str, Any]:
-        """What the page's script needs: each private question's compiled spec."""
-        return {
-            "questions": [
-                {
-                    "id": q.pk,
-                    "text": q.text,
-                    "kind": q.kind,
-                    "spec": q.spec,
-                    # How the device words a forced-response spec (its figures
-                    # come from the spec's weights either way).
-                    "design": (q.design or {}).get("type", ""),
-                    "spec_revision": q.spec_revision,
-                    "answer_group": f"q{q.pk}_answer",
-                    "max_selections": most_selections(q),
-                    "optional": q.optional,
-                    "show_if": q.show_if,
-                }
-                for q in self.questions
-                if q.is_private
-            ],
-            "plain": [q.pk for q in self.questions if not q.is_private],
-            "plain_optional": [
-                q.pk for q in self.questions if not q.is_private and q.optional
-            ],
-            # The link fields the device copies from the page into its body.
-            "link_fields": list(self.survey.link_fields),
-            # Display logic: question id → its condition on an unprotected answer.
-            "logic": {str(q.pk): q.show_if for q in self.questions if q.show_if},
-        }
+        """What the page's script needs (``device_config.device_config``)."""
+        return device_config(self)

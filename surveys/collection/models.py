@@ -265,11 +265,20 @@ class PlainAnswer(models.Model):
 
 
 class SkippedAnswer(models.Model):
-    """An optional question the respondent skipped ("Prefer not to answer").
+    """An optional question shown to the respondent and not answered.
 
     Only the marker is stored: no report and no answer exist for the question
     in this submission, so its estimates use the n of the reports received.
+    ``reason`` tells how (``Reason``): declined ("Prefer not to answer"), left
+    blank, or, for markers stored before the device told the two apart,
+    unknown.  A question hidden by display logic has no row at all
+    (``surveys.collection.missing`` names the four outcomes and their codes).
     """
+
+    class Reason(models.TextChoices):
+        DECLINED = "declined", "declined (“Prefer not to answer”)"
+        BLANK = "blank", "left blank"
+        UNKNOWN = "unknown", "declined or left blank (unknown)"
 
     submission = models.ForeignKey(
         Submission, on_delete=models.CASCADE, related_name="skipped_answers"
@@ -277,6 +286,7 @@ class SkippedAnswer(models.Model):
     question = models.ForeignKey(
         Question, on_delete=models.PROTECT, related_name="skipped_answers"
     )
+    reason = models.CharField(max_length=8, choices=Reason.choices)
 
     class Meta:
         ordering = ["id"]
@@ -287,7 +297,7 @@ class SkippedAnswer(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"skip {self.pk} of question {self.question_id}"
+        return f"skip ({self.reason}) {self.pk} of question {self.question_id}"
 
 
 LINK_VALUE_MAX = 100

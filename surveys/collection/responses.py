@@ -40,8 +40,12 @@ class ResponseIn:
     survey_revision: int
     reports: Mapping[int, SentReport]
     plain_answers: Mapping[int, Any] = field(default_factory=dict)
-    # Optional questions marked "Prefer not to answer": no report, no answer.
+    # Shown optional questions left unanswered: no report, no answer.
     skipped: frozenset[int] = frozenset()
+    # How each of ``skipped`` was left (``surveys.collection.missing``:
+    # declined or blank); a skipped question not named here is stored as
+    # unknown (declined or left blank).
+    skip_reasons: Mapping[int, str] = field(default_factory=dict)
     # Values of the survey's link fields (URL parameters), by name; sent as is.
     link_values: Mapping[str, str] = field(default_factory=dict)
 

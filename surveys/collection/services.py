@@ -20,6 +20,7 @@ from django.utils.translation import gettext
 
 from surveys.authoring import lifecycle
 from surveys.authoring.models import Survey
+from surveys.collection import missing
 from surveys.collection.answer_checks import AnswerChecker
 from surveys.collection.models import (
     LINK_VALUE_MAX,
@@ -319,7 +320,11 @@ def _store_rows(
         for pk, value in sorted(plain.items())
     )
     SkippedAnswer.objects.bulk_create(
-        SkippedAnswer(submission=submission, question_id=pk)
+        SkippedAnswer(
+            submission=submission,
+            question_id=pk,
+            reason=response.skip_reasons.get(pk, missing.UNKNOWN),
+        )
         for submission, response, _ in rows
         for pk in sorted(response.skipped)
     )

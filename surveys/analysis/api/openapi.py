@@ -55,6 +55,23 @@ SCHEMAS: dict[str, Any] = {
             "reports_url": {"type": "string", "format": "uri"},
         },
     },
+    "ItemCounts": {
+        "type": ["object", "null"],
+        "description": (
+            "How the submissions these results cover met the question: each is "
+            "in exactly one of answered, not_shown (hidden by display logic; "
+            "nothing is stored for it), left_blank, declined (\u201cPrefer not "
+            "to answer\u201d) or unknown (declined or left blank, sent before "
+            "the two were told apart). Null while an older snapshot is shown."
+        ),
+        "properties": {
+            "answered": {"type": "integer"},
+            "not_shown": {"type": "integer"},
+            "left_blank": {"type": "integer"},
+            "declined": {"type": "integer"},
+            "unknown": {"type": "integer"},
+        },
+    },
     "QuestionEstimate": {
         "type": "object",
         "description": (
@@ -100,6 +117,7 @@ SCHEMAS: dict[str, Any] = {
             "responses_needed": {"type": "integer"},
             "influence_factor": {"type": "number"},
             "warnings": {"type": "array", "items": {"type": "string"}},
+            "item_counts": {"$ref": "#/components/schemas/ItemCounts"},
             "estimate_kind": {
                 "type": "string",
                 "description": (
@@ -196,6 +214,7 @@ SCHEMAS: dict[str, Any] = {
                         "median": {"type": ["number", "null"]},
                         "lowest": {"type": ["number", "null"]},
                         "highest": {"type": ["number", "null"]},
+                        "item_counts": {"$ref": "#/components/schemas/ItemCounts"},
                     },
                 },
             },

@@ -7,12 +7,13 @@ how each was computed.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
 from surveys.analysis import wording
 from surveys.analysis.exports.csv_cells import csv_lines
-from surveys.analysis.results.objects import QuestionResult, SurveyResults
+from surveys.analysis.results.objects import ItemCounts, QuestionResult, SurveyResults
 from surveys.authoring import kinds
 
 METHOD = (
@@ -29,6 +30,23 @@ METHOD = (
 RAW_LEVEL = "raw per-level inversion (unbiased; can be negative; not a distribution)"
 SHARE = "share"
 BIN = "bin share (constrained maximum likelihood, bootstrap interval)"
+
+
+ITEM_COLUMNS = ("answered", "not_shown", "left_blank", "declined", "unknown")
+
+
+def item_cells(items: ItemCounts | None) -> list[Any]:
+    """The ``ITEM_COLUMNS`` cells of a question ("" under an older snapshot)."""
+    if items is None:
+        return [""] * len(ITEM_COLUMNS)
+    return [getattr(items, name) for name in ITEM_COLUMNS]
+
+
+def item_document(items: ItemCounts | None) -> dict[str, int] | None:
+    """The API's ``item_counts`` of a question (None under an older snapshot)."""
+    if items is None:
+        return None
+    return {name: getattr(items, name) for name in ITEM_COLUMNS}
 
 
 ESTIMATE_COLUMNS = [
@@ -63,10 +81,17 @@ ESTIMATE_COLUMNS = [
     "responses_needed",
     "influence_factor",
     "warnings",
+    # How the covered submissions met the question (``ItemCounts``).
+    *ITEM_COLUMNS,
 ]
+# A not-protected question's row: its answers are in the raw export, its
+# counts of answered, not shown, left blank and declined here.
+NOT_PROTECTED = "not protected (item counts only)"
 
 
-def _question_rows(survey_id: int, q: QuestionResult) -> Iterator[list[Any]]:
+def _question_rows(
+    survey_id: int, q: QuestionResult, items: ItemCounts | None = None
+) -> Iterator[list[Any]]:
     mean_interval = q.mean_interval
     d = q.distribution
     row_type = RAW_LEVEL if kinds.facts(q.kind).in_units else SHARE
@@ -128,17 +153,43 @@ def _question_rows(survey_id: int, q: QuestionResult) -> Iterator[list[Any]]:
             q.responses_needed,
             q.influence_factor,
             " | ".join(wording.english(w) for w in q.warnings),
+            *item_cells(items),
         ]
 
 
+def _plain_rows(results: SurveyResults) -> Iterator[list[Any]]:
+    """One row per not-protected question: its counts, nothing estimated."""
+    items = results.items()
+    summaries = {p.question_id: p for p in results.plain}
+    before = len(ESTIMATE_COLUMNS) - len(ITEM_COLUMNS)
+    for pk, text in results.not_protected:
+        row: list[Any] = [""] * before
+        row[:5] = [
+            results.survey_id,
+            pk,
+            "",
+            text,
+            getattr(summaries.get(pk), "kind", ""),
+        ]
+        row[ESTIMATE_COLUMNS.index("n")] = getattr(summaries.get(pk), "n", 0)
+        row[ESTIMATE_COLUMNS.index("row_type")] = NOT_PROTECTED
+        yield [*row, *item_cells(items.get(pk))]
+
+
 def estimates_csv(results: SurveyResults) -> Iterator[str]:
-    rows = (
-        row for q in results.questions for row in _question_rows(results.survey_id, q)
+    items = results.items()
+    rows = itertools.chain(
+        (
+            row
+            for q in results.questions
+            for row in _question_rows(results.survey_id, q, items.get(q.question_id))
+        ),
+        _plain_rows(results),
     )
     return csv_lines(ESTIMATE_COLUMNS, rows)
 
 
-def _question_document(q: QuestionResult) -> dict[str, Any]:
+def _question_document(q: QuestionResult, items: ItemCounts | None) -> dict[str, Any]:
     """A question's fields, with what its per-answer shares are ("estimate_kind")."""
     document = dataclasses.asdict(q)
     # In English whatever the reader's language, as exports always carried them
@@ -146,12 +197,20 @@ def _question_document(q: QuestionResult) -> dict[str, Any]:
     document["warnings"] = [wording.english(w) for w in q.warnings]
     document.pop("design")
     document["estimate_kind"] = RAW_LEVEL if kinds.facts(q.kind).in_units else SHARE
+    document["item_counts"] = item_document(items)
     return document
 
 
 def estimates_document(results: SurveyResults) -> dict[str, Any]:
     """The estimates as one JSON-able dict (also the API's survey resource)."""
-    plain = {p.question_id: dataclasses.asdict(p) for p in results.plain}
+    items = results.items()
+    plain = {
+        p.question_id: {
+            **dataclasses.asdict(p),
+            "item_counts": item_document(items.get(p.question_id)),
+        }
+        for p in results.plain
+    }
     return {
         "survey_id": results.survey_id,
         "title": results.title,
@@ -168,7 +227,9 @@ def estimates_document(results: SurveyResults) -> dict[str, Any]:
         "snapshot_version": results.version,
         "confidence_level": 0.95,
         "method": METHOD,
-        "questions": [_question_document(q) for q in results.questions],
+        "questions": [
+            _question_document(q, items.get(q.question_id)) for q in results.questions
+        ],
         "not_protected": [
             plain.get(pk, {"question_id": pk, "text": text})
             for pk, text in results.not_protected

@@ -16,7 +16,12 @@ from surveys.analysis import wording
 from surveys.analysis.pages import charts
 from surveys.analysis.pages.consistent import method_label
 from surveys.analysis.pages.numbers import grouped, localized, number, percent, points
-from surveys.analysis.results.objects import Distribution, QuestionResult, SurveyResults
+from surveys.analysis.results.objects import (
+    Distribution,
+    ItemCounts,
+    QuestionResult,
+    SurveyResults,
+)
 from surveys.authoring import kinds
 from surveys.authoring.catalogue import (
     identifies_only_the_mean,
@@ -87,6 +92,8 @@ class QuestionCard:
     scale_note: str  # how an ordinal mean is numbered
     # Item non-response of an optional question ("" when required).
     skipped: str = ""
+    # Answered / not shown / left blank / declined (None: an older snapshot).
+    items: ItemCounts | None = None
     # Scales and numbers: the median and the binned distribution, shown
     # instead of the per-level table (which stays in the exports).
     median: str = ""
@@ -374,13 +381,17 @@ def question_card(result: QuestionResult) -> QuestionCard:
 
 
 def cards(results: SurveyResults) -> list[QuestionCard]:
-    skips = results.skips()
+    skips, items = results.skips(), results.items()
     return [
         dataclasses.replace(
-            question_card(r), skipped=skipped_words(skips[r.question_id], r.n)
+            question_card(r),
+            skipped=(
+                skipped_words(skips[r.question_id], r.n)
+                if r.question_id in skips
+                else ""
+            ),
+            items=items.get(r.question_id),
         )
-        if r.question_id in skips
-        else question_card(r)
         for r in results.questions
     ]
 
@@ -408,11 +419,12 @@ class PlainCard:
     rows: list[tuple[str, int, str]]  # (option, respondents, share of n)
     multiple: bool  # a multi-select question: shares may add up to over 100%
     stats: list[tuple[str, str]]  # numbers: (mean | median | lowest | highest, value)
+    items: ItemCounts | None = None  # as ``QuestionCard.items``
 
 
 def plain_rows(results: SurveyResults) -> list[PlainCard]:
     """Unprotected questions' answers: counts and shares, or a number's summary."""
-    skips = results.skips()
+    skips, items = results.skips(), results.items()
     summaries = {s.question_id: s for s in results.plain}
     cards = []
     for pk, text in results.not_protected:
@@ -442,6 +454,7 @@ def plain_rows(results: SurveyResults) -> list[PlainCard]:
                 rows=rows,
                 multiple=summary is not None and kinds.facts(summary.kind).several,
                 stats=stats,
+                items=items.get(pk),
             )
         )
     return cards

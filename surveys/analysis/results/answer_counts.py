@@ -41,11 +41,12 @@ class AnswerCounts:
     """Unprotected answers and skips of some submissions, as counts.
 
     ``plain[(question_id, value_key)] = (value, count)``;
-    ``skipped[question_id] = count``.  Counts add and subtract.
+    ``skipped[(question_id, reason)] = count``, ``reason`` one of
+    ``SkipTally.REASONS`` (declined, blank, unknown).  Counts add and subtract.
     """
 
     plain: dict[tuple[int, str], tuple[Any, int]] = field(default_factory=dict)
-    skipped: Counter[int] = field(default_factory=Counter)
+    skipped: Counter[tuple[int, str]] = field(default_factory=Counter)
 
     def add_plain(self, question_id: int, value: Any, count: int) -> None:
         key = (question_id, value_key(value))
@@ -71,7 +72,22 @@ class AnswerCounts:
         return found
 
     def skips(self) -> dict[int, int]:
-        return {q: c for q, c in self.skipped.items() if c > 0}
+        """Skips of every reason per question id (those above 0)."""
+        total: Counter[int] = Counter()
+        for (question_id, _), count in self.skipped.items():
+            total[question_id] += count
+        return {q: c for q, c in total.items() if c > 0}
+
+    def skip_reasons(self) -> dict[int, dict[str, int]]:
+        """Per question id with a skip: its count for each of ``REASONS``."""
+        found: dict[int, dict[str, int]] = {}
+        for (question_id, reason), count in sorted(self.skipped.items()):
+            if count > 0:
+                found.setdefault(question_id, dict.fromkeys(REASONS, 0))[reason] = count
+        return found
+
+
+REASONS = SkipTally.REASONS
 
 
 def stored_counts(*, survey_id: int) -> AnswerCounts:
@@ -82,11 +98,10 @@ def stored_counts(*, survey_id: int) -> AnswerCounts:
         question__survey_id=survey_id
     ).values_list("question_id", "value_key", "value", "count"):
         counts.plain[(question_id, key)] = (value, count)
-    counts.skipped.update(
-        dict(
-            SkipTally.objects.filter(question__survey_id=survey_id).values_list(
-                "question_id", "count"
-            )
-        )
-    )
+    for row in SkipTally.objects.filter(question__survey_id=survey_id).values(
+        "question_id", *REASONS
+    ):
+        for reason in REASONS:
+            if row[reason]:
+                counts.skipped[(row["question_id"], reason)] = row[reason]
     return counts

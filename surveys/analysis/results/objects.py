@@ -115,6 +115,26 @@ class PlainSummary:
 
 
 @dataclass(frozen=True)
+class ItemCounts:
+    """How the submissions these results cover met one question (item
+    non-response, ``surveys.collection.missing``): each counted submission is
+    in exactly one of ``answered`` (a report or an answer), ``not_shown``
+    (hidden by display logic: nothing was stored), ``left_blank`` or
+    ``declined`` ("Prefer not to answer"), or ``unknown`` (one of the last
+    two, stored before the device told them apart).  ``not_shown`` is what
+    remains of the covered submissions once the others are counted (a hidden
+    question stores nothing), so it also counts submissions made before the
+    question existed."""
+
+    question_id: int
+    answered: int
+    not_shown: int
+    left_blank: int
+    declined: int
+    unknown: int = 0
+
+
+@dataclass(frozen=True)
 class SurveyResults:
     survey_id: int
     title: str
@@ -133,10 +153,16 @@ class SurveyResults:
     skipped: list[tuple[int, int]] = field(default_factory=list)
     # Unprotected questions' answers, of the same submissions as the estimates.
     plain: list[PlainSummary] = field(default_factory=list)
+    # Every question's answered / not shown / left blank / declined counts.
+    item_counts: list[ItemCounts] = field(default_factory=list)
 
     def skips(self) -> dict[int, int]:
         """Skips per optional question id (absent: the question is required)."""
         return dict(self.skipped)
+
+    def items(self) -> dict[int, ItemCounts]:
+        """``item_counts`` by question id (empty for a format-6 document)."""
+        return {item.question_id: item for item in self.item_counts}
 
 
 # Bumped whenever the stored form of the results changes: a snapshot stored by
@@ -144,11 +170,12 @@ class SurveyResults:
 # 2: item non-response ("skipped"); 3: unprotected answers; 4: binned
 # distributions and medians of scales and numbers; 5: the consistent method;
 # 6: warnings stored as notes (codes with values), and the forced-response
-# design.  A format-5 document is still read (``READABLE_FORMATS``: its English
+# design; 7: item counts (answered, not shown, left blank, declined).  A
+# format-6 document is still read (``READABLE_FORMATS``: its English
 # warnings become notes, ``wording.from_sentence``) so a page shows it until a
 # worker has stored its replacement, but it counts as due for recomputation.
-DOCUMENT_FORMAT = 6
-READABLE_FORMATS = (5, 6)
+DOCUMENT_FORMAT = 7
+READABLE_FORMATS = (5, 6, 7)
 READER_FIELDS = (
     "pending_reports",
     "computed_at",
@@ -244,5 +271,6 @@ def results_from_document(document: dict[str, Any], **fields: Any) -> SurveyResu
         refreshed_at=datetime.fromisoformat(refreshed) if refreshed else None,
         skipped=[(pk, count) for pk, count in data.get("skipped", [])],
         plain=[PlainSummary(**p) for p in data.get("plain", [])],
+        item_counts=[ItemCounts(**c) for c in data.get("item_counts", [])],
         **fields,
     )

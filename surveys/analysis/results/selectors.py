@@ -23,6 +23,7 @@ from surveys.analysis.models import (
 from surveys.analysis.results import answer_counts
 from surveys.analysis.results.estimates import question_result
 from surveys.analysis.results.objects import (
+    ItemCounts,
     PlainSummary,
     SurveyResults,
     document_readable,
@@ -169,6 +170,8 @@ def results_from_tallies(
     target_margin: float = 0.05,
     skipped: dict[int, int] | None = None,
     plain_answers: dict[int, list[tuple[Any, int]]] | None = None,
+    skip_reasons: dict[int, dict[str, int]] | None = None,
+    responses: int = 0,
 ) -> SurveyResults:
     """Debiased estimates of every private question from the given tallies.
 
@@ -176,6 +179,8 @@ def results_from_tallies(
     question is listed in the results' item non-response, with 0 if absent.
     ``plain_answers``: (value, count) pairs per unprotected question
     (``answer_counts``), summarised as they were sent.
+    ``skip_reasons`` (skips per question id by reason) and ``responses`` (the
+    submissions the tallies cover) give every question's ``item_counts``.
     """
     if not 0 < target_margin < 1:
         raise ValueError(f"target_margin is {target_margin!r}; allowed: 0 < m < 1")
@@ -206,6 +211,14 @@ def results_from_tallies(
                 consistent_method=method,
             )
         )
+    summaries = [
+        plain_summary(q, (plain_answers or {}).get(q.pk, []))
+        for q in questions
+        if not q.is_private
+    ]
+    answered = {p.question_id: p.n for p in summaries}
+    for (question_id, _), stat in tallies.items():
+        answered[question_id] = answered.get(question_id, 0) + stat.n
     return SurveyResults(
         survey_id=survey.pk,
         title=survey.title,
@@ -215,11 +228,32 @@ def results_from_tallies(
         refreshed_at=refreshed_at,
         pending_reports=pending_reports,
         skipped=[(q.pk, (skipped or {}).get(q.pk, 0)) for q in questions if q.optional],
-        plain=[
-            plain_summary(q, (plain_answers or {}).get(q.pk, []))
+        plain=summaries,
+        item_counts=[
+            item_counts(
+                q.pk, answered.get(q.pk, 0), (skip_reasons or {}).get(q.pk), responses
+            )
             for q in questions
-            if not q.is_private
         ],
+    )
+
+
+def item_counts(
+    question_id: int, answered: int, reasons: dict[str, int] | None, responses: int
+) -> ItemCounts:
+    """One question's answered / not shown / left blank / declined counts
+    among ``responses`` covered submissions: a hidden question stores nothing,
+    so "not shown" is what the other four leave (never below 0)."""
+    reasons = reasons or {}
+    blank, declined = reasons.get("blank", 0), reasons.get("declined", 0)
+    unknown = reasons.get("unknown", 0)
+    return ItemCounts(
+        question_id=question_id,
+        answered=answered,
+        not_shown=max(0, responses - answered - blank - declined - unknown),
+        left_blank=blank,
+        declined=declined,
+        unknown=unknown,
     )
 
 
@@ -292,6 +326,8 @@ def survey_results(*, survey: Survey, target_margin: float = 0.05) -> SurveyResu
         target_margin=target_margin,
         skipped=answers.skips(),
         plain_answers=answers.by_question(),
+        skip_reasons=answers.skip_reasons(),
+        responses=mark.responses if mark else 0,
     )
 
 

@@ -14,7 +14,11 @@ in the same transaction and under the same watermark lock:
   :func:`newly_covered`);
 * the unprotected answers and skips of the newly covered submissions are
   added to :class:`~surveys.analysis.models.PlainAnswerTally` and
-  :class:`~surveys.analysis.models.SkipTally`.
+  :class:`~surveys.analysis.models.SkipTally` (by how each question was left:
+  declined, left blank, or unknown for markers stored before the two were
+  told apart).  A question hidden by display logic stores nothing; results
+  count it "not shown" from the covered submissions
+  (``selectors.item_counts``).
 
 So a batch reads its own submissions' answers and nothing else: the work is
 proportional to the new submissions, and a snapshot reads one row per
@@ -90,7 +94,7 @@ def counts_of(*, survey_id: int, submission_ids: list[int]) -> AnswerCounts:
         Question.objects.filter(survey_id=survey_id).values_list("pk", flat=True)
     )
     plain: Counter[tuple[int, str]] = Counter()
-    skipped: Counter[int] = Counter()
+    skipped: Counter[tuple[int, str]] = Counter()
     for chunk in _chunks(sorted(submission_ids)):
         wanted = set(chunk)
         within = {
@@ -105,13 +109,13 @@ def counts_of(*, survey_id: int, submission_ids: list[int]) -> AnswerCounts:
         ):
             if submission_id in wanted:
                 plain[(question_id, json.dumps(value, sort_keys=True))] += 1
-        for submission_id, question_id in (
+        for submission_id, question_id, reason in (
             SkippedAnswer.objects.filter(**within)
             .order_by()
-            .values_list("submission_id", "question_id")
+            .values_list("submission_id", "question_id", "reason")
         ):
             if submission_id in wanted:
-                skipped[question_id] += 1
+                skipped[(question_id, reason)] += 1
     counts = AnswerCounts(skipped=skipped)
     for (question_id, text), count in plain.items():
         counts.add_plain(question_id, json.loads(text), count)
@@ -141,12 +145,12 @@ def counts_up_to(*, survey_id: int, watermark: int) -> AnswerCounts:
     skips = (
         SkippedAnswer.objects.filter(question__survey_id=survey_id)
         .filter(Exists(covered))
-        .values("question_id")
+        .values("question_id", "reason")
         .annotate(count=Count("id"))
         .order_by()
     )
     for row in skips:
-        counts.skipped[row["question_id"]] += row["count"]
+        counts.skipped[(row["question_id"], row["reason"])] += row["count"]
     return counts
 
 
@@ -180,18 +184,23 @@ def add(*, survey_id: int, change: AnswerCounts) -> None:
     if change.skipped:
         skips = {
             t.question_id: t
-            for t in SkipTally.objects.filter(question_id__in=list(change.skipped))
+            for t in SkipTally.objects.filter(
+                question_id__in={q for q, _ in change.skipped}
+            )
         }
-        changed_skips, new_skips = [], []
-        for question_id, count in change.skipped.items():
+        new_skips: dict[int, SkipTally] = {}
+        changed_skips: dict[int, SkipTally] = {}
+        for (question_id, reason), count in change.skipped.items():
             skip = skips.get(question_id)
             if skip is None:
-                new_skips.append(SkipTally(question_id=question_id, count=count))
+                skip = new_skips.setdefault(
+                    question_id, SkipTally(question_id=question_id)
+                )
             elif count:
-                skip.count += count
-                changed_skips.append(skip)
-        SkipTally.objects.bulk_update(changed_skips, ["count"])
-        SkipTally.objects.bulk_create(new_skips)
+                changed_skips[question_id] = skip
+            setattr(skip, reason, getattr(skip, reason) + count)
+        SkipTally.objects.bulk_update(list(changed_skips.values()), SkipTally.REASONS)
+        SkipTally.objects.bulk_create(new_skips.values())
 
 
 def replace(*, survey_id: int, counts: AnswerCounts) -> None:

@@ -183,6 +183,8 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
         # as the tallies, from their own tallies.
         skipped=inputs.answers.skips(),
         plain_answers=inputs.answers.by_question(),
+        skip_reasons=inputs.answers.skip_reasons(),
+        responses=inputs.responses,
     )
     document = results_to_document(results)
     _snapshot_delay()
@@ -232,6 +234,9 @@ def snapshot_after_withdrawal(*, survey_id: int) -> SnapshotOutcome:
         survey_id, end=current.watermark, batch_size=resolved_batch_size(None)
     )
     answers = counts_up_to(survey_id=survey_id, watermark=current.watermark)
+    responses = selectors.responses_between(
+        survey_id=survey_id, after=0, up_to=current.watermark
+    )
     results = selectors.results_from_tallies(
         survey=survey,
         questions=questions,
@@ -240,11 +245,10 @@ def snapshot_after_withdrawal(*, survey_id: int) -> SnapshotOutcome:
         # Item non-response and unprotected answers of the same submissions.
         skipped=answers.skips(),
         plain_answers=answers.by_question(),
+        skip_reasons=answers.skip_reasons(),
+        responses=responses,
     )
     document = results_to_document(results)
-    responses = selectors.responses_between(
-        survey_id=survey_id, after=0, up_to=current.watermark
-    )
     with transaction.atomic():
         _lock_snapshot(survey_id)
         latest = selectors.latest_snapshot(survey_id=survey_id)

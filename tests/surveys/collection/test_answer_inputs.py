@@ -3,6 +3,7 @@ escaped, radios placed in their group for assistive technology."""
 
 from __future__ import annotations
 
+import pytest
 from django.utils.safestring import mark_safe
 
 from surveys.collection.answer_fields import AnswerInputs
@@ -23,11 +24,20 @@ def test_unnamed_radios_escape_labels_and_say_where_each_sits():
     assert "name=" not in html.split('data-answer-group="q1"', 1)[1]
 
 
-def test_named_radios_are_required_and_keep_the_chosen_one_checked():
-    html = AnswerInputs(CHOICES, multiple=False, named=True).render("q<2>", 2)
+@pytest.mark.parametrize(
+    ("required", "attribute"),
+    [(True, " required"), (False, "")],
+    ids=["required", "optional"],
+)
+def test_named_radios_are_required_as_their_question_and_keep_the_chosen_one_checked(
+    required, attribute
+):
+    widget = AnswerInputs(CHOICES, multiple=False, named=True)
+    widget.is_required = required  # as its field sets it
+    html = widget.render("q<2>", 2)
     assert (
         '<input type="radio" id="id_q&lt;2&gt;_2" value="2" name="q&lt;2&gt;"'
-        " required checked>"
+        f"{attribute} checked>"
     ) in html
     assert html.count(" checked") == 1
     assert "aria-posinset" not in html

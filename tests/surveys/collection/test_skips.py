@@ -198,19 +198,6 @@ def test_the_form_refuses_an_optional_question_both_answered_and_skipped(
     assert any("both answered and marked" in p for p in form.problems())
 
 
-def test_the_form_asks_for_an_answer_or_a_skip_on_an_optional_plain_question(
-    optional_survey,
-):
-    _, _, plain = ids(optional_survey)
-    data = body(optional_survey)
-    del data[f"q{plain}"]
-    form = ResponseForm(data, survey=optional_survey)
-    assert not form.is_valid()
-    assert "Please answer “Favourite colour?” or choose “Prefer not to answer”." in (
-        form.problems()
-    )
-
-
 def test_a_skip_marker_on_a_required_question_is_ignored_by_the_form(
     optional_survey,
 ):

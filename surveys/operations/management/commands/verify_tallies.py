@@ -58,7 +58,7 @@ def _answers(survey_id: int) -> tuple[Any, Any, int]:
     """The unprotected answers and skips tallied, and the covered submissions."""
     counts = stored_counts(survey_id=survey_id)
     mark = TallyWatermark.objects.filter(survey_id=survey_id).first()
-    return counts.by_question(), counts.skips(), mark.responses if mark else 0
+    return counts.by_question(), counts.skip_reasons(), mark.responses if mark else 0
 
 
 def _answer_differences(stored: tuple, recounted: tuple) -> list[str]:

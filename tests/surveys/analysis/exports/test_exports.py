@@ -91,7 +91,7 @@ def test_raw_reports_csv_round_trip_reproduces_the_estimates_csv(ada_client, ans
     _, estimates = _get(ada_client, "export_estimates_csv", answered)
     expected = defaultdict(list)
     for row in csv.DictReader(io.StringIO(estimates)):
-        if row["row_type"] != exports.BIN:  # the per-answer rows
+        if row["row_type"] not in (exports.BIN, exports.NOT_PROTECTED):
             expected[int(row["question_id"])].append(float(row["estimate"]))
     again = _reestimate(groups, specs)
     assert again.keys() == expected.keys()
@@ -103,6 +103,8 @@ def test_estimates_csv_has_intervals_epsilon_n_and_method(ada_client, answered):
     _, body = _get(ada_client, "export_estimates_csv", answered)
     rows = list(csv.DictReader(io.StringIO(body)))
     assert rows and all(row["n"] == "250" for row in rows)
+    assert all(int(row["answered"]) == 250 for row in rows)
+    rows = [row for row in rows if row["row_type"] != exports.NOT_PROTECTED]
     for row in rows:
         # exact intervals are clipped to [0, 1]; raw estimates and Wald are not
         low, high, estimate = (float(row[k]) for k in ("ci_low", "ci_high", "estimate"))

@@ -369,7 +369,12 @@ def test_snapshot_warnings_and_mechanism_names_stay_english_in_english_and_expor
     question = document["questions"][0]
     assert question["warnings"] == ["No reports yet."]
     assert "design" not in question
-    assert list(question)[-3:] == ["distribution", "consistent_method", "estimate_kind"]
+    assert list(question)[-4:] == [
+        "distribution",
+        "consistent_method",
+        "estimate_kind",
+        "item_counts",
+    ]
 
 
 def test_an_older_snapshot_is_shown_translated_and_recomputed(unanswered):

@@ -119,7 +119,7 @@ def test_a_viewer_cannot_change_the_bins(client, answered, bob):
 
 def test_snapshot_stores_median_and_bins_for_scales_and_numbers_only(answered):
     snapshot = ResultSnapshot.objects.get(survey=answered)
-    assert snapshot.document["format"] == DOCUMENT_FORMAT == 6
+    assert snapshot.document["format"] == DOCUMENT_FORMAT == 7
     for result in snapshot.document["questions"]:
         distribution = result["distribution"]
         if result["kind"] in ("ordinal", "numeric"):

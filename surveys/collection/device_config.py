@@ -1,0 +1,60 @@
+"""What the answer page's script is given about the survey (its JSON
+configuration): each protected question's compiled spec, the unprotected
+questions, display logic, and the form's own messages for an unanswered or
+ill-typed question, so the device words a problem as the server would.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from surveys.authoring.kinds import facts
+from surveys.collection.answer_fields import PLEASE_ANSWER
+from surveys.collection.questions import most_selections
+
+
+def messages(form: Any) -> dict[str, dict[str, str]]:
+    """Per question id: the form's message for a required question left
+    unanswered (``required``), and for an unprotected number that is not one
+    of its answers (``invalid``)."""
+    found: dict[str, dict[str, str]] = {}
+    for question in form.questions:
+        words = {"required": str(PLEASE_ANSWER % {"question": question.text})}
+        field = form.fields.get(f"q{question.pk}")
+        if field is not None and facts(question.kind).grid:
+            words["invalid"] = str(field.error_messages["invalid"])
+        found[str(question.pk)] = words
+    return found
+
+
+def device_config(form: Any) -> dict[str, Any]:
+    """The device's configuration for ``form``'s survey (a ``ResponseForm``)."""
+    questions = form.questions
+    return {
+        "questions": [
+            {
+                "id": q.pk,
+                "text": q.text,
+                "kind": q.kind,
+                "spec": q.spec,
+                # How the device words a forced-response spec (its figures
+                # come from the spec's weights either way).
+                "design": (q.design or {}).get("type", ""),
+                "spec_revision": q.spec_revision,
+                "answer_group": f"q{q.pk}_answer",
+                "max_selections": most_selections(q),
+                "optional": q.optional,
+                "show_if": q.show_if,
+            }
+            for q in questions
+            if q.is_private
+        ],
+        "plain": [q.pk for q in questions if not q.is_private],
+        "plain_optional": [q.pk for q in questions if not q.is_private and q.optional],
+        # The link fields the device copies from the page into its body.
+        "link_fields": list(form.survey.link_fields),
+        # Display logic: question id → its condition on an unprotected answer.
+        "logic": {str(q.pk): q.show_if for q in questions if q.show_if},
+        # The server's own words for a question left unanswered or mistyped.
+        "messages": messages(form),
+    }
