@@ -28,14 +28,17 @@ CHROMIUM_ARGS = [
 
 
 @contextmanager
-def headless_chromium(back_forward_cache: bool = False) -> Iterator[Any]:
+def headless_chromium(
+    back_forward_cache: bool = False, extra_args: Iterable[str] = ()
+) -> Iterator[Any]:
     """A launched Chromium browser, closed (with the test's DB connections) after.
 
     Playwright's sync API keeps an event loop running in this thread, so while
     the browser is open Django would take the test's plain synchronous
     database calls for async ones; they are allowed for that long.  Playwright
     turns Chromium's back-forward cache off; ``back_forward_cache=True`` keeps
-    it on, as in a respondent's browser.
+    it on, as in a respondent's browser.  ``extra_args`` are added to
+    Chromium's command line.
     """
     from playwright.sync_api import sync_playwright
 
@@ -48,7 +51,7 @@ def headless_chromium(back_forward_cache: bool = False) -> Iterator[Any]:
         with sync_playwright() as playwright:
             launched = playwright.chromium.launch(
                 executable_path=executable,
-                args=CHROMIUM_ARGS,
+                args=[*CHROMIUM_ARGS, *extra_args],
                 ignore_default_args=(
                     ["--disable-back-forward-cache"] if back_forward_cache else None
                 ),
