@@ -27,6 +27,14 @@
 //   (nothing derived from an answer leaves the device), and its ε is not spent.
 // - Sections are shown one at a time (Back/Next, "Section 2 of 4") within this
 //   one document: moving between them sends nothing; only "Send" does.
+// - The device's memory of this site (ledger.js, keyed by each question's
+//   content hash, never by the page's survey id): the ε it gave this site in
+//   the last 12 months is shown before every send and may never pass the
+//   module's ceiling; content already sent for another survey is never
+//   randomized again without the respondent's yes, and its report is never
+//   re-sent there. Each question's content object is verified by its hash and
+//   its words and protection are shown beside the controls the device reads.
+// - In a preview the device shows what it would send and posts nothing.
 // - True answers are cleared from the page when it is sent and on pagehide;
 //   the form has autocomplete="off"; a page restored from the back-forward
 //   cache shows no answer.
@@ -52,6 +60,8 @@ let pageValues = []; // the page's non-answer fields, read once before any answe
 let review = null; // the device's list of answers that go as given (outbox.js)
 let shownPlain = null; // what that list last showed: a send must match it
 let sending = false;
+let memory = null; // ledger.js, once verified and loaded
+let contents = new Map(); // question id → its verified content {object, hash}
 
 class NoLedger extends Error {}
 
@@ -172,6 +182,21 @@ function fillText(name, value) {
 
 function protectionBlock(container, question, verdict) {
   const described = words.describeQuestion(question.spec, verdict, question.design || "");
+  // What the device protects here, from the verified content object (text).
+  const own = [];
+  const content = contents.get(question.id);
+  if (content) {
+    const asks = document.createElement("p");
+    asks.className = "device-asks";
+    asks.textContent = words.sentence("memory.asks", { text: content.object.text });
+    own.push(asks);
+    if (content.object.options.length) {
+      const options = document.createElement("p");
+      options.className = "device-options";
+      options.textContent = words.sentence("memory.options", { options: content.object.options.join(", ") });
+      own.push(options);
+    }
+  }
   const line = document.createElement("p");
   line.className = `protection strength-${described.strength}`;
   const label = document.createElement("strong");
@@ -185,7 +210,7 @@ function protectionBlock(container, question, verdict) {
   const epsilon = document.createElement("p");
   epsilon.textContent = described.epsilon;
   details.append(summary, odds, epsilon);
-  container.replaceChildren(line, details);
+  container.replaceChildren(...own, line, details);
 }
 
 // `survey` is the device's verdict on one answer to every question; `total`
@@ -193,8 +218,20 @@ function protectionBlock(container, question, verdict) {
 // this device already sent, when it is about to send more).
 function renderWording(survey, total = survey) {
   const byId = new Map(config.questions.map((q, i) => [String(q.id), [q, survey.questions[i]]]));
+  // On the form, each protection is placed by the controls the device reads,
+  // whatever `data-protection-for` the page wrote (it may have swapped them).
+  const placed = new Set();
+  if (form) {
+    config.questions.forEach((question, i) => {
+      const holder = protectionHolder(question);
+      if (!holder) return;
+      protectionBlock(holder, question, survey.questions[i]);
+      placed.add(holder);
+    });
+  }
   for (const container of document.querySelectorAll("[data-protection-for]")) {
-    const found = byId.get(container.dataset.protectionFor);
+    if (placed.has(container)) continue;
+    const found = form ? null : byId.get(container.dataset.protectionFor);
     if (found) {
       protectionBlock(container, ...found);
     } else {
@@ -219,6 +256,64 @@ function renderWording(survey, total = survey) {
   if (summary) summary.hidden = false;
   const details = document.getElementById("full-details");
   if (details) details.hidden = false;
+}
+
+// The device's protection block for `question`: just before the answer
+// controls it reads (the page's own block there, or one the device adds).
+function protectionHolder(question) {
+  const group = form.querySelector(`[data-answer-group="${question.answer_group}"]`);
+  if (!group) return null;
+  const fieldset = group.closest("fieldset");
+  let holder = fieldset ? fieldset.querySelector(":scope > [data-protection-for]") : null;
+  if (!holder || !(holder.compareDocumentPosition(group) & Node.DOCUMENT_POSITION_FOLLOWING)) {
+    holder = document.createElement("div");
+    holder.className = "protection";
+    group.parentNode.insertBefore(holder, group);
+  }
+  holder.dataset.protectionFor = String(question.id);
+  return holder;
+}
+
+// Canonical-enough text of a parsed JSON value (keys sorted) to compare two
+// parses of the same spec; floats are written alike by the same engine.
+function sortedJson(value) {
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${sortedJson(value[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function contentRefused() {
+  const error = new Error("a question does not match its content object");
+  error.name = "SpecRefused";
+  error.code = "content_mismatch";
+  error.facts = {};
+  return error;
+}
+
+// Each protected question's content object, its hash recomputed here over
+// the text the page gave, before parsing: a missing object, a wrong hash, or
+// an object that does not say what the device was given to check (kind,
+// text, spec, wording inputs) is refused. The memory's key comes from it.
+async function verifyContents() {
+  const verified = new Map();
+  for (const question of config.questions) {
+    let object;
+    let key;
+    try {
+      object = await memory.verifyContent(question.content);
+      key = await memory.memoryKey(object);
+    } catch {
+      throw contentRefused();
+    }
+    const same = object.protected === true && object.kind === question.kind && object.text === question.text &&
+      Array.isArray(object.options) && object.wording && object.wording.design === (question.design || "") &&
+      sortedJson(object.spec) === sortedJson(question.spec);
+    if (!same) throw contentRefused();
+    verified.set(question.id, { object, hash: key });
+  }
+  return verified;
 }
 
 function refuse(error) {
@@ -617,19 +712,114 @@ function decide() {
     const verdict = agent.checkSurvey(specs, spentMilli); // throws
     return { mode: "reanswer", survey, need: config.questions, kept: new Map(), verdict, spentMilli };
   }
-  return { mode: "fresh", survey, need: config.questions, kept: new Map(), verdict: survey, spentMilli: 0 };
+  return remembered({ mode: "fresh", survey, need: config.questions, kept: new Map(), verdict: survey, spentMilli: 0 });
+}
+
+// --- the device's memory of this site (ledger.js) -----------------------------------
+const today = () => memory.dayOf(new Date());
+const contentOf = (question) => contents.get(question.id).hash;
+
+// A fresh answer, seen by the memory: content already sent for this survey
+// re-sends its remembered report; content sent for another survey needs the
+// respondent's yes (never its report: that would join the two studies).
+function remembered(next) {
+  const site = memory.readMemory(localStorage, today());
+  const need = [];
+  const elsewhere = [];
+  for (const question of next.need) {
+    const recalled = memory.recall(site, contentOf(question), config.survey);
+    if (recalled.report !== null) next.kept.set(question.id, recalled.report);
+    else need.push(question);
+    if (recalled.report === null && recalled.elsewhere) elsewhere.push(question);
+  }
+  if (need.length === next.need.length && elsewhere.length === 0) return next;
+  const verdict = agent.checkSurvey(need.map((q) => q.spec), 0); // throws
+  if (need.length === 0) return { ...next, mode: "remembered", need, verdict };
+  return { ...next, mode: elsewhere.length ? "seen" : "fresh", need, elsewhere, verdict };
+}
+
+// ⌈1000 ε⌉ the next send adds: the questions it randomizes afresh.
+function addedMilli(next) {
+  if (!next || !next.need || next.need.length === 0 || next.mode === "answered" || next.mode === "resend") return 0;
+  return agent.checkSurvey(next.need.map((q) => q.spec), 0).epsilonMilli;
+}
+
+// The site's total before every send, in the device's words, or null when the
+// ceiling (or an unreadable memory) refuses the send.
+function showSiteTotal(next) {
+  const panel = siteTotalPanel();
+  const site = memory.readMemory(localStorage, today());
+  const added = addedMilli(next);
+  const given = memory.givenMilli(site);
+  const text = (milli) => words.epsilonText(milli);
+  const values = { given: text(given), added: text(added), total: text(given + added), ceiling: text(memory.ORIGIN_CEILING_MILLI) };
+  try {
+    memory.checkCeiling(site, added);
+  } catch (error) {
+    panel.textContent = words.sentence(error.code === "unreadable" ? "memory.unreadable" : "memory.siteCeiling", values);
+    panel.dataset.state = "refused";
+    return null;
+  }
+  panel.textContent = words.sentence("memory.siteTotal", values);
+  panel.dataset.state = "ok";
+  panel.dataset.givenMilli = String(given);
+  panel.dataset.totalMilli = String(given + added);
+  return values;
+}
+
+function siteTotalPanel() {
+  let panel = document.getElementById("device-site-total");
+  if (panel && panel.parentNode === form.querySelector(".send")) return panel;
+  panel = document.createElement("p");
+  panel.id = "device-site-total";
+  panel.className = "device-site-total";
+  const sendBlock = form.querySelector(".send");
+  sendBlock.insertBefore(panel, sendBlock.querySelector('button[type="submit"]'));
+  return panel;
 }
 
 function applyPlan(next) {
   plan = next;
   const answered = (key) => words.sentence(`answered.${key}`);
   // "Will be randomized when you press Send" holds only where that can happen.
-  scriptNote.textContent = plan.mode === "fresh" || plan.mode === "reanswer" || plan.mode === "changed"
+  scriptNote.textContent = ["fresh", "reanswer", "changed", "seen"].includes(plan.mode)
     ? words.sentence("page.ready") : "";
   notice.hidden = true;
   delete notice.dataset.state;
-  if (plan.mode === "fresh") {
+  // The site's total before every send; above the ceiling nothing is sent.
+  const site = showSiteTotal(plan);
+  if (site === null) {
+    showNotice(document.getElementById("device-site-total").textContent);
+    notice.dataset.state = "site-ceiling";
+    scriptNote.textContent = "";
+    plan = { ...plan, mode: "answered" };
+    lockForm(true);
+    return;
+  }
+  if (plan.mode === "fresh" && plan.kept.size === 0) {
     lockForm(false);
+    return;
+  }
+  if (plan.mode === "fresh" || plan.mode === "remembered") {
+    // Content this device already sent for this survey: its remembered report
+    // goes again, never a new randomization.
+    lockForm(true, new Set(plan.need.map((q) => q.id)));
+    for (const id of config.plain || []) unlockPlain(id);
+    markKept();
+    if (button) button.disabled = false;
+    return;
+  }
+  if (plan.mode === "seen") {
+    lockForm(true);
+    showNotice(words.sentence("memory.seenElsewhere", { count: plan.elsewhere.length, ...site }), [[
+      words.sentence("memory.acceptSeen"), (event) => {
+        if (!event.isTrusted || event.currentTarget.parentNode !== notice) return;
+        plan.accepted = true;
+        notice.hidden = true;
+        lockForm(true, new Set(plan.need.map((q) => q.id)));
+        for (const id of config.plain || []) unlockPlain(id);
+      }, "accept-seen"]]);
+    notice.dataset.state = "seen";
     return;
   }
   notice.dataset.state = plan.mode;
@@ -849,12 +1039,50 @@ function seal() {
   const body = outbox.buildBody(config, {
     page: pageValues, idempotencyKey: uuid4(), reports: sentReports, plain: plainSent,
   });
-  // Every report now counts, whether or not the server ever acknowledges it.
+  if (config.preview) {
+    // A preview shows what would leave and sends nothing: nothing counts.
+    showPreview(sentReports);
+    clearAnswers();
+    lockForm(true);
+    return null;
+  }
+  // Every report now counts, whether or not the server ever acknowledges it:
+  // first in the site's memory (which refuses past its ceiling), then here.
+  const site = memory.readMemory(localStorage, today());
+  memory.remember(localStorage, site, {
+    today: today(), scope: config.survey, addedMilli: verdict.epsilonMilli,
+    fresh: fresh.map((q) => ({
+      hash: contentOf(q), report: randomized.get(q.id), milli: agent.checkSurvey([q.spec], 0).epsilonMilli,
+    })),
+  });
   writeLedger(verdict.totalMilli);
   writePending({ survey_revision: config.survey_revision, body, reports, spentMilli: verdict.totalMilli });
   clearAnswers();
   lockForm(true);
   return body;
+}
+
+// What a preview would have sent: each protected question's report, as text.
+function showPreview(sentReports) {
+  const panel = document.createElement("section");
+  panel.id = "device-preview";
+  panel.className = "message notice";
+  const lead = document.createElement("p");
+  lead.textContent = words.sentence("memory.preview");
+  const list = document.createElement("ul");
+  for (const question of config.questions) {
+    const sent = sentReports.get(question.id);
+    if (!sent) continue;
+    const item = document.createElement("li");
+    const code = document.createElement("code");
+    code.textContent = sent.skipped ? "skipped" : sent.report;
+    item.append(`${contents.get(question.id)?.object.text ?? question.text}: `, code);
+    list.append(item);
+  }
+  panel.append(lead, list);
+  document.getElementById("device-preview")?.remove();
+  form.querySelector(".send").append(panel);
+  say(words.sentence("memory.preview"));
 }
 
 function markRetry() {
@@ -928,12 +1156,15 @@ function onSubmit(event) {
     send(sealedBody); // a retry: the identical bytes, never a new randomization
     return;
   }
-  if ((plan.mode === "reanswer" || (plan.mode === "changed" && plan.need.length)) && !plan.accepted) return;
+  const asks = plan.mode === "reanswer" || plan.mode === "seen" || (plan.mode === "changed" && plan.need.length);
+  if (asks && !plan.accepted) return;
   try {
     sealedBody = seal();
   } catch (error) {
     sealedBody = null;
-    if (error instanceof NoLedger) showNotice(words.sentence("page.noStorage"));
+    const noStorage = error instanceof NoLedger || (error && error.name === "MemoryRefused" && error.code === "no_storage");
+    if (noStorage) showNotice(words.sentence("page.noStorage"));
+    else if (error && error.name === "MemoryRefused") settle(); // the ceiling, said plainly
     else if (error && error.name === "SpecRefused") refuse(error);
     else say(words.sentence("page.randomizeFailed", { error: error.message }), true);
     clearAnswers();
@@ -1040,6 +1271,7 @@ const preloads = {
   randomizer: document.querySelector('link[rel="modulepreload"][data-randomizer]'),
   wording: document.querySelector('link[rel="modulepreload"][data-wording]'),
   outbox: document.querySelector('link[rel="modulepreload"][data-outbox]'),
+  ledger: document.querySelector('link[rel="modulepreload"][data-ledger]'),
 };
 try {
   if (!globalThis.crypto || typeof globalThis.crypto.getRandomValues !== "function") {
@@ -1051,7 +1283,7 @@ try {
   ]);
   words = wording.wordingFor(document.documentElement.lang);
   if (form) {
-    outbox = await import(preloads.outbox.href);
+    [outbox, memory] = await Promise.all([import(preloads.outbox.href), import(preloads.ledger.href)]);
     outbox.disarm(form, config);
     pageValues = outbox.pageFields(form, config);
   }
@@ -1065,6 +1297,14 @@ try {
     scriptNote.classList.add("error");
   }
   document.getElementById("take-part")?.remove();
+}
+let contentProblem = null;
+if (agent !== null && form) {
+  try {
+    contents = await verifyContents();
+  } catch (error) {
+    contentProblem = error;
+  }
 }
 if (agent !== null) {
   if (form) {
@@ -1086,5 +1326,6 @@ if (agent !== null) {
     setUpSections();
     showReview();
   }
-  start();
+  if (contentProblem) refuse(contentProblem);
+  else start();
 }

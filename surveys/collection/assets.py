@@ -29,6 +29,7 @@ RANDOMIZER_PATH = Path(ldp.__file__).resolve().parent / "js" / "randomizer.js"
 WORDING_PATH = Path(ldp.__file__).resolve().parent / "js" / "wording.js"
 RESPOND_STATIC_PATH = "js/respond.js"
 OUTBOX_STATIC_PATH = "js/outbox.js"
+LEDGER_STATIC_PATH = "js/ledger.js"
 VERIFY_STATIC_PATH = "js/verify.js"
 # The release record (scripts/release-record writes it), at the project root.
 RELEASES_PATH = Path(__file__).resolve().parents[2] / "RELEASES.md"
@@ -69,7 +70,13 @@ def wording_script() -> Script:
 
 def device_scripts() -> list[Script]:
     """Every script a respondent page runs, in the order the verify page lists."""
-    return [randomizer_script(), wording_script(), outbox_script(), respond_script()]
+    return [
+        randomizer_script(),
+        wording_script(),
+        outbox_script(),
+        ledger_script(),
+        respond_script(),
+    ]
 
 
 def independent_device() -> list[Script]:
@@ -98,6 +105,11 @@ def respond_script() -> Script:
 def outbox_script() -> Script:
     """``static/js/outbox.js`` (the body the device sends, from an allowlist)."""
     return Script("outbox.js", served_static(OUTBOX_STATIC_PATH))
+
+
+def ledger_script() -> Script:
+    """``static/js/ledger.js`` (the device's memory of what it gave this site)."""
+    return Script("ledger.js", served_static(LEDGER_STATIC_PATH))
 
 
 def verify_script() -> Script:

@@ -67,6 +67,9 @@ def preview(request: HttpRequest, survey_id: int) -> HttpResponse:
     if request.method == "POST" and _wants_json(request):
         return JsonResponse({"error": PREVIEW_REFUSAL, "code": "preview"}, status=409)
     status = 409 if request.method == "POST" else 200
+    device = _device_context(survey, form, "respond")
+    # The device shows what would be sent and posts nothing (docs/privacy.md).
+    device["device_config"]["preview"] = True
     return render(
         request,
         "collection/respond.html",
@@ -77,7 +80,7 @@ def preview(request: HttpRequest, survey_id: int) -> HttpResponse:
             "preview": True,
             "form_action": reverse("collection:preview", args=[survey.pk]),
             "open_stamp": "",
-            **_device_context(survey, form, "respond"),
+            **device,
         },
         status=status,
     )

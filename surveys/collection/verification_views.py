@@ -62,6 +62,7 @@ def verify(request: HttpRequest) -> HttpResponse:
             "randomizer": assets.randomizer_script(),
             "wording": assets.wording_script(),
             "outbox": assets.outbox_script(),
+            "ledger": assets.ledger_script(),
             "respond_js": assets.respond_script(),
             "verify_js": assets.verify_script(),
         },

@@ -21,6 +21,7 @@ from django.http import (
 )
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.cache import never_cache
@@ -29,7 +30,14 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from surveys.authoring import lifecycle, translations
 from surveys.authoring.models import Survey
-from surveys.collection import assets, ratelimit, responses, selectors, services
+from surveys.collection import (
+    assets,
+    content,
+    ratelimit,
+    responses,
+    selectors,
+    services,
+)
 from surveys.collection.forms import ResponseForm
 from surveys.collection.models import Invitation
 
@@ -175,18 +183,28 @@ def _device_context(survey: Survey, form: ResponseForm, page: str) -> dict:
     The pages carry no sentence or figure about protection: the device computes
     them from the specs in ``device_config`` (``ldp/js/wording.js``).
     """
+    config = {
+        "page": page,
+        "survey": survey.public_token,
+        "survey_revision": survey.revision,
+        "allow_reanswer": survey.allow_reanswer,
+        "contact": survey.researcher_contact,
+        **form.js_config(),
+    }
+    # Each protected question's content object (its canonical text and hash):
+    # the device verifies it, words the question from it and remembers by it.
+    language = translation.get_language()
+    by_id = {question.pk: question for question in form.questions}
+    for entry in config["questions"]:
+        question = by_id[entry["id"]]
+        body = content.question_content(question, language)
+        entry["content"] = content.ContentObject(question.pk, language, body).as_json()
     return {
-        "device_config": {
-            "page": page,
-            "survey": survey.public_token,
-            "survey_revision": survey.revision,
-            "allow_reanswer": survey.allow_reanswer,
-            "contact": survey.researcher_contact,
-            **form.js_config(),
-        },
+        "device_config": config,
         "randomizer": assets.randomizer_script(),
         "wording": assets.wording_script(),
         "outbox": assets.outbox_script(),
+        "ledger": assets.ledger_script(),
         "respond_js": assets.respond_script(),
     }
 

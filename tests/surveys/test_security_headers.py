@@ -285,20 +285,33 @@ def test_published_hashes_equal_the_bytes_served(world, settings):
     outbox_hash = sri(
         b"".join(outbox.streaming_content) if outbox.streaming else outbox.content
     )
+    ledger_href = preloads[-2]["href"]
+    ledger = client.get(ledger_href)
+    assert ledger.status_code == 200
+    ledger_hash = sri(
+        b"".join(ledger.streaming_content) if ledger.streaming else ledger.content
+    )
     assert [(p["href"], p["integrity"]) for p in preloads] == [
         (reverse("collection:randomizer"), randomizer_hash),
         (reverse("collection:wording"), wording_hash),
+        (ledger_href, ledger_hash),
         (outbox_href, outbox_hash),
     ]
 
     verify = client.get(reverse("collection:verify")).content.decode()
     published = re.findall(r'Fingerprint: <code class="hash">([^<]+)</code>', verify)
-    assert published == [randomizer_hash, wording_hash, outbox_hash, sri(script_bytes)]
+    assert published == [
+        randomizer_hash,
+        wording_hash,
+        outbox_hash,
+        ledger_hash,
+        sri(script_bytes),
+    ]
     # Beside them, the release record's entry for this version, file by file.
     recorded = re.findall(
         r'data-recorded-for="[^"]+"><code class="hash">([^<]+)</code>', verify
     )
-    assert recorded[:4] == published
+    assert recorded[:5] == published
 
     owner = Client()
     owner.force_login(world["ada"])
