@@ -17,6 +17,7 @@ from ldp.arrays import FloatArray, IntArray
 from ldp.estimators.consistency import project_simplex
 from ldp.estimators.intervals import (
     ConfidenceInterval,
+    bounded_interval,
     check_method,
     critical_value,
 )
@@ -80,6 +81,10 @@ class CrossTabEstimate:
         Sandwich covariance of the row-major flattening of ``estimate``.
     counts : ndarray, shape (m_A, m_B)
         The joint report histogram.
+    variance_floor : ndarray, shape (k_A, k_B)
+        ``V₀ = min_x' Var(M[cell, Y] | x')``: no answers make one report's
+        score for a cell vary less (law of total variance), so ``V₀/n``
+        bounds the cell's variance from below.
     interval_methods : tuple of str
         ``("wald",)``.
     """
@@ -88,6 +93,7 @@ class CrossTabEstimate:
     estimate: FloatArray
     covariance: FloatArray = field(repr=False)
     counts: IntArray = field(repr=False)
+    variance_floor: FloatArray = field(repr=False)
 
     interval_methods: ClassVar[tuple[str, ...]] = ("wald",)
 
@@ -114,7 +120,7 @@ class CrossTabEstimate:
     def confidence_interval(
         self, level: float = 0.95, method: str | None = None
     ) -> ConfidenceInterval[FloatArray]:
-        """Wald intervals ``π̂ ± z_{1−α/2} · SE`` for every cell (not clipped).
+        """Wald intervals ``π̂ ± z_{1−α/2} · SE'`` for every cell, within [0, 1].
 
         Parameters
         ----------
@@ -126,7 +132,8 @@ class CrossTabEstimate:
         Returns
         -------
         ConfidenceInterval
-            ``low`` and ``high`` arrays of shape (k_A, k_B).
+            ``low`` and ``high`` arrays of shape (k_A, k_B), within [0, 1] and
+            of positive width.
 
         Raises
         ------
@@ -136,7 +143,12 @@ class CrossTabEstimate:
         Notes
         -----
         ``π̂`` is a linear map of a multinomial mean, so it is asymptotically
-        normal with the sandwich covariance.
+        normal with the sandwich covariance.  ``SE'² = max(SE², V₀/n)`` with
+        ``V₀`` the :attr:`variance_floor`, so identical reports cannot give a
+        point; the interval is centred on ``π̂`` moved towards [0, 1] and
+        intersected with it, which never covers less
+        (:func:`ldp.estimators.intervals.bounded_interval`; docs/maths.md,
+        section 6.8).
 
         References
         ----------
@@ -147,13 +159,13 @@ class CrossTabEstimate:
         >>> q = np.array([[0.75, 0.25], [0.25, 0.75]])
         >>> est = crosstab_estimate(np.array([[300, 200], [100, 400]]), q, q)
         >>> est.confidence_interval(0.95).low.round(3)
-        array([[ 0.476, -0.124],
-               [-0.307,  0.67 ]])
+        array([[0.476, 0.   ],
+               [0.   , 0.67 ]])
         """
         check_method(method or self.interval_methods[0], self.interval_methods)
         z = critical_value(level)
-        half = z * self.standard_error
-        return ConfidenceInterval(self.estimate - half, self.estimate + half)
+        variance = np.maximum(self.standard_error**2, self.variance_floor / self.n)
+        return bounded_interval(self.estimate, z * np.sqrt(variance), 0.0, 1.0)
 
     def consistent(self) -> FloatArray:
         """Norm-Sub: the Euclidean projection of ``π̂`` onto the simplex.
@@ -274,9 +286,15 @@ def crosstab_estimate(
     estimate = m @ shares
     covariance = (m * shares) @ m.T - np.outer(estimate, estimate)
     covariance /= n
+    # Var(M[cell, Y] | x') for every joint answer x' (rows of Q_A ⊗ Q_B).
+    joint = np.kron(qa, qb)
+    given = joint @ (m * m).T - (joint @ m.T) ** 2
     return CrossTabEstimate(
         n=n,
         estimate=estimate.reshape(qa.shape[0], qb.shape[0]),
         covariance=covariance,
         counts=c.copy(),
+        variance_floor=np.maximum(given.min(axis=0), 0.0).reshape(
+            qa.shape[0], qb.shape[0]
+        ),
     )

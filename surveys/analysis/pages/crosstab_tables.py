@@ -6,6 +6,10 @@ A finished job stores its numbers and the site's own answer labels ("Yes",
 language: shares as percentages with the reader's decimal comma, yes/no
 labels in the reader's words, a stratum's note translated.  Results stored
 before the numbers were kept (preformatted text) are shown as stored.
+
+No share is shown outside 0–100% and no interval as a point: an estimate
+beyond either end is shown at that end and marked (``cut``), and intervals
+are cut to the range and rounded outwards (``numbers.share_interval``).
 """
 
 from __future__ import annotations
@@ -15,11 +19,29 @@ from typing import Any
 from django.utils.translation import gettext
 
 from surveys.analysis.pages.dashboard import labels_shown
-from surveys.analysis.pages.numbers import number, percent
+from surveys.analysis.pages.numbers import number, percent, share_cut, share_interval
 
 
 def _percent(value: Any) -> str:
     return value if isinstance(value, str) else percent(value)
+
+
+def _share(cell: dict[str, Any]) -> dict[str, Any]:
+    """A cell's or row's estimate, interval and consistent estimate as shown."""
+    estimate, low, high = cell["estimate"], cell["low"], cell["high"]
+    if isinstance(estimate, str):  # stored preformatted by an older release
+        shown, cut = estimate, False
+    else:
+        shown, cut = share_cut(estimate)
+    if not isinstance(low, str) and not isinstance(high, str):
+        low, high = share_interval(low, high)
+    return {
+        "estimate": shown,
+        "cut": cut,
+        "low": low,
+        "high": high,
+        "consistent": _percent(cell["consistent"]),
+    }
 
 
 def _number(value: Any) -> str:
@@ -39,20 +61,13 @@ def crosstab_shown(result: dict[str, Any]) -> dict[str, Any]:
     rows = [
         {
             "label": _label(kind_a, row["label"]),
-            "cells": [
-                {
-                    "estimate": _percent(cell["estimate"]),
-                    "low": _percent(cell["low"]),
-                    "high": _percent(cell["high"]),
-                    "consistent": _percent(cell["consistent"]),
-                }
-                for cell in row["cells"]
-            ],
+            "cells": [_share(cell) for cell in row["cells"]],
         }
         for row in result["rows"]
     ]
     shown = {**table, "labels_b": labels_shown(kind_b, table["labels_b"])}
-    return {"crosstab": shown, "crosstab_rows": rows}
+    cut = any(cell["cut"] for row in rows for cell in row["cells"])
+    return {"crosstab": shown, "crosstab_rows": rows, "crosstab_cut": cut}
 
 
 def breakdown_shown(result: dict[str, Any]) -> dict[str, Any]:
@@ -78,13 +93,7 @@ def breakdown_shown(result: dict[str, Any]) -> dict[str, Any]:
                     ),
                 },
                 "rows": [
-                    {
-                        "label": _label(kind, row["label"]),
-                        "estimate": _percent(row["estimate"]),
-                        "low": _percent(row["low"]),
-                        "high": _percent(row["high"]),
-                        "consistent": _percent(row["consistent"]),
-                    }
+                    {"label": _label(kind, row["label"]), **_share(row)}
                     for row in item["rows"]
                 ],
                 "mean": _number(item.get("mean", stratum.get("mean"))),
@@ -92,4 +101,5 @@ def breakdown_shown(result: dict[str, Any]) -> dict[str, Any]:
                 "mean_high": _number(item.get("mean_high", stratum.get("mean_high"))),
             }
         )
-    return {"breakdown": {"result": result["result"], "strata": strata}}
+    cut = any(row["cut"] for item in strata for row in item["rows"])
+    return {"breakdown": {"result": result["result"], "strata": strata, "cut": cut}}

@@ -15,7 +15,14 @@ from django.utils.translation import gettext, gettext_noop, ngettext
 from surveys.analysis import wording
 from surveys.analysis.pages import charts
 from surveys.analysis.pages.consistent import method_label
-from surveys.analysis.pages.numbers import grouped, localized, number, percent, points
+from surveys.analysis.pages.numbers import (
+    grouped,
+    localized,
+    number,
+    percent,
+    points,
+    share_interval,
+)
 from surveys.analysis.results.objects import (
     Distribution,
     ItemCounts,
@@ -260,8 +267,10 @@ def _outside_note(rows: list[Row], has_consistent: bool) -> str:
 
 
 def _bin_rows(distribution: Distribution) -> list[BinRow]:
+    """Bin shares with their bootstrap intervals, cut to 0–100% and rounded
+    outwards, never a point (``numbers.share_interval``)."""
     return [
-        BinRow(label, percent(share), percent(interval.low), percent(interval.high))
+        BinRow(label, percent(share), *share_interval(interval.low, interval.high))
         for label, share, interval in zip(
             distribution.labels,
             distribution.shares,

@@ -127,3 +127,22 @@ def test_refuses_too_many_cells():
     q = np.eye(k)
     with pytest.raises(ValueError, match="cells"):
         crosstab_estimate(np.ones((k, k), dtype=int), q, q)
+
+
+@pytest.mark.parametrize("n", [12, 60, 400])
+@pytest.mark.parametrize("seed", range(6))
+def test_intervals_stay_within_zero_and_one_with_positive_width(n, seed):
+    # Few reports put raw cell estimates far outside [0, 1].
+    _, _, _, est = simulate(*PAIRS[0], n=n, seed=seed)
+    interval = est.confidence_interval(0.95)
+    assert np.all(interval.low >= 0.0)
+    assert np.all(interval.high <= 1.0)
+    assert np.all(interval.high > interval.low)
+
+
+def test_identical_reports_still_give_intervals_of_positive_width():
+    q = np.array([[0.75, 0.25], [0.25, 0.75]])
+    est = crosstab_estimate(np.array([[10, 0], [0, 0]]), q, q)
+    assert np.all(est.standard_error == 0.0)
+    interval = est.confidence_interval(0.95)
+    assert np.all(interval.high - interval.low > 0.0)

@@ -57,7 +57,11 @@ def test_crosstab_page_shows_the_kronecker_debiased_table(ada_client, answered):
     url = reverse("analysis:crosstab", args=[answered.pk])
     html = ada_client.get(url, {"a": qa.pk, "b": qb.pk}).content.decode()
     shown = re.findall(r'data-field="cell">(-?[\d.]+)%<', html)
-    assert shown == [f"{v * 100:.1f}" for v in expected.estimate.reshape(-1)]
+    # Unbiased estimates beyond 0% or 100% are shown at that end, marked.
+    cut = np.clip(expected.estimate.reshape(-1), 0.0, 1.0)
+    assert shown == [f"{v * 100:.1f}" for v in cut]
+    marked = html.count("<span data-cut>*</span>")
+    assert marked == int(np.sum(cut != expected.estimate.reshape(-1)))
     assert 'data-field="crosstab-n">300<' in html
 
 

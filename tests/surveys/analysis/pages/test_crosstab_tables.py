@@ -119,3 +119,30 @@ def test_a_suppressed_breakdown_group_names_the_minimum_in_the_readers_language(
         assert (item["stratum"]["note"] == SMALL_GROUP_NOTE % {"minimum": 30}) == (
             language == "en"
         )
+
+
+def test_a_crosstab_estimate_beyond_zero_is_shown_at_zero_and_marked():
+    with translation.override("en"):
+        shown = crosstab_shown(_crosstab(estimate=-0.054, low=-0.2, high=0.04))
+    cell = shown["crosstab_rows"][0]["cells"][0]
+    assert (cell["estimate"], cell["cut"]) == ("0.0%", True)
+    assert (cell["low"], cell["high"]) == ("0.0%", "4.0%")
+    assert shown["crosstab_cut"] is True
+
+
+def test_a_crosstab_estimate_within_the_range_is_not_marked():
+    with translation.override("en"):
+        shown = crosstab_shown(_crosstab(estimate=0.3, low=0.2, high=0.4))
+    assert shown["crosstab_rows"][0]["cells"][0]["cut"] is False
+    assert shown["crosstab_cut"] is False
+
+
+def test_a_breakdown_share_beyond_one_hundred_is_shown_at_one_hundred():
+    stored = _breakdown()
+    stored["strata"][0]["rows"][0].update(estimate=1.08, low=0.9, high=1.3)
+    with translation.override("en"):
+        shown = breakdown_shown(stored)
+    row = shown["breakdown"]["strata"][0]["rows"][0]
+    assert (row["estimate"], row["cut"]) == ("100.0%", True)
+    assert (row["low"], row["high"]) == ("90.0%", "100.0%")
+    assert shown["breakdown"]["cut"] is True
