@@ -9,9 +9,10 @@ Every export a researcher loads directly is written from here:
   (3 significant digits and exact), value labels and how to debias it;
 - writers for wide CSV (optionally with a UTF-8 byte order mark for
   spreadsheets), SPSS ``.sav`` and Stata ``.dta`` (variable and value labels
-  through pyreadstat), the codebook, and an R script that reads the CSV with
-  factors and recomputes every protected question's estimates
-  (``surveys.analysis.exports.dataset_r``).
+  through pyreadstat; beside a scale or number question's reports its
+  debiased mean and 95% interval, ``dataset_estimates``), the codebook, and
+  an R script that reads the CSV with factors and recomputes every protected
+  question's estimates (``surveys.analysis.exports.dataset_r``).
 
 Each writer is ``write_<fmt>(survey, fileobj, progress=None) -> None`` and
 writes bytes to ``fileobj``; ``progress`` (if given) is called with the share
@@ -28,6 +29,7 @@ import json
 import os
 import shutil
 import tempfile
+import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO
 
@@ -42,6 +44,7 @@ from surveys.analysis.exports.dataset_columns import (
     link_names,
     variables,
 )
+from surveys.analysis.exports.dataset_estimates import estimate_columns
 from surveys.analysis.exports.dataset_r import write_r
 from surveys.analysis.exports.design import spec_revisions
 from surveys.authoring.models import Survey
@@ -267,7 +270,9 @@ def write_codebook_json(
 
 
 # --- SPSS and Stata (through pyreadstat) --------------------------------------------
-def _frame(survey: Survey, progress: Progress) -> tuple[Any, list[Variable]]:
+def _frame(survey: Survey, progress: Progress) -> tuple[Any, list[Variable], list[str]]:
+    """The wide table as a data frame, its variables, and the notes on the
+    debiased means it carries (``dataset_estimates``)."""
     import pandas as pd
 
     found = blocks(survey)
@@ -289,7 +294,13 @@ def _frame(survey: Survey, progress: Progress) -> tuple[Any, list[Variable]]:
         },
         columns=names,
     )
-    return frame, columns
+    notes = []
+    for extra in estimate_columns(survey, found):
+        for variable, value in zip(extra.variables, extra.values, strict=True):
+            frame[variable.name] = pd.Series([value] * len(frame), dtype="float64")
+            columns.append(variable)
+        notes.append(extra.note)
+    return frame, columns, notes
 
 
 def _labels(
@@ -322,6 +333,18 @@ def spss_value_label(text: str) -> str:
     return fit_bytes(text, SPSS_VALUE_LABEL_BYTES)
 
 
+SPSS_DOCUMENT_LINE_BYTES = 80
+
+
+def spss_document(notes: list[str]) -> list[str]:
+    """Notes as the lines of an SPSS document (at most 80 bytes each)."""
+    return [
+        fit_bytes(line, SPSS_DOCUMENT_LINE_BYTES)
+        for note in notes
+        for line in textwrap.wrap(note, SPSS_DOCUMENT_LINE_BYTES - 4)
+    ]
+
+
 def _copy_from_temporary(writer: Callable[[str], None], fileobj: BinaryIO) -> None:
     """pyreadstat writes to a path: write a temporary file, then copy it."""
     handle, path = tempfile.mkstemp(suffix=".tmp")
@@ -339,12 +362,13 @@ def write_sav(survey: Survey, fileobj: BinaryIO, progress: Progress = None) -> N
     cut to SPSS's limits; the codebook keeps them whole)."""
     import pyreadstat
 
-    frame, columns = _frame(survey, progress)
+    frame, columns, notes = _frame(survey, progress)
     _copy_from_temporary(
         lambda path: pyreadstat.write_sav(
             frame,
             path,
             file_label=f"Deniable survey {survey.pk}: randomized reports"[:64],
+            note=spss_document(notes) or None,
             column_labels=[spss_variable_label(v.label) for v in columns],
             variable_value_labels=_labels(columns, spss_value_label),
             variable_measure={v.name: v.measure for v in columns},
@@ -416,7 +440,7 @@ def write_dta(survey: Survey, fileobj: BinaryIO, progress: Progress = None) -> N
     """Stata ``.dta``: variable labels (≤ 80 characters) and value labels."""
     import pyreadstat
 
-    frame, columns = _frame(survey, progress)
+    frame, columns, _ = _frame(survey, progress)
     _copy_from_temporary(
         lambda path: pyreadstat.write_dta(
             frame,

@@ -1,4 +1,5 @@
-"""R runs the exported script on the exported CSV (``slow``: it starts R).
+"""R runs the exported script on the exported CSV and reads the SPSS and Stata
+files with haven (``slow``: it starts R).
 
 Every point estimate and analytic standard error of the estimates file (the
 dashboard's numbers) is recomputed by R from the randomized reports alone:
@@ -18,6 +19,7 @@ from surveys.analysis.exports import dataset_r, datasets
 from surveys.analysis.exports.estimates import estimates_document
 from surveys.analysis.reading import latest_results
 from surveys.analysis.tallies.services import tallies_refresh
+from surveys.authoring import kinds
 from tests.surveys.analysis import dashboard_support
 from tests.surveys.analysis.conftest import make_survey, submit_bulk
 
@@ -125,3 +127,59 @@ def test_rscript_recomputes_every_estimate_and_error_of_the_estimates_file(
         print(f"  {field}: {absolute:.3g}, {relative:.3g}")
     printed_names = {name for name, _ in printed}
     assert printed_names == {f"q{q['position']}" for q in document["questions"]}
+
+
+HAVEN_READ = r"""
+suppressPackageStartupMessages(library(haven))
+for (file in c("wide.sav", "wide.dta")) {
+  d <- if (endsWith(file, ".sav")) read_sav(file) else read_dta(file)
+  for (name in grep("_mean(_lo|_hi)?$", names(d), value = TRUE)) {
+    cat("READ", file, name, sprintf("%.17g", unique(as.numeric(d[[name]]))),
+        attr(d[[name]], "label"), "\n")
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("fixture", ["families", "student_life"])
+def test_haven_reads_each_scale_and_number_mean_with_its_interval_from_sav_and_dta(
+    request, fixture, tmp_path
+):
+    survey = request.getfixturevalue(fixture)
+    questions = estimates_document(latest_results(survey))["questions"]
+    for writer, name in [
+        (datasets.write_sav, "wide.sav"),
+        (datasets.write_dta, "wide.dta"),
+    ]:
+        with (tmp_path / name).open("wb") as fileobj:
+            writer(survey, fileobj)
+    (tmp_path / "read.R").write_text(HAVEN_READ, encoding="utf-8")
+    run = subprocess.run(
+        ["Rscript", "--vanilla", "read.R"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    read = {
+        (parts[1], parts[2]): (float(parts[3]), " ".join(parts[4:]))
+        for parts in (line.split() for line in run.stdout.splitlines())
+        if parts and parts[0] == "READ"
+    }
+    expected = {}
+    for q in questions:
+        if q["mean"] is not None and kinds.facts(q["kind"]).in_units:
+            interval = q["mean_interval"]
+            expected[f"q{q['position']}_mean"] = q["mean"]
+            expected[f"q{q['position']}_mean_lo"] = interval["low"]
+            expected[f"q{q['position']}_mean_hi"] = interval["high"]
+    assert expected
+    for file in ("wide.sav", "wide.dta"):
+        got = {name: read[file, name] for f, name in read if f == file}
+        assert set(got) == set(expected)
+        for name, (value, label) in got.items():
+            assert value == pytest.approx(expected[name], rel=1e-15)
+            assert label.startswith(name.rsplit("_mean", 1)[0] + " debiased mean")
+            assert label.endswith("(same in every row)")

@@ -659,3 +659,22 @@ def test_a_long_protected_question_keeps_its_text_first_in_its_stata_label():
     assert len(label) == 80
     assert label.startswith(question[:50]) and "…" in label
     assert label.endswith(" [randomized, eps=1.1]")
+
+
+def test_sav_document_and_columns_give_each_scale_and_number_mean(
+    student_life, tmp_path
+):
+    results = latest_results(student_life)
+    path = tmp_path / "wide.sav"
+    path.write_bytes(_bytes(datasets.write_sav, student_life))
+    frame, meta = pyreadstat.read_sav(str(path))
+    document = " ".join(meta.notes)
+    means = [q for q in results.questions if q.mean is not None and q.distribution]
+    assert means
+    for q in means:
+        base = f"q{q.position}"
+        assert set(frame[f"{base}_mean"]) == {q.mean}
+        assert set(frame[f"{base}_mean_lo"]) == {q.mean_interval.low}
+        assert set(frame[f"{base}_mean_hi"]) == {q.mean_interval.high}
+        assert f"{base} (" in document and f"debiased mean {q.mean:.6g}" in document
+    assert all(len(line.encode()) <= 80 for line in meta.notes)
