@@ -56,7 +56,7 @@ ALLOWED_HOSTS = env_list(
 )
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
-# --- The independent device (docs/privacy.md) -----------------------------
+# --- The independent device (docs/threat-model.md) ------------------------
 # The origins the independent device is served from (scheme://host[:port]):
 # only they may read a survey's content objects and post reports across
 # origins (/s/device/...), never with cookies.  Development: the bundle that

@@ -1,4 +1,4 @@
-"""What the independent device reads and where it sends (docs/privacy.md).
+"""What the independent device reads and where it sends (docs/threat-model.md).
 
 The independent device is a static page served from another origin than the
 survey server (``device/``, ``manage.py build_device``): the survey server
