@@ -169,13 +169,17 @@ export function givenMilli(memory) {
 
 /**
  * What the memory says about content `hash` for survey `scope`:
- * {report: the report remembered for this scope, or null;
- *  elsewhere: whether it was sent for another scope}.
+ * {report: the report remembered for this scope, or null; milli: its
+ *  ⌈1000 ε⌉ (0 without one); elsewhere: whether it was sent for another scope}.
  */
 export function recall(memory, hash, scope) {
-  const reports = memory.contents[hash]?.reports || [];
+  const reports = Object.prototype.hasOwnProperty.call(memory.contents, hash) ? memory.contents[hash].reports : [];
   const same = reports.find((r) => r.scope === scope);
-  return { report: same ? same.report : null, elsewhere: reports.some((r) => r.scope !== scope) };
+  return {
+    report: same ? same.report : null,
+    milli: same ? same.milli : 0,
+    elsewhere: reports.some((r) => r.scope !== scope),
+  };
 }
 
 /**

@@ -728,8 +728,12 @@ function remembered(next) {
   const elsewhere = [];
   for (const question of next.need) {
     const recalled = memory.recall(site, contentOf(question), config.survey);
-    if (recalled.report !== null) next.kept.set(question.id, recalled.report);
-    else need.push(question);
+    if (recalled.report !== null) {
+      next.kept.set(question.id, recalled.report);
+      next.spentMilli += recalled.milli; // sent before: it counts in this survey's note
+    } else {
+      need.push(question);
+    }
     if (recalled.report === null && recalled.elsewhere) elsewhere.push(question);
   }
   if (need.length === next.need.length && elsewhere.length === 0) return next;

@@ -34,11 +34,12 @@ def test_each_shared_vector_has_the_servers_canonical_text_and_hash(vector) -> N
     assert content.content_hash(vector["object"]) == vector["sha256"]
 
 
-def test_the_device_hashes_every_shared_vector_alike() -> None:
+@pytest.mark.parametrize("name", ["content_hash.test.mjs", "ledger.test.mjs"])
+def test_the_devices_content_hash_and_memory_pass_their_node_tests(name) -> None:
     node = shutil.which("node")
-    assert node, "node (Node.js 20+) is required to test the device's content hash"
+    assert node, "node (Node.js 20+) is required to test the device's memory"
     result = subprocess.run(
-        [node, "--test", str(ROOT / "tests" / "js" / "content_hash.test.mjs")],
+        [node, "--test", str(ROOT / "tests" / "js" / name)],
         cwd=ROOT,
         capture_output=True,
         text=True,
