@@ -43,6 +43,9 @@ class MailingForm(forms.Form):
         choices=[("invitation", "invitation"), ("reminder", "reminder")],
         widget=forms.HiddenInput,
     )
+    # The one language of the whole mailing, or "" for every language of the
+    # survey (``mailings.mailing_languages``); never per recipient.
+    language = forms.ChoiceField(required=False, widget=forms.HiddenInput)
     subject = forms.CharField(label=gettext_lazy("Subject"), max_length=150)
     body = forms.CharField(
         label=pgettext_lazy("email", "Text"),
@@ -54,6 +57,10 @@ class MailingForm(forms.Form):
         ),
     )
 
+    def __init__(self, *args, languages: list[str] = (), **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["language"].choices = [(code, code) for code in ["", *languages]]
+
     def clean(self):
         cleaned = super().clean()
         if "subject" in cleaned and "body" in cleaned:
@@ -62,3 +69,20 @@ class MailingForm(forms.Form):
             except forms.ValidationError as error:
                 add_validation_errors(self, error)
         return cleaned
+
+
+class MailLanguageForm(forms.Form):
+    """Which languages the page's emails are written in (a GET form)."""
+
+    language = forms.ChoiceField(
+        label=gettext_lazy("Languages of the emails"),
+        required=False,
+        help_text=gettext_lazy(
+            "Every recipient gets the same email: in every language of the "
+            "survey, or in the one you pick here for the whole mailing."
+        ),
+    )
+
+    def __init__(self, *args, choices: list[tuple[str, str]], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["language"].choices = choices

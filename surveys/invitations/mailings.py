@@ -31,6 +31,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext, gettext_lazy
 
 from surveys.authoring.models import Survey
+from surveys.authoring.translations import declared_languages
 from surveys.collection.models import Recipient
 from surveys.invitations.recipient_list import (
     invitation_of,
@@ -39,10 +40,16 @@ from surveys.invitations.recipient_list import (
 )
 
 LINK = "{link}"
+EVERY_LANGUAGE = ""
+"""A mailing in every language of the survey (the default), not one picked."""
+BLOCKS = "\n\n* * *\n\n"
+"""Between one language's text and the next in an email in several languages."""
 
-# The fixed texts of an email are in the survey's source language (the language
-# the researcher wrote it in for this audience): see ``mailing_defaults`` and
-# ``_message``.  Translators: keep {title} and {link} as they are.
+# An email is in every language of the survey, or in the one language the
+# researcher picks for the whole mailing: never in a language chosen per
+# recipient, which would tell the server something it could join to a
+# submission's language.  See ``mailing_defaults`` and ``_message``.
+# Translators: keep {title} and {link} as they are.
 DEFAULT_INVITATION_SUBJECT = gettext_lazy("Invitation: {title}")
 DEFAULT_INVITATION_BODY = gettext_lazy(
     "Hello,\n\n"
@@ -63,16 +70,49 @@ DEFAULT_REMINDER_BODY = gettext_lazy(
 )
 
 
-def mailing_defaults(kind: str, survey: Survey) -> tuple[str, str]:
-    """The subject and text a mailing form starts with, in the survey's source
-    language (the researcher then edits them as they like)."""
+def mailing_languages(survey: Survey, language: str = EVERY_LANGUAGE) -> list[str]:
+    """The languages a mailing is written in: the one picked if the survey is
+    offered in it, else every language of the survey, its source first."""
+    declared = declared_languages(survey)
+    return [language] if language in declared else declared
+
+
+def title_in(survey: Survey, language: str) -> str:
+    """The survey's title in ``language`` (its source title when untranslated)."""
+    if language == survey.source_language:
+        return survey.title
+    texts = survey.translations.get(language) or {}
+    return texts.get("title") or survey.title
+
+
+def _braces(text: str) -> str:
+    """``text`` as a literal inside a template ({ and } doubled)."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def mailing_defaults(
+    kind: str, survey: Survey, language: str = EVERY_LANGUAGE
+) -> tuple[str, str]:
+    """The subject and text a mailing form starts with, in every language of
+    the survey (or the one picked), the first language's with {title}, the
+    others with their own title (the researcher then edits them as they like).
+    """
     subject, body = (
         (DEFAULT_INVITATION_SUBJECT, DEFAULT_INVITATION_BODY)
         if kind == "invitation"
         else (DEFAULT_REMINDER_SUBJECT, DEFAULT_REMINDER_BODY)
     )
-    with translation.override(survey.source_language):
-        return str(subject), str(body)
+    subjects, bodies = [], []
+    for number, code in enumerate(mailing_languages(survey, language)):
+        with translation.override(code):
+            own_subject, own_body = str(subject), str(body)
+        if number:
+            title = _braces(title_in(survey, code))
+            own_subject = own_subject.replace("{title}", title)
+            own_body = own_body.replace("{title}", title)
+        subjects.append(own_subject)
+        bodies.append(own_body)
+    return " / ".join(subjects), BLOCKS.join(bodies)
 
 
 @dataclass
@@ -120,29 +160,38 @@ def validate_template(subject: str, body: str) -> None:
 
 
 def _message(
-    recipient: Recipient, survey: Survey, base_url: str, subject: str, body: str
+    recipient: Recipient,
+    survey: Survey,
+    base_url: str,
+    subject: str,
+    body: str,
+    language: str = EVERY_LANGUAGE,
 ) -> EmailMultiAlternatives:
-    """One recipient's email: the researcher's subject and text as written, the
-    fixed footer in the survey's source language."""
-    with translation.override(survey.source_language):
-        return _message_in_language(recipient, survey, base_url, subject, body)
-
-
-def _message_in_language(
-    recipient: Recipient, survey: Survey, base_url: str, subject: str, body: str
-) -> EmailMultiAlternatives:
+    """One recipient's email: the researcher's subject and text as written,
+    {title} in the mailing's first language, the fixed footer in every
+    language of the mailing.  Only the links differ from one recipient to the
+    next."""
+    languages = mailing_languages(survey, language)
+    title = title_in(survey, languages[0])
     link = base_url.rstrip("/") + reverse(
         "collection:consent_invitation", args=[token_for(recipient)]
     )
     unsubscribe_url = base_url.rstrip("/") + reverse(
         "collection:unsubscribe", args=[unsubscribe_token(recipient)]
     )
-    text = body.format(link=link, title=survey.title)
-    unsubscribe_words = gettext(
-        "You receive this because a researcher added your address to this "
-        "survey. To get no more emails about it: %(unsubscribe_url)s"
-    ) % {"unsubscribe_url": unsubscribe_url}
-    footer = f"\n\n--\n{unsubscribe_words}\n"
+    text = body.format(link=link, title=title)
+    unsubscribe_words = []
+    for code in languages:
+        with translation.override(code):
+            unsubscribe_words.append(
+                gettext(
+                    "You receive this because a researcher added your address to "
+                    "this survey. To get no more emails about it: "
+                    "%(unsubscribe_url)s"
+                )
+                % {"unsubscribe_url": unsubscribe_url}
+            )
+    footer = "\n\n--\n" + "\n".join(unsubscribe_words) + "\n"
     # The HTML alternative (templates/collection/email/mailing.html): the
     # researcher's lines, each cut where the invitation link goes.
     html = render_to_string(
@@ -150,14 +199,15 @@ def _message_in_language(
         {
             "lines": [
                 line.split(LINK)
-                for line in body.format(link=LINK, title=survey.title).split("\n")
+                for line in body.format(link=LINK, title=title).split("\n")
             ],
             "link": link,
             "unsubscribe_url": unsubscribe_url,
+            "languages": languages,
         },
     )
     message = EmailMultiAlternatives(
-        subject=subject.format(link="", title=survey.title),
+        subject=subject.format(link="", title=title),
         body=text + footer,
         to=[recipient.email],
         headers={
@@ -226,10 +276,18 @@ def _permanent(error: Exception) -> str | None:
 
 
 def mailing_send(
-    *, survey_id: int, kind: str, base_url: str, subject: str, body: str
+    *,
+    survey_id: int,
+    kind: str,
+    base_url: str,
+    subject: str,
+    body: str,
+    language: str = EVERY_LANGUAGE,
 ) -> MailingResult:
     """Send one mailing (``invitation`` or ``reminder``) in batches of
-    ``EMAIL_BATCH_SIZE``; raises TemporaryFailure for the task to retry."""
+    ``EMAIL_BATCH_SIZE``, every email in the same languages (``language``:
+    the one picked, or every language of the survey); raises TemporaryFailure
+    for the task to retry."""
     if kind not in ("invitation", "reminder"):
         raise ValueError(f"unknown mailing {kind!r}")
     survey = Survey.objects.get(pk=survey_id)
@@ -257,7 +315,7 @@ def mailing_send(
                 invitation_of(recipient)
                 try:
                     connection.send_messages(
-                        [_message(recipient, survey, base_url, subject, body)]
+                        [_message(recipient, survey, base_url, subject, body, language)]
                     )
                 except (smtplib.SMTPException, OSError) as error:
                     refusal = _permanent(error)

@@ -30,7 +30,13 @@ def _pause(attempt: int) -> float:
     max_retries=None,
 )
 def send_mailing(
-    self, survey_id: int, kind: str, base_url: str, subject: str, body: str
+    self,
+    survey_id: int,
+    kind: str,
+    base_url: str,
+    subject: str,
+    body: str,
+    language: str = mailings.EVERY_LANGUAGE,
 ) -> dict[str, int]:
     """Send a survey's invitations or reminders (``mailings.mailing_send``).
 
@@ -47,6 +53,7 @@ def send_mailing(
             base_url=base_url,
             subject=subject,
             body=body,
+            language=language,
         )
         return {"sent": result.sent, "refused": result.refused}
 

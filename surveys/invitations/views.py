@@ -28,6 +28,7 @@ from surveys.invitations import mailings, recipient_list, tasks
 from surveys.invitations.forms import (
     InvitationsForm,
     MailingForm,
+    MailLanguageForm,
     RecipientsImportForm,
 )
 
@@ -36,16 +37,40 @@ def _owned(request: HttpRequest, survey_id: int) -> Survey:
     return access.survey_get_for(user=request.user, pk=survey_id, need=access.EDIT)
 
 
-def _mailing_form(kind: str, survey: Survey, data=None) -> MailingForm:
-    subject, body = mailings.mailing_defaults(kind, survey)
+def _mailing_form(
+    kind: str, survey: Survey, data=None, language: str = mailings.EVERY_LANGUAGE
+) -> MailingForm:
+    subject, body = mailings.mailing_defaults(kind, survey, language)
     return MailingForm(
         data,
-        initial={"kind": kind, "subject": subject, "body": body},
+        initial={"kind": kind, "subject": subject, "body": body, "language": language},
         prefix=kind,
+        languages=translations.declared_languages(survey),
     )
 
 
+def _language_form(request: HttpRequest, survey: Survey) -> MailLanguageForm:
+    """The page's choice of the emails' languages (GET ``language``)."""
+    declared = translations.declared_languages(survey)
+    names = ", ".join(translations.language_name(code) for code in declared)
+    choices = [
+        (
+            mailings.EVERY_LANGUAGE,
+            gettext("Every language of the survey (%(names)s)") % {"names": names},
+        )
+    ]
+    if len(declared) > 1:
+        choices += [(code, translations.language_name(code)) for code in declared]
+    form = MailLanguageForm(request.GET or None, choices=choices)
+    form.picked = (  # type: ignore[attr-defined]
+        form.cleaned_data["language"] if form.is_valid() else mailings.EVERY_LANGUAGE
+    )
+    return form
+
+
 def _page(request, survey, *, import_form=None, invite=None, remind=None, status=200):
+    language_form = _language_form(request, survey)
+    picked = language_form.picked
     return render(
         request,
         "collection/recipients.html",
@@ -53,8 +78,9 @@ def _page(request, survey, *, import_form=None, invite=None, remind=None, status
             "survey": survey,
             "counts": recipient_list.recipient_counts(survey=survey),
             "import_form": import_form or RecipientsImportForm(),
-            "invite_form": invite or _mailing_form("invitation", survey),
-            "remind_form": remind or _mailing_form("reminder", survey),
+            "language_form": language_form,
+            "invite_form": invite or _mailing_form("invitation", survey, None, picked),
+            "remind_form": remind or _mailing_form("reminder", survey, None, picked),
             "can_send": survey.status == Survey.Status.OPEN and not survey.archived,
             "retention_days": settings.RECIPIENT_RETENTION_DAYS,
             "reminders_max": settings.REMINDERS_MAX,
@@ -142,6 +168,7 @@ def recipients_send(request: HttpRequest, survey_id: int) -> HttpResponse:
             request.build_absolute_uri("/"),
             form.cleaned_data["subject"],
             form.cleaned_data["body"],
+            form.cleaned_data["language"],
         )
     except mailings.TemporaryFailure as error:
         messages.error(

@@ -1,9 +1,10 @@
 """Invitation emails, the researcher's mailing pages and a survey's own pages
 in the right language (docs/translations.md).
 
-An email's fixed text is in the survey's source language (the researcher chose
-it for this audience) whatever language the researcher's browser reads; the
-researcher's subject and text go out as written.  A survey's pages are in the
+An email's fixed text is in the survey's languages (here only its source
+language), whatever language the researcher's browser reads; the researcher's
+subject and text go out as written (several languages:
+test_mailing_languages.py).  A survey's pages are in the
 respondent's language among the survey's; the researcher's pages follow the
 browser, numbers written the language's way.
 """
