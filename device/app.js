@@ -3,7 +3,9 @@
 // objects from the survey server, checks each one's SHA-256 against the hash
 // it came with, shows every text as text, builds every control itself, words
 // the protection beside each protected question from the spec it checked,
-// keeps its own memory of what it answered in its own origin's storage, and
+// keeps its memory of what it gave each survey server in its own origin's
+// storage (ledger.js: one memory per survey server, keyed by each question's
+// content, never by the survey's address), and
 // sends only reports and the survey's non-answer fields (outbox.js's
 // allowlist). It sends no cookie and reads none.
 //
@@ -14,8 +16,8 @@
 import * as agent from "./randomizer.js";
 import * as wording from "./wording.js";
 import * as outbox from "./outbox.js";
+import * as ledger from "./ledger.js";
 
-const MEMORY_KEY = "deniable.device.memory.v1";
 const CONTENT_VERSION = 1;
 const app = document.getElementById("app");
 const status = document.getElementById("status");
@@ -28,7 +30,7 @@ const UI = {
     badLink: "This link does not name a survey server and a survey, so nothing can be shown.",
     unreachable: "The survey server could not be reached or refused: {reason}. Nothing was sent.",
     badContent: "The survey server sent a question whose content does not match its fingerprint, so this device shows nothing and sends nothing.",
-    already: "This device has already answered questions with exactly this content. Answering them again would let the answers be combined to learn more about you.",
+    already: "You have already answered this survey on this device, so it will send nothing more for it.",
     receipt: "Your receipt",
     done: "Received. Nothing else is kept on this device but the note that you answered.",
   },
@@ -38,7 +40,7 @@ const UI = {
     badLink: "Este enlace no indica un servidor de encuestas y una encuesta, así que no se puede mostrar nada.",
     unreachable: "No se pudo contactar con el servidor de la encuesta o se negó: {reason}. No se envió nada.",
     badContent: "El servidor de la encuesta envió una pregunta cuyo contenido no coincide con su huella, así que este dispositivo no muestra ni envía nada.",
-    already: "Este dispositivo ya respondió preguntas con exactamente este contenido. Responderlas de nuevo permitiría combinar las respuestas para saber más de usted.",
+    already: "Ya respondió esta encuesta en este dispositivo, así que no enviará nada más para ella.",
     receipt: "Su comprobante",
     done: "Recibido. Este dispositivo no guarda nada más que la nota de que respondió.",
   },
@@ -48,7 +50,7 @@ const UI = {
     badLink: "Ce lien n’indique pas de serveur d’enquête ni d’enquête, rien ne peut donc être affiché.",
     unreachable: "Le serveur de l’enquête n’a pas pu être joint ou a refusé : {reason}. Rien n’a été envoyé.",
     badContent: "Le serveur de l’enquête a envoyé une question dont le contenu ne correspond pas à son empreinte : cet appareil n’affiche et n’envoie donc rien.",
-    already: "Cet appareil a déjà répondu à des questions ayant exactement ce contenu. Y répondre de nouveau permettrait de combiner les réponses pour en apprendre davantage sur vous.",
+    already: "Vous avez déjà répondu à cette enquête sur cet appareil : il n’enverra donc plus rien pour elle.",
     receipt: "Votre reçu",
     done: "Reçu. Cet appareil ne garde rien d’autre que la note indiquant que vous avez répondu.",
   },
@@ -99,58 +101,61 @@ export function readLink(hash, search = "") {
 }
 
 // --- the content objects: fingerprints checked before anything is read --------
-async function sha256(text) {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 export class ContentRefused extends Error {}
 
 const KINDS = new Set(["yes_no", "single_choice", "ordinal", "numeric", "multi_select"]);
 
-/** The checked content objects of a survey, in order, with their hashes. */
+/**
+ * The checked content objects of a survey, in order: each one's text hashed
+ * before it is parsed (ledger.verifyContent), its shape checked, and its
+ * memory key (its content without its place in a survey) added.
+ */
 export async function checkedContent(data, language) {
   if (!data || !Array.isArray(data.questions) || data.questions.length === 0) {
     throw new ContentRefused("no questions");
   }
   const questions = [];
   for (const item of data.questions) {
-    if (typeof item?.text !== "string" || typeof item?.hash !== "string") throw new ContentRefused("malformed");
-    if ((await sha256(item.text)) !== item.hash) throw new ContentRefused("fingerprint");
-    const body = JSON.parse(item.text);
+    let body;
+    try {
+      body = await ledger.verifyContent(item);
+    } catch {
+      throw new ContentRefused("fingerprint");
+    }
     const fine = body.v === CONTENT_VERSION && Number.isSafeInteger(body.question) && KINDS.has(body.kind) &&
       typeof body.text === "string" && Array.isArray(body.options) && body.language === language &&
       typeof body.protected === "boolean" && (!body.protected || (body.spec && body.wording));
     if (!fine) throw new ContentRefused("malformed");
-    questions.push({ ...body, hash: item.hash });
+    questions.push({ ...body, hash: item.hash, key: await ledger.memoryKey(body) });
   }
   if (new Set(questions.map((q) => q.question)).size !== questions.length) throw new ContentRefused("duplicate");
   return questions;
 }
 
-// --- the device's memory (this origin's localStorage, never the server's) ------
-// {hashes: {contentHash: spentMilli}, questions: {"origin#id": spentMilli}}
-function readMemory() {
-  try {
-    const raw = localStorage.getItem(MEMORY_KEY);
-    if (raw === null) return { hashes: {}, questions: {} };
-    const memory = JSON.parse(raw);
-    if (memory && typeof memory.hashes === "object" && typeof memory.questions === "object") return memory;
-  } catch {
-    // unreadable: below
-  }
-  return null; // unreadable: the device will not answer (it cannot know what it sent)
+// --- the device's memory: this origin's storage, one memory per survey server ---
+/** A Storage holding only `origin`'s memory (ledger.js reads and writes one key). */
+export function serverStorage(origin) {
+  const key = (name) => `${origin} ${name}`;
+  return {
+    getItem: (name) => localStorage.getItem(key(name)),
+    setItem: (name, value) => localStorage.setItem(key(name), value),
+    removeItem: (name) => localStorage.removeItem(key(name)),
+  };
 }
 
-function writeMemory(memory) {
-  const text = JSON.stringify(memory);
-  localStorage.setItem(MEMORY_KEY, text);
-  if (localStorage.getItem(MEMORY_KEY) !== text) throw new Error("the browser did not keep the note");
-}
+const today = () => ledger.dayOf(new Date());
 
-/** What this device already spent on a question (by content or by its id). */
-export function spentOn(memory, origin, question) {
-  return Math.max(memory.hashes[question.hash] ?? 0, memory.questions[`${origin}#${question.question}`] ?? 0);
+/**
+ * What the memory says of this survey's protected questions: "answered"
+ * (a report was sent for this survey: nothing more is sent), "seen" (their
+ * content was answered for another survey: nothing is randomized again
+ * without a yes), or "fresh".
+ */
+export function recalled(memory, questions, scope) {
+  const found = questions.filter((q) => q.protected).map((q) => ledger.recall(memory, q.key, scope));
+  if (found.some((r) => r.report !== null)) return { mode: "answered", seen: 0 };
+  const seen = found.filter((r) => r.elsewhere).length;
+  return { mode: seen ? "seen" : "fresh", seen };
 }
 
 // --- rendering: every text as text, every control the device's own ---------------
@@ -352,62 +357,80 @@ async function start() {
     say(ui.badContent, true);
     return;
   }
-  const memory = readMemory();
-  if (memory === null) {
-    say(words.sentence("page.noStorage"), true);
-    return;
-  }
-  const protectedOnes = questions.filter((q) => q.protected);
-  const spent = protectedOnes.map((q) => spentOn(memory, link.origin, q));
+  const storage = serverStorage(link.origin);
   let verdict;
   try {
-    verdict = agent.checkSurvey(protectedOnes.map((q) => q.spec), 0);
+    verdict = agent.checkSurvey(questions.filter((q) => q.protected).map((q) => q.spec), 0);
   } catch (error) {
     say(words.describeRefusal(error.code || "unverifiable", error.facts || {}, data.survey?.contact || ""), true);
     return;
   }
-  render(link, data, questions, verdict, spent, memory, reportUrl.href);
+  render(link, data, questions, verdict, storage, reportUrl.href);
 }
 
-function render(link, data, questions, verdict, spent, memory, reportUrl) {
+// The site's total before the send, in the device's words (null: refused).
+function siteTotal(panel, memory, added) {
+  const given = ledger.givenMilli(memory);
+  const text = (milli) => words.epsilonText(milli);
+  const values = { given: text(given), added: text(added), total: text(given + added), ceiling: text(ledger.ORIGIN_CEILING_MILLI) };
+  try {
+    ledger.checkCeiling(memory, added);
+  } catch (error) {
+    panel.textContent = words.sentence(error.code === "unreadable" ? "memory.unreadable" : "memory.siteCeiling", values);
+    panel.dataset.state = "refused";
+    return null;
+  }
+  panel.textContent = words.sentence("memory.siteTotal", values);
+  panel.dataset.state = "ok";
+  return values;
+}
+
+function render(link, data, questions, verdict, storage, reportUrl) {
+  const scope = `${link.origin} ${link.content}`;
   const form = element("form", { id: "device-form", novalidate: "" });
   const header = element("header", {}, element("h1", {}, data.survey?.title || ""));
   if (data.survey?.description) header.append(element("p", {}, data.survey.description));
   header.append(element("p", { class: "how" }, words.sentence("page.how")));
   const verdicts = new Map(questions.filter((q) => q.protected).map((q, i) => [q.question, verdict.questions[i]]));
   questions.forEach((question, i) => form.append(questionBlock(question, verdicts.get(question.question), i + 1)));
-  const answeredBefore = spent.some((milli) => milli > 0);
   const notice = element("div", { id: "device-notice", class: "message", hidden: "" });
+  const total = element("p", { id: "device-site-total" });
   const button = element("button", { type: "submit", class: "button" }, words.sentence("page.send"));
-  form.append(notice, element("div", { class: "send" }, button));
+  form.append(notice, element("div", { class: "send" }, total, button));
   app.replaceChildren(header, form);
   form.addEventListener("change", () => applyLogic(questions));
   applyLogic(questions);
-  let consent = !answeredBefore;
-  if (answeredBefore) {
-    // Answered before on this device: nothing is randomized again unless the
-    // respondent says yes, on a button this device rendered, knowing the ε.
-    const spentMilli = spent.reduce((a, b) => a + b, 0);
-    let again;
-    try {
-      again = agent.checkSurvey(questions.filter((q) => q.protected).map((q) => q.spec), spentMilli);
-    } catch {
-      again = null;
-    }
+  const memory = ledger.readMemory(storage, today());
+  const known = recalled(memory, questions, scope);
+  let consent = known.mode === "fresh";
+  if (siteTotal(total, memory, verdict.epsilonMilli) === null) {
+    button.disabled = true;
+    return;
+  }
+  if (known.mode === "answered") {
     notice.hidden = false;
     notice.dataset.state = "answered";
-    if (!data.survey?.allow_reanswer || again === null) {
-      notice.append(element("p", {}, ui.already), element("p", {}, words.sentence("answered.already")));
-      button.disabled = true;
-      for (const input of form.querySelectorAll("input, select")) input.disabled = true;
-      return;
-    }
-    const accept = element("button", { type: "button", class: "button", id: "accept-reanswer" },
-      words.sentence("answered.accept"));
-    notice.append(element("p", {}, ui.already), element("p", {}, words.describeAgain("reanswerOffer", again)), accept);
+    notice.append(element("p", {}, ui.already));
+    button.disabled = true;
+    for (const input of form.querySelectorAll("input, select")) input.disabled = true;
+    return;
+  }
+  if (known.mode === "seen") {
+    // Answered for another survey on this server: nothing is randomized again
+    // unless the respondent says yes, on a button this device rendered,
+    // knowing the ε it adds.
+    const given = ledger.givenMilli(memory);
+    const text = (milli) => words.epsilonText(milli);
+    notice.hidden = false;
+    notice.dataset.state = "seen";
+    const accept = element("button", { type: "button", class: "button", id: "accept-seen" },
+      words.sentence("memory.acceptSeen"));
+    notice.append(element("p", {}, words.sentence("memory.seenElsewhere", {
+      count: known.seen, added: text(verdict.epsilonMilli), total: text(given + verdict.epsilonMilli),
+    })), accept);
     button.disabled = true;
     accept.addEventListener("click", (event) => {
-      if (!event.isTrusted) return;
+      if (!event.isTrusted || event.currentTarget.parentNode !== notice) return;
       consent = true;
       button.disabled = false;
       notice.hidden = true;
@@ -418,7 +441,7 @@ function render(link, data, questions, verdict, spent, memory, reportUrl) {
     event.preventDefault();
     if (!consent || button.disabled) return;
     if (sealed === null) {
-      sealed = seal(link, data, questions, memory);
+      sealed = seal(link, data, questions, storage, scope, total);
       if (sealed === null) return;
     }
     button.disabled = true;
@@ -453,8 +476,8 @@ function render(link, data, questions, verdict, spent, memory, reportUrl) {
 }
 
 // The body, after the memory notes every report that will leave; null if an
-// answer is missing.
-function seal(link, data, questions, memory) {
+// answer is missing or the memory refuses.
+function seal(link, data, questions, storage, scope, total) {
   const hidden = applyLogic(questions);
   const answers = new Map();
   let missing = false;
@@ -470,8 +493,9 @@ function seal(link, data, questions, memory) {
     return null;
   }
   const fresh = questions.filter((q) => q.protected && answers.get(q.question) && !answers.get(q.question).skipped);
-  const spentMilli = fresh.reduce((sum, q) => sum + spentOn(memory, link.origin, q), 0);
-  const verdict = agent.checkSurvey(fresh.map((q) => q.spec), spentMilli);
+  const verdict = agent.checkSurvey(fresh.map((q) => q.spec), 0);
+  const memory = ledger.readMemory(storage, today());
+  if (siteTotal(total, memory, verdict.epsilonMilli) === null) return null;
   const made = agent.randomizeAll(fresh.map((q) => ({ spec: q.spec, answer: answers.get(q.question).answer })));
   const reports = new Map();
   const plain = new Map();
@@ -494,13 +518,13 @@ function seal(link, data, questions, memory) {
   for (const name of config.link_fields) if (link.links[name]) page.push([`link_${name}`, link.links[name]]);
   const body = outbox.buildBody(config, { page, idempotencyKey: uuid4(), reports, plain });
   // Every report now counts, whether or not the server ever acknowledges it.
-  for (const [i, question] of fresh.entries()) {
-    const milli = verdict.questions[i].epsilonMilli + spentOn(memory, link.origin, question);
-    memory.hashes[question.hash] = milli;
-    memory.questions[`${link.origin}#${question.question}`] = milli;
-  }
   try {
-    writeMemory(memory);
+    ledger.remember(storage, memory, {
+      today: today(),
+      scope,
+      addedMilli: verdict.epsilonMilli,
+      fresh: fresh.map((q, i) => ({ hash: q.key, report: JSON.stringify(made[i]), milli: verdict.questions[i].epsilonMilli })),
+    });
   } catch {
     say(words.sentence("page.noStorage"), true);
     return null;

@@ -88,12 +88,14 @@ def independent_device() -> list[Script]:
 
 def independent_bundle() -> list[Script]:
     """Every file of the independent device's bundle: its own files and the
-    device modules it imports, byte for byte as the survey pages serve them."""
+    device modules it imports (the randomizer, the wording, the outbox and the
+    memory), byte for byte as the survey pages serve them."""
     return [
         *independent_device(),
         randomizer_script(),
         wording_script(),
         outbox_script(),
+        ledger_script(),
     ]
 
 

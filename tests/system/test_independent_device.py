@@ -256,11 +256,27 @@ def test_the_same_questions_under_a_new_survey_address_are_not_randomized_again(
         f"{device_origin}/index.html#"
         + urlencode({"server": proxy, "survey": FAKE_TOKEN})
     )
-    notice = again.locator("#device-notice[data-state='answered']")
+    notice = again.locator("#device-notice[data-state='seen']")
     expect(notice).to_be_visible()
+    expect(notice.locator("#accept-seen")).to_be_visible()
     expect(again.get_by_role("button", name="Send my answers")).to_be_disabled()
+    # The same address again: answered, nothing more is sent.
+    same = page.context.new_page()
+    same.goto(
+        f"{device_origin}/index.html#"
+        + urlencode({"server": proxy, "survey": survey.public_token})
+    )
+    expect(same.locator("#device-notice[data-state='answered']")).to_be_visible()
+    expect(same.get_by_role("button", name="Send my answers")).to_be_disabled()
     assert len(hostile.posts) == 1
     assert Submission.objects.filter(survey=survey).count() == 1
+    # With the respondent's yes, on the device's own button, it is answered anew.
+    _answer(again)
+    notice.locator("#accept-seen").click()
+    again.get_by_role("button", name="Send my answers").click()
+    expect(again.locator("#device-done")).to_be_visible()
+    assert len(hostile.posts) == 2
+    assert Submission.objects.filter(survey=survey).count() == 2
 
 
 def _swap_text(data: dict) -> dict:
