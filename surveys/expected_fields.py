@@ -99,13 +99,23 @@ class ExpectedFieldsMixin:
 
     def fields_with_control_characters(self) -> list[str]:
         """The posted fields whose value holds a control character (a NUL,
-        a tab, DEL, ...): no field of a public form ever does."""
+        a tab, DEL, ...): no field of a public form ever does, but the line
+        breaks of a field that takes several lines (``lines = True``: an
+        open-text answer)."""
         values = self.data.lists() if hasattr(self.data, "lists") else self.data.items()
+
+        def text(name: str, value: str) -> str:
+            if getattr(self.fields.get(name), "lines", False) is True:
+                return value.replace("\r", "").replace("\n", "")
+            return value
+
         return sorted(
-            name
-            for name, posted in values
-            for value in (posted if isinstance(posted, list) else [posted])
-            if isinstance(value, str) and has_control_characters(value)
+            {
+                name
+                for name, posted in values
+                for value in (posted if isinstance(posted, list) else [posted])
+                if isinstance(value, str) and has_control_characters(text(name, value))
+            }
         )
 
     def explained_unexpected(self, names: list[str]) -> list[str]:

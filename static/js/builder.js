@@ -138,6 +138,10 @@
     // A custom split or an unrelated-question design decides ε itself.
     const epsilonField = byId("id_requested_epsilon")?.closest(".field");
     if (epsilonField) epsilonField.hidden = kind === "yes_no" && design !== "symmetric";
+    // Free text is never protected: the builder picks "Not protected" for it.
+    const freeText = (form.dataset.freeTextKinds || "").split(" ").includes(kind);
+    const plainRadio = form.querySelector('input[name="protection"][value="plain"]');
+    if (freeText && plainRadio) plainRadio.checked = true;
     const privateOn = isProtected();
     byId("private-settings").hidden = !privateOn;
     byId("plain-settings").hidden = privateOn;

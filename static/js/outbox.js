@@ -24,8 +24,11 @@ export const CSRF_FIELD = "csrfmiddlewaretoken";
 export const SKIP_MARKER = "skipped";
 const PAGE_FIELDS = ["survey_revision", "opened"];
 const LINK_PREFIX = "link_";
-// Control characters (Unicode category Cc): no field ever holds one.
+// Control characters (Unicode category Cc): no field ever holds one, but typed
+// words (an unprotected answer) may hold line feeds and tabs.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const TEXT_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+export const OTHER_SUFFIX = "_other";
 
 export class BodyRefused extends Error {
   constructor(message) {
@@ -47,6 +50,7 @@ export function allowedNames(config) {
   }
   for (const id of ids(config.plain)) names.add(`q${id}`);
   for (const id of ids(config.plain_optional)) names.add(`q${id}_skipped`);
+  for (const id of Object.keys(config.other || {})) names.add(`q${id}${OTHER_SUFFIX}`);
   return names;
 }
 
@@ -122,11 +126,26 @@ export function skipControl(form, id, forbidden) {
 }
 
 /** The inputs of unprotected question `id` (its named controls in its own block). */
-export function plainControls(form, id, forbidden) {
+export function plainControls(form, id, forbidden, name = `q${id}`) {
   const block = form.querySelector(`#question-${id}`);
   if (!block) return [];
-  return Array.from(block.querySelectorAll("input")).filter(
-    (input) => input.name === `q${id}` && outsideProtected(input, forbidden));
+  return Array.from(block.querySelectorAll("input, textarea")).filter(
+    (input) => input.name === name && outsideProtected(input, forbidden));
+}
+
+// Typed words as sent: line ends as "\n" (the server stores them so).
+const typed = (text) => text.replace(/\r\n?/g, "\n");
+
+/**
+ * The words beside "Other, please specify" of question `id`, or "" unless the
+ * configuration gives it an "Other" answer and that answer is chosen.
+ */
+export function otherText(form, id, config, forbidden, values) {
+  const other = (config.other || {})[String(id)];
+  if (other === undefined || !values.includes(String(other))) return "";
+  const boxes = plainControls(form, id, forbidden, `q${id}${OTHER_SUFFIX}`);
+  const box = boxes.length === 1 && !boxes[0].disabled ? boxes[0] : null;
+  return box && box.value.trim() !== "" ? typed(box.value) : "";
 }
 
 /** What unprotected question `id` sends: its values (checked or typed). */
@@ -137,7 +156,7 @@ export function plainValues(form, id, forbidden) {
     if (input.type === "radio" || input.type === "checkbox") {
       if (input.checked) values.push(input.value);
     } else if (input.value.trim() !== "") {
-      values.push(input.value);
+      values.push(typed(input.value));
     }
   }
   return values;
@@ -150,8 +169,9 @@ export function plainValues(form, id, forbidden) {
  * - `idempotencyKey`: the random UUID of this send;
  * - `reports`: question id → {report (JSON text) | null, skipped, spec_revision},
  *   one per protected question that sends anything (a hidden one sends nothing);
- * - `plain`: question id → {values: [...], skipped}, one per unprotected
- *   question that sends anything.
+ * - `plain`: question id → {values: [...], skipped, other}, one per
+ *   unprotected question that sends anything (`other`: the words beside
+ *   "Other, please specify", sent only with that answer).
  *
  * Throws BodyRefused for a name outside `allowedNames(config)` or a value
  * holding a control character.
@@ -159,10 +179,10 @@ export function plainValues(form, id, forbidden) {
 export function buildBody(config, { page, idempotencyKey, reports, plain }) {
   const allowed = allowedNames(config);
   const body = new URLSearchParams();
-  const add = (name, value) => {
+  const add = (name, value, words = false) => {
     const text = String(value);
     if (!allowed.has(name)) throw new BodyRefused(`the device does not send ${name}`);
-    if (CONTROL.test(text)) throw new BodyRefused(`${name} holds a control character`);
+    if ((words ? TEXT_CONTROL : CONTROL).test(text)) throw new BodyRefused(`${name} holds a control character`);
     body.append(name, text);
   };
   for (const [name, value] of page) add(name, value);
@@ -177,7 +197,8 @@ export function buildBody(config, { page, idempotencyKey, reports, plain }) {
   }
   for (const [id, sent] of plain) {
     if (sent.skipped) add(`q${id}_skipped`, SKIP_MARKER);
-    else for (const value of sent.values) add(`q${id}`, value);
+    else for (const value of sent.values) add(`q${id}`, value, true);
+    if (!sent.skipped && sent.other) add(`q${id}${OTHER_SUFFIX}`, sent.other);
   }
   return body.toString();
 }
@@ -185,7 +206,7 @@ export function buildBody(config, { page, idempotencyKey, reports, plain }) {
 // --- the review: every answer that goes as given, shown before the send -------
 /** A stable text of what the unprotected questions send (to compare). */
 export function plainKey(plain) {
-  return JSON.stringify(Array.from(plain, ([id, sent]) => [id, sent.skipped, sent.values]));
+  return JSON.stringify(Array.from(plain, ([id, sent]) => [id, sent.skipped, sent.values, sent.other || ""]));
 }
 
 function labelOf(form, input) {
@@ -243,6 +264,7 @@ export function renderReview(panel, form, plain, words, forbidden) {
         const input = inputs.find((box) => box.value === value && (box.type === "radio" || box.type === "checkbox"));
         return input ? labelOf(form, input) : value;
       }).join(", ");
+      if (sent.other) shown = `${shown}: ${sent.other}`;
     }
     const answer = document.createElement("strong");
     answer.className = "as-typed";

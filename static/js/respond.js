@@ -430,7 +430,8 @@ function plainAnswers() {
     if (isHidden(id)) continue;
     const optional = (config.plain_optional || []).includes(id);
     const skipped = optional && (Boolean(skipBox(id)?.checked) || plainLeftBlank(id));
-    sent.set(id, { values: skipped ? [] : outbox.plainValues(form, id, guarded), skipped });
+    const values = skipped ? [] : outbox.plainValues(form, id, guarded);
+    sent.set(id, { values, skipped, other: outbox.otherText(form, id, config, guarded, values) });
   }
   return sent;
 }
@@ -471,7 +472,7 @@ function lockForm(locked, open = new Set()) {
     if (block) block.classList.toggle("answered-before", closed && plan?.kept?.has(question.id));
   }
   for (const id of config.plain || []) {
-    for (const input of document.querySelectorAll(`#question-${id} input`)) input.disabled = locked && !open.size;
+    for (const input of document.querySelectorAll(`#question-${id} :is(input, textarea)`)) input.disabled = locked && !open.size;
   }
   if (button) button.disabled = locked && !open.size;
 }
@@ -889,7 +890,7 @@ function isHidden(id) {
 }
 
 function clearQuestion(fieldset) {
-  for (const input of fieldset.querySelectorAll("input")) {
+  for (const input of fieldset.querySelectorAll("input, textarea")) {
     if (input.type === "radio" || input.type === "checkbox") input.checked = false;
     else if (input.type === "range") input.value = String(Math.floor(Number(input.max || 0) / 2));
     else if (input.type !== "hidden") input.value = "";
@@ -927,7 +928,7 @@ function renumber() {
 }
 
 function unlockPlain(id) {
-  for (const input of document.querySelectorAll(`#question-${id} input`)) input.disabled = false;
+  for (const input of document.querySelectorAll(`#question-${id} :is(input, textarea)`)) input.disabled = false;
 }
 
 function markKept() {
@@ -946,10 +947,12 @@ function restorePlain(pending) {
   for (const id of config.plain || []) {
     const values = sent.getAll(`q${id}`);
     if (skipBox(id)) skipBox(id).checked = sent.has(`q${id}_skipped`);
-    for (const input of document.querySelectorAll(`#question-${id} input[name="q${id}"]`)) {
+    for (const input of document.querySelectorAll(`#question-${id} :is(input, textarea)[name="q${id}"]`)) {
       if (input.type === "radio" || input.type === "checkbox") input.checked = values.includes(input.value);
       else if (values.length) input.value = values[0];
     }
+    const other = document.querySelector(`#question-${id} input[name="q${id}${outbox.OTHER_SUFFIX}"]`);
+    if (other && sent.has(`q${id}${outbox.OTHER_SUFFIX}`)) other.value = sent.get(`q${id}${outbox.OTHER_SUFFIX}`);
     if (!sent.has(`q${id}`)) unlockPlain(id);
   }
 }

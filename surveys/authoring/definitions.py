@@ -92,6 +92,7 @@ QUESTION_FIELDS: dict[str, type | tuple[type, ...]] = {
     "show_if": (dict, type(None)),
     "grid": str,
     "translations": dict,
+    "other_option": bool,
 }
 REQUIRED_SURVEY = ("title",)
 REQUIRED_QUESTION = ("kind", "text")
@@ -139,6 +140,7 @@ def question_document(
         "spec": question.spec if question.is_private else None,
         "show_if": show_if,
         **({"grid": question.grid} if question.grid else {}),
+        **({"other_option": True} if question.other_option else {}),
         **({"translations": question.translations} if question.translations else {}),
     }
 
@@ -312,6 +314,7 @@ def _privacy(data: dict[str, Any], where: str) -> PrivacyConfig:
         step=_decimal(data.get("numeric_step"), where),
         max_selections=data.get("max_selections"),
         design=design,
+        other_option=data.get("other_option", False),
     )
 
 

@@ -42,10 +42,13 @@ def _choices(question: Question) -> list[tuple[int, str]]:
     option's position (the numbering of ``surveys.collection.questions``)."""
     if question.kind == Question.Kind.YES_NO:
         return [(1, gettext("Yes")), (0, gettext("No"))]
-    return [
+    pairs = [
         (index, str(o.get("label", "")) if isinstance(o, dict) else str(o))
         for index, o in enumerate(question.options or ())
     ]
+    if question.other_option and not question.is_private:
+        pairs.append((len(pairs), gettext("Other, please specify")))
+    return pairs
 
 
 def drivers(survey: Survey, *, before: int | None) -> list[Question]:

@@ -258,6 +258,15 @@ class QuestionForm(forms.Form):
             "ε on fewer items and gives a smaller margin of error."
         ),
     )
+    other_option = forms.BooleanField(
+        label=_("Add “Other, please specify” with a text box"),
+        required=False,
+        help_text=_(
+            "Unprotected questions only. What respondents type there is sent "
+            "and stored exactly as typed: free text is never randomized, and it "
+            "can identify the person who wrote it."
+        ),
+    )
     numeric_low = forms.DecimalField(
         label=_("Lowest value"), required=False, max_digits=14, decimal_places=4
     )
@@ -400,6 +409,7 @@ class QuestionForm(forms.Form):
             "numeric_high": question.numeric_high,
             "numeric_step": question.numeric_step,
             "max_selections": question.max_selections,
+            "other_option": question.other_option,
             "protection": PROTECTED if question.is_private else PLAIN,
             "not_private_acknowledged": question.not_private_acknowledged,
             "optional": question.optional,
@@ -482,6 +492,7 @@ class QuestionForm(forms.Form):
             step=data.get("numeric_step"),
             max_selections=data.get("max_selections"),
             design=self._design(data),
+            other_option=bool(data.get("other_option")),
         )
         try:
             self.config, self.compiled = validation.question_validate(

@@ -1,7 +1,7 @@
 """What a question's kind decides, in one place.
 
 A question kind (``Question.Kind``: yes/no, single choice, scale, number,
-multiple selections) is a survey concept; what depends on it, outside the
+multiple selections, open text) is a survey concept; what depends on it, outside the
 mechanisms, is here as one :class:`KindFacts` per kind: its name in the
 builder, whether the researcher lists its options or gives a number range,
 whether its answers are ordered, have values (a mean, bins) or are one
@@ -45,6 +45,15 @@ class KindFacts:
     fixed_options: tuple[str, ...] = ()
     """The answers of a kind that has its own (yes/no: answer 1 is "yes" in
     every binary spec)."""
+    free_text: bool = False
+    """The answer is words typed by the respondent: never protected (no
+    mechanism randomizes text, and a sentence can name its writer), never
+    driving display logic, a string column in exports."""
+    text_limit: int = 0
+    """A free-text answer's most characters."""
+    takes_other: bool = False
+    """An unprotected question of this kind may end with "Other, please
+    specify" (one more answer, with a text box)."""
 
 
 KINDS: dict[str, KindFacts] = {
@@ -52,7 +61,7 @@ KINDS: dict[str, KindFacts] = {
         gettext_lazy("Yes / no"), lists_options=False, fixed_options=("No", "Yes")
     ),
     Question.Kind.SINGLE_CHOICE: KindFacts(
-        gettext_lazy("Single choice"), lists_options=True
+        gettext_lazy("Single choice"), lists_options=True, takes_other=True
     ),
     Question.Kind.ORDINAL: KindFacts(
         gettext_lazy("Scale"), lists_options=True, ordered=True, in_units=True
@@ -69,8 +78,26 @@ KINDS: dict[str, KindFacts] = {
         lists_options=True,
         one_choice=False,
         several=True,
+        takes_other=True,
+    ),
+    Question.Kind.SHORT_TEXT: KindFacts(
+        gettext_lazy("Open text (one line)"),
+        lists_options=False,
+        one_choice=False,
+        free_text=True,
+        text_limit=500,
+    ),
+    Question.Kind.LONG_TEXT: KindFacts(
+        gettext_lazy("Open text (several lines)"),
+        lists_options=False,
+        one_choice=False,
+        free_text=True,
+        text_limit=5000,
     ),
 }
+
+OTHER_TEXT_LIMIT = 500
+"""The most characters of the words beside "Other, please specify"."""
 
 
 def facts(kind: str) -> KindFacts:
@@ -101,4 +128,7 @@ def kind_groups() -> dict[str, str]:
         "selections": " ".join(kinds_where(several=True)),
         "grid": " ".join(kinds_where(grid=True)),
         "design": " ".join(designed),
+        "other": " ".join(kinds_where(takes_other=True)),
+        "free_text": " ".join(kinds_where(free_text=True)),
+        "randomizable": " ".join(kinds_where(free_text=False)),
     }

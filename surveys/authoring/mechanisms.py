@@ -76,6 +76,8 @@ class PrivacyConfig:
     # A mechanism that takes a design (forced response) only: a custom split
     # or the unrelated-question design; None = the symmetric design from ε.
     design: ForcedDesign | None = None
+    # An unprotected choice question only: "Other, please specify" last.
+    other_option: bool = False
 
     @property
     def k(self) -> int:

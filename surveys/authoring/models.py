@@ -213,6 +213,10 @@ class Question(models.Model):
         ORDINAL = "ordinal", _("Scale (Likert / ordered)")
         NUMERIC = "numeric", _("Number in a range")
         MULTI_SELECT = "multi_select", _("Multiple selections")
+        # Free text: never protected (no mechanism randomizes text; a typed
+        # sentence can name its writer), always sent and stored as typed.
+        SHORT_TEXT = "short_text", _("Open text (one line)")
+        LONG_TEXT = "long_text", _("Open text (several lines)")
 
     survey = models.ForeignKey(
         Survey, on_delete=models.CASCADE, related_name="questions"
@@ -236,6 +240,10 @@ class Question(models.Model):
     # sampling pads every answer to this many items); empty means all of them.
     max_selections = models.PositiveSmallIntegerField(null=True, blank=True)
     is_private = models.BooleanField(default=True)
+    # An unprotected choice question only: a last answer "Other, please
+    # specify" (its value is ``len(options)``) with a text box whose words are
+    # stored as typed (``PlainAnswer.other_text``).
+    other_option = models.BooleanField(default=False)
     # Optional: the respondent may skip it or choose "Prefer not to answer".
     # A skip is visible to the server (the device sends a "skipped" marker and
     # nothing derived from an answer), and the consent page says so.
@@ -277,6 +285,12 @@ class Question(models.Model):
                 condition=models.Q(is_private=True)
                 | models.Q(not_private_acknowledged=True),
                 name="non_private_question_needs_acknowledgement",
+            ),
+            # Free text and "Other, please specify" are never randomized.
+            models.CheckConstraint(
+                condition=~models.Q(is_private=True, other_option=True)
+                & ~models.Q(is_private=True, kind__in=["short_text", "long_text"]),
+                name="free_text_is_never_protected",
             ),
         ]
 

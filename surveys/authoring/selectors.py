@@ -78,6 +78,7 @@ def question_privacy_config(question: Question) -> mechanisms.PrivacyConfig:
         high=question.numeric_high,
         step=question.numeric_step,
         max_selections=question.max_selections,
+        other_option=question.other_option,
         design=(ForcedDesign.from_json(question.design) if question.design else None),
     )
 

@@ -422,6 +422,7 @@ def _apply(
     question.numeric_step = config.step
     question.max_selections = config.max_selections
     question.is_private = config.is_private
+    question.other_option = config.other_option
     question.optional = optional
     question.section_title = section_title
     question.section_intro = section_intro
@@ -442,7 +443,7 @@ def _epsilon_field(config: PrivacyConfig) -> str:
 def _privacy_key(config: PrivacyConfig) -> tuple:
     """What decides the randomization (ε and mechanism only matter if private)."""
     key = (config.kind, config.is_private, config.options, config.low, config.high)
-    key += (config.step, config.max_selections)
+    key += (config.step, config.max_selections, config.other_option)
     design = config.design.as_json() if config.design else None
     private = (config.epsilon, config.mechanism, str(design))
     return key + (private if config.is_private else ())

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 import ldp
 from ldp.mechanisms import registry
@@ -173,6 +173,32 @@ def _designed(privacy: PrivacyConfig, errors: dict[str, list[str]]) -> str:
     return takes[0]
 
 
+FREE_TEXT_PROTECTED = gettext_lazy(
+    "Open text is never protected: no method randomizes words, and what a "
+    "person types can identify them. Choose “Not protected”, or a choice "
+    "question if the answer is sensitive."
+)
+OTHER_PROTECTED = gettext_lazy(
+    "“Other, please specify” is typed text, which is never randomized: offer "
+    "it only on an unprotected question."
+)
+OTHER_WRONG_KIND = gettext_lazy(
+    "“Other, please specify” is for single choice and multiple selections only."
+)
+
+
+def _free_text_errors(privacy: PrivacyConfig, errors: dict[str, list[str]]) -> None:
+    """Typed words are never protected: neither an open-text question nor a
+    choice question's "Other, please specify" may be randomized."""
+    kind = facts(privacy.kind)
+    if kind.free_text and privacy.is_private:
+        errors["protection"] = [str(FREE_TEXT_PROTECTED)]
+    if privacy.other_option and not kind.takes_other:
+        errors["other_option"] = [str(OTHER_WRONG_KIND)]
+    elif privacy.other_option and privacy.is_private:
+        errors["other_option"] = [str(OTHER_PROTECTED)]
+
+
 def question_validate(
     *, privacy: PrivacyConfig, acknowledged: bool
 ) -> tuple[PrivacyConfig, ldp.Mechanism | None]:
@@ -184,6 +210,7 @@ def question_validate(
     _kind_or_error(privacy.kind)
     errors: dict[str, list[str]] = {}
     answers = _answers(privacy, errors)
+    _free_text_errors(privacy, errors)
     design = privacy.design if privacy.is_private else None
     mechanism_name = privacy.mechanism or ""
     if design is not None:
@@ -213,6 +240,7 @@ def question_validate(
         ),
         mechanism=mechanism_name,
         design=design,
+        other_option=privacy.other_option,
         **answers,
     )
     if errors:

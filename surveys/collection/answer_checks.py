@@ -12,10 +12,16 @@ from typing import Any
 from django.utils.translation import gettext
 
 from surveys.authoring import display_logic
-from surveys.authoring.kinds import facts
+from surveys.authoring.kinds import OTHER_TEXT_LIMIT, facts
 from surveys.authoring.models import Question, Survey
 from surveys.collection import missing, report_codec
-from surveys.collection.questions import CHOICE_KINDS, answer_choices, most_selections
+from surveys.collection.questions import (
+    CHOICE_KINDS,
+    answer_choices,
+    most_selections,
+    other_value,
+    typed_text,
+)
 from surveys.collection.responses import (
     ResponseIn,
     SentReport,
@@ -84,10 +90,37 @@ class AnswerChecker:
         )
         for pk, sent in response.reports.items():
             self._check_report(self.private[pk], sent)
+        self._check_other_texts(response)
         return {
             pk: _clean_plain(self.plain[pk], value)
             for pk, value in response.plain_answers.items()
         }
+
+    def _check_other_texts(self, response: ResponseIn) -> None:
+        """Words beside "Other, please specify" arrive only with "Other" as
+        the answer, as one line of at most ``OTHER_TEXT_LIMIT`` characters."""
+        for pk, text in response.other_texts.items():
+            question = self.plain.get(pk)
+            other = None if question is None else other_value(question)
+            answer = _as_values(response.plain_answers.get(pk))
+            chosen = answer if isinstance(answer, list) else [answer]
+            if other is None or other not in chosen:
+                raise SubmissionRejected(
+                    "Nothing was stored: words for “Other, please specify” "
+                    f"arrived for question id {pk}, whose answer is not “Other”."
+                )
+            try:
+                typed_text(text, lines=False)
+            except ValueError:
+                raise SubmissionRejected(
+                    f"Nothing was stored: the words beside “Other” for "
+                    f"“{question.text}” hold a control character."
+                ) from None
+            if len(text) > OTHER_TEXT_LIMIT:
+                raise SubmissionRejected(
+                    f"Nothing was stored: the words beside “Other” for "
+                    f"“{question.text}” are longer than {OTHER_TEXT_LIMIT} characters."
+                )
 
     def _check_skips(self, response: ResponseIn) -> set[int]:
         """The skipped questions, each an optional question of this survey with
@@ -241,4 +274,15 @@ def _clean_plain(question: Question, value: Any) -> Any:
         if high is not None and number > high:
             raise reject(f"a number from {low} to {high}")
         return str(number)
+    kind = facts(question.kind)
+    if kind.free_text:
+        if not isinstance(value, str) or not value.strip():
+            raise reject("typed words")
+        try:
+            text = typed_text(value, lines=kind.text_limit > OTHER_TEXT_LIMIT)
+        except ValueError:
+            raise reject("words without control characters") from None
+        if len(text) > kind.text_limit:
+            raise reject(f"at most {kind.text_limit} characters")
+        return text
     raise reject("nothing (this kind of question is not supported)")

@@ -27,6 +27,8 @@ class QuestionBlock:
     answer: BoundField
     hidden: list[BoundField]
     skip: BoundField | None = None
+    # "Other, please specify": the text box beside the "Other" answer.
+    other: BoundField | None = None
     # A row of a grid of scale items shown together (see ``sections``): the
     # first row opens the grid, the last closes it.
     in_grid: bool = False
@@ -40,8 +42,9 @@ class QuestionBlock:
     @property
     def typed(self) -> bool:
         """The answer is a number typed in a box (its kind's answers are a
-        grid), so it has a label of its own."""
-        return facts(self.question.kind).grid
+        grid, or words), so it has a label of its own."""
+        kind = facts(self.question.kind)
+        return kind.grid or kind.free_text
 
     @property
     def numeric_words(self) -> str:

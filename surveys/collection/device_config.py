@@ -10,7 +10,7 @@ from typing import Any
 
 from surveys.authoring.kinds import facts
 from surveys.collection.answer_fields import PLEASE_ANSWER
-from surveys.collection.questions import most_selections
+from surveys.collection.questions import most_selections, other_value
 
 
 def messages(form: Any) -> dict[str, dict[str, str]]:
@@ -51,6 +51,10 @@ def device_config(form: Any) -> dict[str, Any]:
         ],
         "plain": [q.pk for q in questions if not q.is_private],
         "plain_optional": [q.pk for q in questions if not q.is_private and q.optional],
+        # "Other, please specify": question id → the value of "Other".
+        "other": {
+            str(q.pk): value for q in questions if (value := other_value(q)) is not None
+        },
         # The link fields the device copies from the page into its body.
         "link_fields": list(form.survey.link_fields),
         # Display logic: question id → its condition on an unprotected answer.

@@ -24,18 +24,22 @@ from surveys.collection.answer_fields import (
     AnswerInputs,
     DeviceOnlyField,
     LinkValueField,
-    NumberInRangeField,
     NumberOnDevice,
     ReportField,
     SkipField,
 )
 from surveys.collection.answer_layout import QuestionBlock, SectionBlock, mark_grids
 from surveys.collection.device_config import device_config
+from surveys.collection.plain_fields import (
+    OTHER_SUFFIX,
+    other_field,
+    plain_field,
+)
 from surveys.collection.questions import (
-    CHOICE_KINDS,
     PRIVATE_KINDS,
     grid,
     most_selections,
+    other_value,
     shown_choices,
 )
 from surveys.collection.responses import ResponseIn, SentReport
@@ -365,41 +369,9 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
         return frozenset(self.skip_reasons())
 
     def _add_plain(self, question: Question) -> None:
-        name = f"q{question.pk}"
-        required = {
-            "required": PLEASE_ANSWER % {"question": question.text},
-            "invalid_choice": gettext(
-                "That is not one of the answers to “%(question)s”."
-            )
-            % {"question": question.text},
-        }
-        choices = shown_choices(question)
-        if question.kind in CHOICE_KINDS:
-            field: forms.Field = forms.TypedChoiceField(
-                label=question.text,
-                choices=choices,
-                coerce=int,
-                widget=AnswerInputs(choices, multiple=False, named=True),
-                error_messages=required,
-            )
-        elif facts(question.kind).several:
-            field = forms.TypedMultipleChoiceField(
-                label=question.text,
-                choices=choices,
-                coerce=int,
-                required=False,
-                widget=AnswerInputs(
-                    choices, multiple=True, named=True, most=most_selections(question)
-                ),
-                error_messages=required,
-            )
-        elif facts(question.kind).grid:
-            field = NumberInRangeField(
-                question, label=question.text, error_messages=required
-            )
-        else:
-            raise ValueError(f"question kind {question.kind!r} is not supported")
-        self.fields[name] = field
+        self.fields[f"q{question.pk}"] = plain_field(question)
+        if other_value(question) is not None:
+            self.fields[f"q{question.pk}{OTHER_SUFFIX}"] = other_field(question)
 
     # --- reading ------------------------------------------------------------
     def blocks(self) -> list[QuestionBlock]:
@@ -413,7 +385,10 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
             else:
                 answer, hidden = self[prefix], []
             skip = self[f"{prefix}_skipped"] if question.optional else None
-            blocks.append(QuestionBlock(question, number, answer, hidden, skip))
+            block = QuestionBlock(question, number, answer, hidden, skip)
+            if f"{prefix}{OTHER_SUFFIX}" in self.fields:
+                block.other = self[f"{prefix}{OTHER_SUFFIX}"]
+            blocks.append(block)
         return blocks
 
     def sections(self) -> list[SectionBlock]:
@@ -460,6 +435,7 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
         data = self.cleaned_data
         reports: dict[int, SentReport] = {}
         plain: dict[int, Any] = {}
+        other_texts: dict[int, str] = {}
         reasons = self.skip_reasons()
         skipped = frozenset(reasons)
         hidden = self.hidden()
@@ -477,12 +453,15 @@ class ResponseForm(ExpectedFieldsMixin, forms.Form):
                 if facts(question.kind).grid:
                     value = str(value)
                 plain[question.pk] = value
+                if data.get(f"{prefix}{OTHER_SUFFIX}"):
+                    other_texts[question.pk] = data[f"{prefix}{OTHER_SUFFIX}"]
         key = data["idempotency_key"]
         return ResponseIn(
             idempotency_key=key if isinstance(key, uuid.UUID) else uuid.UUID(str(key)),
             survey_revision=data["survey_revision"],
             reports=reports,
             plain_answers=plain,
+            other_texts=other_texts,
             skipped=skipped,
             skip_reasons=reasons,
             link_values={

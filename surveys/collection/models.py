@@ -251,6 +251,9 @@ class PlainAnswer(models.Model):
         Question, on_delete=models.PROTECT, related_name="plain_answers"
     )
     value = models.JSONField()
+    # "Other, please specify": the words typed beside the "Other" answer, as
+    # typed (empty unless that answer was chosen).
+    other_text = models.TextField(blank=True, default="")
 
     class Meta:
         ordering = ["id"]

@@ -7,21 +7,22 @@ forced-response design is 1).  Choice kinds use the position in
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext
 
 from ldp.mechanisms import registry
-from surveys.authoring.kinds import KINDS, facts, kinds_where
+from surveys.authoring.kinds import facts, kinds_where
 from surveys.authoring.models import Question
 
 YES, NO = 1, 0
 CHOICE_KINDS = set(kinds_where(one_choice=True))
-# Kinds the browser can randomize: every kind.  Choice kinds send one answer
-# index in [0, k), numeric questions a grid level index, multi-select questions
-# a sorted list of option indices.
-PRIVATE_KINDS = set(KINDS)
+# Kinds the browser can randomize: every kind but free text.  Choice kinds
+# send one answer index in [0, k), numeric questions a grid level index,
+# multi-select questions a sorted list of option indices.
+PRIVATE_KINDS = set(kinds_where(free_text=False))
 
 
 def option_label(option: Any) -> str:
@@ -31,11 +32,26 @@ def option_label(option: Any) -> str:
     return str(option)
 
 
+OTHER_LABEL = "Other"
+
+
+def other_value(question: Question) -> int | None:
+    """The value of "Other, please specify" (``len(options)``), or None."""
+    if question.other_option and not question.is_private:
+        return len(question.options)
+    return None
+
+
 def answer_choices(question: Question) -> list[tuple[int, str]]:
-    """(value, label) pairs in the order they are shown."""
+    """(value, label) pairs in the order they are shown ("Other" last)."""
     if question.kind == Question.Kind.YES_NO:
         return [(YES, "Yes"), (NO, "No")]
-    return [(index, option_label(o)) for index, o in enumerate(question.options)]
+    if facts(question.kind).free_text:
+        return []
+    pairs = [(index, option_label(o)) for index, o in enumerate(question.options)]
+    if (other := other_value(question)) is not None:
+        pairs.append((other, OTHER_LABEL))
+    return pairs
 
 
 def shown_choices(question: Question) -> list[tuple[int, str]]:
@@ -44,7 +60,10 @@ def shown_choices(question: Question) -> list[tuple[int, str]]:
     labels are the question's (translated by the survey's own translations)."""
     if question.kind == Question.Kind.YES_NO:
         return [(YES, gettext("Yes")), (NO, gettext("No"))]
-    return answer_choices(question)
+    pairs = answer_choices(question)
+    if (other := other_value(question)) is not None:
+        pairs[-1] = (other, gettext("Other, please specify"))
+    return pairs
 
 
 def shown_label(question: Question, value: int) -> str:
@@ -93,3 +112,18 @@ def grid_value(question: Question, level: int) -> str:
     """The value a grid level index stands for, exactly (low + level·step)."""
     low, _, step = grid(question)
     return plain_decimal(low + level * step)
+
+
+# Control characters but the line feed and the tab (a long answer's lines).
+TEXT_CONTROL = re.compile(r"[\u0000-\u0008\u000b-\u001f\u007f-\u009f]")
+
+
+def typed_text(value: str, *, lines: bool) -> str:
+    """Typed words as stored: line ends as ``\\n``, nothing else changed.
+
+    Raises ValueError for a control character (a line break, too, where the
+    answer is one line)."""
+    text = value.replace("\r\n", "\n").replace("\r", "\n")
+    if TEXT_CONTROL.search(text) or (not lines and "\n" in text):
+        raise ValueError("a control character")
+    return text

@@ -40,6 +40,8 @@ class ResponseIn:
     survey_revision: int
     reports: Mapping[int, SentReport]
     plain_answers: Mapping[int, Any] = field(default_factory=dict)
+    # The words beside "Other, please specify", by question (sent as typed).
+    other_texts: Mapping[int, str] = field(default_factory=dict)
     # Shown optional questions left unanswered: no report, no answer.
     skipped: frozenset[int] = frozenset()
     # How each of ``skipped`` was left (``surveys.collection.missing``:

@@ -315,8 +315,13 @@ def _store_rows(
         for pk, sent in sorted(response.reports.items())
     )
     PlainAnswer.objects.bulk_create(
-        PlainAnswer(submission=submission, question_id=pk, value=value)
-        for submission, _, plain in rows
+        PlainAnswer(
+            submission=submission,
+            question_id=pk,
+            value=value,
+            other_text=response.other_texts.get(pk, ""),
+        )
+        for submission, response, plain in rows
         for pk, value in sorted(plain.items())
     )
     SkippedAnswer.objects.bulk_create(

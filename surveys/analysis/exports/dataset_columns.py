@@ -24,7 +24,7 @@ from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.designs import design_label
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import LinkValue, Report
-from surveys.collection.questions import answer_choices
+from surveys.collection.questions import answer_choices, other_value
 from surveys.collection.selectors import survey_records_language
 
 Progress = Callable[[float], None] | None
@@ -96,6 +96,9 @@ class Block:
     revisions: frozenset[int] = frozenset()  # report revisions decoded here
     spec: dict | None = None
     revision_column: str | None = None  # "<name>_rev" when revisions vary
+    # "Other, please specify": the block's last variable holds the words
+    # typed beside "Other" (``PlainAnswer.other_text``), not decoded.
+    other: bool = False
 
 
 def choice_labels(question: Question) -> dict[int, str]:
@@ -194,6 +197,37 @@ def _plain_block(question: Question) -> Block:
     }
     base = f"q{question.position}"
     labels = choice_labels(question)
+    note = "answer (not protected)"
+    kind = kinds.facts(question.kind)
+    if kind.free_text:
+        variable = Variable(
+            name=base,
+            label=f"{note}, typed text (can identify the respondent): {question.text}",
+            text=True,
+            **common,
+        )
+        return Block(question, [variable], lambda value: [value])
+    block = _plain_choice_block(question, base, labels, common)
+    if other_value(question) is not None:
+        block.variables.append(
+            Variable(
+                name=f"{base}_other",
+                label=(
+                    f"{note}, typed beside “Other” (can identify the respondent): "
+                    f"{question.text}"
+                ),
+                text=True,
+                **common,
+            )
+        )
+        block.other = True
+    return block
+
+
+def _plain_choice_block(
+    question: Question, base: str, labels: dict[int, str], common: dict[str, Any]
+) -> Block:
+    """The columns of an unprotected choice or number question's answer."""
     note = "answer (not protected)"
     kind = kinds.facts(question.kind)
     if kind.several:

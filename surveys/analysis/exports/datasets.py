@@ -114,7 +114,7 @@ def _merged(
     answers = _by_submission(
         PlainAnswer.objects.filter(question__survey=survey, submission_id__lte=upto)
         .order_by("submission__public_id", "question_id")
-        .values_list("submission__public_id", "question_id", "value")
+        .values_list("submission__public_id", "question_id", "value", "other_text")
         .iterator(chunk_size=CHUNK_SIZE)
     )
     links = _by_submission(
@@ -156,9 +156,11 @@ def coded_rows(
                     cells[id(block)] = block.decode(payload)
                     if block.revision_column:
                         cells[id(block)].append(revision)
-        for question_id, value in answers:
+        for question_id, value, other_text in answers:
             for block in by_question.get(question_id, []):
                 cells[id(block)] = block.decode(value)
+                if block.other:
+                    cells[id(block)].append(other_text or None)
         given = dict(link_values)
         row: list[Any] = [public_id]
         if language_column:

@@ -64,7 +64,11 @@ def _plain_answers(survey: Survey, include_test: bool = False):
     return (
         rows.order_by("submission__public_id", "question_id")
         .values_list(
-            "submission__public_id", "question_id", "value", "submission__is_test"
+            "submission__public_id",
+            "question_id",
+            "value",
+            "submission__is_test",
+            "other_text",
         )
         .iterator(chunk_size=CHUNK_SIZE)
     )
@@ -153,13 +157,17 @@ def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
                 ],
                 row[-1],
             )
-        for submission_id, question_id, value, test in _plain_answers(
+        for submission_id, question_id, value, test, other in _plain_answers(
             survey, include_test
         ):
             yield marked(
                 ["answer", question_id, "", submission_id, "", "", compact_json(value)],
                 test,
             )
+            if other:  # typed beside "Other, please specify", as typed
+                yield marked(
+                    ["other", question_id, "", submission_id, "", "", other], test
+                )
         if survey_records_language(survey):
             for submission_id, language, test in _languages(survey, include_test):
                 yield marked(
@@ -191,12 +199,14 @@ def reports_json(survey: Survey) -> Iterator[str]:
         first = False
     yield '], "plain_answers": ['
     first = True
-    for submission_id, question_id, value, _ in _plain_answers(survey):
+    for submission_id, question_id, value, _, other in _plain_answers(survey):
         item = {
             "submission_id": submission_id,
             "question_id": question_id,
             "value": value,
         }
+        if other:  # typed beside "Other, please specify", as typed
+            item["other_text"] = other
         yield ("" if first else ",\n") + compact_json(item)
         first = False
     if survey_records_language(survey):

@@ -97,7 +97,8 @@ def takes_shares(question) -> bool:
     protected question, and unprotected questions with answers to choose."""
     if question.is_private:
         return question.compiled_mechanism() is not None
-    return not kinds.facts(question.kind).grid
+    kind = kinds.facts(question.kind)
+    return not (kind.grid or kind.free_text)
 
 
 def answer_count(question) -> int:
@@ -129,7 +130,10 @@ def _selections(
 
 def _plain_values(question, shares, n: int, rng) -> list[Any]:
     """``n`` simulated answers sent as given, one per respondent, as sent (a
-    list of values for a multiple-selection question)."""
+    list of values for a multiple-selection question; typed words are
+    tallied as "answered", so a simulated one is only that)."""
+    if kinds.facts(question.kind).free_text:
+        return [True] * n
     if kinds.facts(question.kind).grid:
         low, high, step = (
             question.numeric_low,

@@ -287,6 +287,11 @@ def plain_summary(question: Question, answers: list[tuple[Any, int]]) -> PlainSu
             lowest=pairs[0][0],
             highest=pairs[-1][0],
         )
+    if kinds.facts(question.kind).free_text:
+        # Typed words are tallied as "answered" only; they are read in the
+        # per-respondent exports.
+        labels = ["Answered (the typed words are in the exports)"]
+        return PlainSummary(question.pk, question.text, question.kind, n, labels, [n])
     choices = answer_choices(question)
     position = {value: index for index, (value, _) in enumerate(choices)}
     counts = [0] * len(choices)

@@ -42,6 +42,7 @@ from django.db.models import Count, Exists, OuterRef
 
 from surveys.analysis.models import PlainAnswerTally, SkipTally
 from surveys.analysis.results.answer_counts import AnswerCounts
+from surveys.authoring.kinds import kinds_where
 from surveys.authoring.models import Question
 from surveys.collection.models import PlainAnswer, Report, SkippedAnswer
 
@@ -53,6 +54,22 @@ CHUNK = 5_000
 def _chunks(ids: list[int]) -> Iterable[list[int]]:
     for i in range(0, len(ids), CHUNK):
         yield ids[i : i + CHUNK]
+
+
+# What a typed answer is tallied as: that it was answered, never its words
+# (which stay in the answers themselves, deleted with a withdrawal, and would
+# otherwise be copied into a tally row that outlives it).
+ANSWERED = True
+
+
+def free_text_questions(survey_id: int) -> set[int]:
+    """The survey's open-text questions (their answers are tallied as
+    ``ANSWERED``)."""
+    return set(
+        Question.objects.filter(
+            survey_id=survey_id, kind__in=kinds_where(free_text=True)
+        ).values_list("pk", flat=True)
+    )
 
 
 def newly_covered(
@@ -93,6 +110,7 @@ def counts_of(*, survey_id: int, submission_ids: list[int]) -> AnswerCounts:
     questions = list(
         Question.objects.filter(survey_id=survey_id).values_list("pk", flat=True)
     )
+    typed = free_text_questions(survey_id)
     plain: Counter[tuple[int, str]] = Counter()
     skipped: Counter[tuple[int, str]] = Counter()
     for chunk in _chunks(sorted(submission_ids)):
@@ -108,6 +126,7 @@ def counts_of(*, survey_id: int, submission_ids: list[int]) -> AnswerCounts:
             .values_list("submission_id", "question_id", "value")
         ):
             if submission_id in wanted:
+                value = ANSWERED if question_id in typed else value
                 plain[(question_id, json.dumps(value, sort_keys=True))] += 1
         for submission_id, question_id, reason in (
             SkippedAnswer.objects.filter(**within)
@@ -133,15 +152,26 @@ def counts_up_to(*, survey_id: int, watermark: int) -> AnswerCounts:
         submission_id=OuterRef("submission_id"),
     )
     counts = AnswerCounts()
+    typed = free_text_questions(survey_id)
+    answers = PlainAnswer.objects.filter(question__survey_id=survey_id).filter(
+        Exists(covered)
+    )
     rows = (
-        PlainAnswer.objects.filter(question__survey_id=survey_id)
-        .filter(Exists(covered))
+        answers.exclude(question_id__in=typed)
         .values("question_id", "value")
         .annotate(count=Count("id"))
         .order_by()
     )
     for row in rows:
         counts.add_plain(row["question_id"], row["value"], row["count"])
+    answered = (
+        answers.filter(question_id__in=typed)
+        .values("question_id")
+        .annotate(count=Count("id"))
+        .order_by()
+    )
+    for row in answered:
+        counts.add_plain(row["question_id"], ANSWERED, row["count"])
     skips = (
         SkippedAnswer.objects.filter(question__survey_id=survey_id)
         .filter(Exists(covered))

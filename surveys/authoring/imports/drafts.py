@@ -118,6 +118,7 @@ def _create(
             low=question.low,
             high=question.high,
             step=question.step,
+            other_option=question.other_option,
         ),
         help_text=question.help_text,
         not_private_acknowledged=True,

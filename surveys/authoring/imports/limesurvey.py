@@ -41,6 +41,7 @@ from surveys.authoring.imports.parsed import (
     too_big,
     too_many_rows,
 )
+from surveys.authoring.kinds import facts
 from surveys.authoring.models import Question
 
 K = Question.Kind
@@ -52,7 +53,10 @@ ARRAY_SCALES = {
     "E": (K.SINGLE_CHOICE, ["Increase", "Same", "Decrease"]),
 }
 ARRAY_CODES = {"C": ["Y", "U", "N"], "E": ["I", "S", "D"]}
-OPEN_TEXT = {"S", "T", "U", "Q"}
+# Short (S), long (T) and huge (U) free text become open text; several
+# short texts in one question (Q) do not.
+OPEN_TEXT = {"S": "short_text", "T": "long_text", "U": "long_text"}
+MULTIPLE_TEXT = {"Q"}
 TYPE_NAMES = {
     "D": "date",
     "K": "multiple numerical input",
@@ -292,7 +296,7 @@ class _Reader:
                 )
             )
             return []
-        if kind in OPEN_TEXT:
+        if kind in MULTIPLE_TEXT:
             self.parsed.note("open_text", where)
             return []
         if kind == "*":
@@ -317,7 +321,12 @@ class _Reader:
             if "{" in question.text:
                 self.parsed.note("piping", where, dropped=False)
         self._notes_into(made[0])
-        if row.get("other") == "Y":
+        single = len(made) == 1 and facts(made[0].kind).takes_other
+        if row.get("other") == "Y" and single:
+            # LimeSurvey codes the added answer "-oth-".
+            made[0].other_option = True
+            made[0].option_names.append("-oth-")
+        elif row.get("other") == "Y":
             self.parsed.note("or_other", where, dropped=False)
         if kind in ("O", "P"):
             self.parsed.note("comment", where, dropped=False)
@@ -328,7 +337,9 @@ class _Reader:
     def build(self, row, kind, title, text, where, attributes) -> list[ParsedQuestion]:
         qid = row.get("qid", "")
         question = ParsedQuestion(name=title, kind="", text=text)
-        if kind in CHOICE_TYPES:
+        if kind in OPEN_TEXT:
+            question.kind = OPEN_TEXT[kind]
+        elif kind in CHOICE_TYPES:
             question.kind = CHOICE_TYPES[kind]
             if not self.answer_options(question, qid, where):
                 return []

@@ -78,6 +78,9 @@ class ParsedQuestion:
     # The file's code of each answer, in the order of the answers' values (for
     # yes/no: the "no" code, then the "yes" code).
     option_names: list[str] = field(default_factory=list)
+    # "Other, please specify" (single choice and multiple selections only):
+    # its value follows the options, and its code ends ``option_names``.
+    other_option: bool = False
     low: Decimal | None = None
     high: Decimal | None = None
     step: Decimal | None = None

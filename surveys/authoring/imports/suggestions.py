@@ -21,6 +21,7 @@ from decimal import Decimal
 from django.utils.translation import gettext
 
 from surveys.authoring import mechanisms, previews
+from surveys.authoring.kinds import facts
 from surveys.authoring.mechanisms import DEFAULT_EPSILON, PrivacyConfig
 from surveys.authoring.models import Question, Survey
 
@@ -78,6 +79,18 @@ def suggest(survey: Survey) -> Suggestions:
                     gettext(
                         "Keep it unprotected: it decides which questions are "
                         "shown, and only an unprotected answer may."
+                    ),
+                )
+            )
+            continue
+        if facts(question.kind).free_text:
+            rows.append(
+                Suggestion(
+                    question,
+                    None,
+                    gettext(
+                        "Stays unprotected: typed words are never randomized, "
+                        "and they can identify the person who wrote them."
                     ),
                 )
             )

@@ -15,7 +15,8 @@ SENTENCES = {
         "Not imported: Deniable has no question of type “%(type)s”."
     ),
     "open_text": gettext_lazy(
-        "Not imported: open text answers are not a Deniable question kind."
+        "Not imported: several text boxes in one question (import each as a "
+        "question of its own)."
     ),
     "metadata": gettext_lazy(
         "Not imported: device or time metadata (%(type)s) is not collected, "

@@ -47,6 +47,7 @@ from surveys.authoring.imports.parsed import (
     too_big,
     too_many_rows,
 )
+from surveys.authoring.kinds import facts
 from surveys.authoring.models import Question
 
 METADATA = {
@@ -336,14 +337,16 @@ class _Reader:
         if kind == "calculate":
             self.parsed.note("calculation", name)
             return
-        if kind in TEXT_TYPES:
-            self.parsed.note("open_text", where)
-            return
         if not label:
             self.parsed.note("no_label", name)
             return
         question = ParsedQuestion(name=name, kind="", text=label)
-        if kind in ("select_one", "select_multiple"):
+        if kind in TEXT_TYPES:
+            multiline = "multiline" in _text(row.get("appearance")).lower()
+            question.kind = (
+                Question.Kind.LONG_TEXT if multiline else Question.Kind.SHORT_TEXT
+            )
+        elif kind in ("select_one", "select_multiple"):
             if not self.choose(question, kind, list_name, row, where):
                 return
         elif kind in NUMBER_TYPES or kind == "range":
@@ -352,7 +355,11 @@ class _Reader:
         else:
             self.parsed.note("unsupported_type", where, type=kind)
             return
-        if other:
+        if other and facts(question.kind).takes_other:
+            # XLSForm names the added answer "other" (pyxform's or_other).
+            question.other_option = True
+            question.option_names.append("other")
+        elif other:
             self.parsed.note("or_other", where, dropped=False)
         self.finish(question, row, where)
 

@@ -14,7 +14,7 @@ import ldp
 from ldp.mechanisms import registry
 from surveys.authoring import catalogue, mechanisms
 from surveys.authoring.catalogue import MEAN, SHARE
-from surveys.authoring.kinds import KINDS
+from surveys.authoring.kinds import KINDS, kinds_where
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Question
 
@@ -35,13 +35,19 @@ def compiled(family: type[ldp.Mechanism]) -> ldp.Mechanism:
     return mechanisms.build(config)
 
 
+@pytest.mark.parametrize("kind", kinds_where(free_text=True))
+def test_typed_words_are_offered_no_mechanism(kind):
+    assert registry.for_kind(kind) == ()
+    assert catalogue.mechanisms_for_kind(kind) == ()
+
+
 def test_every_mechanism_names_only_question_kinds_that_exist():
     assert set(KINDS) == set(Question.Kind.values)
     for family in registry.MECHANISMS:
         assert set(family.kinds) <= set(KINDS), family.name
 
 
-@pytest.mark.parametrize("kind", Question.Kind.values)
+@pytest.mark.parametrize("kind", kinds_where(free_text=False))
 def test_each_kind_is_offered_its_mechanisms_in_registry_order_under_their_labels(
     kind,
 ):

@@ -130,7 +130,9 @@ def test_collection_models_hold_no_field_for_a_true_answer():
             "survey",  # its question's survey, the partition key: no answer
             "value",  # the randomized report, when it is an integer
         ],
-        "PlainAnswer": ["id", "question", "submission", "value"],
+        # other_text: the words beside "Other, please specify" of an
+        # unprotected question (never a protected one: a check constraint).
+        "PlainAnswer": ["id", "other_text", "question", "submission", "value"],
     }
 
 

@@ -32,9 +32,10 @@ def test_an_xlsform_becomes_a_draft_with_its_sections_kinds_and_answers(ada):
         ("ordinal", "How often do you drink?"),
         ("multi_select", "Which have you used?"),
         ("numeric", "Hours of sleep"),
+        ("short_text", "Anything else?"),
         ("single_choice", "Your minor"),
     ]
-    faculty, age, cheated, _, _, hours, _ = rows
+    faculty, age, cheated, _, _, hours, _, _ = rows
     assert faculty.options == ["Arts", "Law", "Science"]
     assert (faculty.section_title, faculty.section_intro) == (
         "About you",
@@ -44,12 +45,12 @@ def test_an_xlsform_becomes_a_draft_with_its_sections_kinds_and_answers(ada):
     assert cheated.section_title == "Habits"
     assert (age.numeric_low, age.numeric_high, age.numeric_step) == (16, 99, 1)
     assert str(hours.numeric_step) == "0.1000"
-    assert [q.optional for q in rows] == [False, False, False, True, True, True, True]
+    assert [q.optional for q in rows] == [False] * 3 + [True] * 5
 
 
 def test_every_imported_question_arrives_unprotected(ada):
     survey = _import(ada, "student-life.xlsx", STUDENT_LIFE)
-    assert survey.questions.count() == 7
+    assert survey.questions.count() == 8
     assert not survey.questions.filter(is_private=True).exists()
     assert not survey.questions.exclude(spec=None).exists()
 
@@ -76,7 +77,6 @@ def test_what_does_not_map_is_listed_and_never_dropped_silently(ada):
     survey = _import(ada, "student-life.xlsx", STUDENT_LIFE)
     assert _codes(survey) == [
         ("decimal_step", "hours (Hours of sleep)"),
-        ("open_text", "comments (Anything else?)"),
         ("condition", "minor (Your minor)"),
         ("metadata", "start"),
     ]
@@ -99,35 +99,39 @@ def test_pyxforms_specification_form_imports_its_choice_questions_and_lists_the_
     survey = _import(ada, "spec.xlsx", fixture("pyxform_xlsform_spec_test.xlsx"))
     assert list(survey.questions.values_list("kind", "text")) == [
         ("yes_no", "Skip to end"),
+        ("short_text", "Enter your name"),
+        ("short_text", "Enter an address"),
+        ("short_text", "text_image_audio_video_test"),
         ("yes_no", "autocomplete_test"),
         ("yes_no", "autocomplete_chars_test"),
+        ("short_text", "numerical name test"),
+        ("short_text", "boolean name test"),
     ]
     codes = {code for code, _ in _codes(survey)}
     assert {
         "language",
-        "open_text",
         "repeat",
         "in_repeat",
         "unsupported_type",
         "calculation",
         "metadata",
         "no_range",
-        "note_unattached",
         "condition",
     } <= codes
     # Every row of the survey sheet that is not a question, group end or
     # imported note is accounted for.
-    assert len(survey.import_record.findings) >= 40
+    assert len(survey.import_record.findings) >= 34
 
 
-def test_or_other_and_choice_filters_are_listed_as_changes(ada):
+def test_or_other_becomes_other_please_specify_and_choice_filters_are_listed(ada):
     survey = _import(ada, "or_other.xlsx", fixture("pyxform_or_other.xlsx"))
     assert survey.questions.count() == 2
-    findings = survey.import_record.findings
-    assert [(f["code"], f["dropped"]) for f in findings] == [
-        ("or_other", False),
-        ("choice_filter", False),
+    assert list(survey.questions.values_list("other_option", flat=True)) == [
+        True,
+        False,
     ]
+    findings = survey.import_record.findings
+    assert [(f["code"], f["dropped"]) for f in findings] == [("choice_filter", False)]
 
 
 @pytest.mark.parametrize(
@@ -136,6 +140,7 @@ def test_or_other_and_choice_filters_are_listed_as_changes(ada):
         (
             "citric_survey.lss",
             [
+                ("long_text", "Text for first question"),
                 ("ordinal", "Text for second question"),
                 ("yes_no", "Do you like this survey?"),
             ],
@@ -164,13 +169,12 @@ def test_a_limesurvey_export_becomes_a_draft(ada, name, expected):
 
 def test_limesurvey_groups_become_sections_and_unsupported_questions_are_listed(ada):
     survey = _import(ada, "survey.lss", fixture("citric_survey.lss"))
-    first, second = survey.questions.order_by("position")
-    assert first.section_title == "First Group"
-    assert first.section_intro == "This is the first question group of this survey"
-    assert first.optional is False and first.options == ["1", "2", "3", "4", "5"]
+    text, scale, second = survey.questions.order_by("position")
+    assert text.section_title == "First Group" and text.kind == "long_text"
+    assert text.section_intro == "This is the first question group of this survey"
+    assert scale.optional is False and scale.options == ["1", "2", "3", "4", "5"]
     assert second.section_title == "Second Group"
     assert _codes(survey) == [
-        ("open_text", "G01Q01 (Text for first question)"),
         ("unsupported_type", "G02Q03 (Please upload a text file)"),
     ]
 
@@ -188,7 +192,7 @@ def test_a_questionnaire_bigger_than_a_survey_is_refused_with_nothing_created(ad
 
 
 def test_a_file_with_nothing_that_maps_is_refused_with_nothing_created(ada):
-    raw = xlsform([["type", "name", "label"], ["text", "name", "Your name"]])
+    raw = xlsform([["type", "name", "label"], ["geopoint", "where", "Your place"]])
     with pytest.raises(ValidationError, match="No question of this file"):
         _import(ada, "names.xlsx", raw)
     assert not Survey.objects.exists() and not SurveyImport.objects.exists()
@@ -222,7 +226,7 @@ def test_a_condition_on_a_question_not_imported_is_listed_and_dropped(ada):
     raw = xlsform(
         [
             ["type", "name", "label", "relevant"],
-            ["text", "job", "Your job", None],
+            ["geopoint", "job", "Where you work", None],
             ["select_one yn", "q", "Do you smoke?", "${job} = 'nurse'"],
         ],
         [["list_name", "name", "label"], ["yn", "yes", "Yes"], ["yn", "no", "No"]],
@@ -230,7 +234,7 @@ def test_a_condition_on_a_question_not_imported_is_listed_and_dropped(ada):
     survey = _import(ada, "c.xlsx", raw)
     assert survey.questions.get().show_if is None
     assert [f["code"] for f in survey.import_record.findings] == [
-        "open_text",
+        "unsupported_type",
         "condition_driver",
     ]
 
@@ -240,7 +244,7 @@ def test_a_german_needs_survey_imports_its_choices_and_says_its_language_is_not_
 ):
     survey = _import(ada, "umfrage.xlsx", fixture("correlaid_mitwirken_umfrage.xlsx"))
     assert survey.title.startswith("Bedarfserhebung für Migrant")
-    assert survey.questions.count() == 20
+    assert survey.questions.count() == 36
     kinds = dict(survey.questions.values_list("text", "kind"))
     assert kinds["Kennen Sie das sächsische Integrations- und Teilhabegesetz?"] == (
         "yes_no"
@@ -248,7 +252,8 @@ def test_a_german_needs_survey_imports_its_choices_and_says_its_language_is_not_
     assert kinds["Was sind die Themenfelder Ihrer Arbeit?"] == "multi_select"
     codes = [code for code, _ in _codes(survey)]
     assert codes[0] == "source_language"
-    assert codes.count("open_text") == 16 and codes.count("no_range") == 2
+    assert "open_text" not in codes and codes.count("no_range") == 2
+    assert kinds["Bitte beschreiben Sie diese Veränderungen."] == "long_text"
     rating = survey.questions.get(text="Wie würden Sie die Zusammenarbeit bewerten?")
     driver = survey.questions.get(pk=rating.show_if["question"])
     assert driver.kind == "yes_no" and rating.show_if["any_of"] == [1]
@@ -257,7 +262,7 @@ def test_a_german_needs_survey_imports_its_choices_and_says_its_language_is_not_
 def test_a_german_and_english_form_is_imported_in_english_with_its_conditions(ada):
     survey = _import(ada, "apply.xlsx", fixture("correlaid_project_application.xlsx"))
     assert survey.source_language == "en" and survey.languages == []
-    assert survey.questions.count() == 34  # 35 read, one refused
+    assert survey.questions.count() == 42  # 43 read, one refused
     python = survey.questions.get(text="Python")
     roles = survey.questions.get(pk=python.show_if["question"])
     assert roles.kind == "multi_select"

@@ -216,4 +216,5 @@ def test_a_workbook_with_too_many_rows_is_refused():
 def test_the_limesurvey_reader_reads_texts_as_plain_text():
     parsed = formats.read("s.lss", fixture("citric_survey.lss"))[1]
     assert parsed.title == "Test Survey"
-    assert parsed.questions[0].text == "Text for second question"
+    assert parsed.questions[0].text == "Text for first question"
+    assert parsed.questions[1].text == "Text for second question"
