@@ -113,6 +113,74 @@ class SkipTally(models.Model):
         )
 
 
+class JointTally(models.Model):
+    """A protected question's aggregate within one answer of an unprotected
+    choice question (``by``): what a breakdown by ``by`` estimates from.
+
+    Kept by the worker path that folds reports (``tallies.cells``), under the
+    survey's watermark: the report of every tallied submission that gave
+    ``by_value`` to ``by``.  One row per (question, revision, by, answer), so
+    a breakdown reads a few rows whatever n.
+    """
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="+")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    spec_revision = models.PositiveIntegerField()
+    by = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    by_value = models.IntegerField()
+    n = models.BigIntegerField(default=0)
+    # ``ldp`` SupportCounts.to_dict() of those reports.
+    stat = models.JSONField()
+
+    class Meta:
+        ordering = ["survey", "question", "spec_revision", "by", "by_value"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["survey", "question", "spec_revision", "by", "by_value"],
+                name="one_joint_tally_per_cell",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"joint tally of question {self.question_id} by {self.by_id}: {self.n}"
+
+
+class PatternTally(models.Model):
+    """Tallied submissions, and their reports' moments, per pattern of
+    answers to the survey's unprotected choice questions.
+
+    ``pattern`` maps each such question answered to its answer (a skipped
+    one is absent).  A row without ``question`` counts the pattern's
+    submissions; a row with one holds its reports' SupportCounts and
+    ``ldp.estimators.grouped.GroupMoments`` under one revision, which is
+    what weights chosen after fielding (one weight per pattern) need.
+    """
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="+")
+    pattern_key = models.CharField(max_length=64)
+    pattern = models.JSONField()  # {question id (text): answer}
+    question = models.ForeignKey(
+        Question, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    spec_revision = models.PositiveIntegerField(default=0)
+    n = models.BigIntegerField(default=0)
+    stat = models.JSONField(null=True, blank=True)
+    moments = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["survey", "pattern_key", "question", "spec_revision"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["survey", "pattern_key", "question", "spec_revision"],
+                name="one_pattern_tally_per_cell",
+                nulls_distinct=False,
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"pattern tally {self.pattern_key[:8]} of survey {self.survey_id}"
+
+
 class ResultSnapshot(models.Model):
     """A survey's computed results, as of one tally watermark: only the latest.
 
@@ -136,6 +204,9 @@ class ResultSnapshot(models.Model):
     definition = models.CharField(max_length=64)
     document = models.JSONField()
     computed_at = models.DateTimeField()
+    # The joint and pattern tallies at ``watermark`` (``tallies.cells``), so
+    # breakdowns and weights agree with these results without reading reports.
+    cells = models.JSONField(default=dict, blank=True)
 
     def __str__(self) -> str:
         return (

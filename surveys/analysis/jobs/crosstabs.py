@@ -24,6 +24,7 @@ from ldp.estimators.crosstab import (
     joint_histogram,
 )
 from surveys.analysis import wording
+from surveys.analysis.results.cells import joint_groups
 from surveys.authoring import kinds
 from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question, Survey
@@ -223,18 +224,24 @@ def breakdown_candidates(survey: Survey) -> list[Question]:
 
 
 def _stratum(
-    mechanism: ldp.Mechanism, label: str, reports: list, *, shares: bool
+    mechanism: ldp.Mechanism,
+    label: str,
+    stat: ldp.SupportCounts | None,
+    *,
+    shares: bool,
 ) -> Stratum:
-    """One group's estimate: its shares (when listed) and its mean (if any).
+    """One group's estimate from its reports' aggregate: its shares (when
+    listed) and its mean (if any).
 
     A group with fewer reports than ``settings.BREAKDOWN_MIN_GROUP`` is not
     estimated: its note says why (docs/maths.md, section 6.8).
     """
     minimum = max(int(settings.BREAKDOWN_MIN_GROUP), mechanism.minimum_reports, 2)
-    if len(reports) < minimum:
+    n = stat.n if stat is not None else 0
+    if stat is None or n < minimum:
         note = SMALL_GROUP_NOTE  # worded when shown, with the minimum
-        return Stratum(label, len(reports), note=note, minimum=minimum)
-    estimate = mechanism.estimate(mechanism.aggregate(reports))
+        return Stratum(label, n, note=note, minimum=minimum)
+    estimate = mechanism.estimate(stat)
     fields: dict = {}
     if shares and estimate.identifiable:
         interval = estimate.confidence_interval(0.95)
@@ -261,10 +268,13 @@ def breakdown(
     *,
     upto: int | None = None,
     progress: Callable[[float], None] | None = None,
+    cells: dict | None = None,
 ) -> Breakdown:
     """Debias ``question`` within each answer of the plain question ``by``.
 
-    ``upto`` and ``progress`` as for :func:`crosstab`.
+    ``upto`` and ``progress`` as for :func:`crosstab`.  ``cells``: the joint
+    tallies of the snapshot at ``upto`` (``results.cells.snapshot_cells``);
+    each group's aggregate is then read from them, not from the reports.
     """
     report = progress or (lambda share: None)
     if not question.is_private or not question.spec:
@@ -284,6 +294,35 @@ def breakdown(
             gettext_noop("Both questions must belong to the same survey.")
         )
     mechanism = compiled_mechanism(question.spec)
+    if cells is not None:
+        groups = joint_groups(
+            cells,
+            question_id=question.pk,
+            revision=question.spec_revision,
+            by=by.pk,
+            spec=mechanism.spec,
+        )
+    else:
+        groups = _groups_from_reports(question, by, mechanism, upto, report)
+    report(0.8)
+    item_labels = labels(question) if not kinds.facts(question.kind).grid else []
+    strata = [
+        _stratum(mechanism, label, groups.get(value), shares=bool(item_labels))
+        for value, label in enumerate(labels(by))
+    ]
+    return Breakdown(question=question, by=by, labels=item_labels, strata=strata)
+
+
+def _groups_from_reports(
+    question: Question,
+    by: Question,
+    mechanism: ldp.Mechanism,
+    upto: int | None,
+    report: Callable[[float], None],
+) -> dict[int, ldp.SupportCounts]:
+    """Each answer of ``by`` → the aggregate of ``question``'s current
+    reports of the submissions that gave it, read from the reports (a
+    snapshot stored before it held joint tallies)."""
     reports = _current_reports(question, upto)
     report(0.4)
     groups: dict[int, list] = defaultdict(list)
@@ -295,10 +334,4 @@ def breakdown(
     for submission_id, value in answers.iterator(chunk_size=CHUNK):
         if submission_id in reports:
             groups[value].append(reports[submission_id])
-    report(0.8)
-    item_labels = labels(question) if not kinds.facts(question.kind).grid else []
-    strata = [
-        _stratum(mechanism, label, groups.get(value, []), shares=bool(item_labels))
-        for value, label in enumerate(labels(by))
-    ]
-    return Breakdown(question=question, by=by, labels=item_labels, strata=strata)
+    return {value: mechanism.aggregate(found) for value, found in groups.items()}

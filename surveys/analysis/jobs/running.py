@@ -38,9 +38,16 @@ from django.utils import timezone, translation
 
 from surveys.analysis import wording
 from surveys.analysis.exports import kinds as export_kinds
-from surveys.analysis.jobs import crosstabs, pilots, regressions, weights
+from surveys.analysis.jobs import (
+    crosstabs,
+    pilots,
+    regressions,
+    weights,
+    weights_grouped,
+)
 from surveys.analysis.models import AnalysisJob, export_storage, job_find_or_create
 from surveys.analysis.results import selectors
+from surveys.analysis.results.cells import snapshot_cells
 from surveys.analysis.results.objects import results_to_document
 from surveys.authoring.models import Question, Survey
 from surveys.collection.models import Submission
@@ -285,7 +292,10 @@ MODEL_JOBS: dict[str, tuple[Any, type[ValueError]]] = {
         regressions.regression_result,
         regressions.RegressionRefused,
     ),
-    AnalysisJob.Kind.WEIGHTED: (weights.weighted_result, weights.WeightingRefused),
+    AnalysisJob.Kind.WEIGHTED: (
+        weights_grouped.weighted_result,
+        weights.WeightingRefused,
+    ),
 }
 
 
@@ -390,6 +400,7 @@ def _job_run(*, job_id: int) -> AnalysisJob | None:
                 questions[job.params["by"]],
                 upto=job.watermark,
                 progress=progress,
+                cells=snapshot_cells(survey_id=job.survey_id, watermark=job.watermark),
             )
             result = _breakdown_view(breakdown)
     except crosstabs.CrossTabUnavailable as refused:

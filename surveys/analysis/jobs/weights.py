@@ -15,32 +15,29 @@ is stored is the table: no weight of any respondent.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from django.utils.translation import gettext_noop
 
 import ldp
-from ldp.mechanisms.oracle import SupportMechanism
-from surveys.analysis import wording
+from surveys.analysis.jobs.weighted_rows import (
+    LEVEL,
+    WeightedInputs,
+    WeightingRefused,
+    question_entry,
+)
 from surveys.analysis.models import AnalysisJob, job_find_or_create
 from surveys.analysis.results import selectors
-from surveys.analysis.results.estimates import labels_for
-from surveys.authoring import kinds
-from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.models import Question, Survey
 from surveys.collection import report_codec
 from surveys.collection.models import PlainAnswer, Report
 from surveys.collection.questions import CHOICE_KINDS, answer_choices
 
-LEVEL = 0.95
 SUM_TOLERANCE = 0.5  # percentage points: shares typed to one decimal add up
 CHUNK = 5000
 Progress = Callable[[float], None]
-
-
-class WeightingRefused(wording.Refusal):
-    """The weights cannot be computed as asked; the message says why."""
 
 
 def margin_candidates(survey: Survey) -> list[Question]:
@@ -167,31 +164,19 @@ def respondents_up_to(survey: Survey, upto: int) -> list[int]:
     return list(rows.iterator(chunk_size=CHUNK))
 
 
-def _answers_by_respondent(question: Question, everyone: list[int]) -> dict[int, str]:
-    """Submission id → the label of its answer to a margin question, for the
-    respondents in ``everyone`` who answered it."""
-    present = set(everyone)
-    names = dict(answer_choices(question))
-    found = PlainAnswer.objects.filter(question_id=question.pk).values_list(
-        "submission_id", "value"
-    )
-    return {
-        s: names.get(int(v), str(v))
-        for s, v in found.iterator(chunk_size=CHUNK)
-        if s in present
-    }
-
-
 def _fit(
-    variables: dict[str, list[str]], targets: dict[str, dict[str, float]]
+    variables: dict[str, list[str]],
+    targets: dict[str, dict[str, float]],
+    counts: np.ndarray,
 ) -> ldp.CalibrationWeights:
-    """Post-stratification on one margin, raking on several (``ldp``); a fit
-    that cannot be made is refused with the reason."""
+    """Post-stratification on one margin, raking on several (``ldp``), of
+    units standing for ``counts`` respondents each (their base weights); a
+    fit that cannot be made is refused with the reason."""
     try:
         if len(variables) == 1:
             ((name, values),) = variables.items()
-            return ldp.post_stratify(values, targets[name])
-        return ldp.rake(variables, targets)
+            return ldp.post_stratify(values, targets[name], counts)
+        return ldp.rake(variables, targets, counts)
     except ldp.CalibrationError as error:
         raise WeightingRefused(
             gettext_noop("Raking did not converge: %(error)s."), error=str(error)
@@ -203,36 +188,81 @@ def _fit(
         ) from None
 
 
-def calibrate(
-    survey: Survey, params: dict[str, Any], *, upto: int
-) -> tuple[list[int], ldp.CalibrationWeights, list[dict[str, Any]], int]:
-    """(respondents weighted, their weights, the margins table, respondents
-    dropped for lacking a margin answer)."""
+@dataclass(frozen=True)
+class Calibration:
+    """Weights of units (respondents, or patterns of answers standing for
+    ``counts`` respondents each): ``weights[i]`` is the weight of each
+    respondent of unit ``i``, mean 1 over the respondents."""
+
+    kept: list[Any]  # the units weighted
+    counts: np.ndarray  # respondents per kept unit
+    weights: np.ndarray  # each respondent's weight, per kept unit
+    fit: ldp.CalibrationWeights
+    margins: list[dict[str, Any]]  # the margins table
+    dropped: int  # respondents lacking a margin answer
+    # Post-stratification: each kept unit's cell (the strata of the
+    # variance, ``ldp.weighted_estimate``); None for raking.
+    cells: Any = None
+
+    def summary(self) -> dict[str, Any]:
+        """Kish's design effect and effective sample size over respondents
+        (``n Σw²/(Σw)²``), and the range of their weights."""
+        n = float(self.counts.sum())
+        squares = float(self.counts @ (self.weights**2))
+        deff = n * squares / float(self.counts @ self.weights) ** 2
+        return {
+            "method": self.fit.method,
+            "iterations": self.fit.iterations,
+            "max_margin_error": self.fit.max_margin_error,
+            "design_effect": deff,
+            "effective_sample_size": n / deff,
+            "min_weight": float(self.weights.min()),
+            "max_weight": float(self.weights.max()),
+        }
+
+
+def calibrate_units(
+    survey: Survey,
+    params: dict[str, Any],
+    units: list[tuple[Any, dict[int, Any], int]],
+) -> Calibration:
+    """Weights to the margins of ``params`` for ``units``: (unit, its answer
+    to each margin question it answered, respondents it stands for).
+    Post-stratification and raking weigh alike every respondent with the same
+    answers, so a unit of ``c`` respondents with base weight ``c`` gets
+    ``c`` times each one's weight."""
     questions = {q.pk: q for q in margin_candidates(survey)}
     margins = {int(pk): shares for pk, shares in params["margins"].items()}
     if any(pk not in questions for pk in margins):
         raise WeightingRefused(
             gettext_noop("A margin question has been removed or protected.")
         )
-    everyone = respondents_up_to(survey, upto)
-    labels = {pk: _answers_by_respondent(questions[pk], everyone) for pk in margins}
-    kept = [s for s in everyone if all(s in labels[pk] for pk in margins)]
-    if len(kept) < 2:
+    names = {pk: dict(answer_choices(questions[pk])) for pk in margins}
+    kept = [
+        (unit, answers, count)
+        for unit, answers, count in units
+        if count > 0 and all(pk in answers for pk in margins)
+    ]
+    counts = np.asarray([count for _, _, count in kept], dtype=float)
+    everyone = sum(count for _, _, count in units)
+    if counts.sum() < 2:
         raise WeightingRefused(
             gettext_noop(
                 "Only %(n)s respondent(s) in the current results answered every "
                 "margin question: nothing to weight yet."
             ),
-            n=len(kept),
+            n=int(counts.sum()),
         )
     targets: dict[str, dict[str, float]] = {}
     variables: dict[str, list[str]] = {}
     table = []
     for pk, shares in margins.items():
         question = questions[pk]
-        names = answer_labels(question)
-        values = [labels[pk][s] for s in kept]
-        for name, share in zip(names, shares, strict=True):
+        labels = answer_labels(question)
+        values = [
+            names[pk].get(int(answers[pk]), str(answers[pk])) for _, answers, _ in kept
+        ]
+        for name, share in zip(labels, shares, strict=True):
             if share > 0 and name not in values:
                 raise WeightingRefused(
                     gettext_noop(
@@ -245,44 +275,55 @@ def calibrate(
                     text=question.text,
                     share=float(share * 100),
                 )
-        targets[question.text] = dict(zip(names, shares, strict=True))
+        targets[question.text] = dict(zip(labels, shares, strict=True))
         variables[question.text] = values
         table.append(
             {
                 "text": question.text,
                 "kind": question.kind,
-                "labels": names,
+                "labels": labels,
                 "targets": shares,
             }
         )
-    fit = _fit(variables, targets)
-    w = fit.weights
+    fit = _fit(variables, targets, counts)
+    weights = fit.weights / counts
+    weights *= counts.sum() / float(counts @ weights)
     for row, values in zip(table, variables.values(), strict=True):
         array = np.asarray(values)
-        row["sample"] = [float(np.mean(array == name)) for name in row["labels"]]
-        row["weighted"] = [
-            float(w[array == name].sum() / w.sum()) for name in row["labels"]
+        row["sample"] = [
+            float(counts[array == name].sum() / counts.sum()) for name in row["labels"]
         ]
-    return kept, fit, table, len(everyone) - len(kept)
-
-
-def _interval(estimate: Any) -> tuple[Any, Any]:
-    interval = estimate.confidence_interval(LEVEL)
-    return interval.low, interval.high
-
-
-def _mean_label(question: Question, mechanism: ldp.Mechanism) -> wording.Note:
-    """The mean's label, saying how an ordinal scale is numbered (a note: the
-    page words it for its reader, the CSV file in English)."""
-    if not kinds.facts(question.kind).ordered:
-        return wording.sentence(gettext_noop("Mean"))
-    labels = labels_for(question, mechanism)
-    return wording.sentence(
-        gettext_noop("Mean on the scale 0 (%(lowest)s) to %(top)s (%(highest)s)"),
-        lowest=labels[0],
-        top=len(labels) - 1,
-        highest=labels[-1],
+        mass = counts * weights
+        row["weighted"] = [
+            float(mass[array == name].sum() / mass.sum()) for name in row["labels"]
+        ]
+    return Calibration(
+        [unit for unit, _, _ in kept],
+        counts,
+        weights,
+        fit,
+        table,
+        int(everyone - counts.sum()),
+        fit.cells,
     )
+
+
+def calibrate(survey: Survey, params: dict[str, Any], *, upto: int) -> Calibration:
+    """:func:`calibrate_units` of the respondents with a report ``id <= upto``,
+    each its own unit (read from the stored answers)."""
+    questions = {q.pk: q for q in margin_candidates(survey)}
+    everyone = respondents_up_to(survey, upto)
+    margins = [int(pk) for pk in params["margins"] if int(pk) in questions]
+    present = set(everyone)
+    answers: dict[int, dict[int, Any]] = {s: {} for s in everyone}
+    for pk in margins:
+        found = PlainAnswer.objects.filter(question_id=pk).values_list(
+            "submission_id", "value"
+        )
+        for s, v in found.iterator(chunk_size=CHUNK):
+            if s in present:
+                answers[s][pk] = v
+    return calibrate_units(survey, params, [(s, answers[s], 1) for s in everyone])
 
 
 def question_rows(
@@ -292,88 +333,33 @@ def question_rows(
     strata: list[str] | None = None,
 ) -> dict[str, Any]:
     """One protected question: unweighted and weighted estimates, by answer
-    (shares) or as a mean (scales and numbers); ``strata``, each report's
-    post-stratification cell, gives the post-stratified variance."""
+    (shares) or as a mean (scales and numbers), from its reports; ``strata``,
+    each report's post-stratification cell, gives the post-stratified
+    variance."""
     mechanism = question.compiled_mechanism()
-    if mechanism is None:
-        raise WeightingRefused(
-            gettext_noop("“%(text)s” is no longer protected."), text=question.text
-        )
-    entry: dict[str, Any] = {
-        "text": question.text,
-        "kind": question.kind,
-        "mechanism_label": mechanism_label(mechanism.name),
-        "epsilon": float(mechanism.epsilon),
-        "n": len(payloads),
-        "rows": [],
-        "note": None,
-    }
-    if len(payloads) < 2:
-        entry["note"] = wording.sentence(
-            gettext_noop("Fewer than 2 weighted respondents answered it.")
-        )
-        return entry
-    if not weights.sum() > 0:
-        entry["note"] = wording.sentence(
-            gettext_noop("Every respondent who answered it has weight 0.")
-        )
-        return entry
-    if isinstance(mechanism, SupportMechanism):
-        entry["measure"] = "share"
-        # The unweighted column is the results page's estimate with the
-        # results page's interval: one method per estimand on every page.
-        plain = mechanism.estimate(mechanism.aggregate(payloads))
-        weighted = ldp.weighted_estimate(mechanism, payloads, weights, strata)
-        low_u, high_u = _interval(plain)
-        low_w, high_w = _interval(weighted)
-        for i, label in enumerate(labels_for(question, mechanism)):
-            entry["rows"].append(
-                {
-                    "label": label,
-                    "unweighted": float(plain.estimate[i]),
-                    "unweighted_low": float(low_u[i]),
-                    "unweighted_high": float(high_u[i]),
-                    "weighted": float(weighted.estimate[i]),
-                    "weighted_low": float(low_w[i]),
-                    "weighted_high": float(high_w[i]),
-                }
-            )
-        entry["design_effect"] = weighted.design_effect
-    elif hasattr(mechanism, "scores"):
-        entry["measure"] = "mean"
-        plain_mean = mechanism.estimate(mechanism.aggregate(payloads)).mean()
-        weighted_mean = ldp.weighted_mean(mechanism, payloads, weights, strata)
-        low_u, high_u = _interval(plain_mean)
-        low_w, high_w = _interval(weighted_mean)
-        label = _mean_label(question, mechanism)
-        entry["rows"].append(
-            {
-                "label": wording.english(label),
-                "label_note": label,
-                "unweighted": float(plain_mean.estimate),
-                "unweighted_low": float(low_u),
-                "unweighted_high": float(high_u),
-                "weighted": float(weighted_mean.estimate),
-                "weighted_low": float(low_w),
-                "weighted_high": float(high_w),
-            }
-        )
-        entry["design_effect"] = ldp.kish_design_effect(weights)
-    else:
-        entry["note"] = wording.sentence(
-            gettext_noop("This mechanism has no weighted estimator.")
-        )
-    return entry
+    return question_entry(
+        question,
+        WeightedInputs(
+            n=len(payloads),
+            weighted=bool(len(payloads)) and bool(weights.sum() > 0),
+            plain=lambda: mechanism.aggregate(payloads),
+            shares=lambda: ldp.weighted_estimate(mechanism, payloads, weights, strata),
+            mean=lambda: ldp.weighted_mean(mechanism, payloads, weights, strata),
+            mean_design_effect=lambda: ldp.kish_design_effect(weights),
+        ),
+    )
 
 
 def weighted_result(
     survey: Survey, params: dict[str, Any], *, upto: int, progress: Progress
 ) -> dict[str, Any]:
-    """Compute the weights and every protected question's weighted estimates;
-    the stored table (JSON), or WeightingRefused saying why not."""
-    kept, fit, margins, dropped = calibrate(survey, params, upto=upto)
+    """Compute the weights and every protected question's weighted estimates
+    from the stored reports; the stored table (JSON), or WeightingRefused
+    saying why not (``weights_grouped`` computes it from a snapshot's pattern
+    tallies instead, when it holds them)."""
+    calibration = calibrate(survey, params, upto=upto)
     progress(0.4)
-    position = {s: i for i, s in enumerate(kept)}
+    position = {s: i for i, s in enumerate(calibration.kept)}
     questions = [
         q for q in selectors.survey_questions(survey) if q.compiled_mechanism()
     ]
@@ -387,26 +373,26 @@ def weighted_result(
         ).values_list("submission_id", "value", "bits")
         stored = report_codec.decode_rows(question.spec, rows.iterator(CHUNK))
         pairs = [(s, p) for s, p in stored if s in position]
-        weights = np.asarray([fit.weights[position[s]] for s, _ in pairs])
+        weights = np.asarray([calibration.weights[position[s]] for s, _ in pairs])
         strata = (
             None
-            if fit.cells is None
-            else [str(fit.cells[position[s]]) for s, _ in pairs]
+            if calibration.cells is None
+            else [str(calibration.cells[position[s]]) for s, _ in pairs]
         )
         entries.append(question_rows(question, [p for _, p in pairs], weights, strata))
         progress(0.4 + 0.55 * done / len(questions))
-    summary = fit.to_dict()
-    return {
-        "method": summary["method"],
-        "iterations": summary["iterations"],
-        "max_margin_error": summary["max_margin_error"],
-        "design_effect": summary["design_effect"],
-        "effective_sample_size": summary["effective_sample_size"],
-        "min_weight": summary["min_weight"],
-        "max_weight": summary["max_weight"],
-        "n": len(kept),
-        "dropped": dropped,
+    return result_table(calibration, entries)
+
+
+def result_table(
+    calibration: Calibration, entries: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The stored table: the weights' summary, the margins and each
+    question's rows."""
+    return calibration.summary() | {
+        "n": int(calibration.counts.sum()),
+        "dropped": calibration.dropped,
         "level": LEVEL,
-        "margins": margins,
+        "margins": calibration.margins,
         "questions": entries,
     }

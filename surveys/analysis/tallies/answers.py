@@ -243,9 +243,9 @@ def replace(*, survey_id: int, counts: AnswerCounts) -> None:
 
 def fold_batch(
     *, survey_id: int, submission_ids: Iterable[int], first: int, start: int
-) -> int:
+) -> list[int]:
     """Add the answers of the submissions a window of reports past ``start``
-    covers first (:func:`newly_covered`); return how many submissions that is."""
+    covers first (:func:`newly_covered`); return those submissions."""
     new = newly_covered(
         survey_id=survey_id, submission_ids=submission_ids, first=first, start=start
     )
@@ -254,7 +254,7 @@ def fold_batch(
             survey_id=survey_id,
             change=counts_of(survey_id=survey_id, submission_ids=new),
         )
-    return len(new)
+    return new
 
 
 def subtract_withdrawn(*, survey_id: int, covered_submission_ids: list[int]) -> None:

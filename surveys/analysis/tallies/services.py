@@ -78,7 +78,7 @@ from django.utils import timezone
 import ldp
 from surveys.analysis.models import Tally, TallyWatermark
 from surveys.analysis.results import selectors
-from surveys.analysis.tallies import answers
+from surveys.analysis.tallies import answers, cells
 from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection import report_codec, report_store
@@ -286,11 +286,17 @@ def tallies_refresh(
             )
             _add_to_tallies(survey_id, _aggregate((r[1:5] for r in rows), specs))
             if rows:
-                mark.responses += answers.fold_batch(
+                new = answers.fold_batch(
                     survey_id=survey_id,
                     submission_ids=(r[0] for r in rows),
                     first=min(rows, key=lambda r: r[5])[0],
                     start=start,
+                )
+                mark.responses += len(new)
+                window = [r[:5] for r in rows]
+                cells.add(
+                    survey_id=survey_id,
+                    change=cells.of_rows(survey_id, window, specs, new),
                 )
             mark.last_report_id = end
             mark.refreshed_at = timezone.now()
@@ -341,7 +347,12 @@ def tallies_withdraw(*, survey_id: int, report_ids: list[int]) -> int:
         answers.subtract_withdrawn(survey_id=survey_id, covered_submission_ids=covered)
         mark.responses -= len(covered)
         mark.save(update_fields=["responses"])
-        stats = _aggregate((r[1:] for r in rows), _Specs(survey_id))
+        specs = _Specs(survey_id)
+        cells.add(
+            survey_id=survey_id,
+            change=cells.of_rows(survey_id, rows, specs, covered).negated(),
+        )
+        stats = _aggregate((r[1:] for r in rows), specs)
         tallies = {
             (t.question_id, t.spec_revision): t
             for t in Tally.objects.select_for_update().filter(
@@ -360,20 +371,23 @@ def tallies_withdraw(*, survey_id: int, report_ids: list[int]) -> int:
 
 
 def count_reports(
-    survey_id: int, *, end: int, batch_size: int
-) -> tuple[dict[tuple[int, int], ldp.SupportCounts], int]:
+    survey_id: int, *, end: int, batch_size: int, with_cells: bool = False
+) -> tuple[dict[tuple[int, int], ldp.SupportCounts], int, cells.Cells]:
     """Aggregate every report of the survey with an id up to ``end``, read in
     keyset windows of at most ``batch_size`` (:func:`_window_end`); return the
-    aggregates and the reports counted."""
+    aggregates, the reports counted and (``with_cells``: else empty) their
+    joint and pattern aggregates (``cells``), each submission counted in its
+    pattern in the window that covers it first."""
     specs = _Specs(survey_id)
     question_ids = _question_ids(survey_id)
     totals: dict[tuple[int, int], ldp.SupportCounts] = {}
+    joint = cells.Cells()
     start, counted = 0, 0
     while start < end:
         window = _window_end(
             survey_id, question_ids, start=start, horizon=end, size=batch_size
         )
-        rows = (
+        rows = list(
             Report.objects.filter(
                 survey_id=survey_id,
                 question_id__in=question_ids,
@@ -381,13 +395,23 @@ def count_reports(
                 id__lte=window,
             )
             .order_by()
-            .values_list("question_id", "spec_revision", "value", "bits")
+            .values_list(
+                "submission_id", "question_id", "spec_revision", "value", "bits", "id"
+            )
         )
-        for key, stat in _aggregate(rows, specs).items():
+        for key, stat in _aggregate((r[1:5] for r in rows), specs).items():
             totals[key] = totals[key] + stat if key in totals else stat
             counted += stat.n
+        if with_cells and rows:
+            new = answers.newly_covered(
+                survey_id=survey_id,
+                submission_ids=(r[0] for r in rows),
+                first=min(rows, key=lambda r: r[5])[0],
+                start=start,
+            )
+            joint += cells.of_rows(survey_id, [r[:5] for r in rows], specs, new)
         start = window
-    return totals, counted
+    return totals, counted, joint
 
 
 def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
@@ -404,7 +428,9 @@ def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
     with transaction.atomic():
         mark = _locked_watermark(survey_id)
         end = max(horizon, mark.last_report_id)
-        totals, counted = count_reports(survey_id, end=end, batch_size=size)
+        totals, counted, counted_cells = count_reports(
+            survey_id, end=end, batch_size=size, with_cells=True
+        )
         Tally.objects.filter(question__survey_id=survey_id).delete()
         Tally.objects.bulk_create(
             Tally(question_id=q, spec_revision=r, n=stat.n, stat=stat.to_dict())
@@ -414,6 +440,7 @@ def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
             survey_id=survey_id,
             counts=answers.counts_up_to(survey_id=survey_id, watermark=end),
         )
+        cells.replace(survey_id=survey_id, cells=counted_cells)
         mark.responses = selectors.responses_between(
             survey_id=survey_id, after=0, up_to=end
         )

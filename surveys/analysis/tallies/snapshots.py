@@ -24,6 +24,7 @@ from surveys.analysis.results import selectors
 from surveys.analysis.results.answer_counts import AnswerCounts, stored_counts
 from surveys.analysis.results.objects import document_readable, results_to_document
 from surveys.analysis.results.release import snapshot_batch_ready
+from surveys.analysis.tallies import cells
 from surveys.analysis.tallies.answers import counts_up_to
 from surveys.analysis.tallies.services import count_reports, resolved_batch_size
 from surveys.authoring.models import Survey
@@ -59,6 +60,7 @@ class TallyInputs:
     tallies: dict[tuple[int, int], ldp.SupportCounts]
     answers: AnswerCounts
     responses: int  # submissions with a report at or below the watermark
+    cells: dict[str, Any]  # joint and pattern tallies (``cells.stored``)
 
 
 def _tally_inputs(survey_id: int) -> TallyInputs:
@@ -78,10 +80,11 @@ def _tally_inputs(survey_id: int) -> TallyInputs:
             for t in Tally.objects.filter(question__survey_id=survey_id)
         }
         counts = stored_counts(survey_id=survey_id)
+        joint = cells.stored(survey_id=survey_id)
     if mark is None:
-        return TallyInputs(0, None, tallies, counts, 0)
+        return TallyInputs(0, None, tallies, counts, 0, joint)
     return TallyInputs(
-        mark.last_report_id, mark.refreshed_at, tallies, counts, mark.responses
+        mark.last_report_id, mark.refreshed_at, tallies, counts, mark.responses, joint
     )
 
 
@@ -113,10 +116,10 @@ def _inputs_held_back(
     one: the first snapshot waits for a batch too, holding no reports (every
     question at n = 0)."""
     if current is None:
-        return TallyInputs(0, None, {}, AnswerCounts(), 0)
+        return TallyInputs(0, None, {}, AnswerCounts(), 0, {})
     if current.watermark == inputs.watermark:
         return replace(inputs, responses=current.responses)
-    tallies, _ = count_reports(
+    tallies, _, _ = count_reports(
         survey_id, end=current.watermark, batch_size=resolved_batch_size(None)
     )
     return TallyInputs(
@@ -125,6 +128,8 @@ def _inputs_held_back(
         tallies,
         counts_up_to(survey_id=survey_id, watermark=current.watermark),
         current.responses,
+        # The current snapshot's own: of exactly the same reports.
+        current.cells,
     )
 
 
@@ -214,6 +219,7 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
             definition=definition,
             document=document,
             computed_at=now,
+            cells=inputs.cells,
         )
     return SnapshotOutcome(survey_id, True, watermark, version)
 
@@ -230,8 +236,11 @@ def snapshot_after_withdrawal(*, survey_id: int) -> SnapshotOutcome:
     if survey is None or current is None:
         return SnapshotOutcome(survey_id, False, 0, 0)
     questions = selectors.survey_questions(survey)
-    tallies, _ = count_reports(
-        survey_id, end=current.watermark, batch_size=resolved_batch_size(None)
+    tallies, _, counted_cells = count_reports(
+        survey_id,
+        end=current.watermark,
+        batch_size=resolved_batch_size(None),
+        with_cells=True,
     )
     answers = counts_up_to(survey_id=survey_id, watermark=current.watermark)
     responses = selectors.responses_between(
@@ -271,5 +280,6 @@ def snapshot_after_withdrawal(*, survey_id: int) -> SnapshotOutcome:
             definition=selectors.survey_definition(questions),
             document=document,
             computed_at=timezone.now(),
+            cells=cells.snapshot_form(counted_cells),
         )
     return SnapshotOutcome(survey_id, True, current.watermark, version)

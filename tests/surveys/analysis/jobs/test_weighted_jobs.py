@@ -9,7 +9,7 @@ import ldp
 from surveys.analysis.jobs import running as jobs
 from surveys.analysis.jobs import weights
 from surveys.analysis.models import AnalysisJob
-from surveys.analysis.tallies.services import tallies_refresh
+from surveys.analysis.tallies.services import tallies_recount, tallies_refresh
 from surveys.analysis.tallies.snapshots import snapshot_refresh
 from surveys.collection.models import PlainAnswer, Report
 from tests.surveys.analysis.model_support import (
@@ -43,6 +43,12 @@ def _run(survey, margins):
     jobs.job_run(job_id=job.pk)
     job.refresh_from_db()
     return job, created
+
+
+def _recount(survey):
+    """After answers were edited in place: tallies and snapshot from them."""
+    tallies_recount(survey_id=survey.pk)
+    snapshot_refresh(survey_id=survey.pk, force=True)
 
 
 def _answers(survey, text):
@@ -197,6 +203,7 @@ def test_a_protected_question_cannot_be_a_margin(seeded):
 
 def test_an_empty_cell_fails_the_job_naming_it(seeded):
     PlainAnswer.objects.filter(question=questions(seeded)[REGION], value=2).delete()
+    _recount(seeded)
     job, _ = _run(seeded, {REGION: EVEN})
     assert job.status == AnalysisJob.Status.FAILED and job.result is None
     assert "Empty cell" in job.error and "“East”" in job.error
@@ -210,6 +217,7 @@ def test_raking_that_cannot_meet_the_margins_fails_the_job(seeded):
     employed = PlainAnswer.objects.filter(question=q[EMPLOYED])
     employed.update(value=0)
     employed.filter(submission_id__in=east.values("submission_id")).update(value=1)
+    _recount(seeded)
     job, _ = _run(seeded, {REGION: EVEN, EMPLOYED: [0.1, 0.9]})
     assert job.status == AnalysisJob.Status.FAILED
     assert "Raking did not converge" in job.error
