@@ -31,6 +31,10 @@ class TallyWatermark(models.Model):
     responses = models.BigIntegerField(default=0)
     # When the tallies last advanced (None: never).
     refreshed_at = models.DateTimeField(null=True, blank=True)
+    # Whether the joint and pattern tallies (``tallies.cells``) hold every
+    # report up to the watermark: False for surveys tallied before they
+    # existed, until the next refresh counts them once.
+    cells_counted = models.BooleanField(default=True)
 
     def __str__(self) -> str:
         return f"survey {self.survey_id} tallied to report {self.last_report_id}"
@@ -133,7 +137,7 @@ class JointTally(models.Model):
     stat = models.JSONField()
 
     class Meta:
-        ordering = ["survey", "question", "spec_revision", "by", "by_value"]
+        ordering = ["survey_id", "question_id", "spec_revision", "by_id", "by_value"]
         constraints = [
             models.UniqueConstraint(
                 fields=["survey", "question", "spec_revision", "by", "by_value"],
@@ -168,7 +172,7 @@ class PatternTally(models.Model):
     moments = models.JSONField(null=True, blank=True)
 
     class Meta:
-        ordering = ["survey", "pattern_key", "question", "spec_revision"]
+        ordering = ["survey_id", "pattern_key", "question_id", "spec_revision"]
         constraints = [
             models.UniqueConstraint(
                 fields=["survey", "pattern_key", "question", "spec_revision"],

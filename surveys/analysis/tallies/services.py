@@ -255,6 +255,8 @@ def tallies_refresh(
         with transaction.atomic():
             mark = _locked_watermark(survey_id)
             start = mark.last_report_id
+            if not mark.cells_counted:
+                _count_cells_once(survey_id, mark, size)
             if start >= horizon:
                 return RefreshOutcome(survey_id, folded, start, analyzed=analyzed)
             if not folded and _statistics_due(
@@ -305,6 +307,17 @@ def tallies_refresh(
         if end >= horizon:
             return RefreshOutcome(survey_id, folded, end, analyzed=analyzed)
         _batch_delay()
+
+
+def _count_cells_once(survey_id: int, mark: TallyWatermark, size: int) -> None:
+    """Count the joint and pattern tallies up to the watermark, once, for a
+    survey tallied before they existed (under the watermark lock)."""
+    _, _, counted = count_reports(
+        survey_id, end=mark.last_report_id, batch_size=size, with_cells=True
+    )
+    cells.replace(survey_id=survey_id, cells=counted)
+    mark.cells_counted = True
+    mark.save(update_fields=["cells_counted"])
 
 
 def _statistics_due(
@@ -441,6 +454,9 @@ def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
             counts=answers.counts_up_to(survey_id=survey_id, watermark=end),
         )
         cells.replace(survey_id=survey_id, cells=counted_cells)
+        if not mark.cells_counted:
+            mark.cells_counted = True
+            mark.save(update_fields=["cells_counted"])
         mark.responses = selectors.responses_between(
             survey_id=survey_id, after=0, up_to=end
         )

@@ -80,7 +80,12 @@ def _tally_inputs(survey_id: int) -> TallyInputs:
             for t in Tally.objects.filter(question__survey_id=survey_id)
         }
         counts = stored_counts(survey_id=survey_id)
-        joint = cells.stored(survey_id=survey_id)
+        # Before their first count (an upgrade), none: jobs read reports.
+        joint = (
+            cells.stored(survey_id=survey_id)
+            if mark is None or mark.cells_counted
+            else {}
+        )
     if mark is None:
         return TallyInputs(0, None, tallies, counts, 0, joint)
     return TallyInputs(

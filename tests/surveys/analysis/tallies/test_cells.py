@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext, override_settings
 import ldp
 from surveys.analysis.jobs import crosstabs, weights, weights_grouped
 from surveys.analysis.jobs import running as jobs
-from surveys.analysis.models import AnalysisJob, ResultSnapshot
+from surveys.analysis.models import AnalysisJob, ResultSnapshot, TallyWatermark
 from surveys.analysis.results import selectors
 from surveys.analysis.results.cells import snapshot_cells
 from surveys.analysis.tallies import cells, services, snapshots
@@ -174,6 +174,25 @@ def test_a_recount_rebuilds_the_joint_and_pattern_tallies(survey):
     services.tallies_recount(survey_id=survey.pk)
 
     assert _canonical(cells.stored(survey_id=survey.pk)) == before
+
+
+def test_a_survey_tallied_before_the_cells_gets_them_counted_at_its_next_refresh(
+    survey,
+):
+    with untallied():
+        submit(survey, 10, 6)
+        services.tallies_refresh(survey_id=survey.pk, batch_size=7)
+        expected = _canonical(cells.stored(survey_id=survey.pk))
+        # As an upgrade leaves it: tallies, no cells, not counted yet.
+        cells.replace(survey_id=survey.pk, cells=cells.Cells())
+        TallyWatermark.objects.filter(survey=survey).update(cells_counted=False)
+        snapshots.snapshot_refresh(survey_id=survey.pk, force=True)
+        assert ResultSnapshot.objects.get(survey=survey).cells == {}
+
+        services.tallies_refresh(survey_id=survey.pk)
+
+    assert _canonical(cells.stored(survey_id=survey.pk)) == expected
+    assert TallyWatermark.objects.get(survey=survey).cells_counted
 
 
 def _close(a, b) -> bool:
