@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('analysis', '0011_answer_tallies'),
+        ('analysis', '0012_skip_reasons'),
         ('authoring', '0013_survey_theme'),
     ]
 
