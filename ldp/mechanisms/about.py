@@ -180,8 +180,8 @@ class About(ABC):
         --------
         >>> import ldp
         >>> warner = ldp.build({"mechanism": "warner", "epsilon": 1.0})
-        >>> warner.report_words(1)
-        Words(message='%(answer)s', values={'answer': Answer(index=1)})
+        >>> warner.report_words(1).message
+        'a randomized yes/no answer, “%(answer)s”'
         """
         return Words("the randomized code %(code)r", {"code": report})
 

@@ -213,6 +213,7 @@ class BinaryMechanism(CategoricalMechanism):
 
     kinds = (YES_NO,)
     regression = LOGISTIC
+    report_message = gettext_noop("a randomized yes/no answer, “%(answer)s”")
 
     @classmethod
     def validate_fields(cls, spec: Mapping[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from ldp.mechanisms.reports import (
     packed_bit_column_counts,
 )
 from ldp.mechanisms.storage import PACKED_BITS, ReportStorage
-from ldp.mechanisms.words import Options, Words
+from ldp.mechanisms.words import Options, Words, gettext_noop
 
 BITS = REstimator(
     "estimate_bits",
@@ -67,7 +67,8 @@ class BitReportHandling(ReportHandling):
     def report_words(self, report: Any) -> Words:
         """The options whose bit the report sets (not the options chosen)."""
         marked = tuple(i for i, bit in enumerate(report) if bit == 1)
-        return Words("bits set for: %(options)s", {"options": Options(marked)})
+        words = gettext_noop("randomized marks, one per option, on for: %(options)s")
+        return Words(words, {"options": Options(marked)})
 
     def export_columns(self) -> tuple[ExportColumn, ...]:
         """One 0/1 column per option, labelled with the option."""

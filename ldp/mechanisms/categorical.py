@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ldp.arrays import AnyArray, IntArray
 from ldp.mechanisms.oracle import FrequencyOracle
 from ldp.mechanisms.reports import bounded_bincount
-from ldp.mechanisms.words import Answer, Words
+from ldp.mechanisms.words import Answer, Words, gettext_noop
 from ldp.sampling import Draw, secure_words, uniform_below
 
 CHANNEL_K_MAX = 1024
@@ -21,10 +21,12 @@ class CategoricalMechanism(FrequencyOracle):
     """One rejection-sampled word ``v`` in ``[0, S)`` mapped to an answer."""
 
     one_answer_reports = True
+    report_message: ClassVar[str] = gettext_noop("a randomized choice, “%(answer)s”")
+    """How the receipt names what a report is (a message id with ``answer``)."""
 
     def report_words(self, report: Any) -> Words:
         """The answer the report names (randomized, so not necessarily theirs)."""
-        return Words("%(answer)s", {"answer": Answer(report)})
+        return Words(self.report_message, {"answer": Answer(report)})
 
     @property
     @abstractmethod

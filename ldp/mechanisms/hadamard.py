@@ -162,6 +162,15 @@ class HadamardResponse(FrequencyOracle):
     support_words = "reports whose bit equals 1 if popcount(j AND v) is even, else 0"
     r_estimator = R_ESTIMATOR
 
+    def report_words(self, report: Any) -> Words:
+        """A random group of answers and a randomized yes/no about it."""
+        return Words(
+            gettext_noop(
+                "a randomized yes or no about a random group of answers, never "
+                "one answer"
+            )
+        )
+
     def r_arguments(self) -> dict[str, Any]:
         """Only ``simplex``: the rows and bits carry everything else."""
         return {"simplex": True}

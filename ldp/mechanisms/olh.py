@@ -204,6 +204,15 @@ class OptimizedLocalHashing(FrequencyOracle):
     def weights_ratio(cls, spec: Mapping[str, Any]) -> Fraction:
         return pair_ratio(spec["weights"]["keep"], spec["weights"]["other"])
 
+    def report_words(self, report: Any) -> Words:
+        """A random grouping of the answers and a randomized group."""
+        return Words(
+            gettext_noop(
+                "a randomized group from a random grouping of the answers, never "
+                "one answer"
+            )
+        )
+
     def describe(self) -> Words:
         return Words(
             gettext_noop(

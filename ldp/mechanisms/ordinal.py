@@ -119,7 +119,8 @@ class OrdinalExponential(FiniteChannelMechanism):
 
     def report_words(self, report: Any) -> Words:
         """The level the report names (randomized, so not necessarily theirs)."""
-        return Words("%(answer)s", {"answer": Answer(report)})
+        words = gettext_noop("a randomized point on the scale, “%(answer)s”")
+        return Words(words, {"answer": Answer(report)})
 
     def _input_size(self) -> int:
         return int(self._params["k"])

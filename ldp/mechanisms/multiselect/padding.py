@@ -165,10 +165,10 @@ class PaddingAndSampling(MultiSelectMechanism):
     def report_words(self, report: Any) -> Words:
         if report < self.k:
             return Words(
-                gettext_noop("the sampled option %(option)s"),
+                gettext_noop("one randomly picked option, randomized: %(option)s"),
                 {"option": Options((report,))},
             )
-        return Words(gettext_noop("a padding item (it stands for no option)"))
+        return Words(gettext_noop("a randomized blank (it stands for no option)"))
 
     def export_columns(self) -> tuple[ExportColumn, ...]:
         """The reported item: an option's label, or a padding item."""

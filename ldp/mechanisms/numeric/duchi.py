@@ -133,8 +133,8 @@ class Duchi(GridMechanism):
 
     def report_words(self, report: Any) -> Words:
         if report == 1:
-            return Words(gettext_noop("a “high” signal (it leans the estimate up)"))
-        return Words(gettext_noop("a “low” signal (it leans the estimate down)"))
+            return Words(gettext_noop("a randomized “high” (never your number itself)"))
+        return Words(gettext_noop("a randomized “low” (never your number itself)"))
 
     def export_columns(self) -> tuple[ExportColumn, ...]:
         """The low (0) or high (1) report."""

@@ -133,7 +133,8 @@ class KernelMechanism(GridMechanism):
 
     def report_words(self, report: Any) -> Words:
         """The grid value reported (the true number plus clamped noise)."""
-        return Words(gettext_noop("the value %(value)s"), {"value": GridValue(report)})
+        words = gettext_noop("a number with noise added, %(value)s")
+        return Words(words, {"value": GridValue(report)})
 
     def export_columns(self) -> tuple[ExportColumn, ...]:
         """The reported value on the grid."""

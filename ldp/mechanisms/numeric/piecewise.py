@@ -115,16 +115,8 @@ class Piecewise(GridMechanism):
 
     def report_words(self, report: Any) -> Words:
         value = float(self.output_values()[report])
-        return Words(
-            gettext_noop(
-                "output cell %(cell)s of %(cells)s, which stands for about %(value)s"
-            ),
-            {
-                "cell": Number(report + 1),
-                "cells": Number(self.outputs),
-                "value": Number(value, decimals=1),
-            },
-        )
+        words = gettext_noop("a number with noise added, about %(value)s")
+        return Words(words, {"value": Number(value, decimals=1)})
 
     def _derive_weights(self) -> dict[str, Any]:
         epsilon = float(self._params["epsilon"])

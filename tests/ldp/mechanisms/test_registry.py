@@ -66,6 +66,19 @@ def test_every_report_has_words_and_one_cell_per_export_column(family):
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=IDS)
+def test_every_report_is_worded_plainly_for_its_respondent(family):
+    # What the receipt says was sent: what kind of thing, in a person's words,
+    # never the mechanism's own terms (cells, bits, codes, padding).
+    mechanism = example(family)
+    rng = random.Random(5)
+    for i in range(40):
+        message = mechanism.report_words(report(mechanism, i, rng)).message
+        assert message.startswith(("a ", "an ", "one ", "randomized ")), message
+        for jargon in ("cell", "bit", "code", "padding", "signal", "hash"):
+            assert jargon not in message, message
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=IDS)
 def test_a_request_compiles_to_a_spec_of_its_own_family(family):
     mechanism = example(family)
     assert isinstance(mechanism, family)

@@ -319,27 +319,33 @@ def describe(survey: Survey, name: str, payload) -> str:
 
 
 def test_receipt_words_for_ordinal_and_numeric(kinds_survey):
-    assert describe(kinds_survey, "ordinal", 3) == "Often"
-    assert describe(kinds_survey, "geometric", 0) == "the value 0.5"
-    assert describe(kinds_survey, "gaussian", 9) == "the value 5"
-    assert describe(kinds_survey, "duchi", 1).startswith("a “high” signal")
-    assert describe(kinds_survey, "duchi", 0).startswith("a “low” signal")
+    assert describe(kinds_survey, "ordinal", 3) == (
+        "a randomized point on the scale, “Often”"
+    )
+    assert describe(kinds_survey, "geometric", 0) == "a number with noise added, 0.5"
+    assert describe(kinds_survey, "gaussian", 9) == "a number with noise added, 5"
+    assert describe(kinds_survey, "duchi", 1).startswith("a randomized “high”")
+    assert describe(kinds_survey, "duchi", 0).startswith("a randomized “low”")
     piecewise = ldp.build(questions(kinds_survey)["piecewise"].spec)
     centre = float(piecewise.output_values()[0])
     assert describe(kinds_survey, "piecewise", 0) == (
-        f"output cell 1 of {piecewise.outputs}, which stands for about {centre:.1f}"
+        f"a number with noise added, about {centre:.1f}"
     )
 
 
 def test_receipt_words_for_multi_select(kinds_survey):
     assert describe(kinds_survey, "multi_rr", [1, 0, 0, 1, 0, 0]) == (
-        "bits set for: Red, Cyan"
+        "randomized marks, one per option, on for: Red, Cyan"
     )
-    assert describe(kinds_survey, "multi_rr", [0] * 6) == "bits set for: none"
-    assert describe(kinds_survey, "padding_sampling", 2) == "the sampled option Blue"
+    assert describe(kinds_survey, "multi_rr", [0] * 6) == (
+        "randomized marks, one per option, on for: none"
+    )
+    assert describe(kinds_survey, "padding_sampling", 2) == (
+        "one randomly picked option, randomized: Blue"
+    )
     for padding in (6, 7, 8):
         assert describe(kinds_survey, "padding_sampling", padding) == (
-            "a padding item (it stands for no option)"
+            "a randomized blank (it stands for no option)"
         )
 
 
@@ -361,13 +367,13 @@ def test_receipt_page_for_every_kind(client, kinds_survey):
     assert sent.status_code == 201, sent.content
     text = client.get(sent.json()["receipt_url"]).content.decode()
     for words in (
-        "Never",
-        "the value 2.5",
-        "the value 1",
-        "a “high” signal",
-        "output cell 1 of",
-        "bits set for: Green, Yellow",
-        "a padding item",
+        "a randomized point on the scale, “Never”",
+        "a number with noise added, 2.5",
+        "a number with noise added, 1",
+        "a randomized “high”",
+        "a number with noise added, about",
+        "randomized marks, one per option, on for: Green, Yellow",
+        "a randomized blank",
     ):
         assert f"Your device sent: <strong>{words}" in text, words
     assert text.count("This may differ from what you chose.") == len(reports)
@@ -388,9 +394,9 @@ def test_demo_receipt_covers_every_kind(client, survey):
     url = reverse("collection:respond", args=[survey.public_token])
     sent = client.post(url, body(survey, reports=reports), **JSON)
     text = client.get(sent.json()["receipt_url"]).content.decode()
-    assert "Your device sent: <strong>Strongly agree</strong>" in text
-    assert "Your device sent: <strong>the value 40</strong>" in text
-    assert "Your device sent: <strong>the sampled option Gambling or betting" in text
+    assert "<strong>a randomized point on the scale, “Strongly agree”</strong>" in text
+    assert "Your device sent: <strong>a number with noise added, 40</strong>" in text
+    assert "<strong>one randomly picked option, randomized: Gambling or betting" in text
     assert text.count("This may differ from what you chose.") == 6
 
 

@@ -103,9 +103,11 @@ def test_yes_and_no_answers_are_labelled_in_the_browsers_language(survey, langua
 @pytest.mark.parametrize("language", ["es", "fr"])
 def test_a_yes_no_report_on_the_receipt_is_in_the_browsers_language(survey, language):
     warner = questions(survey)["warner"]
+    kind = {"es": "una respuesta sí/no aleatorizada", "fr": "une réponse oui/non"}
     with translation.override(language):
-        assert describe_report(warner, 1) == YES_NO[language][0]
-        assert describe_report(warner, 0) == YES_NO[language][1]
+        for report, label in ((1, YES_NO[language][0]), (0, YES_NO[language][1])):
+            said = describe_report(warner, report)
+            assert said.startswith(kind[language]) and label in said
 
 
 def test_numeric_ranges_are_written_with_the_languages_decimal_mark(kinds_survey):
@@ -139,14 +141,14 @@ def test_the_receipt_is_in_the_browsers_language(survey, language):
 def test_receipt_words_are_translated_with_exact_figures(kinds_survey):
     with translation.override("es"):
         assert describe_report(questions(kinds_survey)["geometric"], 0) == (
-            "el valor 0,5"
+            "un número con ruido añadido, 0,5"
         )
     with translation.override("fr"):
         assert describe_report(questions(kinds_survey)["geometric"], 0) == (
-            "la valeur 0,5"
+            "un nombre auquel du bruit a été ajouté, 0,5"
         )
         assert describe_report(questions(kinds_survey)["duchi"], 1).startswith(
-            "un signal «\u00a0haut\u00a0»"
+            "un «\u00a0haut\u00a0» aléatoire"
         )
 
 

@@ -213,11 +213,13 @@ def test_receipt_shows_what_the_device_sent_and_nothing_else(client, survey):
     )
     text = client.get(response.json()["receipt_url"]).content.decode()
     assert (
-        "Your device sent: <strong>Yes</strong>. This may differ from what you chose."
-        in text
+        "Your device sent: <strong>a randomized yes/no answer, “Yes”</strong>. "
+        "This may differ from what you chose."
+    ) in text
+    assert (
+        "Your device sent: <strong>a randomized yes/no answer, “No”</strong>." in text
     )
-    assert "Your device sent: <strong>No</strong>." in text
-    assert "Your device sent: <strong>100,000 or more</strong>." in text
+    assert "<strong>a randomized choice, “100,000 or more”</strong>." in text
     assert "You answered: <strong>45 to 64</strong> (not protected" in text
     assert "Why this protects you" in text
 
@@ -432,8 +434,10 @@ def test_receipt_describes_a_report_under_the_spec_revision_it_was_made_with(
     SpecRevision.objects.create(question=warner, revision=2, spec=later)
     Question.objects.filter(pk=warner.pk).update(spec=later, spec_revision=2)
     text = client.get(response.json()["receipt_url"]).content.decode()
-    assert "Your device sent: <strong>No</strong>." in text
-    assert "“low” signal" not in text
+    assert (
+        "Your device sent: <strong>a randomized yes/no answer, “No”</strong>." in text
+    )
+    assert "“low”" not in text
 
 
 def test_receipt_links_are_random_codes_not_the_submission_number(client, survey):
