@@ -17,189 +17,16 @@ from typing import Any
 import numpy as np
 
 from ldp.arrays import FloatArray, IntArray
-from ldp.estimators.consistency import binomial_mle
 from ldp.estimators.intervals import ConfidenceInterval, check_level
+from ldp.estimators.level_channels import (
+    HistogramChannel,
+    LevelChannel,
+    level_channel,
+)
 
 METHOD = "constrained maximum likelihood, bootstrap interval"
 MAX_BINS = 20
 RESAMPLES = 200
-TOLERANCE = 1e-9
-MAX_ITERATIONS = 2_000
-
-
-def _squarem(
-    step: Any, loglik: Any, start: FloatArray, tol: float, max_iter: int
-) -> FloatArray:
-    """Run a simplex-preserving EM map ``step`` to convergence, row by row.
-
-    SQUAREM (Varadhan & Roland 2008, scheme S3): from ``f0``,
-    ``r = EM(f0) − f0``, ``v = EM(EM(f0)) − 2 EM(f0) + f0``,
-    ``α = −‖r‖/‖v‖`` (at most −1) and ``f = EM(f0 − 2αr + α²v)``; a row
-    whose extrapolation leaves the simplex or lowers the likelihood falls back
-    to the plain double EM step, so the log-likelihood never decreases.  Rows
-    stop when their log-likelihood gains less than ``tol``.
-    """
-    f = start.copy()
-    current = loglik(f)
-    active = np.ones(f.shape[0], dtype=bool)
-    for _ in range(max_iter):
-        rows = np.nonzero(active)[0]
-        if rows.size == 0:
-            break
-        f0 = f[rows]
-        f1 = step(f0, rows)
-        f2 = step(f1, rows)
-        r, v = f1 - f0, f2 - 2 * f1 + f0
-        r_norm = np.linalg.norm(r, axis=1)
-        v_norm = np.linalg.norm(v, axis=1)
-        alpha = -np.divide(r_norm, v_norm, out=np.ones_like(r_norm), where=v_norm > 0)
-        alpha = np.minimum(alpha, -1.0)[:, None]
-        jump = f0 - 2 * alpha * r + alpha**2 * v
-        jump = np.maximum(jump, 1e-12)
-        empty = jump.sum(axis=1) <= 0
-        jump[empty] = f2[empty]
-        jump /= jump.sum(axis=1, keepdims=True)
-        candidate = step(jump, rows)
-        gained = loglik(candidate, rows)
-        plain = loglik(f2, rows)
-        worse = gained < plain
-        candidate[worse] = f2[worse]
-        gained = np.where(worse, plain, gained)
-        f[rows] = candidate
-        active[rows] = gained - current[rows] >= tol
-        current[rows] = gained
-    return f
-
-
-@dataclass(frozen=True)
-class HistogramChannel:
-    """Each report is one of ``m`` outputs: ``Q[x, y] = P(report y | level x)``.
-
-    The ordinal, numeric-grid, GRR and binary mechanisms.  The reports are
-    i.i.d. multinomial with cell probabilities ``(Qᵀ f)_y``.
-    """
-
-    channel: FloatArray
-    # Which column of ``channel`` each report value counts towards (None: its
-    # own); see :meth:`merged`.
-    groups: IntArray | None = None
-
-    @classmethod
-    def merged(cls, matrix: FloatArray) -> HistogramChannel:
-        """The channel with identical columns merged into one (their sum).
-
-        Reports whose columns ``Q[:, y]`` are equal are indistinguishable to
-        the likelihood: with a merged column ``Q'[:, g] = Σ_{y in g} Q[:, y]``
-        and merged counts ``c'_g = Σ_{y in g} c_y``,
-        ``Σ_y c_y ln (Qᵀf)_y = Σ_g c'_g ln (Q'ᵀf)_g − Σ_g c'_g ln |g|``, so the
-        maximiser, every EM iterate and the multinomial law of ``c'`` are the
-        same, with fewer columns to multiply (the piecewise mechanism on 201
-        levels at ε = 1: 643 report values, 401 distinct columns).
-        """
-        matrix = np.asarray(matrix, dtype=float)
-        _, first, groups = np.unique(
-            matrix.T, axis=0, return_index=True, return_inverse=True
-        )
-        if first.size == matrix.shape[1]:
-            return cls(matrix)
-        groups = np.asarray(groups, dtype=np.int64).reshape(-1)
-        summed = np.zeros((matrix.shape[0], first.size))
-        np.add.at(summed.T, groups, matrix.T)
-        return cls(summed, groups)
-
-    @property
-    def levels(self) -> int:
-        return int(self.channel.shape[0])
-
-    def sufficient(self, counts: FloatArray) -> FloatArray:
-        """The report histogram on the (merged) columns of ``channel``."""
-        counts = np.asarray(counts, dtype=float)
-        if self.groups is None:
-            return counts
-        merged: FloatArray = np.zeros(self.channel.shape[1])
-        np.add.at(merged, self.groups, counts)
-        return merged
-
-    def fit(self, counts: FloatArray, n: int) -> FloatArray:
-        """Maximise ``Σ_y c_y ln (Qᵀ f)_y`` over the simplex by EM.
-
-        EM step (Agrawal & Aggarwal 2001, section 3):
-        ``f_x ← f_x Σ_y (c_y/n) Q[x, y] / (Qᵀ f)_y``, accelerated by SQUAREM.
-        """
-        q = np.asarray(self.channel, dtype=float)
-        shares = np.atleast_2d(np.asarray(counts, dtype=float)) / n
-
-        def predicted(f: FloatArray) -> FloatArray:
-            out: FloatArray = np.maximum(f @ q, 1e-300)
-            return out
-
-        def step(f: FloatArray, rows: IntArray) -> FloatArray:
-            ratio = shares[rows] / predicted(f)
-            updated: FloatArray = f * (ratio @ q.T)
-            normalised: FloatArray = updated / updated.sum(axis=1, keepdims=True)
-            return normalised
-
-        def loglik(f: FloatArray, rows: IntArray | None = None) -> FloatArray:
-            s = shares if rows is None else shares[rows]
-            value: FloatArray = np.sum(s * np.log(predicted(f)), axis=1)
-            return value
-
-        start = np.full((shares.shape[0], self.levels), 1.0 / self.levels)
-        return _squarem(step, loglik, start, TOLERANCE, MAX_ITERATIONS)
-
-    def simulate(
-        self, shares: FloatArray, n: int, size: int, rng: np.random.Generator
-    ) -> FloatArray:
-        """Counts ``c ~ Multinomial(n, Qᵀ f)``, ``size`` times."""
-        cells = np.clip(shares @ self.channel, 0.0, None)
-        counts = rng.multinomial(n, cells / cells.sum(), size=size)
-        return np.asarray(counts, dtype=float)
-
-
-@dataclass(frozen=True)
-class UnaryChannel:
-    """Unary encoding: one bit per level, on with ``p`` for the answer, else ``q``.
-
-    The support count of level ``v`` is ``C_v = Bin(n_v, p) + Bin(n − n_v, q)``
-    with ``(n_v) ~ Multinomial(n, f)``; the bits are independent given the
-    answer, so the simulation is exact.
-    """
-
-    p: float
-    q: float
-    levels: int
-
-    def sufficient(self, counts: FloatArray) -> FloatArray:
-        """The support counts, as they are."""
-        return np.asarray(counts, dtype=float)
-
-    def fit(self, counts: FloatArray, n: int) -> FloatArray:
-        """Maximise ``Σ_x C_x ln λ_x + (n − C_x) ln(1 − λ_x)`` on the simplex.
-
-        ``λ_x = q + (p − q) f_x``: the per-bit binomial (composite) likelihood
-        of the support counts, solved exactly by
-        :func:`ldp.estimators.consistency.binomial_mle` (KKT conditions and
-        bisection on the multiplier; Wang et al., NDSS 2020, section 4).
-        """
-        rows = np.atleast_2d(np.asarray(counts, dtype=float))
-        p = np.full(self.levels, self.p)
-        q = np.full(self.levels, self.q)
-        fitted: FloatArray = np.vstack(
-            [binomial_mle(row.astype(np.int64), n, p, q, steps=80) for row in rows]
-        )
-        return fitted
-
-    def simulate(
-        self, shares: FloatArray, n: int, size: int, rng: np.random.Generator
-    ) -> FloatArray:
-        """Support counts of ``size`` simulated samples of ``n`` respondents."""
-        answers = rng.multinomial(n, shares / shares.sum(), size=size)
-        on = rng.binomial(answers, self.p) + rng.binomial(n - answers, self.q)
-        return np.asarray(on, dtype=float)
-
-
-LevelChannel = HistogramChannel | UnaryChannel
-"""How reports arise from answer levels: ``fit`` and ``simulate``, vectorised."""
 
 
 def bin_index(values: FloatArray, cuts: Any) -> tuple[IntArray, FloatArray]:
@@ -490,40 +317,6 @@ def binned_distribution(
         median_replicates=level_median(refits, values),
         edges=edges,
     )
-
-
-def level_channel(mechanism: Any) -> LevelChannel | None:
-    """The channel of a mechanism over its levels, or None when there is none.
-
-    Parameters
-    ----------
-    mechanism : ldp.Mechanism
-        An ordinal, numeric-grid, GRR, binary or unary-encoding mechanism.
-
-    Returns
-    -------
-    HistogramChannel, UnaryChannel or None
-        None for hashing oracles (OLH, Hadamard: no small channel to
-        simulate) and for channels with fewer outputs than levels (Duchi's
-        two outputs identify only the mean).
-
-    Notes
-    -----
-    A histogram channel is ``Q = mechanism.channel_matrix()`` with identical
-    columns merged (:meth:`HistogramChannel.merged`); unary
-    encoding is described by its realised ``p*``, ``q*`` (docs/maths.md,
-    section 2).
-    """
-    if getattr(mechanism, "one_hot_bits", False):
-        p, q = float(mechanism.p_star[0]), float(mechanism.q_star[0])
-        return UnaryChannel(p, q, int(mechanism.k))
-    try:
-        matrix = np.asarray(mechanism.channel_matrix(), dtype=float)
-    except NotImplementedError:
-        return None
-    if matrix.shape[1] < matrix.shape[0]:
-        return None
-    return HistogramChannel.merged(matrix)
 
 
 def mechanism_distribution(

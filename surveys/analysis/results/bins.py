@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 import ldp
-from ldp.estimators.binned import bin_index, level_channel
+from ldp.estimators.binned import bin_index
+from ldp.estimators.level_channels import level_channel
 from surveys.analysis.results.objects import Distribution, Interval
 
 DEFAULT_BINS = 5

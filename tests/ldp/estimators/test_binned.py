@@ -10,15 +10,13 @@ import pytest
 import ldp
 from ldp.estimators.binned import (
     METHOD,
-    HistogramChannel,
-    UnaryChannel,
     bin_index,
     binned_distribution,
-    level_channel,
     mechanism_distribution,
 )
 from ldp.estimators.channel.algebra import channel_mle
 from ldp.estimators.consistency import binomial_mle
+from ldp.estimators.level_channels import HistogramChannel, UnaryChannel, level_channel
 
 GRID = {"low": "0", "high": "40", "step": "1", "epsilon": 1.0}
 

@@ -19,11 +19,11 @@ import ldp
 from ldp.estimators.binned import (
     METHOD,
     BinnedDistribution,
-    HistogramChannel,
     bin_index,
     binned_distribution,
     level_median,
 )
+from ldp.estimators.level_channels import HistogramChannel
 
 pytestmark = pytest.mark.statistical
 

@@ -14,9 +14,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import ldp
-from ldp.estimators.binned import HistogramChannel, binned_distribution
+from ldp.estimators.binned import binned_distribution
 from ldp.estimators.frequency.formulas import confidence_bounds
 from ldp.estimators.intervals import bounded_interval
+from ldp.estimators.level_channels import HistogramChannel
 
 GRID = {"low": "0", "high": "10", "step": "1", "epsilon": 1.0}
 VALUED = [
