@@ -23,12 +23,30 @@ from surveys.authoring import kinds
 from surveys.authoring.catalogue import mechanism_label
 from surveys.authoring.designs import design_label
 from surveys.authoring.models import Question, Survey
+from surveys.collection import missing
 from surveys.collection.models import LinkValue, Report
 from surveys.collection.questions import answer_choices, other_value
 from surveys.collection.selectors import survey_records_language
 
 Progress = Callable[[float], None] | None
 ID_COLUMN = "respondent"
+# A question that may be left unanswered (optional, or shown only under display
+# logic) has a column saying why a row has no answer: "q<n>_missing".
+REASON_SUFFIX = "_missing"
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A cell of a question the submission did not answer, and why: one of
+    ``surveys.collection.missing``'s outcomes (not shown, left blank,
+    declined, unknown)."""
+
+    reason: str
+
+    @property
+    def code(self) -> int:
+        """The outcome's export code (``missing.CODES``: −1, −2, −3, −9)."""
+        return missing.CODES[self.reason]
 
 
 @dataclass(frozen=True)
@@ -54,6 +72,9 @@ class Variable:
     factor: bool = False
     # Free text (a link field's value): a string column everywhere.
     text: bool = False
+    # Whether the negative missing-value codes can be written into the column
+    # (False where an answer's value may itself be negative).
+    missing_codes: bool = True
 
     def codebook_row(self) -> dict[str, Any]:
         row = asdict(self)
@@ -99,6 +120,7 @@ class Block:
     # "Other, please specify": the block's last variable holds the words
     # typed beside "Other" (``PlainAnswer.other_text``), not decoded.
     other: bool = False
+    reason_column: str | None = None  # "q<n>_missing" after a question's last block
 
 
 def choice_labels(question: Question) -> dict[int, str]:
@@ -180,6 +202,8 @@ def _protected_block(question: Question, spec: dict, base: str, revision: int) -
                 value_labels=values,
                 measure=ordered if column.measure == ANSWERS else column.measure,
                 factor=column.factor,
+                missing_codes=column.measure != "scale"
+                or float(getattr(mechanism, "low", -1)) >= 0,
                 **common,
             )
         )
@@ -248,7 +272,12 @@ def _plain_choice_block(
         return Block(question, variables, selected)
     if kind.grid:
         variable = Variable(
-            name=base, label=f"{note}: {question.text}", measure="scale", **common
+            name=base,
+            label=f"{note}: {question.text}",
+            measure="scale",
+            missing_codes=question.numeric_low is not None
+            and question.numeric_low >= 0,
+            **common,
         )
         return Block(question, [variable], lambda value: [float(Decimal(value))])
     measure = "ordinal" if kind.ordered else "nominal"
@@ -285,7 +314,29 @@ def blocks(survey: Survey) -> list[Block]:
             )
         elif not question.is_private:
             found.append(_plain_block(question))
+        else:
+            continue
+        if question.optional or question.show_if:
+            found[-1].reason_column = f"q{question.position}{REASON_SUFFIX}"
     return found
+
+
+def _reason_variable(block: Block) -> Variable:
+    """The column that says why a row has no answer to the block's question."""
+    first = block.variables[0]
+    return Variable(
+        name=block.reason_column or "",
+        question_id=first.question_id,
+        position=first.position,
+        question=first.question,
+        kind="missing_reason",
+        protected=False,
+        label=f"why {block.question.text} has no answer (empty: answered)",
+        value_labels={missing.CODES[r]: missing.LABELS[r] for r in missing.CODES},
+        debias="Not randomized: whether and how the question went unanswered.",
+        factor=True,
+        missing_codes=False,
+    )
 
 
 LINK_COLUMN = "link_{}"
@@ -329,6 +380,7 @@ def variables(
             protected=False,
             label="respondent: random public id of the submission (no order, no time)",
             debias="An identifier; links nothing outside this survey's exports.",
+            missing_codes=False,
         )
     ]
     if language:
@@ -346,6 +398,7 @@ def variables(
                 ),
                 debias="Recorded as the survey declared; not randomized.",
                 text=True,
+                missing_codes=False,
             )
         )
     out.extend(
@@ -359,11 +412,14 @@ def variables(
             label=f"from the survey link: {name} (identifies the respondent)",
             debias="Sent as it was in the respondent's survey link; not randomized.",
             text=True,
+            missing_codes=False,
         )
         for name in links
     )
     for block in found:
         out.extend(block.variables)
+        if block.reason_column:
+            reason = _reason_variable(block)
         if block.revision_column:
             first = block.variables[0]
             out.append(
@@ -379,6 +435,9 @@ def variables(
                     label="spec revision the report was made under",
                     debias="Estimate each revision separately (its spec is in "
                     "design.json).",
+                    missing_codes=False,
                 )
             )
+        if block.reason_column:
+            out.append(reason)
     return out

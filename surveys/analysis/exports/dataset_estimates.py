@@ -82,6 +82,7 @@ def estimate_columns(survey: Survey, found: list[Block]) -> list[EstimateColumns
                 label=f"{base} {what}, n={result.n} (same in every row)",
                 measure="scale",
                 debias="The estimates file's number for the whole sample.",
+                missing_codes=False,
             )
             for suffix, what in ESTIMATE_COLUMNS
         ]
