@@ -1,11 +1,12 @@
 """No code outside a mechanism's own module names it.
 
 A mechanism's name may appear in code only in ``ldp/mechanisms`` (its module
-and the registry), the test vectors (``ldp/spec/vectors.py``) and the browser
-modules (``ldp/js``); everything else asks the registry.  Docstrings (usage
-examples) and migrations (history) are not code that decides anything.  A name
-that is also a question kind (``"ordinal"``: a scale question) is the kind's,
-not the mechanism's, and is left out.
+and the registry), the test vectors (``ldp/spec/vectors.py`` and their cases,
+``ldp/spec/vector_cases.py``) and the browser modules (``ldp/js``); everything
+else asks the registry.  Docstrings (usage examples) and migrations (history)
+are not code that decides anything.  A name that is also a question kind
+(``"ordinal"``: a scale question) is the kind's, not the mechanism's, and is
+left out.
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ from ldp.mechanisms.about import ANSWER_KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = set(registry.names()) - set(ANSWER_KINDS)
-HOMES = ("ldp/mechanisms/", "ldp/spec/vectors.py", "ldp/js/")
+HOMES = (
+    "ldp/mechanisms/",
+    "ldp/spec/vectors.py",
+    "ldp/spec/vector_cases.py",
+    "ldp/js/",
+)
 
 
 def _python_files() -> list[Path]:

@@ -63,7 +63,7 @@ import numpy as np
 from scipy import stats
 
 import ldp
-from ldp.spec.vectors import grid
+from ldp.spec.vector_cases import grid
 
 ROOT = Path(__file__).resolve().parents[2]
 # The counting half of the audit, run next to the randomizer (Node or a page).

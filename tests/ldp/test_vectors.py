@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.spec import vectors
+from ldp.spec import vector_cases, vectors
 
 ROOT = Path(__file__).resolve().parents[2]
 JS_TESTS = ROOT / "tests" / "js"
@@ -40,27 +40,27 @@ DIFFERENTIAL_SPECS = {
     "ordinal k=7": {"mechanism": "ordinal", "k": 7, "epsilon": 1.5},
     "geometric m=1001": {
         "mechanism": "geometric",
-        **vectors.grid("0", "1000", "1"),
+        **vector_cases.grid("0", "1000", "1"),
         "epsilon": 9.0,
     },
     "geometric m=41": {
         "mechanism": "geometric",
-        **vectors.grid("-10", "10", "0.5"),
+        **vector_cases.grid("-10", "10", "0.5"),
         "epsilon": 3.0,
     },
     "gaussian m=21": {
         "mechanism": "gaussian",
-        **vectors.grid("0", "100", "5"),
+        **vector_cases.grid("0", "100", "5"),
         "epsilon": 4.0,
     },
     "duchi m=11": {
         "mechanism": "duchi",
-        **vectors.grid("0", "1", "0.1"),
+        **vector_cases.grid("0", "1", "0.1"),
         "epsilon": 1.0,
     },
     "piecewise m=21": {
         "mechanism": "piecewise",
-        **vectors.grid("0", "20", "1"),
+        **vector_cases.grid("0", "20", "1"),
         "epsilon": 2.0,
     },
     "multi_rr k=8": {"mechanism": "multi_rr", "k": 8, "epsilon": 4.0},
@@ -92,7 +92,7 @@ def test_vectors_cover_every_mechanism() -> None:
     groups = load_vectors()["groups"]
     assert {g["spec"]["mechanism"] for g in groups} == set(ldp.MECHANISMS)
     designs = [g["spec"].get("design") for g in groups]
-    assert vectors.COIN in designs
+    assert vector_cases.COIN in designs
     assert sum(len(g["vectors"]) for g in groups) >= 500
 
 
