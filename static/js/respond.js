@@ -56,6 +56,8 @@ let catalog = {}; // the djangojs catalog of this page's language: UI text only,
 let plan = null; // what the next "Send" does: {mode, verdict, need, kept, spentMilli}
 let sealedBody = null; // the exact bytes sealed for sending, kept for retries only
 let outbox = null; // outbox.js: builds the body from the device's state (allowlist)
+let order = null; // order.js: the device's own random order of questions and options
+let quotas = null; // quotas.js: the quota check before anything is randomized
 let pageValues = []; // the page's non-answer fields, read once before any answer
 let review = null; // the device's list of answers that go as given (outbox.js)
 let shownPlain = null; // what that list last showed: a send must match it
@@ -450,6 +452,7 @@ function showError(question, message, input = null) {
 // Every true answer on the page is removed: protected and unprotected.
 function clearAnswers() {
   if (!form) return;
+  for (const box of form.querySelectorAll(".question textarea")) box.value = "";
   for (const input of form.querySelectorAll(".question input")) {
     if (input.type === "radio" || input.type === "checkbox") input.checked = false;
     else if (input.type === "range") input.value = String(Math.floor(Number(input.max || 0) / 2));
@@ -1165,6 +1168,15 @@ function onSubmit(event) {
   }
   const asks = plan.mode === "reanswer" || plan.mode === "seen" || (plan.mode === "changed" && plan.need.length);
   if (asks && !plan.accepted) return;
+  // Quotas first: a respondent a full quota turns away has nothing randomized.
+  if (quotas.fullCell(config, plainAnswers()) !== null) {
+    clearAnswers();
+    lockForm(true);
+    quotas.closePolitely(form, gettext("Thank you. This survey already has all the answers it needs from people who answered as you did, so nothing was sent and none of your answers was randomized."), config.completion, {
+      code: gettext("Your completion code:"), continue: gettext("Continue"),
+    });
+    return;
+  }
   try {
     sealedBody = seal();
   } catch (error) {
@@ -1279,6 +1291,8 @@ const preloads = {
   wording: document.querySelector('link[rel="modulepreload"][data-wording]'),
   outbox: document.querySelector('link[rel="modulepreload"][data-outbox]'),
   ledger: document.querySelector('link[rel="modulepreload"][data-ledger]'),
+  order: document.querySelector('link[rel="modulepreload"][data-order]'),
+  quotas: document.querySelector('link[rel="modulepreload"][data-quotas]'),
 };
 try {
   if (!globalThis.crypto || typeof globalThis.crypto.getRandomValues !== "function") {
@@ -1290,7 +1304,10 @@ try {
   ]);
   words = wording.wordingFor(document.documentElement.lang);
   if (form) {
-    [outbox, memory] = await Promise.all([import(preloads.outbox.href), import(preloads.ledger.href)]);
+    [outbox, memory, order, quotas] = await Promise.all([
+      import(preloads.outbox.href), import(preloads.ledger.href),
+      import(preloads.order.href), import(preloads.quotas.href),
+    ]);
     outbox.disarm(form, config);
     pageValues = outbox.pageFields(form, config);
   }
@@ -1324,6 +1341,8 @@ if (agent !== null) {
     for (const id of config.plain_optional || []) {
       setUpSkip(id, () => Array.from(document.querySelectorAll(`#question-${id} input[name="q${id}"]`)));
     }
+    order.shuffleOptions(form, config);
+    order.shuffleQuestions(form, config);
     form.addEventListener("submit", onSubmit);
     form.addEventListener("change", applyLogic);
     review = outbox.reviewPanel(form);

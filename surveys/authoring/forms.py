@@ -17,12 +17,14 @@ from django.utils.translation import gettext_lazy as _
 
 from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
 from surveys.authoring import display_logic, mechanisms, validation
+from surveys.authoring import quotas as quota_rules
 from surveys.authoring.designs import (
     CUSTOM,
     SYMMETRIC,
     UNRELATED_QUESTION,
     ForcedDesign,
 )
+from surveys.authoring.kinds import facts
 from surveys.authoring.ldp_words import localized_number
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Question, Survey
@@ -158,6 +160,7 @@ class SurveyForm(forms.ModelForm):
             "link_fields",
             "link_fields_acknowledged",
             "theme",
+            "shuffle_questions",
         )
         labels: ClassVar = {
             "title": _("Title"),
@@ -171,8 +174,16 @@ class SurveyForm(forms.ModelForm):
             "completion_code": _("Completion code (optional)"),
             "completion_redirect_url": _("Redirect after submitting (optional)"),
             "theme": _("Theme of the respondent pages"),
+            "shuffle_questions": _(
+                "Show the questions of each section in a random order"
+            ),
         }
         help_texts: ClassVar = {
+            "shuffle_questions": _(
+                "Each respondent's device draws its own order and never sends "
+                "it. Questions that decide or depend on display logic, and grid "
+                "rows, keep their places."
+            ),
             "description": _("Shown to respondents before they start."),
             "consent_text": _("What respondents agree to before answering."),
             "researcher_contact": _(
@@ -265,6 +276,27 @@ class QuestionForm(forms.Form):
             "Unprotected questions only. What respondents type there is sent "
             "and stored exactly as typed: free text is never randomized, and it "
             "can identify the person who wrote it."
+        ),
+    )
+    shuffle_options = forms.BooleanField(
+        label=_("Show the options in a random order"),
+        required=False,
+        help_text=_(
+            "Each respondent's device draws its own order (“Other” stays last) "
+            "and never sends it; the answer is the same whatever the order."
+        ),
+    )
+    quotas = forms.CharField(
+        label=_("Quotas (optional): one line per answer, “answer: most respondents”"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=_(
+            "Unprotected questions only. A respondent whose answer's quota is "
+            "full is thanked and sent nothing, before anything is randomized, "
+            "so no privacy is spent. Protected answers never have quotas, "
+            "decide what is shown or fill in text: the server would learn them "
+            "from who is let in. Respondents already answering when a quota "
+            "fills are still accepted."
         ),
     )
     numeric_low = forms.DecimalField(
@@ -393,6 +425,7 @@ class QuestionForm(forms.Form):
         if not logic_choices:
             self.fields["show_if"].widget = forms.MultipleHiddenInput()
         self.preview_only = preview_only
+        self.quotas: dict[str, int] = {}
         self.compiled = None
         self.config: PrivacyConfig | None = None
         if preview_only:
@@ -410,6 +443,8 @@ class QuestionForm(forms.Form):
             "numeric_step": question.numeric_step,
             "max_selections": question.max_selections,
             "other_option": question.other_option,
+            "shuffle_options": question.shuffle_options,
+            "quotas": quota_rules.as_text(question),
             "protection": PROTECTED if question.is_private else PLAIN,
             "not_private_acknowledged": question.not_private_acknowledged,
             "optional": question.optional,
@@ -505,7 +540,28 @@ class QuestionForm(forms.Form):
             for field, messages in error.message_dict.items():
                 for message in messages:
                     self.add_error(field if field in self.fields else None, message)
+        self._clean_quotas(data, privacy)
         return data
+
+    def _clean_quotas(self, data: dict[str, Any], privacy: PrivacyConfig) -> None:
+        """The quota lines, read against the answers the form gives."""
+        if not (data.get("quotas") or "").strip():
+            return
+        labels = quota_rules.labels_for(
+            privacy.kind, privacy.options, privacy.other_option
+        )
+        try:
+            self.quotas = quota_rules.parse(data["quotas"], labels)
+        except ValidationError as error:
+            for message in error.message_dict["quotas"]:
+                self.add_error("quotas", message)
+            return
+        if (
+            privacy.is_private
+            or facts(privacy.kind).free_text
+            or (facts(privacy.kind).grid)
+        ):
+            self.add_error("quotas", str(quota_rules.PROTECTED_QUOTA))
 
     def service_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for question_create / question_update."""
@@ -522,6 +578,8 @@ class QuestionForm(forms.Form):
             "section_title": self.cleaned_data.get("section_title", ""),
             "section_intro": self.cleaned_data.get("section_intro", ""),
             "show_if": display_logic.parse(self.cleaned_data.get("show_if") or []),
+            "shuffle_options": bool(self.cleaned_data.get("shuffle_options")),
+            "quotas": self.quotas,
         }
 
 

@@ -167,6 +167,10 @@ class Survey(models.Model):
     # Store each submission's language: an unprotected field (which language a
     # person reads tells something about them), off unless the researcher asks.
     record_language = models.BooleanField(default=False)
+    # Each respondent's device shows the questions of every section in its own
+    # random order (those that neither decide nor depend on display logic and
+    # are not grid rows); drawn on the device, never sent (static/js/order.js).
+    shuffle_questions = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -244,6 +248,11 @@ class Question(models.Model):
     # specify" (its value is ``len(options)``) with a text box whose words are
     # stored as typed (``PlainAnswer.other_text``).
     other_option = models.BooleanField(default=False)
+    # The device shows the options in its own random order ("Other" last).
+    shuffle_options = models.BooleanField(default=False)
+    # Unprotected choice questions only (surveys.authoring.quotas): answer
+    # value (as text) → the most counted submissions that may give it.
+    quotas = models.JSONField(default=dict, blank=True)
     # Optional: the respondent may skip it or choose "Prefer not to answer".
     # A skip is visible to the server (the device sends a "skipped" marker and
     # nothing derived from an answer), and the consent page says so.

@@ -29,6 +29,7 @@ from surveys.authoring import (
     selectors,
     translations,
 )
+from surveys.authoring import quotas as quota_rules
 from surveys.authoring.ldp_words import localized_number as _n
 from surveys.authoring.lifecycle_services import require_not_archived
 from surveys.authoring.mechanisms import PrivacyConfig
@@ -152,8 +153,10 @@ def survey_create(
     link_fields: list[str] | None = None,
     link_fields_acknowledged: bool = False,
     theme=None,
+    shuffle_questions: bool = False,
 ) -> Survey:
     survey = Survey(
+        shuffle_questions=shuffle_questions,
         owner=owner,
         title=title,
         description=description,
@@ -191,6 +194,7 @@ def survey_update(
     link_fields: list[str] | None = None,
     link_fields_acknowledged: bool = False,
     theme=None,
+    shuffle_questions: bool = False,
 ) -> Survey:
     """Change a survey's texts and plan; a live survey's budget can't drop below
     its total ε."""
@@ -208,6 +212,7 @@ def survey_update(
     survey.link_fields = list(link_fields or [])
     survey.link_fields_acknowledged = link_fields_acknowledged
     survey.theme = theme
+    survey.shuffle_questions = shuffle_questions
     if survey.published_at is not None:
         error = budget_error(survey, selectors.survey_epsilon_exact(survey=survey))
         if error:
@@ -545,6 +550,8 @@ def question_create(
     section_title: str = "",
     section_intro: str = "",
     show_if: dict | None = None,
+    shuffle_options: bool = False,
+    quotas: dict[str, int] | None = None,
 ) -> Question:
     """Add a question at the end.  On a published survey its spec is frozen at
     once (and a survey with responses moves to a new revision)."""
@@ -562,7 +569,13 @@ def question_create(
             raise ValidationError({_epsilon_field(config): [error]})
     last = survey.questions.aggregate(last=Max("position"))["last"] or 0
     display_logic.validate(survey, show_if, position=last + 1)
-    question = Question(survey=survey, position=last + 1, show_if=show_if)
+    question = Question(
+        survey=survey,
+        position=last + 1,
+        show_if=show_if,
+        shuffle_options=shuffle_options,
+        quotas=dict(quotas or {}),
+    )
     _apply(
         question,
         config,
@@ -574,6 +587,7 @@ def question_create(
         section_title=section_title,
         section_intro=section_intro,
     )
+    quota_rules.validate(question)
     question.full_clean()
     question.save()
     if published:
@@ -600,6 +614,8 @@ def question_update(
     section_title: str = "",
     section_intro: str = "",
     show_if: dict | None = None,
+    shuffle_options: bool = False,
+    quotas: dict[str, int] | None = None,
 ) -> Question:
     """Edit a question.  Text-only edits never touch specs.  A changed privacy
     setting overwrites the current spec while no response exists; afterwards it
@@ -618,7 +634,11 @@ def question_update(
     # Optional or required, shown always or on a condition, decides what a
     # submission must hold: pages opened under the other rule are stale.
     optional_changed = question.optional != optional or question.show_if != show_if
+    # Shuffling options and quotas change no submission's shape: pages opened
+    # before such a change stay valid (no new revision).
     question.show_if = show_if
+    question.shuffle_options = shuffle_options
+    question.quotas = dict(quotas or {})
     changed = _privacy_key(config) != _privacy_key(old)
     published = survey.published_at is not None
     responded = published and selectors.survey_has_responses(survey=survey)
@@ -685,6 +705,7 @@ def question_update(
         else:
             question.spec_revisions.filter(revision=question.spec_revision).delete()
         _bump_revision(survey)
+    quota_rules.validate(question)
     question.full_clean()
     question.save()
     if problems := display_logic.check_survey(survey):

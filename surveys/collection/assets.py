@@ -30,6 +30,8 @@ WORDING_PATH = Path(ldp.__file__).resolve().parent / "js" / "wording.js"
 RESPOND_STATIC_PATH = "js/respond.js"
 OUTBOX_STATIC_PATH = "js/outbox.js"
 LEDGER_STATIC_PATH = "js/ledger.js"
+ORDER_STATIC_PATH = "js/order.js"
+QUOTAS_STATIC_PATH = "js/quotas.js"
 VERIFY_STATIC_PATH = "js/verify.js"
 # The release record (scripts/release-record writes it), at the project root.
 RELEASES_PATH = Path(__file__).resolve().parents[2] / "RELEASES.md"
@@ -75,6 +77,8 @@ def device_scripts() -> list[Script]:
         wording_script(),
         outbox_script(),
         ledger_script(),
+        order_script(),
+        quotas_script(),
         respond_script(),
     ]
 
@@ -112,6 +116,21 @@ def outbox_script() -> Script:
 def ledger_script() -> Script:
     """``static/js/ledger.js`` (the device's memory of what it gave this site)."""
     return Script("ledger.js", served_static(LEDGER_STATIC_PATH))
+
+
+def order_script() -> Script:
+    """``static/js/order.js`` (the device's own random order, never sent)."""
+    return Script("order.js", served_static(ORDER_STATIC_PATH))
+
+
+def quotas_script() -> Script:
+    """``static/js/quotas.js`` (the quota check before anything is randomized)."""
+    return Script("quotas.js", served_static(QUOTAS_STATIC_PATH))
+
+
+def flow_scripts() -> dict[str, Script]:
+    """The answer page's order and quota modules, as its template names them."""
+    return {"order_js": order_script(), "quotas_js": quotas_script()}
 
 
 def verify_script() -> Script:

@@ -10,6 +10,7 @@ from typing import Any
 
 from surveys.authoring.kinds import facts
 from surveys.collection.answer_fields import PLEASE_ANSWER
+from surveys.collection.flow import flow_config
 from surveys.collection.questions import most_selections, other_value
 
 
@@ -61,4 +62,6 @@ def device_config(form: Any) -> dict[str, Any]:
         "logic": {str(q.pk): q.show_if for q in questions if q.show_if},
         # The server's own words for a question left unanswered or mistyped.
         "messages": messages(form),
+        # The device's own random order, and the quota cells already full.
+        **flow_config(form.survey, questions),
     }

@@ -205,6 +205,7 @@ def _device_context(survey: Survey, form: ResponseForm, page: str) -> dict:
         "wording": assets.wording_script(),
         "outbox": assets.outbox_script(),
         "ledger": assets.ledger_script(),
+        **assets.flow_scripts(),
         "respond_js": assets.respond_script(),
     }
 

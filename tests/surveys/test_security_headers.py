@@ -291,9 +291,18 @@ def test_published_hashes_equal_the_bytes_served(world, settings):
     ledger_hash = sri(
         b"".join(ledger.streaming_content) if ledger.streaming else ledger.content
     )
+    flow = {}  # the order and quota modules, by name
+    for link in preloads[2:4]:
+        served = client.get(link["href"])
+        assert served.status_code == 200
+        flow[link["href"].rsplit("/", 1)[-1]] = sri(
+            b"".join(served.streaming_content) if served.streaming else served.content
+        )
     assert [(p["href"], p["integrity"]) for p in preloads] == [
         (reverse("collection:randomizer"), randomizer_hash),
         (reverse("collection:wording"), wording_hash),
+        (preloads[2]["href"], flow["order.js"]),
+        (preloads[3]["href"], flow["quotas.js"]),
         (ledger_href, ledger_hash),
         (outbox_href, outbox_hash),
     ]
@@ -305,13 +314,15 @@ def test_published_hashes_equal_the_bytes_served(world, settings):
         wording_hash,
         outbox_hash,
         ledger_hash,
+        flow["order.js"],
+        flow["quotas.js"],
         sri(script_bytes),
     ]
     # Beside them, the release record's entry for this version, file by file.
     recorded = re.findall(
         r'data-recorded-for="[^"]+"><code class="hash">([^<]+)</code>', verify
     )
-    assert recorded[:5] == published
+    assert recorded[:7] == published
 
     owner = Client()
     owner.force_login(world["ada"])
