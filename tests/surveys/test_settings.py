@@ -112,8 +112,9 @@ def test_every_environment_variable_the_settings_read_is_in_the_configuration_ta
     # a setting an operator cannot find.
     root = Path(__file__).resolve().parents[2]
     read = set()
-    for source in ("surveys/settings.py", "gunicorn.conf.py"):
-        text = (root / source).read_text()
+    sources = [*(root / "surveys" / "settings").glob("*.py"), root / "gunicorn.conf.py"]
+    for source in sources:
+        text = source.read_text()
         read |= set(
             re.findall(r'(?:env_\w+|os\.environ\.get)\(\s*"([A-Z][A-Z0-9_]*)"', text)
         )

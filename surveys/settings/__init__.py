@@ -1,5 +1,10 @@
 """Deniable settings, read from environment variables (docs/configuration.md).
 
+This module holds what a deployer sets, with the workers' jobs in
+:mod:`surveys.settings.jobs`; the settings no deployer sets (apps, middleware,
+security headers, logging...) are in :mod:`surveys.settings.internal`.  Both
+are imported here by name.
+
 Development defaults need nothing but the project's virtual environment: the
 embedded PostgreSQL cluster inside the project (started by scripts/serve) and
 Celery tasks run in-process.  ``DENIABLE_PRODUCTION=true`` switches on the hardened
@@ -12,15 +17,86 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
-from celery.schedules import crontab
-from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from surveys import embedded_postgres
 from surveys.email_url import parse_email_url
 from surveys.env import env_bool, env_int, env_list, env_str
-
-BASE_DIR = Path(__file__).resolve().parent.parent
+from surveys.settings.internal import (
+    AUTH_PASSWORD_VALIDATORS,
+    AUTH_USER_MODEL,
+    AUTHENTICATION_BACKENDS,
+    AXES_CLIENT_IP_CALLABLE,
+    AXES_DISABLE_ACCESS_LOG,
+    AXES_LOCKOUT_CALLABLE,
+    AXES_RESET_ON_SUCCESS,
+    AXES_USERNAME_CALLABLE,
+    BASE_DIR,
+    CELERY_ACCEPT_CONTENT,
+    CELERY_BEAT_ENABLE_REMOTE_CONTROL,
+    CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP,
+    CELERY_RESULT_ACCEPT_CONTENT,
+    CELERY_RESULT_SERIALIZER,
+    CELERY_TASK_ACKS_LATE,
+    CELERY_TASK_EAGER_PROPAGATES,
+    CELERY_TASK_REJECT_ON_WORKER_LOST,
+    CELERY_TASK_SERIALIZER,
+    CELERY_TASK_TRACK_STARTED,
+    CELERY_TIMEZONE,
+    CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS,
+    CELERY_WORKER_PREFETCH_MULTIPLIER,
+    CONTENT_SECURITY_POLICY,
+    CORS_ALLOW_CREDENTIALS,
+    CORS_ALLOW_HEADERS,
+    CORS_ALLOW_METHODS,
+    CORS_URLS_REGEX,
+    CSRF_COOKIE_AGE,
+    DEFAULT_AUTO_FIELD,
+    DEFAULT_EXCEPTION_REPORTER_FILTER,
+    DEVELOPMENT_SECRET_KEY,
+    FORM_RENDERER,
+    INSTALLED_APPS,
+    LANGUAGE_CODE,
+    LANGUAGE_COOKIE_AGE,
+    LANGUAGE_COOKIE_HTTPONLY,
+    LANGUAGE_COOKIE_SAMESITE,
+    LANGUAGES,
+    LOCALE_PATHS,
+    LOGGING,
+    LOGIN_REDIRECT_URL,
+    LOGIN_URL,
+    LOGOUT_REDIRECT_URL,
+    MIDDLEWARE,
+    OIDC_RP_SCOPES,
+    OIDC_USE_PKCE,
+    PASSWORD_MIN_LENGTH,
+    PUBLISHED_SECRET_KEYS,
+    ROOT_URLCONF,
+    SECURE_CONTENT_TYPE_NOSNIFF,
+    SECURE_CROSS_ORIGIN_OPENER_POLICY,
+    SECURE_REFERRER_POLICY,
+    SESSION_COOKIE_HTTPONLY,
+    TEMPLATES,
+    TIME_ZONE,
+    USE_I18N,
+    USE_TZ,
+    WSGI_APPLICATION,
+    X_FRAME_OPTIONS,
+)
+from surveys.settings.jobs import (
+    CELERY_BEAT_SCHEDULE,
+    EMAIL_BATCH_SIZE,
+    EMAIL_RETRY_MAX,
+    EMAIL_RETRY_SECONDS,
+    EXPORT_RETENTION_HOURS,
+    EXPORT_ROOT,
+    RECIPIENT_RETENTION_DAYS,
+    REMINDER_MIN_DAYS,
+    REMINDERS_MAX,
+    SNAPSHOT_LAG_WARNING_REPORTS,
+    SNAPSHOT_MAX_WAIT_SECONDS,
+    SNAPSHOT_MIN_NEW_SUBMISSIONS,
+)
 
 # --- Numerical libraries (before anything imports numpy) -----------------------
 # numpy's BLAS (OpenBLAS) starts a thread per core for each matrix operation.
@@ -37,16 +113,6 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 PRODUCTION = env_bool("DENIABLE_PRODUCTION", False)
 DEBUG = env_bool("DEBUG", not PRODUCTION)
 
-# Only ever used when DENIABLE_PRODUCTION is off.
-DEVELOPMENT_SECRET_KEY = "django-insecure-deniable-development-only"  # noqa: S105
-# Keys this repository has ever published (the compose file once had a default):
-# with one of them anyone can forge signed links, so production refuses them.
-PUBLISHED_SECRET_KEYS = frozenset(
-    {
-        DEVELOPMENT_SECRET_KEY,
-        "compose-local-only-key-change-me-0123456789abcdefghijklmnop",
-    }
-)
 SECRET_KEY = env_str("SECRET_KEY")
 # Keys in use before a rotation (comma-separated): sessions signed with them stay
 # valid, and invitation links hashed under them keep working (docs/privacy.md).
@@ -69,10 +135,6 @@ DEVICE_ORIGINS = env_list(
 # researcher's links page offers links that open the survey there.
 DEVICE_URL = env_str("DEVICE_URL")
 CORS_ALLOWED_ORIGINS = DEVICE_ORIGINS
-CORS_URLS_REGEX = r"^/s/device/"
-CORS_ALLOW_CREDENTIALS = False
-CORS_ALLOW_METHODS = ("GET", "POST", "OPTIONS")
-CORS_ALLOW_HEADERS = ("accept", "content-type")
 
 if PRODUCTION:
     if not SECRET_KEY or SECRET_KEY in PUBLISHED_SECRET_KEYS or len(SECRET_KEY) < 50:
@@ -91,81 +153,6 @@ if PRODUCTION:
 else:
     SECRET_KEY = SECRET_KEY or DEVELOPMENT_SECRET_KEY
 
-INSTALLED_APPS = [
-    "django.contrib.admin",
-    "django.contrib.auth",
-    "django.contrib.contenttypes",
-    "django.contrib.sessions",
-    "django.contrib.messages",
-    "whitenoise.runserver_nostatic",
-    "django.contrib.staticfiles",
-    # Django's own widget templates, for FORM_RENDERER below.
-    "django.forms",
-    "csp",
-    "corsheaders",
-    "surveys.accounts",
-    "surveys.authoring",
-    "surveys.collection",
-    "surveys.analysis",
-    "surveys.invitations",
-    "surveys.api_tokens",
-    "surveys.operations",
-    "surveys.themes",
-    "axes",
-    "django_otp",
-    "django_otp.plugins.otp_totp",
-]
-
-MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
-    # Cross-origin reads and reports of the independent device (DEVICE_ORIGINS,
-    # below); before anything that may answer a request.
-    "corsheaders.middleware.CorsMiddleware",
-    # The page's language from the browser (its language cookie, set by the
-    # picker through Django's set_language, else Accept-Language).  Before the
-    # 503 middleware so that the outage page is translated too; it reads no
-    # session and no database.
-    "django.middleware.locale.LocaleMiddleware",
-    # Before sessions and authentication (they query the database lazily): a
-    # database outage anywhere below answers 503 with Retry-After, not 500.
-    "surveys.middleware.DatabaseUnavailableMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # Signs out sessions idle too long or too old (surveys/accounts/sessions.py).
-    "surveys.accounts.sessions.SessionLifetimeMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
-    # Last: turns a sign-in refused during a lockout into the lockout page.
-    "axes.middleware.AxesMiddleware",
-]
-
-ROOT_URLCONF = "surveys.urls"
-WSGI_APPLICATION = "surveys.wsgi.application"
-
-TEMPLATES = [
-    {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
-        "APP_DIRS": True,
-        "OPTIONS": {
-            "context_processors": [
-                "django.template.context_processors.request",
-                "django.contrib.auth.context_processors.auth",
-                "django.contrib.messages.context_processors.messages",
-                "surveys.context_processors.version",
-            ],
-        },
-    },
-]
-
-# Form widgets render through the project's template engine, so the answer
-# page's widgets have their templates in templates/ like every other page.
-FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
-
 # PostgreSQL only.  The development default is the cluster inside the project
 # that scripts/serve starts (var/postgres, over its Unix socket; see
 # surveys/embedded_postgres.py).
@@ -180,24 +167,6 @@ DATABASES = {
 DB_UNAVAILABLE_RETRY_AFTER = env_int("DB_UNAVAILABLE_RETRY_AFTER", 5)
 if DB_UNAVAILABLE_RETRY_AFTER < 1:
     raise ImproperlyConfigured("DB_UNAVAILABLE_RETRY_AFTER must be 1 or more.")
-DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-
-AUTH_USER_MODEL = "accounts.User"
-LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "authoring:survey_list"
-LOGOUT_REDIRECT_URL = "home"
-PASSWORD_MIN_LENGTH = 12
-_VALIDATORS = "django.contrib.auth.password_validation"
-AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": f"{_VALIDATORS}.UserAttributeSimilarityValidator"},
-    {
-        "NAME": f"{_VALIDATORS}.MinimumLengthValidator",
-        "OPTIONS": {"min_length": PASSWORD_MIN_LENGTH},
-    },
-    {"NAME": f"{_VALIDATORS}.CommonPasswordValidator"},
-    {"NAME": f"{_VALIDATORS}.NumericPasswordValidator"},
-]
-
 # A password-reset link works once, for this many hours.
 PASSWORD_RESET_TIMEOUT = env_int("ACCOUNT_LINK_HOURS", 24) * 3600
 if PASSWORD_RESET_TIMEOUT < 3600:
@@ -220,8 +189,6 @@ OIDC_OP_TOKEN_ENDPOINT = env_str("OIDC_TOKEN_ENDPOINT")
 OIDC_OP_USER_ENDPOINT = env_str("OIDC_USERINFO_ENDPOINT")
 OIDC_OP_JWKS_ENDPOINT = env_str("OIDC_JWKS_ENDPOINT")
 OIDC_RP_SIGN_ALGO = env_str("OIDC_SIGN_ALGO", "RS256")
-OIDC_RP_SCOPES = "openid email profile"
-OIDC_USE_PKCE = True
 OIDC_CREATE_USER = env_bool("OIDC_CREATE_ACCOUNTS", False)
 OIDC_PROVIDER_NAME = env_str("OIDC_PROVIDER_NAME", "single sign-on")
 OIDC_TIMEOUT = env_int("OIDC_TIMEOUT", 10)
@@ -276,17 +243,6 @@ if not 1 <= API_TOKEN_DEFAULT_DAYS <= API_TOKEN_MAX_DAYS:
 # The name authenticator apps show next to the account.
 OTP_TOTP_ISSUER = env_str("OTP_TOTP_ISSUER", "Deniable")
 
-# --- Sign-in lockout (django-axes; both /accounts/login/ and /admin/login/) ------
-# After LOGIN_FAILURE_LIMIT failed sign-ins (a wrong password or a wrong two-factor
-# code) the same LOGIN_LOCKOUT_PARAMETERS are refused for LOGIN_LOCKOUT_MINUTES,
-# counted from the last failure.  A success resets the count.  Admins unlock with
-# manage.py axes_reset_username USERNAME (or axes_reset_ip, axes_reset).
-AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
-    # Signs no one in unless OIDC_CLIENT_ID is set (below).
-    "surveys.accounts.oidc.SingleSignOnBackend",
-]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_LOCKOUT_MINUTES = env_int("LOGIN_LOCKOUT_MINUTES", 15)
 AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_LOCKOUT_MINUTES)
@@ -298,14 +254,6 @@ AXES_LOCKOUT_PARAMETERS = [
     item.split("+") if "+" in item else item
     for item in env_list("LOGIN_LOCKOUT_PARAMETERS", "username+ip_address")
 ]
-AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_CALLABLE = "surveys.accounts.lockout.lockout_response"
-AXES_USERNAME_CALLABLE = "surveys.accounts.lockout.lockout_username"
-# The client address as the rate limits see it (RATE_LIMIT_TRUSTED_PROXIES).
-AXES_CLIENT_IP_CALLABLE = "surveys.collection.ratelimit.client_address"
-# Failed attempts are kept (they expire with the lockout); successful sign-ins are
-# not logged with their address and browser.
-AXES_DISABLE_ACCESS_LOG = True
 if AXES_FAILURE_LIMIT < 1 or LOGIN_LOCKOUT_MINUTES < 1:
     raise ImproperlyConfigured(
         "LOGIN_FAILURE_LIMIT and LOGIN_LOCKOUT_MINUTES must be 1 or more."
@@ -321,29 +269,7 @@ if not AXES_LOCKOUT_PARAMETERS or any(
         "on them together and by commas to lock on each, e.g. username+ip_address."
     )
 
-# --- Languages (docs/translations.md) ---------------------------------------------
-# Respondent pages come in these languages; the browser's Accept-Language picks
-# one unless the visitor chose another with the picker on every page.  Arabic
-# is the right-to-left test locale: its catalog is partial (the layout's own
-# strings), everything else shows in English, right to left.
-LANGUAGE_CODE = "en"
-LANGUAGES = [
-    ("en", "English"),
-    ("es", "Español"),
-    ("fr", "Français"),
-    ("ar", "العربية"),
-]
-LOCALE_PATHS = [BASE_DIR / "locale"]
-# The picker's choice lives in a cookie the browser deletes when it closes, like
-# the CSRF cookie: a respondent carries nothing from one visit to the next.  It
-# is the browser's preference, never stored with a submission.
-LANGUAGE_COOKIE_AGE = None
-LANGUAGE_COOKIE_HTTPONLY = True
-LANGUAGE_COOKIE_SAMESITE = "Lax"
 LANGUAGE_COOKIE_SECURE = PRODUCTION
-TIME_ZONE = "UTC"
-USE_I18N = True
-USE_TZ = True
 
 STATIC_URL = "static/"
 # Where collectstatic puts the files WhiteNoise serves in production.
@@ -360,27 +286,6 @@ STORAGES = {
     },
 }
 
-# --- Security headers (every environment) -------------------------------------
-X_FRAME_OPTIONS = "DENY"
-SECURE_CONTENT_TYPE_NOSNIFF = True
-SECURE_REFERRER_POLICY = "same-origin"
-SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
-SESSION_COOKIE_HTTPONLY = True
-# No third-party requests from any page, and no inline script or style.
-CONTENT_SECURITY_POLICY = {
-    "DIRECTIVES": {
-        "default-src": [SELF],
-        "script-src": [SELF],
-        "style-src": [SELF],
-        "img-src": [SELF, "data:"],
-        "font-src": [SELF],
-        "connect-src": [SELF],
-        "form-action": [SELF],
-        "frame-ancestors": [NONE],
-        "base-uri": [NONE],
-        "object-src": [NONE],
-    }
-}
 
 if PRODUCTION:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
@@ -528,13 +433,6 @@ if ACCESS_LOG_CLIENTS not in ("researchers", "none", "all"):
     raise ImproperlyConfigured(
         f"ACCESS_LOG_CLIENTS={ACCESS_LOG_CLIENTS!r}; use researchers, none or all."
     )
-# The CSRF cookie lasts as long as the browser session (Django's default is a
-# year): a respondent carries no identifier from one visit to the next.
-CSRF_COOKIE_AGE = None
-# Error emails about respondents' requests show no address, header or cookie.
-DEFAULT_EXCEPTION_REPORTER_FILTER = (
-    "surveys.error_reports.ClientFreeExceptionReporterFilter"
-)
 
 # --- Celery -------------------------------------------------------------------
 # No broker configured: tasks run in-process (eager), so the development server
@@ -551,17 +449,7 @@ if CELERY_TASK_ALWAYS_EAGER:
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CELERY_BROKER_TRANSPORT = "surveys.broker:Transport"
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or None
-CELERY_TASK_EAGER_PROPAGATES = True
-CELERY_TASK_SERIALIZER = "json"
-CELERY_RESULT_SERIALIZER = "json"
-CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_RESULT_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = env_int("CELERY_RESULT_EXPIRES", 3600)
-# A task is acknowledged only once it finished; a worker that dies mid-task gets
-# its task redelivered.  Every task must therefore be idempotent.
-CELERY_TASK_ACKS_LATE = True
-CELERY_TASK_REJECT_ON_WORKER_LOST = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 240)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 300)
 # Redis redelivers an unacknowledged task after the visibility timeout: it must
@@ -570,40 +458,6 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
 }
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = CELERY_BROKER_TRANSPORT_OPTIONS
-CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
-CELERY_TASK_TRACK_STARTED = True
-CELERY_TIMEZONE = TIME_ZONE
-# Beat answers `celery inspect ping --destination celerybeat@HOST` (its compose
-# health check) while its scheduler keeps ticking; a stalled beat goes silent.
-CELERY_BEAT_ENABLE_REMOTE_CONTROL = True
-CELERY_BEAT_SCHEDULE = {
-    "clear-expired-sessions": {
-        "task": "surveys.accounts.tasks.clear_expired_sessions",
-        "schedule": crontab(hour=3, minute=17),
-    },
-    # Folds in reports whose refresh was never enqueued (e.g. Redis was down).
-    "reconcile-tallies": {
-        "task": "surveys.analysis.tasks.reconcile_tallies",
-        "schedule": env_int("TALLY_RECONCILE_SECONDS", 60),
-    },
-    # Removes export files past EXPORT_RETENTION_HOURS.
-    "purge-exports": {
-        "task": "surveys.analysis.tasks.purge_exports",
-        "schedule": crontab(minute=41),
-    },
-    # Emails a survey's owner when it opened or closed by its dates or target.
-    # Whether a survey is open never waits for this (decided at request time).
-    "survey-transitions": {
-        "task": "surveys.authoring.tasks.notify_survey_transitions",
-        "schedule": env_int("SURVEY_TRANSITIONS_SECONDS", 60),
-    },
-    # Empties recipients' addresses RECIPIENT_RETENTION_DAYS after a survey closed.
-    "purge-recipient-addresses": {
-        "task": "surveys.collection.tasks.purge_recipient_addresses",
-        "schedule": crontab(hour=4, minute=7),
-    },
-}
 
 # --- Survey lifecycle (surveys.authoring.lifecycle) ------------------------------
 # A submission whose respond page was loaded while the survey was open is still
@@ -612,84 +466,8 @@ CELERY_BEAT_SCHEDULE = {
 SUBMISSION_GRACE_SECONDS = env_int("SUBMISSION_GRACE_SECONDS", 30 * 60)
 # Owners' notifications go through Django's email framework (EMAIL_URL above).
 
-# --- Email invitations and reminders (surveys.invitations.mailings) ---------------
-# Emails handed to the mail server per connection, and how often a mailing that
-# met a temporary failure (a 4xx reply, no connection) is retried, with
-# exponential backoff from EMAIL_RETRY_SECONDS (doubling, at most an hour).
-EMAIL_BATCH_SIZE = env_int("EMAIL_BATCH_SIZE", 100)
-EMAIL_RETRY_MAX = env_int("EMAIL_RETRY_MAX", 5)
-EMAIL_RETRY_SECONDS = env_int("EMAIL_RETRY_SECONDS", 60)
-# At most this many reminders per recipient, at least this many days apart.
-REMINDERS_MAX = env_int("REMINDERS_MAX", 3)
-REMINDER_MIN_DAYS = env_int("REMINDER_MIN_DAYS", 3)
-# Recipients' addresses are emptied this many days after the survey closed.
-RECIPIENT_RETENTION_DAYS = env_int("RECIPIENT_RETENTION_DAYS", 30)
-
-# --- Result snapshots (surveys.analysis) ---------------------------------------
-# Workers compute a survey's results once per change and pages read the stored
-# snapshot.  A snapshot advances only once this many submissions are new, so
-# the difference between two successive results mixes at least this many
-# respondents and never isolates one (10: the smallest cell size statistical
-# agencies commonly publish).  Must be > 1 wherever real respondents answer.
-SNAPSHOT_MIN_NEW_SUBMISSIONS = env_int("SNAPSHOT_MIN_NEW_SUBMISSIONS", 10)
-# ... or once this long has passed since the previous snapshot with any new
-# submission, so that nothing accepted stays out of the results (0: never).
-SNAPSHOT_MAX_WAIT_SECONDS = env_int("SNAPSHOT_MAX_WAIT_SECONDS", 24 * 3600)
-# Reconciliation logs a warning when more reports than this are stored but not
-# yet in a survey's results.
-SNAPSHOT_LAG_WARNING_REPORTS = env_int("SNAPSHOT_LAG_WARNING_REPORTS", 10_000)
-
-# --- Export jobs (surveys.analysis) -------------------------------------------
-# Files written by export jobs (raw reports as CSV/JSON); never served as static
-# or media files, only through the owner's download view.  Keep it outside the
-# web root and on a volume the web processes and workers share.
-EXPORT_ROOT = Path(env_str("EXPORT_ROOT", str(BASE_DIR / "var" / "exports")))
-# An export file is removed this long after it was written (and as soon as a
-# newer export of the same kind for the survey is ready).
-EXPORT_RETENTION_HOURS = env_int("EXPORT_RETENTION_HOURS", 72)
-
-# --- Logging ------------------------------------------------------------------
-# Request bodies are never logged: respondents' reports stay out of log files.
+# --- Logging (the set-up: surveys/settings/internal.py) ------------------------
 LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {
-        "plain": {
-            "()": "surveys.redaction.RedactingFormatter",
-            "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
-        }
-    },
-    # Invitation tokens and receipt codes in request paths are redacted from
-    # every log line and error email (surveys/redaction.py).
-    "filters": {
-        "redact_secrets": {"()": "surveys.redaction.RedactSecretsFilter"},
-        "require_debug_false": {"()": "django.utils.log.RequireDebugFalse"},
-    },
-    "handlers": {
-        "console": {
-            "class": "logging.StreamHandler",
-            "formatter": "plain",
-            "filters": ["redact_secrets"],
-        },
-        "mail_admins": {
-            "level": "ERROR",
-            "class": "surveys.redaction.RedactingAdminEmailHandler",
-            "filters": ["require_debug_false", "redact_secrets"],
-        },
-    },
-    "loggers": {
-        # Django's default config sends these to its own console and mail
-        # handlers; route them through the redacting ones instead.
-        "django": {"handlers": ["mail_admins"], "level": "INFO", "propagate": True},
-        "django.request": {"filters": ["redact_secrets"]},
-        "django.server": {
-            "handlers": [],
-            "filters": ["redact_secrets"],
-            "level": "INFO",
-            "propagate": True,
-        },
-        # Its DEBUG messages quote template variables (answers to plain questions).
-        "django.template": {"level": "INFO"},
-    },
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    **LOGGING,
+    "root": {**LOGGING["root"], "level": env_str("LOG_LEVEL", "INFO")},
 }
