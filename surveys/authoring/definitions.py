@@ -21,23 +21,23 @@ transaction: a bad document creates nothing.
 from __future__ import annotations
 
 import json
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext
 
-from surveys.authoring import (
-    previews,
-    selectors,
-    services,
-    translation_services,
-    translations,
+from surveys.authoring import previews, selectors, services
+from surveys.authoring.definition_checks import (
+    checked_fields,
+    import_languages,
+    prefixed_problems,
+    privacy_config,
+    show_if_condition,
 )
-from surveys.authoring.designs import ForcedDesign
 from surveys.authoring.ldp_words import localized_number as _n
-from surveys.authoring.mechanisms import DEFAULT_EPSILON, PrivacyConfig
+from surveys.authoring.mechanisms import DEFAULT_EPSILON
 from surveys.authoring.models import Question, Survey
 
 FORMAT = "deniable.survey-definition"
@@ -233,192 +233,8 @@ def _refuse_constant(token: str) -> float:
     raise ValueError(f"{token} is not a number JSON allows")
 
 
-def _checked(
-    data: Any,
-    fields: dict[str, type | tuple[type, ...]],
-    required: tuple[str, ...],
-    where: str,
-) -> dict[str, Any]:
-    if not isinstance(data, dict):
-        raise ValidationError(
-            gettext("%(where)s must be a JSON object. Nothing was imported.")
-            % {"where": where}
-        )
-    problems = []
-    unknown = sorted(set(data) - set(fields))
-    if unknown:
-        problems.append(
-            gettext("%(where)s has unknown fields: %(fields)s.")
-            % {"where": where, "fields": ", ".join(unknown)}
-        )
-    for name in required:
-        if name not in data:
-            problems.append(
-                gettext("%(where)s lacks “%(field)s”.")
-                % {"where": where, "field": name}
-            )
-    for name, value in data.items():
-        expected = fields.get(name)
-        if expected is None:
-            continue
-        # JSON has no int/bool distinction in Python's eyes: True is an int.
-        wrong_bool = isinstance(value, bool) and expected in (int, (int, float))
-        if wrong_bool or not isinstance(value, expected):
-            problems.append(
-                gettext("%(where)s: “%(field)s” has the wrong type (%(value)s).")
-                % {"where": where, "field": name, "value": f"{value!r:.40}"}
-            )
-    if problems:
-        raise ValidationError([*problems, gettext("Nothing was imported.")])
-    return data
-
-
-def _decimal(value: str | None, where: str) -> Decimal | None:
-    if value is None:
-        return None
-    try:
-        return Decimal(value)
-    except InvalidOperation:
-        raise ValidationError(
-            gettext(
-                "%(where)s: “%(value)s” is not a decimal number. Nothing was imported."
-            )
-            % {"where": where, "value": f"{value:.40}"}
-        ) from None
-
-
-def _privacy(data: dict[str, Any], where: str) -> PrivacyConfig:
-    options = data.get("options", [])
-    if not all(isinstance(option, str) for option in options):
-        raise ValidationError(
-            gettext("%(where)s: every option must be text. Nothing was imported.")
-            % {"where": where}
-        )
-    design = None
-    if data.get("design") is not None:
-        try:
-            design = ForcedDesign.from_json(data["design"])
-        except ValueError as error:
-            raise ValidationError(
-                gettext("%(where)s: %(problem)s. Nothing was imported.")
-                % {"where": where, "problem": error}
-            ) from None
-    return PrivacyConfig(
-        kind=data["kind"],
-        is_private=data.get("is_private", True),
-        options=tuple(options),
-        epsilon=float(data.get("epsilon", DEFAULT_EPSILON)),
-        mechanism=data.get("mechanism", ""),
-        low=_decimal(data.get("numeric_low"), where),
-        high=_decimal(data.get("numeric_high"), where),
-        step=_decimal(data.get("numeric_step"), where),
-        max_selections=data.get("max_selections"),
-        design=design,
-        other_option=data.get("other_option", False),
-    )
-
-
-def _show_if(data: Any, created: dict[int, int], where: str) -> dict[str, Any] | None:
-    """A document's condition with the new id of the question it names."""
-    if data is None:
-        return None
-    number = data.get("question_number") if isinstance(data, dict) else None
-    any_of = data.get("any_of") if isinstance(data, dict) else None
-    if not isinstance(number, int) or not isinstance(any_of, list):
-        raise ValidationError(
-            gettext(
-                "%(where)s: “show_if” needs a “question_number” and an “any_of” list."
-            )
-            % {"where": where}
-        )
-    if number not in created:
-        raise ValidationError(
-            gettext(
-                "%(where)s: “show_if” names question %(number)s, which is not an "
-                "earlier question of this definition (or could not be imported)."
-            )
-            % {"where": where, "number": number}
-        )
-    return {"question": created[number], "any_of": any_of}
-
-
-def _prefixed(where: str, error: ValidationError) -> list[str]:
-    if hasattr(error, "error_dict"):
-        return [
-            gettext("%(where)s, %(field)s: %(problem)s")
-            % {"where": where, "field": field.replace("_", " "), "problem": message}
-            for field, messages in error.message_dict.items()
-            for message in messages
-        ]
-    return [
-        gettext("%(where)s: %(problem)s") % {"where": where, "problem": message}
-        for message in error.messages
-    ]
-
-
-def _import_languages(
-    survey: Survey,
-    owner,
-    fields: dict[str, Any],
-    questions: list[dict[str, Any]],
-) -> list[str]:
-    """Declare the document's languages and store its translations through the
-    builder's own services; the problems found ([]: none)."""
-    try:
-        translation_services.survey_languages_update(
-            survey=survey,
-            user=owner,
-            source_language=fields.get("source_language", survey.source_language),
-            languages=[c for c in fields.get("languages", []) if isinstance(c, str)],
-            record_language=bool(fields.get("record_language", False)),
-        )
-    except ValidationError as error:
-        return _prefixed(gettext("The survey's languages"), error)
-    survey.refresh_from_db()
-    ids = list(survey.questions.values_list("pk", flat=True))
-    texts = fields.get("translations", {})
-    problems = []
-    for language in survey.languages:
-        per_question = {}
-        for pk, data in zip(ids, questions, strict=True):
-            given = (data.get("translations") or {}).get(language)
-            if isinstance(given, dict):
-                per_question[pk] = given
-        survey_texts = texts.get(language) if isinstance(texts, dict) else None
-        try:
-            translation_services.translations_update(
-                survey=survey,
-                user=owner,
-                language=language,
-                survey_texts=survey_texts if isinstance(survey_texts, dict) else {},
-                question_texts=per_question,
-            )
-        except ValidationError as error:
-            where = gettext("The %(language)s texts") % {
-                "language": translations.language_name(language)
-            }
-            problems.extend(_prefixed(where, error))
-    survey.refresh_from_db()
-    return problems
-
-
-@transaction.atomic
-def definition_import(*, owner, document: dict[str, Any]) -> Survey:
-    """A new draft survey owned by ``owner`` from a parsed definition.
-
-    Every question goes through ``services.question_create`` (the builder's
-    own checks); the total ε is checked against the survey's budget as
-    publishing would.  Any problem raises ValidationError listing every
-    question's problems, and the transaction leaves nothing behind.
-    """
-    survey_data = dict(
-        _checked(
-            document.get("survey"),
-            SURVEY_FIELDS,
-            REQUIRED_SURVEY,
-            gettext("The survey"),
-        )
-    )
+def _checked_questions(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The document's questions, each checked for its fields and their types."""
     questions = document.get("questions")
     if not isinstance(questions, list):
         raise ValidationError(
@@ -435,8 +251,8 @@ def definition_import(*, owner, document: dict[str, Any]) -> Survey:
                 "most": _n(services.SURVEY_QUESTIONS_MAX),
             }
         )
-    checked = [
-        _checked(
+    return [
+        checked_fields(
             q,
             QUESTION_FIELDS,
             REQUIRED_QUESTION,
@@ -444,13 +260,15 @@ def definition_import(*, owner, document: dict[str, Any]) -> Survey:
         )
         for number, q in enumerate(questions, start=1)
     ]
+
+
+def _new_survey(owner, survey_data: dict[str, Any]) -> Survey:
+    """The draft survey of the document's checked survey fields (less its
+    languages), created and cleaned as the builder would."""
     lifecycle = {
         name: survey_data.pop(name)
         for name in ("time_zone", "close_at_responses", "invitation_only")
         if name in survey_data
-    }
-    languages = {
-        name: survey_data.pop(name) for name in LANGUAGE_FIELDS if name in survey_data
     }
     try:
         survey = services.survey_create(owner=owner, **survey_data)
@@ -461,8 +279,36 @@ def definition_import(*, owner, document: dict[str, Any]) -> Survey:
             survey.save(update_fields=[*lifecycle, "updated_at"])
     except ValidationError as error:
         raise ValidationError(
-            [*_prefixed(gettext("The survey"), error), gettext("Nothing was imported.")]
+            [
+                *prefixed_problems(gettext("The survey"), error),
+                gettext("Nothing was imported."),
+            ]
         ) from None
+    return survey
+
+
+@transaction.atomic
+def definition_import(*, owner, document: dict[str, Any]) -> Survey:
+    """A new draft survey owned by ``owner`` from a parsed definition.
+
+    Every question goes through ``services.question_create`` (the builder's
+    own checks); the total ε is checked against the survey's budget as
+    publishing would.  Any problem raises ValidationError listing every
+    question's problems, and the transaction leaves nothing behind.
+    """
+    survey_data = dict(
+        checked_fields(
+            document.get("survey"),
+            SURVEY_FIELDS,
+            REQUIRED_SURVEY,
+            gettext("The survey"),
+        )
+    )
+    checked = _checked_questions(document)
+    languages = {
+        name: survey_data.pop(name) for name in LANGUAGE_FIELDS if name in survey_data
+    }
+    survey = _new_survey(owner, survey_data)
     problems: list[str] = []
     created: dict[int, int] = {}  # number in the document → new question id
     for number, data in enumerate(checked, start=1):
@@ -471,11 +317,11 @@ def definition_import(*, owner, document: dict[str, Any]) -> Survey:
             "text": data["text"][:60],
         }
         try:
-            show_if = _show_if(data.get("show_if"), created, where)
+            show_if = show_if_condition(data.get("show_if"), created, where)
             question = services.question_create(
                 survey=survey,
                 text=data["text"],
-                privacy=_privacy(data, where),
+                privacy=privacy_config(data, where),
                 help_text=data.get("help_text", ""),
                 not_private_acknowledged=data.get("not_private_acknowledged", False),
                 optional=data.get("optional", False),
@@ -495,9 +341,9 @@ def definition_import(*, owner, document: dict[str, Any]) -> Survey:
                 Question.objects.filter(pk=question.pk).update(grid=grid)
             created[number] = question.pk
         except ValidationError as error:
-            problems.extend(_prefixed(where, error))
+            problems.extend(prefixed_problems(where, error))
     if not problems and languages:
-        problems.extend(_import_languages(survey, owner, languages, checked))
+        problems.extend(import_languages(survey, owner, languages, checked))
     if not problems:
         total = selectors.survey_epsilon_exact(survey=survey)
         if error := services.budget_error(survey, total, changed=False):
