@@ -96,6 +96,7 @@ from surveys.settings.jobs import (
     SNAPSHOT_LAG_WARNING_REPORTS,
     SNAPSHOT_MAX_WAIT_SECONDS,
     SNAPSHOT_MIN_NEW_SUBMISSIONS,
+    STAT_FILE_MAX_CELLS,
 )
 
 # --- Numerical libraries (before anything imports numpy) -----------------------

@@ -76,3 +76,6 @@ EXPORT_ROOT = Path(env_str("EXPORT_ROOT", str(BASE_DIR / "var" / "exports")))
 # An export file is removed this long after it was written (and as soon as a
 # newer export of the same kind for the survey is ready).
 EXPORT_RETENTION_HOURS = env_int("EXPORT_RETENTION_HOURS", 72)
+# SPSS and Stata files are built whole in memory (about 150 bytes per cell at
+# peak): larger tables are refused (the CSV export has the same table).
+STAT_FILE_MAX_CELLS = env_int("STAT_FILE_MAX_CELLS", 5_000_000)

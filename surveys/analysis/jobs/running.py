@@ -148,6 +148,10 @@ def _export_run(job: AnalysisJob, progress) -> None:
         with partial.open("wb") as fileobj:
             kind.writer(job.survey, fileobj, progress)
         os.replace(partial, final)  # the file appears whole or not at all
+    except wording.Refusal as why:  # e.g. a table too large for SPSS or Stata
+        partial.unlink(missing_ok=True)
+        _failed(job, why.note())
+        return
     except Exception:
         logger.exception("export job %s could not write its file", job.pk)
         partial.unlink(missing_ok=True)

@@ -24,7 +24,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from surveys.accounts import audit
-from surveys.analysis.exports import datasets, design, methods, raw_reports
+from surveys.analysis.exports import (
+    datasets,
+    design,
+    methods,
+    raw_reports,
+    stat_files,
+)
 from surveys.analysis.exports import estimates as exports
 from surveys.analysis.exports import kinds as export_kinds
 from surveys.analysis.jobs import running as jobs
@@ -194,6 +200,10 @@ def export_dataset(request, pk: int, fmt: str):
         body = (line.encode("utf-8") for line in lines)
         response = StreamingHttpResponse(body, content_type=content_type)
     elif fmt in {"sav", "dta"}:
+        try:  # refused before the response starts, with the reason
+            stat_files.stat_file_size_check(survey)
+        except stat_files.StatFileTooLarge as why:
+            return refused(why.shown())
         response = StreamingHttpResponse(
             _spooled(writer, survey), content_type=content_type
         )
