@@ -66,9 +66,12 @@ SURVEY_FIELDS: dict[str, type | tuple[type, ...]] = {
     "languages": list,
     "record_language": bool,
     "translations": dict,
+    "shuffle_questions": bool,
 }
 # Written only when set, so a survey without them reads on servers that predate them.
 OPTIONAL_SURVEY_FIELDS = ("link_fields", "link_fields_acknowledged")
+# Written only when on, for the same reason.
+OPTIONAL_SURVEY_FLAGS = ("shuffle_questions",)
 # Written only for a survey offered in more than its source language.
 LANGUAGE_FIELDS = ("source_language", "languages", "record_language", "translations")
 QUESTION_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -93,6 +96,8 @@ QUESTION_FIELDS: dict[str, type | tuple[type, ...]] = {
     "grid": str,
     "translations": dict,
     "other_option": bool,
+    "shuffle_options": bool,
+    "quotas": dict,
 }
 REQUIRED_SURVEY = ("title",)
 REQUIRED_QUESTION = ("kind", "text")
@@ -141,6 +146,8 @@ def question_document(
         "show_if": show_if,
         **({"grid": question.grid} if question.grid else {}),
         **({"other_option": True} if question.other_option else {}),
+        **({"shuffle_options": True} if question.shuffle_options else {}),
+        **({"quotas": question.quotas} if question.quotas else {}),
         **({"translations": question.translations} if question.translations else {}),
     }
 
@@ -160,6 +167,7 @@ def definition_document(survey: Survey) -> dict[str, Any]:
             for name in SURVEY_FIELDS
             if (name not in OPTIONAL_SURVEY_FIELDS or survey.link_fields)
             and (name not in LANGUAGE_FIELDS or survey.languages)
+            and (name not in OPTIONAL_SURVEY_FLAGS or getattr(survey, name))
         },
         "questions": [
             question_document(
@@ -328,6 +336,8 @@ def definition_import(*, owner, document: dict[str, Any]) -> Survey:
                 section_title=data.get("section_title", ""),
                 section_intro=data.get("section_intro", ""),
                 show_if=show_if,
+                shuffle_options=data.get("shuffle_options", False),
+                quotas=data.get("quotas") or {},
             )
             grid = data.get("grid", "")
             if grid:

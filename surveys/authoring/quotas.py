@@ -98,6 +98,28 @@ def as_text(question: Question) -> str:
 
 
 def validate(question: Question) -> None:
-    """Refuse quotas on a question that cannot have them."""
-    if question.quotas and not takes_quotas(question):
+    """Refuse quotas on a question that cannot have them, or that name an
+    answer the question does not have or a limit that is not a count."""
+    if not question.quotas:
+        return
+    if not takes_quotas(question):
         raise ValidationError({"quotas": [str(PROTECTED_QUOTA)]})
+    values = {
+        str(value)
+        for value, _ in labels_for(
+            question.kind, question.options or [], question.other_option
+        )
+    }
+    for value, limit in question.quotas.items():
+        if value not in values or isinstance(limit, bool) or not isinstance(limit, int):
+            raise ValidationError(
+                {
+                    "quotas": [
+                        gettext(
+                            "A quota names an answer of this question and a whole "
+                            "number of respondents (got %(value)s: %(limit)s)."
+                        )
+                        % {"value": str(value)[:20], "limit": str(limit)[:20]}
+                    ]
+                }
+            )

@@ -240,3 +240,61 @@ def test_imported_link_fields_without_the_acknowledgement_import_nothing(study, 
     with pytest.raises(services.ValidationError, match="identify respondents"):
         definitions.definition_import(owner=bob, document=document)
     assert not Survey.objects.filter(owner=bob).exists()
+
+
+def test_typed_words_order_and_quotas_survive_export_and_import(study, bob):
+    services.question_create(
+        survey=study,
+        text="Your colour?",
+        privacy=services.PrivacyConfig(
+            kind="single_choice",
+            is_private=False,
+            options=("Red", "Blue"),
+            other_option=True,
+        ),
+        not_private_acknowledged=True,
+        shuffle_options=True,
+        quotas={"0": 10, "2": 3},
+    )
+    services.question_create(
+        survey=study,
+        text="Anything else?",
+        privacy=services.PrivacyConfig(kind="long_text", is_private=False),
+        not_private_acknowledged=True,
+    )
+    Survey.objects.filter(pk=study.pk).update(shuffle_questions=True)
+    study.refresh_from_db()
+    document = definitions.definition_document(study)
+    jsonschema.validate(document, SCHEMA)
+    copy = definitions.definition_import(owner=bob, document=document)
+    colour = copy.questions.get(text="Your colour?")
+    assert (colour.other_option, colour.shuffle_options, colour.quotas) == (
+        True,
+        True,
+        {"0": 10, "2": 3},
+    )
+    assert copy.questions.get(text="Anything else?").kind == "long_text"
+    assert copy.shuffle_questions
+    assert definitions.definition_document(copy) == document
+
+
+@pytest.mark.parametrize(
+    "quotas",
+    [{"5": 3}, {"0": "many"}, {"0": True}],
+    ids=["no-such-answer", "text", "bool"],
+)
+def test_a_quota_on_an_answer_the_question_lacks_imports_nothing(study, bob, quotas):
+    document = definitions.definition_document(study)
+    document["questions"][-1]["quotas"] = quotas  # the unprotected faculty question
+    with pytest.raises(services.ValidationError, match="quota"):
+        definitions.definition_import(owner=bob, document=document)
+    assert not Survey.objects.filter(owner=bob).exists()
+
+
+def test_a_survey_without_order_or_quotas_writes_neither(study):
+    document = definitions.definition_document(study)
+    assert "shuffle_questions" not in document["survey"]
+    assert not any(
+        {"shuffle_options", "quotas", "other_option"} & set(q)
+        for q in document["questions"]
+    )
