@@ -117,10 +117,14 @@ class Submission(models.Model):
             models.UniqueConstraint(
                 fields=["survey", "idempotency_key"], name="one_submission_per_key"
             ),
+            # What reports refer to, survey included (``Report.submission``);
+            # its index also finds a survey's latest submission (an export's
+            # data version) by one backward step, never a walk through other
+            # surveys' later ones.
+            models.UniqueConstraint(
+                fields=["survey", "id"], name="submission_in_survey"
+            ),
         ]
-        # A survey's latest submission (an export's data version) by one
-        # backward index step, never a walk through other surveys' later ones.
-        indexes = [models.Index(fields=["survey", "id"], name="submission_survey_id")]
 
     def __str__(self) -> str:
         return f"submission {self.pk} to survey {self.survey_id}"
@@ -177,8 +181,16 @@ class Report(models.Model):
     # No index of their own: the unique (submission, question) and the
     # (question, id) indexes below lead with these columns and serve every
     # lookup, join and cascade by them (two indexes fewer to write per report).
+    # The database's foreign key is ``(submission_id, survey_id)`` to the
+    # submission's ``(id, survey_id)`` (migration ``0019``), so it carries the
+    # survey as every key of the report table does (a distributed database
+    # needs its foreign keys to include the distribution column).
     submission = models.ForeignKey(
-        Submission, on_delete=models.CASCADE, related_name="reports", db_index=False
+        Submission,
+        on_delete=models.CASCADE,
+        related_name="reports",
+        db_index=False,
+        db_constraint=False,
     )
     # DO_NOTHING, not PROTECT: Django's collector would look for reports by
     # question id before deleting a question, a read of every partition.  The
