@@ -601,6 +601,77 @@ def question_create(
     return question
 
 
+def _refuse_kind_or_protection_change(
+    config: PrivacyConfig, old: PrivacyConfig
+) -> None:
+    """Once a survey has responses, a question keeps its kind and protection."""
+    if config.kind != old.kind:
+        raise ValidationError(
+            {
+                "kind": [
+                    gettext(
+                        "This survey has responses, so a question's kind can't "
+                        "change. Add a new question instead."
+                    )
+                ]
+            }
+        )
+    if config.is_private != old.is_private:
+        raise ValidationError(
+            {
+                "protection": [
+                    gettext(
+                        "This survey has responses, so a question can't "
+                        "switch between protected and not protected. Add "
+                        "a new question instead."
+                    )
+                ]
+            }
+        )
+
+
+def _store_spec(
+    question: Question,
+    survey: Survey,
+    mechanism,
+    old_spec,
+    *,
+    changed: bool,
+    responded: bool,
+    published: bool,
+    optional_changed: bool,
+) -> None:
+    """Keep, overwrite or add the question's spec revision for an edit.
+
+    A text-only edit keeps the frozen spec.  A changed privacy setting becomes
+    a new SpecRevision once the survey has responses, overwrites the current
+    one while it is published without responses, and either way makes pages
+    opened before stale (a new survey revision).
+    """
+    if not changed:
+        # Text-only edit: keep the frozen spec exactly as published.
+        question.spec = old_spec
+        if optional_changed and published:
+            _bump_revision(survey)
+    elif responded:
+        question.spec_revision += 1
+        if mechanism is not None:
+            SpecRevision.objects.create(
+                question=question, revision=question.spec_revision, spec=question.spec
+            )
+        _bump_revision(survey)
+    elif published:
+        if mechanism is not None:
+            SpecRevision.objects.update_or_create(
+                question=question,
+                revision=question.spec_revision,
+                defaults={"spec": question.spec},
+            )
+        else:
+            question.spec_revisions.filter(revision=question.spec_revision).delete()
+        _bump_revision(survey)
+
+
 @transaction.atomic
 def question_update(
     *,
@@ -643,29 +714,7 @@ def question_update(
     published = survey.published_at is not None
     responded = published and selectors.survey_has_responses(survey=survey)
     if changed and responded:
-        if config.kind != old.kind:
-            raise ValidationError(
-                {
-                    "kind": [
-                        gettext(
-                            "This survey has responses, so a question's kind can't "
-                            "change. Add a new question instead."
-                        )
-                    ]
-                }
-            )
-        if config.is_private != old.is_private:
-            raise ValidationError(
-                {
-                    "protection": [
-                        gettext(
-                            "This survey has responses, so a question can't "
-                            "switch between protected and not protected. Add "
-                            "a new question instead."
-                        )
-                    ]
-                }
-            )
+        _refuse_kind_or_protection_change(config, old)
     if changed and published and mechanism is not None:
         others = selectors.survey_epsilon_exact(
             survey=survey, exclude_question_id=question.pk
@@ -683,28 +732,16 @@ def question_update(
         section_title=section_title,
         section_intro=section_intro,
     )
-    if not changed:
-        # Text-only edit: keep the frozen spec exactly as published.
-        question.spec = old_spec
-        if optional_changed and published:
-            _bump_revision(survey)
-    elif responded:
-        question.spec_revision += 1
-        if mechanism is not None:
-            SpecRevision.objects.create(
-                question=question, revision=question.spec_revision, spec=question.spec
-            )
-        _bump_revision(survey)
-    elif published:
-        if mechanism is not None:
-            SpecRevision.objects.update_or_create(
-                question=question,
-                revision=question.spec_revision,
-                defaults={"spec": question.spec},
-            )
-        else:
-            question.spec_revisions.filter(revision=question.spec_revision).delete()
-        _bump_revision(survey)
+    _store_spec(
+        question,
+        survey,
+        mechanism,
+        old_spec,
+        changed=changed,
+        responded=responded,
+        published=published,
+        optional_changed=optional_changed,
+    )
     quota_rules.validate(question)
     question.full_clean()
     question.save()
