@@ -54,7 +54,10 @@ def require_not_archived(survey: Survey) -> None:
     """Refuse any change to an archived survey (it is read-only)."""
     if survey.archived:
         raise ValidationError(
-            "This survey is archived, so it is read-only. Duplicate it to run it again."
+            gettext(
+                "This survey is archived, so it is read-only. Duplicate it to run "
+                "it again."
+            )
         )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext
 
 from ldp.spec import strength
 from ldp.spec.ceilings import above_question_ceiling, above_survey_ceiling
@@ -171,7 +172,9 @@ def _summary(question: Question, n: int) -> QuestionSummary:
         return QuestionSummary(question, None, str(error))
     if mechanism is None:
         if question.is_private:
-            return QuestionSummary(question, None, "This question has no spec yet.")
+            return QuestionSummary(
+                question, None, gettext("This question has no spec yet.")
+            )
         plain = previews.preview(question_privacy_config(question), n=n)
         return QuestionSummary(question, plain)
     return QuestionSummary(

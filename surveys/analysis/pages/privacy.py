@@ -5,12 +5,18 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
 
 import numpy as np
+from django.utils.translation import gettext
 
 import ldp
 from ldp import accounting
+from ldp.spec.ratio import likelihood_ratio
 from surveys.authoring.designs import design_label_shown
+from surveys.authoring.ldp_words import localized_number
 from surveys.authoring.models import Question, Survey
 
 ALPHAS = np.linspace(0.0, 1.0, 101)
@@ -22,6 +28,51 @@ DELTA = 1e-6
 DELTA_EPSILONS = (0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0)
 GROUP_SIZES = (1, 2, 3, 4, 5, 10)
 DELTA_CURVE_POINTS = 81
+
+
+def _up_two_digits(value: Fraction) -> Decimal:
+    """``value > 0`` rounded up to two significant digits."""
+    digits = len(str(value.numerator // value.denominator)) - 2
+    if value < 10:
+        digits = -1
+    scale = Fraction(10) ** digits
+    shown = Decimal(math.ceil(value / scale)).scaleb(digits)
+    return shown.to_integral_value() if shown == shown.to_integral_value() else shown
+
+
+def _certainty(ratio: Fraction) -> Decimal:
+    """``100 R/(1 + R)`` rounded up: a whole percent below 99, above that the
+    remaining doubt rounded down to its first significant digit."""
+    percent = 100 * ratio / (1 + ratio)
+    if percent <= 99:
+        return Decimal(math.ceil(percent))
+    doubt = 100 - percent
+    places = 1
+    while doubt * 10**places < 1:
+        places += 1
+    kept = Fraction(math.floor(doubt * 10**places), 10**places)
+    return Decimal(100).scaleb(0) - Decimal(kept.numerator) / Decimal(kept.denominator)
+
+
+def odds_words(spec: dict[str, Any]) -> str:
+    """What one report lets an observer learn, in the active language.
+
+    ε-LDP bounds the posterior odds by the exact worst-case likelihood ratio
+    ``R`` of the spec's weights times the prior odds, so an observer who was
+    50/50 can be at most ``R/(1 + R)`` sure afterwards (docs/maths.md,
+    section 8; the odds framing of Nanayakkara et al., USENIX Security 2023).
+    Both figures are rounded against the respondent, as the device rounds
+    them: ``R`` up to two significant digits, the certainty up.
+    """
+    ratio = likelihood_ratio(spec)
+    return gettext(
+        "Someone who sees one report and was 50/50 about the answer can be at "
+        "most %(percent)s%% sure of it afterwards: one report multiplies their "
+        "odds by at most %(factor)s."
+    ) % {
+        "percent": localized_number(_certainty(ratio)),
+        "factor": localized_number(_up_two_digits(ratio), grouping=True),
+    }
 
 
 @dataclass(frozen=True)
@@ -92,7 +143,7 @@ def question_privacy(question: Question) -> QuestionPrivacy | None:
         mechanism_label=design_label_shown(name, question.design),
         epsilon=epsilon,
         epsilon_display=mechanism.epsilon_display,
-        wording=accounting.describe_epsilon(mechanism.epsilon_exact),
+        wording=odds_words(question.spec),
         alphas=[float(a) for a in ALPHAS],
         betas=None if betas is None else [float(b) for b in betas],
         reference=[float(b) for b in reference],

@@ -1,0 +1,150 @@
+"""Every sentence on a researcher's page is in the page's language.
+
+Each researcher page is rendered in English and in Spanish or French for the
+same survey.  A sentence the two renders share word for word, that reads as
+English (several English function words) and that is not the researcher's own
+text (titles, questions, answer labels: those are theirs, written once), is an
+English sentence built in Python that escaped translation.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from surveys.collection import demo
+from surveys.invitations import recipient_list
+
+pytestmark = pytest.mark.django_db
+
+ENGLISH_WORDS = frozenset(
+    {
+        "the", "and", "of", "is", "are", "was", "with", "your", "this", "that",
+        "from", "for", "not", "be", "to", "it", "its", "which", "by", "an",
+        "has", "have", "than", "only", "at", "as", "or",
+    }
+)  # fmt: skip
+WORD = re.compile(r"[A-Za-z]+")
+SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
+ESCAPED = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+class _Text(HTMLParser):
+    """Visible text nodes (no script, style, code or pre), whitespace folded."""
+
+    SKIP = frozenset({"script", "style", "code", "pre", "textarea", "svg"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+        self.nodes: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.SKIP:
+            self.depth += 1
+
+    def handle_endtag(self, tag):
+        if tag in self.SKIP and self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        text = " ".join(data.split())
+        if text and not self.depth:
+            self.nodes.append(text)
+
+
+def sentences(html: str) -> set[str]:
+    """The page's visible sentences (a translated label beside an English
+    sentence in one text node must not hide it)."""
+    parser = _Text()
+    parser.feed(html)
+    found = set()
+    for node in parser.nodes:
+        node = ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), node)
+        found.update(part for part in SENTENCE_END.split(node) if part)
+    return found
+
+
+def reads_as_english(text: str) -> bool:
+    words = [w.lower() for w in WORD.findall(text)]
+    return len(words) >= 4 and sum(w in ENGLISH_WORDS for w in words) >= 2
+
+
+def researchers_own(survey) -> list[str]:
+    own = [survey.title, survey.description, survey.consent_text]
+    for question in survey.questions.all():
+        own += [question.text, question.help_text, question.section_title]
+        own += [str(label) for label in question.options or ()]
+    return [text for text in own if text]
+
+
+@pytest.fixture
+def study(django_user_model):
+    owner = django_user_model.objects.create_user("ada", password="correct horse 42")
+    survey, _ = demo.demo_survey(owner=owner)
+    demo.simulate_respondents(survey=survey, count=60)
+    recipient_list.recipients_add(survey=survey, emails=["ana@example.org"])
+    return owner, survey
+
+
+def pages(survey) -> dict[str, str]:
+    first = survey.questions.filter(is_private=True).first()
+    return {
+        "dashboard": reverse("analysis:dashboard", args=[survey.pk]),
+        "results": reverse("analysis:dashboard_live", args=[survey.pk]),
+        "privacy": reverse("analysis:privacy", args=[survey.pk]),
+        "crosstab": reverse("analysis:crosstab", args=[survey.pk]),
+        "builder": reverse("authoring:survey_detail", args=[survey.pk]),
+        "question": reverse("authoring:question_edit", args=[survey.pk, first.pk]),
+        "mailings": reverse("collection:recipients", args=[survey.pk]),
+        "regression": reverse("analysis:regression", args=[survey.pk]),
+        "weights": reverse("analysis:weights", args=[survey.pk]),
+        "pilot": reverse("analysis:pilot", args=[survey.pk]),
+        "languages": reverse("authoring:survey_languages", args=[survey.pk]),
+        "audit": reverse("audit_log"),
+    }
+
+
+def untranslated(owner, survey, name: str, language: str) -> list[str]:
+    url = pages(survey)[name]
+    rendered = {}
+    for code in ("en", language):
+        client = Client(HTTP_ACCEPT_LANGUAGE=code)
+        client.force_login(owner)
+        response = client.get(url)
+        assert response.status_code == 200, (name, code, response.status_code)
+        rendered[code] = sentences(response.content.decode())
+    own = researchers_own(survey)
+    return sorted(
+        text
+        for text in rendered["en"] & rendered[language]
+        if reads_as_english(text)
+        and not any(mine in text or text in mine for mine in own)
+    )
+
+
+@pytest.mark.parametrize("language", ["es", "fr"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "dashboard",
+        "results",
+        "privacy",
+        "crosstab",
+        "builder",
+        "question",
+        "mailings",
+        "regression",
+        "weights",
+        "pilot",
+        "languages",
+        "audit",
+    ],
+)
+def test_no_english_sentence_is_left_on_a_researchers_page(study, name, language):
+    owner, survey = study
+    assert untranslated(owner, survey, name, language) == []
