@@ -1,13 +1,20 @@
 from django.urls import path
 
-from surveys.authoring import import_views, lifecycle_views, translation_views, views
+from surveys.authoring import (
+    definition_views,
+    import_views,
+    lifecycle_views,
+    people_views,
+    translation_views,
+    views,
+)
 
 app_name = "authoring"
 
 urlpatterns = [
     path("", views.survey_list, name="survey_list"),
     path("new/", views.survey_create, name="survey_create"),
-    path("import/", views.survey_import, name="survey_import"),
+    path("import/", definition_views.survey_import, name="survey_import"),
     path(
         "import/questionnaire/",
         import_views.questionnaire_import,
@@ -22,14 +29,14 @@ urlpatterns = [
     path("<int:pk>/edit/", views.survey_edit, name="survey_edit"),
     path(
         "<int:pk>/definition.json",
-        views.survey_definition,
+        definition_views.survey_definition,
         name="survey_definition",
     ),
     path("<int:pk>/publish/", views.survey_publish, name="survey_publish"),
     path("<int:pk>/close/", views.survey_close, name="survey_close"),
     path("<int:pk>/reopen/", views.survey_reopen, name="survey_reopen"),
     path("<int:pk>/duplicate/", views.survey_duplicate, name="survey_duplicate"),
-    path("<int:pk>/people/", views.survey_people, name="survey_people"),
+    path("<int:pk>/people/", people_views.survey_people, name="survey_people"),
     path("<int:pk>/schedule/", lifecycle_views.survey_schedule, name="survey_schedule"),
     path(
         "<int:pk>/languages/",

@@ -11,13 +11,10 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
-from django.utils.formats import number_format
-from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import (
     require_GET,
-    require_http_methods,
     require_POST,
 )
 
@@ -25,20 +22,16 @@ from ldp.mechanisms.base import Mechanism
 from ldp.spec.ceilings import EPSILON_CEILING_QUESTION, EPSILON_CEILING_SURVEY
 from surveys.authoring import (
     access,
-    definitions,
     display_logic,
     lifecycle,
     lifecycle_services,
     mechanisms,
-    people,
     previews,
     selectors,
     services,
 )
 from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.forms import (
-    CollaboratorForm,
-    DefinitionImportForm,
     GridForm,
     PlanningForm,
     QuestionForm,
@@ -95,68 +88,6 @@ def survey_create(request: HttpRequest) -> HttpResponse:
         messages.success(request, _("Survey created. Now add its questions."))
         return redirect("authoring:survey_detail", pk=survey.pk)
     return render(request, "authoring/survey_form.html", {"form": form, "survey": None})
-
-
-@login_required
-@require_GET
-def survey_definition(request: HttpRequest, pk: int) -> HttpResponse:
-    """The survey's definition as a JSON download (no responses, no owner)."""
-    survey = selectors.survey_get_for(user=request.user, pk=pk, need=access.VIEW)
-    response = HttpResponse(
-        definitions.definition_json(survey),
-        content_type="application/json; charset=utf-8",
-    )
-    name = slugify(survey.title)[:60] or "survey"
-    response["Content-Disposition"] = f'attachment; filename="{name}-definition.json"'
-    response["Cache-Control"] = "no-store"
-    return response
-
-
-@login_required
-def survey_import(request: HttpRequest) -> HttpResponse:
-    """A new draft survey from an uploaded definition; a bad file changes nothing."""
-    form = DefinitionImportForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
-        upload = form.cleaned_data["definition"]
-        try:
-            if upload.size > definitions.MAX_BYTES:
-                raise ValidationError(
-                    _(
-                        "The file is %(size)s bytes; a survey definition is at "
-                        "most %(most)s bytes. Nothing was imported."
-                    )
-                    % {
-                        "size": number_format(upload.size, force_grouping=True),
-                        "most": number_format(
-                            definitions.MAX_BYTES, force_grouping=True
-                        ),
-                    }
-                )
-            document = definitions.parse_definition(upload.read())
-            survey = definitions.definition_import(
-                owner=request.user, document=document
-            )
-        except ValidationError as error:
-            for message in error.messages:
-                form.add_error("definition", message)
-        else:
-            count = survey.questions.count()
-            messages.success(
-                request,
-                ngettext(
-                    "Imported as a new draft with %(count)d question. Check it, "
-                    "then publish it when it is ready.",
-                    "Imported as a new draft with %(count)d questions. Check it, "
-                    "then publish it when it is ready.",
-                    count,
-                )
-                % {"count": count},
-            )
-            return redirect("authoring:survey_detail", pk=survey.pk)
-    status = 400 if form.errors else 200
-    return render(
-        request, "authoring/survey_import.html", {"form": form}, status=status
-    )
 
 
 @login_required
@@ -507,86 +438,3 @@ def _mechanism_options(kind: str) -> list[dict[str, str]]:
         {"value": value, "label": label}
         for value, label in mechanisms.mechanism_choices(kind)
     ]
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def survey_people(request: HttpRequest, pk: int) -> HttpResponse:
-    """Who has access (owner only): add someone, change a role, remove."""
-    survey = selectors.survey_get_for(user=request.user, pk=pk, need=access.OWN)
-    form = CollaboratorForm()
-    problems: list[str] = []
-    status = 200
-    if request.method == "POST":
-        action = request.POST.get("action", "add")
-        try:
-            if action == "add":
-                form = CollaboratorForm(request.POST)
-                if not form.is_valid():
-                    raise ValidationError("")
-                added = people.collaborator_add(
-                    survey=survey,
-                    user=request.user,
-                    name_or_email=form.cleaned_data["person"],
-                    role=form.cleaned_data["role"],
-                )
-                messages.success(request, _can(added.role, added.user.username))
-            elif action in ("role", "remove"):
-                target = _int(request.POST.get("collaborator"))
-                if action == "role":
-                    people.collaborator_set_role(
-                        survey=survey,
-                        user=request.user,
-                        collaborator_id=target,
-                        role=request.POST.get("role", ""),
-                    )
-                    messages.success(request, _("Role changed."))
-                else:
-                    people.collaborator_remove(
-                        survey=survey, user=request.user, collaborator_id=target
-                    )
-                    messages.success(request, _("Access removed."))
-            else:
-                raise ValidationError(
-                    _("Unknown action “%(action)s”.") % {"action": action[:20]}
-                )
-        except ValidationError as error:
-            status = 400
-            for message in error.messages:
-                if message and form.is_bound:
-                    form.add_error(None, message)
-                elif message:
-                    problems.append(message)
-        else:
-            return redirect("authoring:survey_people", pk=survey.pk)
-    return render(
-        request,
-        "authoring/survey_people.html",
-        {
-            "survey": survey,
-            "form": form,
-            "problems": problems,
-            "collaborators": survey.collaborators.select_related("user"),
-        },
-        status=status,
-    )
-
-
-def _int(value: str | None) -> int:
-    try:
-        return int(value or "")
-    except ValueError:
-        raise ValidationError(
-            _("That person no longer has access to this survey.")
-        ) from None
-
-
-def _can(role: str, username: str) -> str:
-    """What the person just given ``role`` may now do, as a sentence."""
-    if role == "editor":
-        return _("%(username)s can now change and field this survey.") % {
-            "username": username
-        }
-    return _("%(username)s can now read this survey, its results and exports.") % {
-        "username": username
-    }
