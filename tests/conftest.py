@@ -25,9 +25,9 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 # Each tier's time against its allowance, printed at the end of every run.
 pytest_plugins = ("tests.tier_times",)
+T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -346,3 +347,37 @@ def browser():
 
     with headless_chromium() as launched:
         yield launched
+
+
+def module_rows(django_db_blocker, make: Callable[[], T]) -> Iterator[T]:
+    """``make()``'s rows, kept for a module's tests and then rolled back.
+
+    Django's ``TestCase.setUpTestData`` for pytest; in a module-scoped fixture
+    write ``yield from module_rows(django_db_blocker, make)``.  A transaction
+    on the test database stays open while the module's tests run (each test's
+    own transaction nests inside it as a savepoint and is rolled back as
+    usual) and is rolled back after the last one.  For expensive data the
+    tests only read: hand each test fresh instances (``objects.get(pk=...)``)
+    so an edit one test makes in memory never reaches the next.  ``make`` runs
+    with the tests' MD5 password hashing (tests/surveys/conftest.py).
+    """
+    from django.db import transaction
+    from django.test import override_settings
+
+    md5 = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        outer.__enter__()
+        try:
+            with override_settings(PASSWORD_HASHERS=md5):
+                made = make()
+        except BaseException:
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
+            raise
+    try:
+        yield made
+    finally:
+        with django_db_blocker.unblock():
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)

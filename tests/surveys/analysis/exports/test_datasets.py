@@ -13,11 +13,13 @@ import io
 import json
 import re
 import uuid
+from collections.abc import Iterator
 from decimal import Decimal
 
 import numpy as np
 import pyreadstat
 import pytest
+from django.contrib.auth import get_user_model
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 
@@ -25,6 +27,7 @@ import ldp
 from surveys.analysis.exports import dataset_r, datasets
 from surveys.analysis.exports.csv_cells import neutralise
 from surveys.analysis.reading import latest_results
+from surveys.analysis.tallies import services as tally_services
 from surveys.analysis.tallies.services import tallies_refresh
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
@@ -33,27 +36,65 @@ from surveys.authoring.selectors import question_privacy_config
 from surveys.collection.models import PlainAnswer, Report, Submission
 from surveys.collection.responses import ResponseIn
 from surveys.collection.services import submissions_ingest_bulk
+from tests.conftest import module_rows
 from tests.surveys.analysis import dashboard_support
-from tests.surveys.analysis.conftest import FAMILIES, make_survey, submit_bulk
+from tests.surveys.analysis.conftest import (
+    FAMILIES,
+    PASSWORD,
+    make_survey,
+    submit_bulk,
+)
 from tests.surveys.stored_reports import payloads
 
 pytestmark = pytest.mark.django_db
 COUNT = 120
 
 
-@pytest.fixture
-def families(researcher):
-    survey = make_survey(researcher)
-    submit_bulk(survey, COUNT)
-    tallies_refresh(survey_id=survey.pk)
-    return survey
+def _make_surveys() -> dict[str, int]:
+    """The module's two surveys and their owners, made once (``module_rows``)."""
+    users = get_user_model().objects
+    grace = users.create_user("grace", password="correct horse 42")
+    ada = users.create_user("ada", password=PASSWORD)
+    with pytest.MonkeyPatch.context() as patch:  # tests/surveys/conftest.py
+        patch.setattr(tally_services, "LOCK_TIMEOUT_MS", 10_000)
+        families = make_survey(grace)
+        submit_bulk(families, COUNT)
+        tallies_refresh(survey_id=families.pk)
+        student_life = dashboard_support.make_survey(ada)
+        dashboard_support.simulate(student_life, 250)
+    return {
+        "researcher": grace.pk,
+        "ada": ada.pk,
+        "families": families.pk,
+        "student_life": student_life.pk,
+    }
+
+
+@pytest.fixture(scope="module")
+def made(django_db_setup, django_db_blocker) -> Iterator[dict[str, int]]:
+    yield from module_rows(django_db_blocker, _make_surveys)
 
 
 @pytest.fixture
-def student_life(ada):
-    survey = dashboard_support.make_survey(ada)
-    dashboard_support.simulate(survey, 250)
-    return survey
+def researcher(made, django_user_model):
+    return django_user_model.objects.get(pk=made["researcher"])
+
+
+@pytest.fixture
+def ada(made, django_user_model):
+    return django_user_model.objects.get(pk=made["ada"])
+
+
+@pytest.fixture
+def families(made):
+    """120 submissions to one question of every family, tallied."""
+    return Survey.objects.get(pk=made["families"])
+
+
+@pytest.fixture
+def student_life(made):
+    """250 simulated respondents to the dashboard's survey, tallied."""
+    return Survey.objects.get(pk=made["student_life"])
 
 
 def _bytes(writer, survey) -> bytes:
