@@ -7,6 +7,7 @@ for 15 minutes from the last one; other accounts and other addresses go on.
 from __future__ import annotations
 
 import io
+import subprocess
 from datetime import timedelta
 
 import pytest
@@ -15,7 +16,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from tests.conftest import clean_env, run_manage
+from tests.conftest import PYTHON, ROOT, clean_env
 
 pytestmark = pytest.mark.django_db
 
@@ -50,6 +51,12 @@ def fail(client: Client, page: str, times: int, username: str = "ada", **extra):
     for _ in range(times):
         response = sign_in(client, page, username, WRONG, **extra)
         assert response.status_code in {200, 429}
+
+
+def lock(client: Client, page: str, username: str = "ada", **extra) -> None:
+    """Fail as often as the policy allows (5), and see the account locked."""
+    fail(client, page, 5, username, **extra)
+    assert sign_in(client, page, username, PASSWORD, **extra).status_code == 429
 
 
 @pytest.mark.parametrize("page", SIGN_IN_PAGES)
@@ -92,7 +99,7 @@ def test_a_successful_sign_in_resets_the_count(client, ada):
 def test_a_lockout_leaves_other_accounts_at_the_same_address_alone(
     client, ada, bob, page
 ):
-    fail(client, page, 50)
+    lock(client, page)
     response = sign_in(client, page, "bob", PASSWORD)
     assert response.status_code == 302
     assert signed_in(client)
@@ -101,15 +108,14 @@ def test_a_lockout_leaves_other_accounts_at_the_same_address_alone(
 @pytest.mark.parametrize("page", SIGN_IN_PAGES)
 def test_a_lockout_leaves_the_same_account_at_another_address_alone(ada, page):
     attacker, owner = Client(), Client()
-    fail(attacker, page, 50, REMOTE_ADDR="203.0.113.9")
+    lock(attacker, page, REMOTE_ADDR="203.0.113.9")
     response = sign_in(owner, page, "ada", PASSWORD, REMOTE_ADDR="198.51.100.7")
     assert response.status_code == 302
     assert signed_in(owner)
 
 
 def test_a_lockout_ends_after_the_cool_off(client, ada):
-    fail(client, "/accounts/login/", 5)
-    assert sign_in(client, "/accounts/login/", "ada", PASSWORD).status_code == 429
+    lock(client, "/accounts/login/")
     AccessAttempt.objects.update(
         attempt_time=timezone.now() - timedelta(minutes=15, seconds=1)
     )
@@ -125,8 +131,7 @@ def test_a_lockout_ends_after_the_cool_off(client, ada):
     ],
 )
 def test_an_admin_unlocks_with_the_axes_commands(client, ada, command, args):
-    fail(client, "/accounts/login/", 50)
-    assert sign_in(client, "/accounts/login/", "ada", PASSWORD).status_code == 429
+    lock(client, "/accounts/login/")
     output = io.StringIO()
     call_command(command, *args, stdout=output)
     assert "1 attempts removed" in output.getvalue()
@@ -142,13 +147,24 @@ def test_failures_are_counted_in_the_database_by_account_and_address(client, ada
     assert attempt.failures_since_start == 3
 
 
-def _lockout_settings(**env: str) -> str:
-    run = run_manage(
-        "shell",
-        "-c",
-        "from django.conf import settings as s; "
-        "print(s.AXES_FAILURE_LIMIT, s.AXES_COOLOFF_TIME, s.AXES_LOCKOUT_PARAMETERS)",
+def _import_settings(*code: str, **env: str) -> subprocess.CompletedProcess:
+    """Import the project's settings in a fresh process with ``env``, then run
+    ``code``: the lockout policy is read and checked there, at import."""
+    return subprocess.run(
+        [PYTHON, "-c", "; ".join(["import surveys.settings as s", *code])],
+        cwd=ROOT,
         env=clean_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def _lockout_settings(**env: str) -> str:
+    run = _import_settings(
+        "print(s.AXES_FAILURE_LIMIT, s.AXES_COOLOFF_TIME, s.AXES_LOCKOUT_PARAMETERS)",
+        **env,
     )
     assert run.returncode == 0, run.stderr
     return run.stdout.strip().splitlines()[-1]
@@ -176,7 +192,7 @@ def test_the_lockout_policy_comes_from_the_environment():
     ],
 )
 def test_a_lockout_policy_that_makes_no_sense_is_refused(variable, value):
-    run = run_manage("check", env=clean_env(**{variable: value}))
+    run = _import_settings(**{variable: value})
     assert run.returncode != 0
     assert "ImproperlyConfigured" in run.stderr
     assert variable in run.stderr
