@@ -9,8 +9,9 @@
 //   survey's revision, the open stamp, the survey's link fields), read once
 //   at start from hidden inputs under exactly those names (`pageFields`);
 // - for each protected question, the report the randomizer made, its spec
-//   revision, or the skip marker: never anything read from its answer
-//   controls (`buildBody`);
+//   revision, or the skip marker (`declined` for "Prefer not to answer",
+//   `blank` for left blank): never anything read from its answer controls
+//   (`buildBody`);
 // - for each question the configuration names as unprotected, the values of
 //   its own named controls, but never of a control that is also a protected
 //   question's answer control (`plainValues`), and the page's device shows
@@ -21,7 +22,12 @@
 // them), and `buildBody` refuses to emit any other name.
 
 export const CSRF_FIELD = "csrfmiddlewaretoken";
-export const SKIP_MARKER = "skipped";
+// How a skipped question was left, as its marker says: "Prefer not to answer"
+// or left blank (the server stores the two apart). A device that does not
+// tell them apart says `true`, sent as the earlier marker "skipped" (stored
+// as "declined or left blank").
+export const SKIP_MARKERS = ["declined", "blank"];
+const UNTOLD_MARKER = "skipped";
 const PAGE_FIELDS = ["survey_revision", "opened"];
 const LINK_PREFIX = "link_";
 // Control characters (Unicode category Cc): no field ever holds one, but typed
@@ -171,10 +177,12 @@ export function plainValues(form, id, forbidden) {
  *   one per protected question that sends anything (a hidden one sends nothing);
  * - `plain`: question id → {values: [...], skipped, other}, one per
  *   unprotected question that sends anything (`other`: the words beside
- *   "Other, please specify", sent only with that answer).
+ *   "Other, please specify", sent only with that answer);
  *
- * Throws BodyRefused for a name outside `allowedNames(config)` or a value
- * holding a control character.
+ * where `skipped` is false, one of SKIP_MARKERS ("declined", "blank"), or
+ * true (not told apart: sent as "skipped").
+ * Throws BodyRefused for a name outside `allowedNames(config)`, a skip that
+ * is not one of SKIP_MARKERS, or a value holding a control character.
  */
 export function buildBody(config, { page, idempotencyKey, reports, plain }) {
   const allowed = allowedNames(config);
@@ -185,6 +193,11 @@ export function buildBody(config, { page, idempotencyKey, reports, plain }) {
     if ((words ? TEXT_CONTROL : CONTROL).test(text)) throw new BodyRefused(`${name} holds a control character`);
     body.append(name, text);
   };
+  const marker = (id, skipped) => {
+    if (skipped === true) add(`q${id}_skipped`, UNTOLD_MARKER);
+    else if (SKIP_MARKERS.includes(skipped)) add(`q${id}_skipped`, skipped);
+    else throw new BodyRefused(`q${id} has no skip marker ${String(skipped)}`);
+  };
   for (const [name, value] of page) add(name, value);
   add("idempotency_key", idempotencyKey);
   for (const [id, sent] of reports) {
@@ -192,11 +205,11 @@ export function buildBody(config, { page, idempotencyKey, reports, plain }) {
       add(`q${id}_report`, sent.report);
       add(`q${id}_spec_revision`, sent.spec_revision);
     } else if (sent.skipped) {
-      add(`q${id}_skipped`, SKIP_MARKER);
+      marker(id, sent.skipped);
     }
   }
   for (const [id, sent] of plain) {
-    if (sent.skipped) add(`q${id}_skipped`, SKIP_MARKER);
+    if (sent.skipped) marker(id, sent.skipped);
     else for (const value of sent.values) add(`q${id}`, value, true);
     if (!sent.skipped && sent.other) add(`q${id}${OTHER_SUFFIX}`, sent.other);
   }

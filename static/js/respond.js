@@ -22,11 +22,15 @@
 //   resends identical bytes; it is deleted on acknowledgement. A new
 //   randomization of anything already sent is never silent: the device
 //   refuses, or (where the researcher allows it) asks first and counts it.
-// - An optional question may be skipped ("Prefer not to answer", or left
-//   unanswered): then only its named "skipped" marker is sent, never a report
-//   (nothing derived from an answer leaves the device), and its ε is not spent.
+// - An optional question may be skipped: declined ("Prefer not to answer") or
+//   left blank. Then only its named marker is sent (`declined` or `blank`),
+//   never a report (nothing derived from an answer leaves the device), and its
+//   ε is not spent.
 // - Sections are shown one at a time (Back/Next, "Section 2 of 4") within this
-//   one document: moving between them sends nothing; only "Send" does.
+//   one document: moving between them sends nothing; only "Send" does. "Next"
+//   checks its section first, in the server's words (section_checks.js); a
+//   section with no question shown (display logic) is passed over; "Send"
+//   names and focuses the first problem, with a link to its section.
 // - The device's memory of this site (ledger.js, keyed by each question's
 //   content hash, never by the page's survey id): the ε it gave this site in
 //   the last 12 months is shown before every send and may never pass the
@@ -58,6 +62,7 @@ let sealedBody = null; // the exact bytes sealed for sending, kept for retries o
 let outbox = null; // outbox.js: builds the body from the device's state (allowlist)
 let order = null; // order.js: the device's own random order of questions and options
 let quotas = null; // quotas.js: the quota check before anything is randomized
+let checks = null; // section_checks.js: what still needs an answer, section by section
 let pageValues = []; // the page's non-answer fields, read once before any answer
 let review = null; // the device's list of answers that go as given (outbox.js)
 let shownPlain = null; // what that list last showed: a send must match it
@@ -352,14 +357,44 @@ function showSection(index, focus = true) {
   sections.forEach((section, i) => {
     section.hidden = i !== current;
   });
-  const position = document.getElementById("section-position");
-  position.textContent = interpolate(gettext("Section %(current)s of %(total)s"), {
-    current: words.number(current + 1), total: words.number(sections.length),
-  });
-  document.getElementById("section-bar").value = current + 1;
-  // "Send" belongs to the last section.
-  form.querySelector(".send").hidden = current !== sections.length - 1;
+  placeSection();
   if (focus) sections[current].querySelector("h2").focus();
+}
+
+// Where the respondent is among the sections with something to show; "Send"
+// belongs to the last of them, and no "Next" leads past it.
+function placeSection() {
+  if (sections.length < 2) return;
+  const shown = checks.shownSections(sections);
+  const position = document.getElementById("section-position");
+  const at = Math.max(0, shown.indexOf(current));
+  position.textContent = interpolate(gettext("Section %(current)s of %(total)s"), {
+    current: words.number(at + 1), total: words.number(Math.max(shown.length, 1)),
+  });
+  const bar = document.getElementById("section-bar");
+  bar.max = Math.max(shown.length, 1);
+  bar.value = at + 1;
+  form.querySelector(".send").hidden = checks.neighbour(sections, current, 1) !== -1;
+  sections.forEach((section, i) => {
+    const next = section.querySelector("[data-section-next]");
+    if (next) next.hidden = checks.neighbour(sections, i, 1) === -1;
+    const back = section.querySelector("[data-section-back]");
+    if (back) back.hidden = checks.neighbour(sections, i, -1) === -1;
+  });
+}
+
+// "Next" goes on only when its section has nothing left to answer.
+function nextSection() {
+  const problem = checks.firstProblem([sections[current]], problemOf);
+  if (problem) {
+    checks.markProblem(problem.block, problem.id, problem.message, problem.focus);
+    say(problem.message, true);
+    problem.focus.focus();
+    return;
+  }
+  say("");
+  const to = checks.neighbour(sections, current, 1);
+  if (to !== -1) showSection(to);
 }
 
 function setUpSections() {
@@ -367,12 +402,56 @@ function setUpSections() {
   form.querySelector("[data-section-progress]").hidden = false;
   for (const nav of form.querySelectorAll("[data-section-nav]")) nav.hidden = false;
   for (const back of form.querySelectorAll("[data-section-back]")) {
-    back.addEventListener("click", () => showSection(current - 1));
+    back.addEventListener("click", () => {
+      const to = checks.neighbour(sections, current, -1);
+      if (to !== -1) showSection(to);
+    });
   }
   for (const next of form.querySelectorAll("[data-section-next]")) {
-    next.addEventListener("click", () => showSection(current + 1));
+    next.addEventListener("click", nextSection);
   }
-  showSection(0, false);
+  showSection(Math.max(0, checks.shownSections(sections)[0] ?? 0), false);
+}
+
+// --- what a shown question still needs (Next and Send) ------------------------------
+const messagesOf = (id) => (config.messages || {})[String(id)] || {};
+
+// The problem of one shown question, in the server's words where it has them:
+// {message, focus} or null. A question this send does not ask again (kept
+// from before) or an optional one skipped or left blank has none.
+function problemOf(id, block) {
+  const question = config.questions.find((q) => q.id === id);
+  const messages = messagesOf(id);
+  if (!question) {
+    if (!(config.plain || []).includes(id)) return null;
+    const optional = (config.plain_optional || []).includes(id);
+    if (optional && skipBox(id)?.checked) return null;
+    const guarded = outbox.protectedControls(form, config);
+    return checks.plainProblem(outbox.plainControls(form, id, guarded), messages, optional);
+  }
+  if (plan && plan.need && !plan.need.some((q) => q.id === id)) return null;
+  if (question.optional && (skipBox(id)?.checked || leftBlank(question))) return null;
+  if (leftBlank(question)) {
+    const read = chosenAnswer(question);
+    return { message: messages.required || read.error, focus: read.focus || block.querySelector("input") };
+  }
+  const read = chosenAnswer(question);
+  return read.error ? { message: read.error, focus: read.focus || block.querySelector("input") } : null;
+}
+
+// "Send" with a problem: the section holding the first one is shown, the
+// problem marked, focused and named, with a link back to its section.
+function refuseSend(problem) {
+  const go = () => {
+    showSection(problem.section, false);
+    problem.focus.focus();
+  };
+  checks.markProblem(problem.block, problem.id, problem.message, problem.focus);
+  go();
+  const heading = sections.length > 1 ? sections[problem.section].querySelector("h2") : null;
+  checks.showRefusal(statusLine, problem, {
+    gettext, interpolate, sectionTitle: heading ? heading.textContent.trim() : "", go,
+  });
 }
 
 // The section holding `element` is shown (e.g. a question still unanswered).
@@ -418,20 +497,33 @@ function leftBlank(question) {
   return !groupInputs(question.answer_group).some((input) => input.checked);
 }
 
+// Answering an unprotected question clears the problem line "Next" or "Send" set.
+function setUpPlainProblems() {
+  for (const id of config.plain || []) {
+    const block = document.getElementById(`question-${id}`);
+    if (!block) continue;
+    const clear = (event) => checks.markProblem(block, id, "", event.target);
+    block.addEventListener("change", clear);
+    block.addEventListener("input", clear);
+  }
+}
+
 function plainLeftBlank(id) {
   const inputs = outbox.plainControls(form, id, outbox.protectedControls(form, config));
   if (inputs.some((input) => input.type === "checkbox")) return false;
   return !inputs.some((input) => (input.type === "radio" ? input.checked : input.value.trim() !== ""));
 }
 
-// What each shown unprotected question sends: id → {values, skipped}.
+// What each shown unprotected question sends: id → {values, skipped}, where
+// skipped is false, "declined" ("Prefer not to answer") or "blank".
 function plainAnswers() {
   const guarded = outbox.protectedControls(form, config);
   const sent = new Map();
   for (const id of config.plain || []) {
     if (isHidden(id)) continue;
     const optional = (config.plain_optional || []).includes(id);
-    const skipped = optional && (Boolean(skipBox(id)?.checked) || plainLeftBlank(id));
+    const skipped = !optional ? false
+      : skipBox(id)?.checked ? "declined" : plainLeftBlank(id) ? "blank" : false;
     const values = skipped ? [] : outbox.plainValues(form, id, guarded);
     sent.set(id, { values, skipped, other: outbox.otherText(form, id, config, guarded, values) });
   }
@@ -916,6 +1008,7 @@ function applyLogic() {
     if (!shown) clearQuestion(fieldset);
   }
   renumber();
+  if (checks) placeSection();
 }
 
 // Number the questions the respondent sees 1, 2, 3, ... (a question hidden by
@@ -949,7 +1042,7 @@ function restorePlain(pending) {
   const sent = new URLSearchParams(pending.body);
   for (const id of config.plain || []) {
     const values = sent.getAll(`q${id}`);
-    if (skipBox(id)) skipBox(id).checked = sent.has(`q${id}_skipped`);
+    if (skipBox(id)) skipBox(id).checked = ["declined", "skipped"].includes(sent.get(`q${id}_skipped`));
     for (const input of document.querySelectorAll(`#question-${id} :is(input, textarea)[name="q${id}"]`)) {
       if (input.type === "radio" || input.type === "checkbox") input.checked = values.includes(input.value);
       else if (values.length) input.value = values[0];
@@ -989,7 +1082,7 @@ function seal() {
   const need = new Set(plan.need.map((q) => q.id));
   let firstMissing = null;
   const answers = new Map();
-  const skipped = new Set();
+  const skipped = new Map(); // id → "declined" or "blank"
   // Not shown (display logic): no answer, no report, no marker, no ε spent.
   const hidden = new Set(config.questions.filter((q) => isHidden(q.id)).map((q) => q.id));
   for (const question of config.questions) {
@@ -999,7 +1092,7 @@ function seal() {
       continue;
     }
     if (question.optional && (skipBox(question.id)?.checked || leftBlank(question))) {
-      skipped.add(question.id);
+      skipped.set(question.id, skipBox(question.id)?.checked ? "declined" : "blank");
       showError(question, "");
       continue;
     }
@@ -1041,7 +1134,10 @@ function seal() {
     if (hidden.has(question.id)) continue;
     const skip = report === null || report === undefined;
     if (skip && !question.optional) continue;
-    sentReports.set(question.id, { report: skip ? null : report, skipped: skip, spec_revision: question.spec_revision });
+    sentReports.set(question.id, {
+      report: skip ? null : report, skipped: skip ? skipped.get(question.id) || "declined" : false,
+      spec_revision: question.spec_revision,
+    });
   }
   const plainSent = plainAnswers();
   // The body from the device's own state, through outbox.js's allowlist:
@@ -1167,7 +1263,10 @@ function onSubmit(event) {
     return;
   }
   const asks = plan.mode === "reanswer" || plan.mode === "seen" || (plan.mode === "changed" && plan.need.length);
-  if (asks && !plan.accepted) return;
+  if (asks && !plan.accepted) {
+    say(checks.acceptFirst(gettext), true);
+    return;
+  }
   // Quotas first: a respondent a full quota turns away has nothing randomized.
   if (quotas.fullCell(config, plainAnswers()) !== null) {
     clearAnswers();
@@ -1175,6 +1274,11 @@ function onSubmit(event) {
     quotas.closePolitely(form, gettext("Thank you. This survey already has all the answers it needs from people who answered as you did, so nothing was sent and none of your answers was randomized."), config.completion, {
       code: gettext("Your completion code:"), continue: gettext("Continue"),
     });
+    return;
+  }
+  const problem = checks.firstProblem(sections, problemOf);
+  if (problem) {
+    refuseSend(problem);
     return;
   }
   try {
@@ -1293,6 +1397,7 @@ const preloads = {
   ledger: document.querySelector('link[rel="modulepreload"][data-ledger]'),
   order: document.querySelector('link[rel="modulepreload"][data-order]'),
   quotas: document.querySelector('link[rel="modulepreload"][data-quotas]'),
+  checks: document.querySelector('link[rel="modulepreload"][data-section-checks]'),
 };
 try {
   if (!globalThis.crypto || typeof globalThis.crypto.getRandomValues !== "function") {
@@ -1304,9 +1409,9 @@ try {
   ]);
   words = wording.wordingFor(document.documentElement.lang);
   if (form) {
-    [outbox, memory, order, quotas] = await Promise.all([
+    [outbox, memory, order, quotas, checks] = await Promise.all([
       import(preloads.outbox.href), import(preloads.ledger.href),
-      import(preloads.order.href), import(preloads.quotas.href),
+      import(preloads.order.href), import(preloads.quotas.href), import(preloads.checks.href),
     ]);
     outbox.disarm(form, config);
     pageValues = outbox.pageFields(form, config);
@@ -1345,6 +1450,7 @@ if (agent !== null) {
     order.shuffleQuestions(form, config);
     form.addEventListener("submit", onSubmit);
     form.addEventListener("change", applyLogic);
+    setUpPlainProblems();
     review = outbox.reviewPanel(form);
     form.addEventListener("input", showReview);
     form.addEventListener("change", showReview);

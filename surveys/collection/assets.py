@@ -3,7 +3,8 @@
 The randomizer (the respondent's agent, which checks every spec before it
 randomizes), the wording module (every sentence about protection, made on the
 device, in every language it knows), the outbox (the body the device sends,
-built from its own state through an allowlist) and the page script that calls
+built from its own state through an allowlist), the section checks (what a
+section still needs before "Next" or "Send") and the page script that calls
 them; and
 that script's catalog of UI strings (nothing about protection) for the page's
 language.  The hash is computed from the bytes actually served, so the
@@ -32,6 +33,7 @@ OUTBOX_STATIC_PATH = "js/outbox.js"
 LEDGER_STATIC_PATH = "js/ledger.js"
 ORDER_STATIC_PATH = "js/order.js"
 QUOTAS_STATIC_PATH = "js/quotas.js"
+SECTION_CHECKS_STATIC_PATH = "js/section_checks.js"
 VERIFY_STATIC_PATH = "js/verify.js"
 # The release record (scripts/release-record writes it), at the project root.
 RELEASES_PATH = Path(__file__).resolve().parents[2] / "RELEASES.md"
@@ -79,6 +81,7 @@ def device_scripts() -> list[Script]:
         ledger_script(),
         order_script(),
         quotas_script(),
+        section_checks_script(),
         respond_script(),
     ]
 
@@ -131,6 +134,12 @@ def quotas_script() -> Script:
 def flow_scripts() -> dict[str, Script]:
     """The answer page's order and quota modules, as its template names them."""
     return {"order_js": order_script(), "quotas_js": quotas_script()}
+
+
+def section_checks_script() -> Script:
+    """``static/js/section_checks.js`` (what a section still needs, in the
+    server's words; which sections have anything to show)."""
+    return Script("section_checks.js", served_static(SECTION_CHECKS_STATIC_PATH))
 
 
 def verify_script() -> Script:

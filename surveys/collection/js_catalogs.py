@@ -26,7 +26,7 @@ from pathlib import Path
 from django.conf import settings
 
 # The page scripts whose strings are marked, relative to the static directory.
-SCRIPTS = ("js/respond.js", "js/builder.js")
+SCRIPTS = ("js/respond.js", "js/section_checks.js", "js/builder.js")
 CATALOG_DIRECTORY = "js/i18n"
 DOMAIN = "djangojs"
 MARKED = re.compile(r'\bgettext\("((?:[^"\\\n]|\\.)*)"\)')

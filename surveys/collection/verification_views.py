@@ -63,6 +63,7 @@ def verify(request: HttpRequest) -> HttpResponse:
             "wording": assets.wording_script(),
             "outbox": assets.outbox_script(),
             "ledger": assets.ledger_script(),
+            "section_checks": assets.section_checks_script(),
             "respond_js": assets.respond_script(),
             "verify_js": assets.verify_script(),
         },

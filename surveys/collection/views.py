@@ -206,6 +206,7 @@ def _device_context(survey: Survey, form: ResponseForm, page: str) -> dict:
         "outbox": assets.outbox_script(),
         "ledger": assets.ledger_script(),
         **assets.flow_scripts(),
+        "section_checks": assets.section_checks_script(),
         "respond_js": assets.respond_script(),
     }
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { allowedNames, buildBody, BodyRefused, SKIP_MARKER } from "../../static/js/outbox.js";
+import { allowedNames, buildBody, BodyRefused } from "../../static/js/outbox.js";
 
 const CONFIG = {
   questions: [
@@ -20,24 +20,24 @@ function fields(body) {
   return Array.from(new URLSearchParams(body).entries());
 }
 
-test("a body holds the reports, spec revisions, skip markers and unprotected values only", () => {
+test("a body holds the reports, spec revisions, skip markers (declined or blank) and unprotected values only", () => {
   const body = buildBody(CONFIG, {
     page: PAGE,
     idempotencyKey: KEY,
     reports: new Map([
       [1, { report: "[1]", skipped: false, spec_revision: 3 }],
-      [2, { report: null, skipped: true, spec_revision: 1 }],
+      [2, { report: null, skipped: "declined", spec_revision: 1 }],
     ]),
-    plain: new Map([[3, { values: ["0"], skipped: false }], [4, { values: [], skipped: true }]]),
+    plain: new Map([[3, { values: ["0"], skipped: false }], [4, { values: [], skipped: "blank" }]]),
   });
   assert.deepEqual(fields(body), [
     ...PAGE,
     ["idempotency_key", KEY],
     ["q1_report", "[1]"],
     ["q1_spec_revision", "3"],
-    ["q2_skipped", SKIP_MARKER],
+    ["q2_skipped", "declined"],
     ["q3", "0"],
-    ["q4_skipped", SKIP_MARKER],
+    ["q4_skipped", "blank"],
   ]);
 });
 
@@ -60,3 +60,19 @@ test("a required question has no skip marker among the allowed names", () => {
   assert.equal(allowedNames(CONFIG).has("q1_skipped"), false);
   assert.equal(allowedNames(CONFIG).has("q2_skipped"), true);
 });
+
+test("a skip not told apart (true) goes as the earlier marker, stored as declined or blank", () => {
+  const state = {
+    page: PAGE, idempotencyKey: KEY, reports: new Map(), plain: new Map([[4, { values: [], skipped: true }]]),
+  };
+  assert.deepEqual(fields(buildBody(CONFIG, state)).at(-1), ["q4_skipped", "skipped"]);
+});
+
+for (const skipped of ["skipped", "maybe", 1]) {
+  test(`a skip marker other than declined or blank (${skipped}) is refused, not sent`, () => {
+    const state = {
+      page: PAGE, idempotencyKey: KEY, reports: new Map(), plain: new Map([[4, { values: [], skipped }]]),
+    };
+    assert.throws(() => buildBody(CONFIG, state), BodyRefused);
+  });
+}

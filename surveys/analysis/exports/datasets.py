@@ -40,6 +40,7 @@ from surveys.analysis.exports.dataset_columns import (
 )
 from surveys.analysis.exports.dataset_r import write_r
 from surveys.analysis.exports.dataset_rows import coded_rows, labelled
+from surveys.analysis.exports.raw_reports import missing_codes_document
 from surveys.analysis.exports.stat_files import (
     fit_bytes,
     spss_value_label,
@@ -138,6 +139,9 @@ def codebook_document(survey: Survey) -> dict[str, Any]:
             "respondents' answers; debias as each variable's 'debias' says."
         ),
         "variables": [v.codebook_row() for v in variables(survey)],
+        # What a question a respondent did not answer is coded as (the
+        # "missing" records of reports.csv; docs/researcher-guide.md, 7).
+        "missing_codes": missing_codes_document(),
     }
 
 

@@ -17,8 +17,13 @@ from django.utils import timezone
 from surveys.analysis.exports.csv_cells import CHUNK_SIZE, compact_json, csv_lines
 from surveys.analysis.exports.design import questions_document, spec_revisions
 from surveys.authoring.models import Survey
-from surveys.collection import report_codec
-from surveys.collection.models import PlainAnswer, Report, Submission
+from surveys.collection import missing, report_codec
+from surveys.collection.models import (
+    PlainAnswer,
+    Report,
+    SkippedAnswer,
+    Submission,
+)
 from surveys.collection.selectors import submission_languages, survey_records_language
 
 
@@ -87,6 +92,70 @@ def _languages(survey: Survey, include_test: bool = False):
     )
 
 
+def _missing_codes(
+    survey: Survey, include_test: bool = False
+) -> Iterator[tuple[str, int, int, bool]]:
+    """``(submission public id, question id, code, is_test)`` for every
+    question a submission did not answer, by public id then question order:
+    its skip's code (declined, left blank, or unknown) or, where nothing at
+    all is stored for it, "not shown" (``surveys.collection.missing.CODES``).
+    Read a chunk of submissions at a time."""
+    questions = list(
+        survey.questions.order_by("position", "id").values_list("pk", flat=True)
+    )
+    rows = Submission.objects.filter(survey=survey)
+    if not include_test:
+        rows = rows.filter(is_test=False)
+    chunk: list[tuple[int, str, bool]] = []
+    for row in (
+        rows.order_by("public_id")
+        .values_list("pk", "public_id", "is_test")
+        .iterator(CHUNK_SIZE)
+    ):
+        chunk.append(row)
+        if len(chunk) == CHUNK_SIZE:
+            yield from _chunk_codes(survey, questions, chunk)
+            chunk = []
+    if chunk:
+        yield from _chunk_codes(survey, questions, chunk)
+
+
+def _chunk_codes(
+    survey: Survey, questions: list[int], chunk: list[tuple[int, str, bool]]
+) -> Iterator[tuple[str, int, int, bool]]:
+    ids = [pk for pk, _, _ in chunk]
+    answered: set[tuple[int, int]] = set(
+        Report.all_objects.filter(survey=survey, submission_id__in=ids).values_list(
+            "submission_id", "question_id"
+        )
+    )
+    answered.update(
+        PlainAnswer.objects.filter(submission_id__in=ids).values_list(
+            "submission_id", "question_id"
+        )
+    )
+    skipped = {
+        (submission, question): reason
+        for submission, question, reason in SkippedAnswer.objects.filter(
+            submission_id__in=ids
+        ).values_list("submission_id", "question_id", "reason")
+    }
+    for pk, public_id, is_test in chunk:
+        for question in questions:
+            if (pk, question) in answered:
+                continue
+            outcome = skipped.get((pk, question), missing.NOT_SHOWN)
+            yield public_id, question, missing.CODES[outcome], is_test
+
+
+def missing_codes_document() -> list[dict[str, Any]]:
+    """The missing-value codes and what each means (codebooks, JSON heads)."""
+    return [
+        {"code": missing.CODES[outcome], "outcome": outcome, "meaning": label}
+        for outcome, label in missing.LABELS.items()
+    ]
+
+
 def report_document(row) -> dict[str, Any]:
     report_id, submission_id, received_at, question_id, revision, payload, _ = row
     return {
@@ -113,9 +182,13 @@ REPORT_COLUMNS = [
 def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
     """Long-format CSV: "spec" rows (value = the compiled spec as JSON) first,
     then one "report" row per randomized report (value = the report as JSON),
-    then "answer" rows for questions marked not protected, then, only if the
-    survey records each response's language (an unprotected field the
-    researcher declared), a "language" row per submission (value = its code).
+    then "answer" rows for questions marked not protected, then "missing"
+    rows, one per question a submission did not answer (value = its
+    missing-value code: -1 not shown by display logic, -2 left blank, -3
+    declined, -9 declined or left blank, stored before the two were told
+    apart), then, only if the survey records each response's language (an
+    unprotected field the researcher declared), a "language" row per
+    submission (value = its code).
 
     ``include_test``: the owner's test responses too, each row marked in an
     extra ``is_test`` column (true/false); they are never in any estimate.
@@ -168,6 +241,12 @@ def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
                 yield marked(
                     ["other", question_id, "", submission_id, "", "", other], test
                 )
+        for submission_id, question_id, code, test in _missing_codes(
+            survey, include_test
+        ):
+            yield marked(
+                ["missing", question_id, "", submission_id, "", "", code], test
+            )
         if survey_records_language(survey):
             for submission_id, language, test in _languages(survey, include_test):
                 yield marked(
@@ -190,6 +269,7 @@ def reports_json(survey: Survey) -> Iterator[str]:
             "ldp.build(spec).aggregate(reports) per question and spec revision."
         ),
         "questions": questions_document(survey),
+        "missing_codes": missing_codes_document(),
     }
     opening = json.dumps(head, ensure_ascii=False)[:-1]
     yield opening + ', "reports": ['
@@ -207,6 +287,16 @@ def reports_json(survey: Survey) -> Iterator[str]:
         }
         if other:  # typed beside "Other, please specify", as typed
             item["other_text"] = other
+        yield ("" if first else ",\n") + compact_json(item)
+        first = False
+    yield '], "missing": ['
+    first = True
+    for submission_id, question_id, code, _ in _missing_codes(survey):
+        item = {
+            "submission_id": submission_id,
+            "question_id": question_id,
+            "code": code,
+        }
         yield ("" if first else ",\n") + compact_json(item)
         first = False
     if survey_records_language(survey):

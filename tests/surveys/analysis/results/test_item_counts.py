@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import uuid
 
 import numpy as np
@@ -193,3 +194,27 @@ def test_the_estimates_csv_gives_every_questions_four_counts(ada_client, counted
         for row in rows
     }
     assert found == EXPECTED
+
+
+@pytest.mark.parametrize("file", ["reports_csv", "reports_json"])
+def test_the_raw_export_codes_every_unanswered_question(ada_client, counted, file):
+    texts = dict(counted.questions.values_list("pk", "text"))
+    name = "export_" + file
+    body = ada_client.get(reverse(f"analysis:{name}", args=[counted.pk]))
+    text = b"".join(body.streaming_content).decode()
+    if file == "reports_csv":
+        rows = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
+        found = [
+            (texts[int(r["question_id"])], int(r["value"]))
+            for r in rows
+            if r["record"] == "missing"
+        ]
+    else:
+        document = json.loads(text)
+        assert [c["code"] for c in document["missing_codes"]] == [-1, -2, -3, -9]
+        found = [(texts[m["question_id"]], m["code"]) for m in document["missing"]]
+    assert sorted(found) == sorted(
+        [("Driven after drinking?", -1)] * 3
+        + [("Speeding?", code) for code in (-3, -2, -9)]
+        + [("Age band?", code) for code in (-2, -3, -9)]
+    )

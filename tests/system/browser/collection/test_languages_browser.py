@@ -131,6 +131,7 @@ def test_the_answer_page_speaks_the_language_with_its_catalog(
     expect(page.locator("#section-position")).to_have_text(words["section"])
     expect(page.locator(".protection").first).to_contain_text(words["strength"])
     expect(page.locator(".protection").first).to_contain_text(words["chance"])
+    page.locator("#section-1 input[type=radio]").first.check()
     page.locator("#section-1 [data-section-next]").click()
     second = page.locator("#section-2 .protection").first
     expect(second).to_contain_text(words["chance"])

@@ -516,8 +516,10 @@ def test_skipped_optional_questions_send_only_the_skipped_marker(
         f"q{number.pk}_skipped",
         f"q{plain.pk}_skipped",
     }
-    for question in (choice, number, plain):
-        assert fields[f"q{question.pk}_skipped"] == ["skipped"]
+    # "Prefer not to answer" is a declined question; the plain one left blank.
+    markers = ((choice, "declined"), (number, "declined"), (plain, "blank"))
+    for question, marker in markers:
+        assert fields[f"q{question.pk}_skipped"] == [marker]
 
     # Stored: one report, three skips, no plain answer.
     assert [r.question_id for r in Report.objects.all()] == [required.pk]
