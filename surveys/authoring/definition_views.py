@@ -15,7 +15,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
 
 from surveys.authoring import access, definitions, selectors
-from surveys.authoring.forms import DefinitionImportForm
+from surveys.authoring.survey_forms import DefinitionImportForm
 
 
 @login_required

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from surveys.authoring import access, people, selectors
-from surveys.authoring.forms import CollaboratorForm
+from surveys.authoring.survey_forms import CollaboratorForm
 
 
 @login_required

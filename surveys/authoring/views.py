@@ -31,16 +31,12 @@ from surveys.authoring import (
     services,
 )
 from surveys.authoring.compiled import compiled_mechanism
-from surveys.authoring.forms import (
-    GridForm,
-    PlanningForm,
-    QuestionForm,
-    SurveyForm,
-    add_validation_errors,
-)
+from surveys.authoring.forms import GridForm, QuestionForm, add_validation_errors
 from surveys.authoring.kinds import KINDS, kind_groups
 from surveys.authoring.lifecycle_forms import PublishForm
 from surveys.authoring.models import Question, Survey
+from surveys.authoring.planning_forms import PlanningForm
+from surveys.authoring.survey_forms import SurveyForm
 
 
 def _messages_from(error: ValidationError) -> list[str]:

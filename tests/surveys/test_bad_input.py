@@ -40,8 +40,10 @@ from surveys.analysis.exports import kinds as export_kinds
 from surveys.api_tokens.services import api_token_create
 from surveys.authoring import services as authoring
 from surveys.authoring import translation_services
-from surveys.authoring.forms import GridForm, PlanningForm, QuestionForm, SurveyForm
+from surveys.authoring.forms import GridForm, QuestionForm
 from surveys.authoring.mechanisms import PrivacyConfig
+from surveys.authoring.planning_forms import PlanningForm
+from surveys.authoring.survey_forms import SurveyForm
 from surveys.collection import services as collection
 from surveys.collection.forms import ResponseForm
 from surveys.collection.tokens import new_receipt_code

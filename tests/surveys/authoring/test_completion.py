@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from surveys.authoring.forms import SurveyForm
 from surveys.authoring.models import Survey
+from surveys.authoring.survey_forms import SurveyForm
 
 pytestmark = pytest.mark.django_db
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from surveys.authoring.forms import QuestionForm, SurveyForm
+from surveys.authoring.forms import QuestionForm
+from surveys.authoring.survey_forms import SurveyForm
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,8 @@ from scipy import stats
 
 import ldp
 from surveys.authoring import previews
-from surveys.authoring.forms import PlanningForm, QuestionForm
+from surveys.authoring.forms import QuestionForm
+from surveys.authoring.planning_forms import PlanningForm
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from surveys.authoring.forms import SurveyForm
+from surveys.authoring.survey_forms import SurveyForm
 from surveys.themes.models import Theme
 from tests.surveys.collection.conftest import JSON, body
 from tests.surveys.themes.conftest import PNG
