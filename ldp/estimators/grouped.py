@@ -146,6 +146,13 @@ def group_moments(mechanism: Any, reports: AnyArray) -> GroupMoments:
     return GroupMoments(n, support, cross, score)
 
 
+def _needed(sums: FloatArray | None) -> FloatArray:
+    """``sums``, which the caller has already checked is present."""
+    if sums is None:
+        raise ValueError("a group lacks the sums this estimate needs")
+    return sums
+
+
 def _totals(groups: Sequence[tuple[float, GroupMoments]]) -> tuple[int, float, float]:
     n = sum(int(g.n) for _, g in groups)
     total = sum(w * g.n for w, g in groups)
@@ -231,9 +238,10 @@ def weighted_estimate_grouped(
     for members in _by_stratum(groups, strata):
         sums, squared, cross = np.zeros(k), np.zeros(k), np.zeros((k, k))
         for w, g in members:
-            sums += w * g.support
-            squared += w * w * g.support
-            cross += w * w * g.cross
+            support, products = _needed(g.support), _needed(g.cross)
+            sums += w * support
+            squared += w * w * support
+            cross += w * w * products
         _, cell, cell_squares = _totals(members)
         lam_h = sums / cell if cell > 0 else np.zeros(k)
         spread += cross - np.outer(lam_h, squared) - np.outer(squared, lam_h)
@@ -291,15 +299,19 @@ def weighted_mean_grouped(
     n, total, _ = _totals(groups)
     if n < 2 or not total > 0:
         raise ValueError(f"a weighted mean needs at least 2 reports, got {n}")
-    mean = sum(w * float(g.score[0]) for w, g in groups) / total
+    mean = sum(w * float(_needed(g.score)[0]) for w, g in groups) / total
     spread = 0.0
     for members in _by_stratum(groups, strata):
         _, cell, _ = _totals(members)
         centre = (
-            sum(w * float(g.score[0]) for w, g in members) / cell if cell > 0 else 0.0
+            sum(w * float(_needed(g.score)[0]) for w, g in members) / cell
+            if cell > 0
+            else 0.0
         )
         spread += sum(
-            w * w * (float(g.score[1]) - 2 * centre * float(g.score[0]))
+            w
+            * w
+            * (float(_needed(g.score)[1]) - 2 * centre * float(_needed(g.score)[0]))
             + w * w * g.n * centre * centre
             for w, g in members
         )
