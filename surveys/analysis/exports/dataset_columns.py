@@ -98,6 +98,7 @@ CODEBOOK_COLUMNS = [
     "value_labels",
     "measure",
     "debias",
+    "missing_values",
 ]
 
 

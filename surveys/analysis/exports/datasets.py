@@ -6,7 +6,11 @@ Every export a researcher loads directly is written from here:
   (never an internal id, never a time), one or more columns per question
   (``surveys.analysis.exports.dataset_columns``);
 - its *codebook* (CSV and JSON): each variable's name, question, mechanism, ε
-  (3 significant digits and exact), value labels and how to debias it;
+  (3 significant digits and exact), value labels, how to debias it and how
+  each file writes it when the question went unanswered (``missing_values``:
+  SPSS −1/−2/−3/−9, Stata .a/.b/.c/.d, CSV/R empty with the reason in
+  ``q<n>_missing``), and the SPSS and Stata files' estimate columns
+  (``q<n>_mean``, ``q<n>_mean_lo``, ``q<n>_mean_hi``, kind ``estimate``);
 - writers for wide CSV (optionally with a UTF-8 byte order mark for
   spreadsheets), SPSS ``.sav`` and Stata ``.dta`` (variable and value labels
   through pyreadstat; beside a scale or number question's reports its
@@ -38,10 +42,12 @@ from surveys.analysis.exports.dataset_columns import (
     blocks,
     variables,
 )
+from surveys.analysis.exports.dataset_estimates import estimate_columns
 from surveys.analysis.exports.dataset_r import write_r
 from surveys.analysis.exports.dataset_rows import coded_rows, labelled
 from surveys.analysis.exports.raw_reports import missing_codes_document
 from surveys.analysis.exports.stat_files import (
+    STATA_MISSING,
     fit_bytes,
     spss_value_label,
     spss_variable_label,
@@ -52,6 +58,7 @@ from surveys.analysis.exports.stat_files import (
     write_sav,
 )
 from surveys.authoring.models import Survey
+from surveys.collection import missing
 
 __all__ = [
     "CODEBOOK_COLUMNS",
@@ -105,16 +112,66 @@ def write_wide_csv_bom(
     _write_lines(wide_csv_lines(survey, bom=True, progress=progress), fileobj)
 
 
-def _value_labels_text(labels: dict[int, str]) -> str:
+def _value_labels_text(labels: dict[Any, str]) -> str:
     return "; ".join(f"{code}={label}" for code, label in labels.items())
+
+
+# --- codebook -----------------------------------------------------------------------
+# Kinds of column that never hold a question's missing-value codes.
+NOT_ANSWER_KINDS = {"id", "language", "link_field", "estimate", "missing_reason"}
+
+
+def codebook_variables(survey: Survey) -> list[Variable]:
+    """The codebook's variables: the wide table's, each protected scale or
+    number question's estimate columns (``q<n>_mean``, ``q<n>_mean_lo``,
+    ``q<n>_mean_hi``: SPSS and Stata files only), last, as in those files."""
+    found = blocks(survey)
+    out = variables(survey, found)
+    for extra in estimate_columns(survey, found):
+        out.extend(extra.variables)
+    return out
+
+
+def missing_values(variable: Variable, reason_column: str | None) -> str:
+    """How each file writes the variable's cell when its question went
+    unanswered (``surveys.collection.missing``; empty: never)."""
+    if variable.question_id == 0 or variable.kind in NOT_ANSWER_KINDS:
+        return ""
+    csv_r = "CSV/R: empty (NA)" + (
+        f", the reason in {reason_column}" if reason_column else ""
+    )
+    if variable.text:
+        return f"empty in every file; {csv_r}"
+    spss = (
+        ", ".join(f"{missing.CODES[r]} {missing.LABELS[r]}" for r in missing.CODES)
+        + " (user-missing)"
+        if variable.missing_codes
+        else "system-missing"
+    )
+    stata = ", ".join(
+        f".{letter} {missing.LABELS[r]}" for r, letter in STATA_MISSING.items()
+    )
+    return f"SPSS: {spss}; Stata: {stata}; {csv_r}"
+
+
+def codebook_rows(survey: Survey) -> list[dict[str, Any]]:
+    """Every codebook row, with its ``missing_values``."""
+    found = codebook_variables(survey)
+    reasons = {v.question_id: v.name for v in found if v.kind == "missing_reason"}
+    return [
+        {
+            **v.codebook_row(),
+            "missing_values": missing_values(v, reasons.get(v.question_id)),
+        }
+        for v in found
+    ]
 
 
 def codebook_csv_lines(survey: Survey) -> Iterator[str]:
     def rows() -> Iterator[list[Any]]:
-        for variable in variables(survey):
-            row = variable.codebook_row()
-            row["value_labels"] = _value_labels_text(variable.value_labels)
-            row["protected"] = "yes" if variable.protected else "no"
+        for row in codebook_rows(survey):
+            row["value_labels"] = _value_labels_text(row["value_labels"])
+            row["protected"] = "yes" if row["protected"] else "no"
             yield ["" if row[c] is None else row[c] for c in CODEBOOK_COLUMNS]
 
     return csv_lines(CODEBOOK_COLUMNS, rows())
@@ -138,7 +195,7 @@ def codebook_document(survey: Survey) -> dict[str, Any]:
             "Columns of protected questions hold randomized reports, not "
             "respondents' answers; debias as each variable's 'debias' says."
         ),
-        "variables": [v.codebook_row() for v in variables(survey)],
+        "variables": codebook_rows(survey),
         # What a question a respondent did not answer is coded as (the
         # "missing" records of reports.csv; docs/researcher-guide.md, 7).
         "missing_codes": missing_codes_document(),

@@ -226,3 +226,44 @@ def test_haven_and_the_r_script_read_every_missing_value_back(branching, tmp_pat
         ]
     labels = [line for line in run.stdout.splitlines() if line.startswith("LABEL|q4|")]
     assert missing.LABELS[DECLINED] in labels[0].split("|")
+
+
+def _codebook_rows(survey) -> dict[str, dict[str, str]]:
+    text = "".join(datasets.codebook_csv_lines(survey))
+    return {row["name"]: row for row in csv.DictReader(io.StringIO(text))}
+
+
+SPSS_CODES = "SPSS: " + ", ".join(
+    f"{missing.CODES[r]} {missing.LABELS[r]}" for r in missing.CODES
+)
+STATA_CODES = "Stata: " + ", ".join(
+    f".{STATA_LETTERS[r]} {missing.LABELS[r]}" for r in missing.CODES
+)
+
+
+@pytest.mark.parametrize(
+    ("column", "reason_column"),
+    [("q1", None), ("q3", "q3_missing"), ("q4", "q4_missing"), ("q5", "q5_missing")],
+)
+def test_codebook_lists_each_files_missing_value_codes_and_the_reason_column(
+    branching, column, reason_column
+):
+    said = _codebook_rows(branching)[column]["missing_values"]
+    assert said.startswith(SPSS_CODES + " (user-missing); " + STATA_CODES + "; ")
+    assert "-1 not shown" in said and "-3 declined" in said and ".b left blank" in said
+    reason = f", the reason in {reason_column}" if reason_column else ""
+    assert said.endswith("CSV/R: empty (NA)" + reason)
+
+
+@pytest.mark.parametrize("column", ["respondent", "q3_missing"])
+def test_codebook_gives_no_missing_value_codes_to_id_and_reason_columns(
+    branching, column
+):
+    assert _codebook_rows(branching)[column]["missing_values"] == ""
+
+
+def test_codebook_json_has_the_same_missing_values_as_the_csv(branching):
+    document = datasets.codebook_document(branching)
+    rows = _codebook_rows(branching)
+    for variable in document["variables"]:
+        assert variable["missing_values"] == rows[variable["name"]]["missing_values"]
