@@ -1,14 +1,19 @@
 """What the answer page's script is given about the survey (its JSON
 configuration): each protected question's compiled spec, the unprotected
 questions, display logic, and the form's own messages for an unanswered or
-ill-typed question, so the device words a problem as the server would.
+ill-typed question, so the device words a problem as the server would; and
+the whole device context a respondent page renders (that configuration with
+each protected question's content object, and the device's scripts).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.utils import translation
+
 from surveys.authoring.kinds import facts
+from surveys.collection import assets, content
 from surveys.collection.answer_fields import PLEASE_ANSWER
 from surveys.collection.flow import flow_config
 from surveys.collection.questions import most_selections, other_value
@@ -64,4 +69,38 @@ def device_config(form: Any) -> dict[str, Any]:
         "messages": messages(form),
         # The device's own random order, and the quota cells already full.
         **flow_config(form.survey, questions),
+    }
+
+
+def device_context(survey: Any, form: Any, page: str) -> dict[str, Any]:
+    """The scripts (with their hashes) and the data the device checks and words.
+
+    The pages carry no sentence or figure about protection: the device computes
+    them from the specs in ``device_config`` (``ldp/js/wording.js``).
+    """
+    config = {
+        "page": page,
+        "survey": survey.public_token,
+        "survey_revision": survey.revision,
+        "allow_reanswer": survey.allow_reanswer,
+        "contact": survey.researcher_contact,
+        **form.js_config(),
+    }
+    # Each protected question's content object (its canonical text and hash):
+    # the device verifies it, words the question from it and remembers by it.
+    language = translation.get_language()
+    by_id = {question.pk: question for question in form.questions}
+    for entry in config["questions"]:
+        question = by_id[entry["id"]]
+        body = content.question_content(question, language)
+        entry["content"] = content.ContentObject(question.pk, language, body).as_json()
+    return {
+        "device_config": config,
+        "randomizer": assets.randomizer_script(),
+        "wording": assets.wording_script(),
+        "outbox": assets.outbox_script(),
+        "ledger": assets.ledger_script(),
+        **assets.flow_scripts(),
+        "section_checks": assets.section_checks_script(),
+        "respond_js": assets.respond_script(),
     }

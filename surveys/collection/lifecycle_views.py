@@ -30,10 +30,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from surveys.authoring import access, translations
 from surveys.authoring.models import Survey
-from surveys.collection import ratelimit, selectors, services
+from surveys.collection import device_config, ratelimit, selectors, services
 from surveys.collection.forms import ResponseForm
 from surveys.collection.views import (
-    _device_context,
     _problem,
     _too_many,
     _unanswerable,
@@ -67,7 +66,7 @@ def preview(request: HttpRequest, survey_id: int) -> HttpResponse:
     if request.method == "POST" and _wants_json(request):
         return JsonResponse({"error": PREVIEW_REFUSAL, "code": "preview"}, status=409)
     status = 409 if request.method == "POST" else 200
-    device = _device_context(survey, form, "respond")
+    device = device_config.device_context(survey, form, "respond")
     # The device shows what would be sent and posts nothing (docs/privacy.md).
     device["device_config"]["preview"] = True
     return render(
@@ -121,7 +120,7 @@ def test_mode(request: HttpRequest, survey_id: int) -> HttpResponse:
             "test_mode": True,
             "form_action": reverse("collection:test_mode", args=[survey.pk]),
             "open_stamp": "",
-            **_device_context(survey, form, "respond"),
+            **device_config.device_context(survey, form, "respond"),
         },
     )
 

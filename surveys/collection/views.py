@@ -21,7 +21,6 @@ from django.http import (
 )
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils import translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.cache import never_cache
@@ -31,8 +30,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from surveys.authoring import lifecycle, translations
 from surveys.authoring.models import Survey
 from surveys.collection import (
-    assets,
-    content,
+    device_config,
     ratelimit,
     responses,
     selectors,
@@ -177,40 +175,6 @@ def _closed(request: HttpRequest, survey: Survey) -> HttpResponse:
 
 
 # --- what the respondent's device is given -----------------------------------------
-def _device_context(survey: Survey, form: ResponseForm, page: str) -> dict:
-    """The scripts (with their hashes) and the data the device checks and words.
-
-    The pages carry no sentence or figure about protection: the device computes
-    them from the specs in ``device_config`` (``ldp/js/wording.js``).
-    """
-    config = {
-        "page": page,
-        "survey": survey.public_token,
-        "survey_revision": survey.revision,
-        "allow_reanswer": survey.allow_reanswer,
-        "contact": survey.researcher_contact,
-        **form.js_config(),
-    }
-    # Each protected question's content object (its canonical text and hash):
-    # the device verifies it, words the question from it and remembers by it.
-    language = translation.get_language()
-    by_id = {question.pk: question for question in form.questions}
-    for entry in config["questions"]:
-        question = by_id[entry["id"]]
-        body = content.question_content(question, language)
-        entry["content"] = content.ContentObject(question.pk, language, body).as_json()
-    return {
-        "device_config": config,
-        "randomizer": assets.randomizer_script(),
-        "wording": assets.wording_script(),
-        "outbox": assets.outbox_script(),
-        "ledger": assets.ledger_script(),
-        **assets.flow_scripts(),
-        "section_checks": assets.section_checks_script(),
-        "respond_js": assets.respond_script(),
-    }
-
-
 def _unanswerable(request: HttpRequest, survey: Survey) -> HttpResponse:
     return _problem(
         request,
@@ -275,7 +239,7 @@ def _consent(
             "has_optional": any(q.optional for q in form.questions),
             "received_unit": settings.RECEIVED_AT_GRANULARITY,
             "logs_clients": settings.ACCESS_LOG_CLIENTS == "all",
-            **_device_context(survey, form, "consent"),
+            **device_config.device_context(survey, form, "consent"),
         },
     )
 
@@ -417,7 +381,7 @@ def _page_context(survey: Survey, form: ResponseForm) -> dict[str, Any]:
     return {
         "survey": survey,
         "form": form,
-        **_device_context(survey, form, "respond"),
+        **device_config.device_context(survey, form, "respond"),
     }
 
 

@@ -349,9 +349,22 @@ def test_distinctive_true_answers_appear_nowhere_after_a_forced_500_and_retry(
         assert lies(mechanism, truth, sent), text
     assert fields[f"q{plain.pk}"] == [PLAIN]
 
-    # Browser storage: nothing kept but the CSRF cookie and the device's note
-    # that it answered this survey (no answer, no receipt, nothing else).
-    ((key, note),) = storage["localStorage"]
+    # Browser storage: nothing kept but the CSRF cookie, the device's note
+    # that it answered this survey and its memory of this site, which holds
+    # exactly the randomized reports it sent (no answer, no receipt, nothing
+    # else).
+    kept = dict(storage["localStorage"])
+    memory = json.loads(kept.pop("deniable.memory"))
+    assert set(memory) == {"format", "given", "contents"}
+    remembered = sorted(
+        entry["report"]
+        for content in memory["contents"].values()
+        for entry in content["reports"]
+    )
+    assert remembered == sorted(
+        fields[f"q{q.pk}_report"][0] for q in private.values()
+    )
+    ((key, note),) = kept.items()
     assert key == f"deniable.answered.{canary_survey.public_token}"
     note = json.loads(note)
     assert set(note) == {"answered", "expires", "spentMilli"}
