@@ -64,6 +64,7 @@ def verify(request: HttpRequest) -> HttpResponse:
             "outbox": assets.outbox_script(),
             "ledger": assets.ledger_script(),
             "section_checks": assets.section_checks_script(),
+            **assets.flow_scripts(),
             "respond_js": assets.respond_script(),
             "verify_js": assets.verify_script(),
         },

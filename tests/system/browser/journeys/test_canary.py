@@ -361,9 +361,7 @@ def test_distinctive_true_answers_appear_nowhere_after_a_forced_500_and_retry(
         for content in memory["contents"].values()
         for entry in content["reports"]
     )
-    assert remembered == sorted(
-        fields[f"q{q.pk}_report"][0] for q in private.values()
-    )
+    assert remembered == sorted(fields[f"q{q.pk}_report"][0] for q in private.values())
     ((key, note),) = kept.items()
     assert key == f"deniable.answered.{canary_survey.public_token}"
     note = json.loads(note)
@@ -543,11 +541,16 @@ def test_skipped_optional_questions_send_only_the_skipped_marker(
     }
     assert not PlainAnswer.objects.exists()
 
-    # The device spent only the ε of the report it sent.
-    ((_, note),) = storage["localStorage"]
-    assert json.loads(note)["spentMilli"] == int(
+    # The device spent only the ε of the report it sent, and its memory of
+    # this site counts that send alone.
+    kept = dict(storage["localStorage"])
+    memory = json.loads(kept.pop("deniable.memory"))
+    ((_, note),) = kept.items()
+    spent = int(
         display_epsilon(ldp.build(required.spec).epsilon_exact).replace(".", "")
     )
+    assert json.loads(note)["spentMilli"] == spent
+    assert [given["milli"] for given in memory["given"]] == [spent]
     assert storage["sessionStorage"] == []
 
     # The withdrawn true answers are nowhere but in the question's definition.
