@@ -10,6 +10,8 @@ from django.urls import reverse
 
 from surveys.analysis.jobs import regressions, weights
 from surveys.analysis.models import AnalysisJob
+from surveys.analysis.tallies.services import tallies_recount
+from surveys.analysis.tallies.snapshots import snapshot_refresh
 from surveys.authoring.models import Collaborator
 from tests.surveys.analysis.model_support import (
     AGE,
@@ -175,6 +177,9 @@ def test_an_empty_cell_is_explained_on_the_weights_page(ada_client, seeded):
     q = questions(seeded)
     url = reverse("analysis:weights", args=[seeded.pk])
     q[REGION].plain_answers.filter(value=0).delete()
+    # Answers edited in place: the tallies and the snapshot are counted again.
+    tallies_recount(survey_id=seeded.pk)
+    snapshot_refresh(survey_id=seeded.pk, force=True)
     html = ada_client.get(
         url, {"weigh": "1", f"margin-{q[REGION].pk}": "34, 33, 33"}
     ).content.decode()
