@@ -148,8 +148,17 @@ def test_browser_sends_only_randomized_reports(live_server, survey, browser):
     kept = page.evaluate(
         "() => [Object.entries(localStorage), sessionStorage.length, document.cookie]"
     )
-    # Only the device's note that it answered: no answer, no receipt.
-    ((key, note),) = kept[0]
+    # Only the device's note that it answered and its memory of this site,
+    # which holds exactly the randomized reports sent: no answer, no receipt.
+    stored_here = dict(kept[0])
+    memory = json.loads(stored_here.pop("deniable.memory"))
+    remembered = sorted(
+        entry["report"]
+        for content in memory["contents"].values()
+        for entry in content["reports"]
+    )
+    assert remembered == sorted(fields[f"q{q[name].pk}_report"][0] for name in TRUE)
+    ((key, note),) = stored_here.items()
     assert key == f"deniable.answered.{survey.public_token}"
     assert set(json.loads(note)) == {"answered", "expires", "spentMilli"}
     assert kept[1] == 0  # the sealed body is gone once acknowledged
