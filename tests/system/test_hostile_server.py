@@ -17,6 +17,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 import ldp
+from surveys.collection.content import canonical_json, content_hash
 from surveys.collection.models import Submission
 from tests.system.conftest import CHEATED, COLOUR, DESKTOP, PHONE, SMOKED
 from tests.system.device import (
@@ -79,9 +80,22 @@ CASES = {
 
 
 def hostile(changes: dict):
+    """Rewrite each question's spec, and its content object to match (with
+    a recomputed hash): the server writes both, so the device's own checks
+    of the spec are what must refuse it."""
+
     def change(config: dict) -> None:
         for text, spec in changes.items():
-            config["questions"][question_index(config, text)]["spec"] = spec
+            entry = config["questions"][question_index(config, text)]
+            entry["spec"] = spec
+            body = json.loads(entry["content"]["text"])
+            body["spec"] = spec
+            if body.get("wording"):
+                body["wording"]["epsilon"] = spec.get("epsilon")
+            entry["content"] = {
+                "hash": content_hash(body),
+                "text": canonical_json(body).decode("utf-8"),
+            }
 
     return change
 
