@@ -356,7 +356,6 @@ def test_an_update_after_new_reports_reads_the_same_rows_at_two_sizes(ada):
     # the planner's statistics of the moment make cheaper (other tests' rows
     # share the database), so each count may vary up to 3x either way.
     small, large = read
-    assert small["report"] <= 3 * 1_000
     assert large["report"] <= 3 * small["report"], (small, large)
     for table, rows in large.items():
         assert rows <= 3 * max(small.get(table, 0), 100), (table, small, large)
