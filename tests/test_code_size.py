@@ -20,9 +20,7 @@ FUNCTION_CODE_LINES_MAX = 80
 # Offenders not split yet. This list must only shrink: split a module or a
 # function, then delete its line here (the test fails while a listed one
 # already fits, so the list never hides a fixed one). Never add to it.
-MODULES_NOT_YET_SPLIT = {
-    "surveys/authoring/services.py",
-}
+MODULES_NOT_YET_SPLIT: set[str] = set()
 FUNCTIONS_NOT_YET_SPLIT: set[str] = set()
 
 

@@ -17,6 +17,7 @@ from django.urls import reverse
 from surveys.accounts import audit
 from surveys.accounts.models import AuditEntry
 from surveys.authoring import people, services
+from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Collaborator
 from surveys.collection import demo
 from surveys.collection import services as collection_services
@@ -120,7 +121,7 @@ def test_publish_role_change_and_delete_are_recorded_and_outlive_the_survey(
         survey=draft,
         actor=ada,
         text="Have you cheated?",
-        privacy=services.PrivacyConfig(kind="yes_no"),
+        privacy=PrivacyConfig(kind="yes_no"),
     )
     ada_client.post(reverse("authoring:survey_publish", args=[draft.pk]))
     people.collaborator_add(survey=draft, user=ada, name_or_email="bob", role="viewer")

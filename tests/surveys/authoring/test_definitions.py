@@ -8,10 +8,12 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from surveys.authoring import definitions, services
+from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Survey
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +38,7 @@ def study(make_survey, add_question):
     services.question_create(
         survey=survey,
         text="Which app do you use most?",
-        privacy=services.PrivacyConfig(
+        privacy=PrivacyConfig(
             kind="single_choice", options=("A", "B", "C"), epsilon=1.5
         ),
         optional=True,
@@ -46,7 +48,7 @@ def study(make_survey, add_question):
     services.question_create(
         survey=survey,
         text="Hours online per day",
-        privacy=services.PrivacyConfig(
+        privacy=PrivacyConfig(
             kind="numeric",
             low=Decimal(0),
             high=Decimal(12),
@@ -102,7 +104,7 @@ def test_an_imported_question_compiles_its_own_spec_not_the_documents(study, bob
 def test_an_epsilon_above_the_budget_imports_nothing(study, bob):
     document = definitions.definition_document(study)
     document["survey"]["epsilon_budget"] = 1.0
-    with pytest.raises(services.ValidationError, match="budget"):
+    with pytest.raises(ValidationError, match="budget"):
         definitions.definition_import(owner=bob, document=document)
     assert not Survey.objects.filter(owner=bob).exists()
 
@@ -111,7 +113,7 @@ def test_a_bad_question_is_named_and_nothing_is_imported(study, bob):
     document = definitions.definition_document(study)
     document["questions"][1]["options"] = ["Only one"]
     document["questions"][2]["kind"] = "essay"
-    with pytest.raises(services.ValidationError) as raised:
+    with pytest.raises(ValidationError) as raised:
         definitions.definition_import(owner=bob, document=document)
     text = " ".join(raised.value.messages)
     assert "Question 2" in text and "at least 2 options" in text
@@ -135,7 +137,7 @@ def test_a_bad_question_is_named_and_nothing_is_imported(study, bob):
     ],
 )
 def test_unreadable_files_are_refused_with_the_reason(raw, message):
-    with pytest.raises(services.ValidationError, match=message):
+    with pytest.raises(ValidationError, match=message):
         definitions.parse_definition(raw)
 
 
@@ -146,7 +148,7 @@ def test_unknown_or_mistyped_fields_are_refused(bob):
         "survey": {"title": "T", "owner": 3, "epsilon_budget": True},
         "questions": [],
     }
-    with pytest.raises(services.ValidationError) as raised:
+    with pytest.raises(ValidationError) as raised:
         definitions.definition_import(owner=bob, document=document)
     text = " ".join(raised.value.messages)
     assert "unknown fields: owner" in text
@@ -201,7 +203,7 @@ def test_display_logic_survives_export_and_import(study, bob):
     services.question_create(
         survey=study,
         text="Science labs: have you faked a result?",
-        privacy=services.PrivacyConfig(kind="yes_no", epsilon=1.0),
+        privacy=PrivacyConfig(kind="yes_no", epsilon=1.0),
         show_if={"question": faculty.pk, "any_of": [1]},
     )
     document = definitions.definition_document(study)
@@ -237,7 +239,7 @@ def test_a_survey_without_link_fields_writes_none(study):
 def test_imported_link_fields_without_the_acknowledgement_import_nothing(study, bob):
     document = definitions.definition_document(study)
     document["survey"]["link_fields"] = ["PROLIFIC_PID"]
-    with pytest.raises(services.ValidationError, match="identify respondents"):
+    with pytest.raises(ValidationError, match="identify respondents"):
         definitions.definition_import(owner=bob, document=document)
     assert not Survey.objects.filter(owner=bob).exists()
 
@@ -246,7 +248,7 @@ def test_typed_words_order_and_quotas_survive_export_and_import(study, bob):
     services.question_create(
         survey=study,
         text="Your colour?",
-        privacy=services.PrivacyConfig(
+        privacy=PrivacyConfig(
             kind="single_choice",
             is_private=False,
             options=("Red", "Blue"),
@@ -259,7 +261,7 @@ def test_typed_words_order_and_quotas_survive_export_and_import(study, bob):
     services.question_create(
         survey=study,
         text="Anything else?",
-        privacy=services.PrivacyConfig(kind="long_text", is_private=False),
+        privacy=PrivacyConfig(kind="long_text", is_private=False),
         not_private_acknowledged=True,
     )
     Survey.objects.filter(pk=study.pk).update(shuffle_questions=True)
@@ -286,7 +288,7 @@ def test_typed_words_order_and_quotas_survive_export_and_import(study, bob):
 def test_a_quota_on_an_answer_the_question_lacks_imports_nothing(study, bob, quotas):
     document = definitions.definition_document(study)
     document["questions"][-1]["quotas"] = quotas  # the unprotected faculty question
-    with pytest.raises(services.ValidationError, match="quota"):
+    with pytest.raises(ValidationError, match="quota"):
         definitions.definition_import(owner=bob, document=document)
     assert not Survey.objects.filter(owner=bob).exists()
 

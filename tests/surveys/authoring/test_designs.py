@@ -14,6 +14,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 import ldp
@@ -306,7 +307,7 @@ def test_service_refuses_a_design_on_a_choice_question(make_survey):
     design = ForcedDesign(
         kind=UNRELATED_QUESTION, truthful=Fraction(1, 2), prevalence=Fraction(1, 4)
     )
-    with pytest.raises(services.ValidationError) as refused:
+    with pytest.raises(ValidationError) as refused:
         services.question_create(
             survey=survey,
             text="Which?",
@@ -347,11 +348,11 @@ def test_definition_with_a_bad_design_imports_nothing(ada_client, make_survey, b
     ada_client.post(_add_url(survey), CUSTOM_DATA)
     document = definitions.definition_document(survey)
     document["questions"][0]["design"]["forced_no"] = "1/5"
-    with pytest.raises(services.ValidationError) as refused:
+    with pytest.raises(ValidationError) as refused:
         definitions.definition_import(owner=bob, document=document)
     assert "add up to 110%" in str(refused.value)
     document["questions"][0]["design"] = {"type": "real_question", "truthful": "1/2"}
-    with pytest.raises(services.ValidationError) as refused:
+    with pytest.raises(ValidationError) as refused:
         definitions.definition_import(owner=bob, document=document)
     assert "allowed: custom, unrelated_question" in str(refused.value)
     assert not Survey.objects.filter(owner=bob).exists()
