@@ -20,6 +20,12 @@
 //   the same survey id re-sends its remembered report; under another survey id
 //   the device never re-sends it (an identical report would join the two
 //   studies) and never randomizes it again without the respondent's yes.
+// - `drafts` (optional): per survey id, what the respondent saved to finish
+//   later on this device: {"day", "plain": {"<question id>": {"values",
+//   "skipped", "other"}}}, the answers NOT protected, as they would be sent.
+//   A protected answer saved for later is never here: it is randomized when
+//   saved and its report goes into `contents` (and its ε into `given`) like
+//   a sent one, since any page of this site can read it. Kept DRAFT_DAYS.
 // - Extensions add keys, never change these: a panel's permanent randomized
 //   report per content ("permanent") and a fresh layer per wave (a report
 //   with "layer": "instant") fit in `contents` as they are.
@@ -35,6 +41,8 @@ export const WINDOW_DAYS = 365;
 // The most ε (× 1000) one device gives one site within the window: two
 // surveys at the randomizer's per-survey ceiling (ε = 10).
 export const ORIGIN_CEILING_MILLI = 20000;
+// How long a draft saved to finish later is kept on the device.
+export const DRAFT_DAYS = 30;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -115,15 +123,29 @@ function daysBetween(earlier, later) {
   return Math.round((Date.parse(`${later}T00:00:00Z`) - Date.parse(`${earlier}T00:00:00Z`)) / 86400000);
 }
 
-const inWindow = (day, today) => DAY.test(day) && daysBetween(day, today) < WINDOW_DAYS && daysBetween(day, today) >= 0;
+const inWindow = (day, today, days = WINDOW_DAYS) =>
+  DAY.test(day) && daysBetween(day, today) < days && daysBetween(day, today) >= 0;
 
 // --- reading and writing ------------------------------------------------------------
 function empty() {
   return { format: FORMAT, given: [], contents: {} };
 }
 
+const isObject = (value) => Boolean(value) && typeof value === "object" && !Array.isArray(value);
+
+function goodPlain(sent) {
+  return isObject(sent) && Array.isArray(sent.values) && sent.values.every((v) => typeof v === "string") &&
+    [false, "declined", "blank"].includes(sent.skipped) && (sent.other === undefined || typeof sent.other === "string");
+}
+
+function goodDrafts(drafts) {
+  return drafts === undefined || (isObject(drafts) && Object.values(drafts).every((draft) =>
+    isObject(draft) && DAY.test(draft.day) && isObject(draft.plain) && Object.values(draft.plain).every(goodPlain)));
+}
+
 function wellFormed(memory) {
   if (!memory || typeof memory !== "object" || memory.format !== FORMAT) return false;
+  if (!goodDrafts(memory.drafts)) return false;
   if (!Array.isArray(memory.given) || typeof memory.contents !== "object" || memory.contents === null) return false;
   const goodMilli = (m) => Number.isSafeInteger(m) && m >= 0;
   if (!memory.given.every((g) => g && DAY.test(g.day) && goodMilli(g.milli))) return false;
@@ -157,6 +179,9 @@ export function readMemory(storage, today) {
   }
   for (const [hash, entry] of Object.entries(memory.contents)) {
     if (entry.reports.length === 0 && Object.keys(entry).length === 1) delete memory.contents[hash];
+  }
+  for (const [scope, draft] of Object.entries(memory.drafts ?? {})) {
+    if (!inWindow(draft.day, today, DRAFT_DAYS)) delete memory.drafts[scope];
   }
   return memory;
 }
@@ -204,7 +229,7 @@ export function checkCeiling(memory, addedMilli) {
  */
 export function remember(storage, memory, { today, scope, addedMilli, fresh }) {
   checkCeiling(memory, addedMilli);
-  const next = JSON.parse(JSON.stringify({ format: memory.format, given: memory.given, contents: memory.contents }));
+  const next = copyOf(memory);
   if (addedMilli > 0) next.given.push({ day: today, milli: addedMilli });
   for (const { hash, report, milli } of fresh) {
     if (!HEX64.test(hash)) throw new TypeError(`not a content hash: ${hash}`);
@@ -213,6 +238,17 @@ export function remember(storage, memory, { today, scope, addedMilli, fresh }) {
     entry.reports.push({ scope, day: today, milli, report });
     next.contents[hash] = entry;
   }
+  return write(storage, next);
+}
+
+// The memory as written: its known keys only (what readMemory added is not).
+function copyOf(memory) {
+  const kept = { format: memory.format, given: memory.given, contents: memory.contents };
+  if (memory.drafts && Object.keys(memory.drafts).length) kept.drafts = memory.drafts;
+  return JSON.parse(JSON.stringify(kept));
+}
+
+function write(storage, next) {
   const text = JSON.stringify(next);
   try {
     storage.setItem(MEMORY_KEY, text);
@@ -221,4 +257,40 @@ export function remember(storage, memory, { today, scope, addedMilli, fresh }) {
     // fall through
   }
   throw new MemoryRefused("no_storage");
+}
+
+// --- drafts: save and finish later, on this device only -------------------------------
+/** The draft saved for survey `scope` ({day, plain}), or null. */
+export function readDraft(memory, scope) {
+  const drafts = memory.drafts ?? {};
+  return Object.prototype.hasOwnProperty.call(drafts, scope) ? drafts[scope] : null;
+}
+
+/**
+ * Keep the answers NOT protected, `plain` (question id → {values, skipped,
+ * other}, as they would be sent), to finish survey `scope` later on this
+ * device. Never a protected answer: save those through `remember` (randomized,
+ * counted). Throws MemoryRefused "unreadable" or "no_storage".
+ */
+export function saveDraft(storage, memory, { today, scope, plain }) {
+  if (memory.unreadable) throw new MemoryRefused("unreadable", { ceiling: ORIGIN_CEILING_MILLI });
+  const kept = {};
+  for (const [id, sent] of plain) {
+    const entry = { values: sent.values.map(String), skipped: sent.skipped || false };
+    if (sent.other) entry.other = String(sent.other);
+    if (!goodPlain(entry)) throw new TypeError(`not an answer to save: ${id}`);
+    kept[String(id)] = entry;
+  }
+  const next = copyOf(memory);
+  next.drafts = { ...(next.drafts ?? {}), [scope]: { day: today, plain: kept } };
+  return write(storage, next);
+}
+
+/** Forget the draft of survey `scope` (the reports it saved stay counted). */
+export function dropDraft(storage, memory, scope) {
+  if (memory.unreadable || !readDraft(memory, scope)) return memory;
+  const next = copyOf(memory);
+  delete next.drafts[scope];
+  if (Object.keys(next.drafts).length === 0) delete next.drafts;
+  return write(storage, next);
 }

@@ -918,6 +918,7 @@ function applyPlan(next) {
         notice.hidden = true;
         lockForm(true, new Set(plan.need.map((q) => q.id)));
         for (const id of config.plain || []) unlockPlain(id);
+        resumeDraft();
       }, "accept-seen"]]);
     notice.dataset.state = "seen";
     return;
@@ -1053,6 +1054,156 @@ function restorePlain(pending) {
   }
 }
 
+// --- save and finish later, on this device only (where the survey allows it) -------
+// Answers not protected are kept as they would be sent (ledger.js `drafts`);
+// each protected answer is randomized when saved and its report kept in the
+// device's memory as a sent one, its ε counted (any page of this site can read
+// it), never its true answer. Opening the survey link again on this device
+// restores both; the server keeps nothing, so no other device can continue.
+let saveArea = null;
+let resumePanel = null;
+const savable = () => Boolean(plan) && !config.preview &&
+  (["fresh", "remembered"].includes(plan.mode) || (plan.mode === "seen" && plan.accepted === true));
+
+function setUpSave() {
+  if (!config.save_resume || config.preview) return;
+  saveArea = document.createElement("div");
+  saveArea.id = "device-save";
+  saveArea.className = "device-save";
+  const about = document.createElement("p");
+  about.textContent = gettext("You can save your answers on this device and finish later by opening the survey link again here. Nothing is saved on the server, so you cannot continue on another device. Protected answers are randomized when you save: their randomized reports count as sent to this site, and your true protected answers are never saved. Answers not protected are saved as you gave them. This site's pages can read everything saved on this device, even if you never send it.");
+  const save = document.createElement("button");
+  save.type = "button";
+  save.className = "button secondary";
+  save.id = "save-for-later";
+  save.textContent = gettext("Save and finish later");
+  save.addEventListener("click", offerSave);
+  saveArea.append(about, save);
+  form.querySelector(".send").append(saveArea);
+  resumePanel = document.createElement("div");
+  resumePanel.id = "device-resume";
+  resumePanel.className = "message notice";
+  resumePanel.setAttribute("role", "status");
+  resumePanel.hidden = true;
+  form.prepend(resumePanel);
+}
+
+// The protected answers a save randomizes now: shown, answered, not kept.
+function toSave() {
+  const found = [];
+  for (const question of plan.need) {
+    if (isHidden(question.id) || plan.kept.has(question.id) || skipBox(question.id)?.checked) continue;
+    const read = chosenAnswer(question);
+    if (!read.error) found.push([question, read.answer]);
+  }
+  return found;
+}
+
+// Before anything is saved: what saving does, with this site's figures.
+function offerSave() {
+  if (!savable() || sending) {
+    say(gettext("Nothing was saved: answer or accept the offer above first."), true);
+    return;
+  }
+  const answers = toSave();
+  let added = 0;
+  try {
+    if (answers.length) {
+      agent.checkSurvey(answers.map(([q]) => q.spec), plan.spentMilli); // the survey's ceiling
+      added = agent.checkSurvey(answers.map(([q]) => q.spec), 0).epsilonMilli;
+    }
+    memory.checkCeiling(memory.readMemory(localStorage, today()), added);
+  } catch (error) {
+    if (error && error.name === "SpecRefused") refuse(error);
+    else settle();
+    return;
+  }
+  const given = memory.givenMilli(memory.readMemory(localStorage, today()));
+  showNotice(interpolate(gettext("Saving randomizes the protected answers you gave (%(count)s) now and keeps only their randomized reports, which count as sent: this site's total becomes ε = %(total)s (ε = %(added)s added). Your answers not protected are saved as you gave them. Both stay on this device only."), {
+    count: answers.length, added: words.epsilonText(added), total: words.epsilonText(given + added),
+  }), [[gettext("Save on this device"), (event) => {
+    if (!event.isTrusted || event.currentTarget.parentNode !== notice) return;
+    notice.hidden = true;
+    saveNow(answers, added);
+  }, "confirm-save"]]);
+  notice.dataset.state = "save";
+}
+
+function saveNow(answers, added) {
+  try {
+    const made = answers.length ? agent.randomizeAll(answers.map(([q, answer]) => ({ spec: q.spec, answer }))) : [];
+    let site = memory.readMemory(localStorage, today());
+    site = memory.remember(localStorage, site, {
+      today: today(), scope: config.survey, addedMilli: added,
+      fresh: answers.map(([q], i) => ({
+        hash: contentOf(q), report: JSON.stringify(made[i]), milli: agent.checkSurvey([q.spec], 0).epsilonMilli,
+      })),
+    });
+    memory.saveDraft(localStorage, site, { today: today(), scope: config.survey, plain: plainAnswers() });
+  } catch (error) {
+    if (error && error.name === "MemoryRefused" && error.code === "no_storage") showNotice(words.sentence("page.noStorage"));
+    else say(gettext("Nothing was saved: this device could not keep the answers."), true);
+    return;
+  }
+  clearAnswers(); // the true protected answers are gone; what was saved comes back
+  if (settle()) say(gettext("Saved on this device. To finish later, open the survey link again on this device."));
+}
+
+// Unprotected answers saved on this device, put back (as restorePlain does).
+function restoreDraft(draft) {
+  const params = new URLSearchParams();
+  for (const [id, sent] of Object.entries(draft.plain)) {
+    if (sent.skipped === "declined") params.append(`q${id}_skipped`, "declined");
+    for (const value of sent.values) params.append(`q${id}`, value);
+    if (sent.other) params.append(`q${id}${outbox.OTHER_SUFFIX}`, sent.other);
+  }
+  restorePlain({ body: params.toString() });
+}
+
+// After every settle: restore what this device saved and say what it was.
+function resumeDraft() {
+  if (!saveArea) return;
+  saveArea.hidden = !savable();
+  const draft = savable() ? memory.readDraft(memory.readMemory(localStorage, today()), config.survey) : null;
+  resumePanel.hidden = draft === null;
+  if (draft === null) return;
+  restoreDraft(draft);
+  applyLogic();
+  const restored = Object.values(draft.plain).filter((sent) => sent.values.length || sent.skipped === "declined").length;
+  const text = document.createElement("p");
+  text.textContent = interpolate(gettext("Restored from this device. Answers not protected, as you saved them: %(plain)s. Protected answers, randomized when you saved them and sent as they are: %(kept)s."), {
+    plain: restored, kept: plan.kept.size,
+  });
+  const over = document.createElement("button");
+  over.type = "button";
+  over.className = "button secondary";
+  over.id = "start-over";
+  over.textContent = gettext("Start over");
+  over.addEventListener("click", startOver);
+  resumePanel.replaceChildren(text, over);
+  showReview();
+}
+
+// Starting over forgets the saved answers not protected. A saved protected
+// answer was randomized and counted already: it is never randomized again here.
+function startOver() {
+  try {
+    memory.dropDraft(localStorage, memory.readMemory(localStorage, today()), config.survey);
+  } catch {
+    // nothing more can be forgotten
+  }
+  for (const id of config.plain || []) {
+    const block = document.getElementById(`question-${id}`);
+    if (block) clearQuestion(block);
+    if (skipBox(id)) skipBox(id).checked = false;
+  }
+  applyLogic();
+  showReview();
+  const text = document.createElement("p");
+  text.textContent = gettext("Started over: the answers not protected were cleared from this device. Protected answers you saved stay as they were randomized, because answering them again would give this site a second randomization of the same answer.");
+  resumePanel.replaceChildren(text);
+}
+
 // --- sealing and sending -----------------------------------------------------------
 function uuid4() {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
@@ -1163,6 +1314,14 @@ function seal() {
   });
   writeLedger(verdict.totalMilli);
   writePending({ survey_revision: config.survey_revision, body, reports, spentMilli: verdict.totalMilli });
+  // What was saved to finish later is in this body now: forget the draft.
+  if (config.save_resume) {
+    try {
+      memory.dropDraft(localStorage, memory.readMemory(localStorage, today()), config.survey);
+    } catch {
+      // the send goes on; a draft left behind holds only what this body sends
+    }
+  }
   clearAnswers();
   lockForm(true);
   return body;
@@ -1347,6 +1506,7 @@ function settle() {
   renderWording(survey, next.verdict && next.mode !== "fresh" ? next.verdict : survey);
   applyPlan(next);
   showReview();
+  resumeDraft();
   return true;
 }
 
@@ -1456,6 +1616,7 @@ if (agent !== null) {
     form.addEventListener("change", showReview);
     applyLogic();
     setUpSections();
+    setUpSave();
     showReview();
   }
   if (contentProblem) refuse(contentProblem);

@@ -67,11 +67,12 @@ SURVEY_FIELDS: dict[str, type | tuple[type, ...]] = {
     "record_language": bool,
     "translations": dict,
     "shuffle_questions": bool,
+    "save_resume": bool,
 }
 # Written only when set, so a survey without them reads on servers that predate them.
 OPTIONAL_SURVEY_FIELDS = ("link_fields", "link_fields_acknowledged")
 # Written only when on, for the same reason.
-OPTIONAL_SURVEY_FLAGS = ("shuffle_questions",)
+OPTIONAL_SURVEY_FLAGS = ("shuffle_questions", "save_resume")
 # Written only for a survey offered in more than its source language.
 LANGUAGE_FIELDS = ("source_language", "languages", "record_language", "translations")
 QUESTION_FIELDS: dict[str, type | tuple[type, ...]] = {

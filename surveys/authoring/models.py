@@ -171,6 +171,12 @@ class Survey(models.Model):
     # random order (those that neither decide nor depend on display logic and
     # are not grid rows); drawn on the device, never sent (static/js/order.js).
     shuffle_questions = models.BooleanField(default=False)
+    # Respondents may save their answers on their own device and finish later
+    # (static/js/respond.js): unprotected answers as typed and protected ones
+    # already randomized (counted as sent), never a true protected answer.
+    # Off unless the researcher asks: what is saved stays readable by this
+    # site's pages even if it is never sent (docs/privacy.md).
+    save_resume = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -83,6 +83,7 @@ class SurveyForm(forms.ModelForm):
             "link_fields_acknowledged",
             "theme",
             "shuffle_questions",
+            "save_resume",
         )
         labels: ClassVar = {
             "title": _("Title"),
@@ -99,8 +100,19 @@ class SurveyForm(forms.ModelForm):
             "shuffle_questions": _(
                 "Show the questions of each section in a random order"
             ),
+            "save_resume": _(
+                "Let respondents save and finish later on the same device"
+            ),
         }
         help_texts: ClassVar = {
+            "save_resume": _(
+                "Answers are saved on the respondent's own device, never on the "
+                "server, so they can be continued only on that device. Protected "
+                "answers are randomized when saved and count as sent; answers not "
+                "protected are kept as typed, and this site's pages can read them "
+                "even if they are never sent. Off: every answer stays on the page "
+                "until it is sent."
+            ),
             "shuffle_questions": _(
                 "Each respondent's device draws its own order and never sends "
                 "it. Questions that decide or depend on display logic, and grid "

@@ -51,9 +51,11 @@ def survey_create(
     link_fields_acknowledged: bool = False,
     theme=None,
     shuffle_questions: bool = False,
+    save_resume: bool = False,
 ) -> Survey:
     survey = Survey(
         shuffle_questions=shuffle_questions,
+        save_resume=save_resume,
         owner=owner,
         title=title,
         description=description,
@@ -92,6 +94,7 @@ def survey_update(
     link_fields_acknowledged: bool = False,
     theme=None,
     shuffle_questions: bool = False,
+    save_resume: bool = False,
 ) -> Survey:
     """Change a survey's texts and plan; a live survey's budget can't drop below
     its total ε."""
@@ -110,6 +113,7 @@ def survey_update(
     survey.link_fields_acknowledged = link_fields_acknowledged
     survey.theme = theme
     survey.shuffle_questions = shuffle_questions
+    survey.save_resume = save_resume
     if survey.published_at is not None:
         error = budget_error(survey, selectors.survey_epsilon_exact(survey=survey))
         if error:

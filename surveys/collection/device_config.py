@@ -83,6 +83,8 @@ def device_context(survey: Any, form: Any, page: str) -> dict[str, Any]:
         "survey": survey.public_token,
         "survey_revision": survey.revision,
         "allow_reanswer": survey.allow_reanswer,
+        # Save and finish later on this device (never across devices).
+        "save_resume": survey.save_resume,
         "contact": survey.researcher_contact,
         **form.js_config(),
     }

@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  MEMORY_KEY, ORIGIN_CEILING_MILLI, WINDOW_DAYS, MemoryRefused, checkCeiling, givenMilli, readMemory, recall, remember,
+  DRAFT_DAYS, MEMORY_KEY, ORIGIN_CEILING_MILLI, WINDOW_DAYS, MemoryRefused, checkCeiling, dropDraft, givenMilli, readDraft,
+  readMemory, recall, remember, saveDraft,
 } from "../../static/js/ledger.js";
 
 class Storage {
@@ -75,4 +76,38 @@ test("a browser that does not keep the memory stops the send", () => {
   const memory = readMemory(storage, "2026-12-07");
   assert.throws(() => remember(storage, memory, { today: "2026-12-07", scope: "s", addedMilli: 1, fresh: [] }),
     (error) => error.code === "no_storage");
+});
+
+test("a draft keeps the answers not protected per survey, and a later send keeps the draft", () => {
+  const storage = new Storage();
+  let memory = readMemory(storage, "2026-12-07");
+  memory = saveDraft(storage, memory, {
+    today: "2026-12-07", scope: "s", plain: new Map([[7, { values: ["2"], skipped: false, other: "Teal" }]]),
+  });
+  memory = remember(storage, readMemory(storage, "2026-12-07"), {
+    today: "2026-12-07", scope: "s", addedMilli: 1000, fresh: [{ hash: A, report: "1", milli: 1000 }],
+  });
+  const again = readMemory(storage, "2026-12-07");
+  assert.deepEqual(readDraft(again, "s"), { day: "2026-12-07", plain: { 7: { values: ["2"], skipped: false, other: "Teal" } } });
+  assert.equal(readDraft(again, "other"), null);
+  assert.equal(givenMilli(again), 1000);
+  dropDraft(storage, again, "s");
+  const after = readMemory(storage, "2026-12-07");
+  assert.equal(readDraft(after, "s"), null);
+  assert.equal(recall(after, A, "s").report, "1"); // the saved report stays counted
+  assert.equal(JSON.parse(storage.getItem(MEMORY_KEY)).drafts, undefined);
+});
+
+test("a draft older than its days is forgotten, and a malformed draft fails the memory closed", () => {
+  const old = readMemory(stored({
+    format: 1, given: [], contents: {}, drafts: { s: { day: "2026-11-01", plain: {} } },
+  }), "2026-12-07");
+  assert.equal(DRAFT_DAYS, 30);
+  assert.equal(readDraft(old, "s"), null);
+  const bad = readMemory(stored({
+    format: 1, given: [], contents: {}, drafts: { s: { day: "2026-12-07", plain: { 1: { values: [1], skipped: false } } } },
+  }), "2026-12-07");
+  assert.equal(bad.unreadable, true);
+  assert.throws(() => saveDraft(new Storage(), bad, { today: "2026-12-07", scope: "s", plain: new Map() }),
+    (error) => error.code === "unreadable");
 });
