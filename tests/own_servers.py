@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import shutil
 import signal
 import tempfile
@@ -29,7 +30,12 @@ import redis
 from psycopg import sql
 
 from benchmarks.harness import Mechanisms, RespondPage, Response, form_body, request
-from surveys.embedded_postgres import Cluster, EmbeddedPostgresError
+from surveys.embedded_postgres import (
+    ROLE,
+    SERVER_USER,
+    Cluster,
+    EmbeddedPostgresError,
+)
 from tests.conftest import Started, free_port
 
 
@@ -154,9 +160,12 @@ class OwnPostgres(Cluster):
                 cluster.port = free_port()
         raise AssertionError("unreachable")
 
-    def start(self, max_connections: int = 40) -> None:  # type: ignore[override]
-        """Start the server and wait until it accepts connections."""
-        super().start(f"max_connections={max_connections}")
+    def start(self, max_connections: int = 40, *settings: str) -> None:  # type: ignore[override]
+        """Start the server and wait until it accepts connections.
+
+        ``settings``: more ``name=value`` server settings for this start.
+        """
+        super().start(f"max_connections={max_connections}", *settings)
 
     def create_database(self, name: str) -> str:  # type: ignore[override]
         """Create database ``name`` and return its URL."""
@@ -169,6 +178,39 @@ class OwnPostgres(Cluster):
     def destroy(self) -> None:
         """Stop the server if it runs (immediately) and remove the cluster."""
         self.remove()
+
+
+class OwnStandby(OwnPostgres):
+    """A hot standby of ``primary``, streaming its write-ahead log.
+
+    ``pg_basebackup --write-recovery-conf`` copies the running primary into a
+    fresh directory under the system temporary directory (with
+    ``standby.signal`` and the primary's address), and ``start`` runs it on
+    ``port``, read-only.  ``destroy`` stops it and removes the directory.
+    """
+
+    def __init__(self, primary: OwnPostgres, port: int):
+        self.root = Path(tempfile.mkdtemp(prefix="deniable-pg-"))
+        Cluster.__init__(self, self.root, listen="127.0.0.1", port=port)
+        try:
+            if self._as:  # as root: the server's user owns the directory
+                owner = pwd.getpwnam(SERVER_USER)
+                os.chown(self.root, owner.pw_uid, owner.pw_gid)
+                self._check_reachable()
+            self.run(
+                "pg_basebackup",
+                "--pgdata",
+                str(self.data),
+                "--write-recovery-conf",
+                "--wal-method=stream",
+                "--checkpoint=fast",
+                "--host=127.0.0.1",
+                f"--port={primary.port}",
+                f"--username={ROLE}",
+            )
+        except BaseException:
+            self.remove()
+            raise
 
 
 # --- a respondent over HTTP ---------------------------------------------------------

@@ -9,7 +9,7 @@ a worker runs.
 
 from __future__ import annotations
 
-from surveys.analysis import tasks
+from surveys.analysis import replica, tasks
 from surveys.analysis.results import selectors
 from surveys.analysis.results.objects import SurveyResults
 from surveys.authoring import access
@@ -18,8 +18,13 @@ from surveys.celery import app
 
 
 def latest_results(survey: Survey) -> SurveyResults | None:
-    """The survey's latest stored results (None: none computed yet, one queued)."""
-    state = selectors.latest_results(survey=survey)
+    """The survey's latest stored results (None: none computed yet, one queued).
+
+    Read from the replica when it holds the released snapshot
+    (``replica.released``); a computation it queues runs on the primary.
+    """
+    with replica.released(survey.pk):
+        state = selectors.latest_results(survey=survey)
     if state.stale:
         tasks.send_snapshot(survey.pk)
         if app.conf.task_always_eager:

@@ -164,6 +164,18 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# A streaming replica (a hot standby of DATABASE_URL) for researchers' results
+# and export reads at the released snapshot (surveys/analysis/replica.py);
+# unset, every read uses DATABASE_URL.
+if env_str("REPLICA_DATABASE_URL"):
+    DATABASES["replica"] = dj_database_url.parse(
+        env_str("REPLICA_DATABASE_URL"),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+        conn_health_checks=True,
+    )
+    # Django's test runner reads it through the test database's connection.
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+    DATABASE_ROUTERS = ["surveys.analysis.replica.ReplicaRouter"]
 # Seconds clients are told to wait (Retry-After) while the database is unreachable.
 DB_UNAVAILABLE_RETRY_AFTER = env_int("DB_UNAVAILABLE_RETRY_AFTER", 5)
 if DB_UNAVAILABLE_RETRY_AFTER < 1:

@@ -24,6 +24,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from surveys.accounts import audit
+from surveys.analysis import replica
 from surveys.analysis.exports import (
     datasets,
     design,
@@ -90,7 +91,8 @@ def export_estimates_json(request, pk: int):
 def export_reports_csv(request, pk: int):
     survey = survey_for(request, pk)
     response = StreamingHttpResponse(
-        raw_reports.reports_csv(survey), content_type="text/csv; charset=utf-8"
+        replica.streamed(survey.pk, raw_reports.reports_csv(survey)),
+        content_type="text/csv; charset=utf-8",
     )
     return _exported(request, survey, response, _filename(survey, "reports.csv"))
 
@@ -100,7 +102,8 @@ def export_reports_csv(request, pk: int):
 def export_reports_json(request, pk: int):
     survey = survey_for(request, pk)
     response = StreamingHttpResponse(
-        raw_reports.reports_json(survey), content_type="application/json"
+        replica.streamed(survey.pk, raw_reports.reports_json(survey)),
+        content_type="application/json",
     )
     return _exported(request, survey, response, _filename(survey, "reports.json"))
 
@@ -196,19 +199,24 @@ def export_dataset(request, pk: int, fmt: str):
     survey = survey_for(request, pk)
     writer, suffix, content_type = datasets.DATASET_FILES[fmt]
     if fmt in {"wide_csv", "wide_csv_bom"}:
-        lines = datasets.wide_csv_lines(survey, bom=fmt == "wide_csv_bom")
+        lines = replica.streamed(
+            survey.pk, datasets.wide_csv_lines(survey, bom=fmt == "wide_csv_bom")
+        )
         body = (line.encode("utf-8") for line in lines)
         response = StreamingHttpResponse(body, content_type=content_type)
     elif fmt in {"sav", "dta"}:
         try:  # refused before the response starts, with the reason
-            stat_files.stat_file_size_check(survey)
+            with replica.released(survey.pk):
+                stat_files.stat_file_size_check(survey)
         except stat_files.StatFileTooLarge as why:
             return refused(why.shown())
         response = StreamingHttpResponse(
-            _spooled(writer, survey), content_type=content_type
+            replica.streamed(survey.pk, _spooled(writer, survey)),
+            content_type=content_type,
         )
     else:  # the codebook and the R script: small, one per question
         buffer = io.BytesIO()
-        writer(survey, buffer)
+        with replica.released(survey.pk):
+            writer(survey, buffer)
         response = HttpResponse(buffer.getvalue(), content_type=content_type)
     return _exported(request, survey, response, _filename(survey, suffix))

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 # Why raw SQL: Django's foreign keys are one column; the report's key to its
 # submission carries the survey, as every key of the report table does
-# (docs/scaling.md, section 6).  Deferred to the commit, as Django's are.
+# (docs/scaling.md, section 7).  Deferred to the commit, as Django's are.
 ADD = (
     "ALTER TABLE collection_report ADD CONSTRAINT report_submission_in_survey "
     "FOREIGN KEY (submission_id, survey_id) "

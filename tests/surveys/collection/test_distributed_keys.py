@@ -1,4 +1,4 @@
-"""Every key of the report table carries the survey (docs/scaling.md, section 6).
+"""Every key of the report table carries the survey (docs/scaling.md, section 7).
 
 A distributed PostgreSQL (Citus) shards the report table by ``survey_id``; its
 unique keys and its foreign keys to other sharded tables must then include
