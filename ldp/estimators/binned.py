@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 from ldp.arrays import FloatArray, IntArray
 from ldp.estimators.intervals import ConfidenceInterval, check_level
@@ -113,6 +114,8 @@ class BinnedDistribution:
         Medians of the bootstrap refits.
     edges : ndarray
         The bin edges in answer units.
+    values : ndarray
+        The answer value of each level, increasing.
 
     Examples
     --------
@@ -134,6 +137,7 @@ class BinnedDistribution:
     replicates: FloatArray = field(repr=False)
     median_replicates: FloatArray = field(repr=False)
     edges: FloatArray = field(repr=False)
+    values: FloatArray = field(repr=False)
 
     def confidence_interval(
         self, level: float = 0.95
@@ -149,7 +153,10 @@ class BinnedDistribution:
         -------
         ConfidenceInterval
             The ``(1−level)/2`` and ``(1+level)/2`` quantiles of the bootstrap
-            bin shares.
+            bin shares, widened to contain the estimate and
+            :func:`direct_interval` (never narrower than ``n`` answers read
+            without randomization would give, so never of zero width: at a
+            share of 0 or 1 every refit can land on the same boundary).
 
         References
         ----------
@@ -159,22 +166,36 @@ class BinnedDistribution:
         check_level(level)
         tail = (1 - level) / 2
         low, high = np.quantile(self.replicates, [tail, 1 - tail], axis=0)
+        floor = direct_interval(self.shares, self.n, level)
         return ConfidenceInterval(
-            np.minimum(low, self.shares), np.maximum(high, self.shares)
+            np.minimum(np.minimum(low, self.shares), floor.low),
+            np.maximum(np.maximum(high, self.shares), floor.high),
         )
 
     def median_interval(self, level: float = 0.95) -> ConfidenceInterval[float]:
-        """Percentile bootstrap interval of the median (Efron & Tibshirani, ch. 13)."""
+        """Percentile bootstrap interval of the median, widened by half a
+        grid step on each side.
+
+        The median is one of the levels ``v_x``: a percentile interval
+        ``[v_lo, v_hi]`` of the bootstrap medians (the inverse of their
+        empirical distribution function, not an interpolation; widened, if
+        need be, to contain the estimate) collapses to one point ("5 to 5")
+        whenever every refit has the same median, which a bounded discrete
+        distribution makes likely.  The answers are on a grid, so a median
+        ``v_x`` stands for the answers that round to it: the interval is
+        ``[v_lo − (v_lo − v_{lo−1})/2, v_hi + (v_{hi+1} − v_hi)/2]``, held
+        within the answer range.  Its width is at least half a grid step, so it
+        never collapses (Efron & Tibshirani 1993, ch. 13, for the percentile
+        interval; the half-step for answers on a grid as in the grouped
+        median's class limits).
+        """
         check_level(level)
         tail = (1 - level) / 2
-        # The median is a level, so its bounds are levels too (the inverse of
-        # the empirical distribution function, not an interpolation).
         low, high = np.quantile(
             self.median_replicates, [tail, 1 - tail], method="inverted_cdf"
         )
-        return ConfidenceInterval(
-            min(float(low), self.median), max(float(high), self.median)
-        )
+        low, high = min(float(low), self.median), max(float(high), self.median)
+        return ConfidenceInterval(*grid_widened(self.values, low, high))
 
     def to_dict(self, level: float = 0.95) -> dict[str, Any]:
         """JSON-friendly fields: bins, shares, intervals, median and its interval."""
@@ -316,7 +337,45 @@ def binned_distribution(
         replicates=refits @ member,
         median_replicates=level_median(refits, values),
         edges=edges,
+        values=values,
     )
+
+
+def direct_interval(
+    shares: FloatArray, n: int, level: float = 0.95
+) -> ConfidenceInterval[FloatArray]:
+    """Clopper–Pearson intervals for shares as if ``n`` answers were read
+    directly: ``Beta(α/2; x, n − x + 1)`` to ``Beta(1 − α/2; x + 1, n − x)``
+    with ``x = n·share`` (0 and 1 at the ends).  Randomization only adds
+    noise, so no interval for a share of ``n`` randomized answers should be
+    narrower; for ``n ≥ 1`` its width is positive at every share.
+
+    References
+    ----------
+    .. [1] C. J. Clopper, E. S. Pearson, "The use of confidence or fiducial
+       limits illustrated in the case of the binomial", Biometrika 26, 1934.
+    """
+    check_level(level)
+    alpha = 1 - level
+    x = np.clip(np.asarray(shares, dtype=float), 0.0, 1.0) * n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.where(x > 0, stats.beta.ppf(alpha / 2, x, n - x + 1), 0.0)
+        high = np.where(x < n, stats.beta.ppf(1 - alpha / 2, x + 1, n - x), 1.0)
+    return ConfidenceInterval(np.nan_to_num(low, nan=0.0), np.nan_to_num(high, nan=1.0))
+
+
+def grid_widened(values: FloatArray, low: float, high: float) -> tuple[float, float]:
+    """``[low, high]`` (two of the ``values``) widened by half the gap to
+    the neighbouring value on each side, held within ``values[0]`` and
+    ``values[-1]``; positive width whenever there are two values or more."""
+    values = np.asarray(values, dtype=float)
+    below = int(np.searchsorted(values, low, side="left"))
+    above = int(np.searchsorted(values, high, side="right")) - 1
+    if below > 0:
+        low -= (low - float(values[below - 1])) / 2
+    if above < values.size - 1:
+        high += (float(values[above + 1]) - high) / 2
+    return float(low), float(high)
 
 
 def mechanism_distribution(

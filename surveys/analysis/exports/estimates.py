@@ -24,7 +24,9 @@ METHOD = (
     "(EM); the consistent_method column names the one used. Scales and numbers also "
     "have a binned distribution: the constrained maximum-likelihood level "
     "distribution (EM) summed into bins, with percentile parametric-bootstrap "
-    "intervals, and the median with its bootstrap interval."
+    "intervals (never narrower than the Clopper–Pearson interval of the same "
+    "share of n direct answers), and the median with its bootstrap interval "
+    "widened by half a grid step on each side."
 )
 # What a per-answer row is, in the CSV's "row_type" column.
 RAW_LEVEL = "raw per-level inversion (unbiased; can be negative; not a distribution)"

@@ -12,6 +12,8 @@ from ldp.estimators.binned import (
     METHOD,
     bin_index,
     binned_distribution,
+    direct_interval,
+    grid_widened,
     mechanism_distribution,
 )
 from ldp.estimators.channel.algebra import channel_mle
@@ -167,3 +169,47 @@ def test_too_few_resamples_or_mismatched_values_are_refused():
         binned_distribution(channel, [3, 2], 5, [0, 1], None, resamples=5)
     with pytest.raises(ValueError, match="levels"):
         binned_distribution(channel, [3, 2], 5, [0, 1, 2], None)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"mechanism": "ordinal", "k": 5, "epsilon": 3.0},
+        {"mechanism": "grr", "k": 5, "epsilon": 8.0},
+        {"mechanism": "oue", "k": 5, "epsilon": 8.0},
+        {
+            "mechanism": "geometric",
+            "low": "0",
+            "high": "10",
+            "step": "1",
+            "epsilon": 8.0,
+        },
+    ],
+)
+@pytest.mark.parametrize("n", [1, 3, 200])
+def test_no_interval_has_zero_width_when_every_report_is_the_same(spec, n):
+    m = ldp.build(spec)
+    reports = m.randomize(np.full(n, m.k - 1), rng=np.random.default_rng(1))
+    same = np.repeat(reports[:1], n, axis=0)
+    d = mechanism_distribution(m, m.aggregate(same), None, resamples=40, seed=3)
+    shares = d.confidence_interval(0.95)
+    assert np.all(shares.high > shares.low)
+    assert np.all(shares.low >= 0) and np.all(shares.high <= 1)
+    median = d.median_interval(0.95)
+    values = m.input_values()
+    top = values[-1] if values is not None else m.k - 1
+    assert 0 <= median.low < median.high <= top
+    assert median.low <= d.median <= median.high
+
+
+def test_the_median_interval_reaches_half_a_step_beyond_its_bootstrap_levels():
+    assert grid_widened(np.array([0.0, 1.0, 2.0, 4.0]), 2.0, 2.0) == (1.5, 3.0)
+    assert grid_widened(np.array([0.0, 1.0, 2.0]), 2.0, 2.0) == (1.5, 2.0)
+    assert grid_widened(np.array([0.0, 1.0, 2.0]), 0.0, 1.0) == (0.0, 1.5)
+
+
+def test_the_direct_floor_has_positive_width_at_zero_one_and_between():
+    floor = direct_interval(np.array([0.0, 0.4, 1.0]), 5)
+    assert np.all(floor.high > floor.low)
+    assert floor.low[0] == 0.0 and floor.high[2] == 1.0
+    assert floor.high[0] == pytest.approx(1 - 0.025 ** (1 / 5), rel=1e-12)

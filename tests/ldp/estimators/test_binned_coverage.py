@@ -54,6 +54,7 @@ def _distribution(fitted, refits, values, index) -> BinnedDistribution:
         replicates=refits @ member,
         median_replicates=level_median(refits, values),
         edges=np.array([]),
+        values=values,
     )
 
 
