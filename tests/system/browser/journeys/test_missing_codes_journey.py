@@ -5,16 +5,22 @@ the keyboard only in headless Chromium, then read back as missing-value codes.
 server's words; a section whose every question display logic hides is passed
 over; "Send" with a problem focuses it and links to its section.  What the
 device sends tells a declined question from one left blank, and the
-dashboard, the API and the estimates CSV count each question's answered, not
-shown, left blank and declined alike.
+dashboard, the API, the estimates CSV and every per-respondent file (the wide
+CSV, SPSS, Stata, and R running the exported script) count each question's
+answered, not shown, left blank and declined alike, by the documented codes
+(``surveys.collection.missing``).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import subprocess
 import urllib.parse
+from collections.abc import Callable
+from pathlib import Path
 
+import pyreadstat
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -24,6 +30,7 @@ from surveys.analysis.tallies import services, snapshots
 from surveys.api_tokens.services import api_token_create
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
+from surveys.collection import missing
 from surveys.collection.models import SkippedAnswer
 from tests.system.browser.journeys.conftest import DESKTOP
 
@@ -47,6 +54,25 @@ EXPECTED = {
     EXAM: (1, 0, 0, 0),
 }
 FIELDS = ("answered", "not_shown", "left_blank", "declined")
+# The outcome of each missing-value code, as each per-respondent file writes it.
+OUTCOME = {
+    missing.NOT_SHOWN: "not_shown",
+    missing.BLANK: "left_blank",
+    missing.DECLINED: "declined",
+}
+STATA_LETTERS = {missing.NOT_SHOWN: "a", missing.BLANK: "b", missing.DECLINED: "c"}
+# R runs the exported script on the exported CSV, then prints for each
+# question whether its cell is NA and the reason column's label.
+R_COUNTS = r"""
+for (q in grep("^q[0-9]+$", names(d), value = TRUE)) {
+  why <- d[[paste0(q, "_missing")]]
+  why <- if (is.null(why)) rep(NA, nrow(d)) else as.character(why)
+  for (i in seq_len(nrow(d))) {
+    cat("ROW", q, is.na(d[[q]][i]), ifelse(is.na(why[i]), "-", why[i]), "\n",
+        sep = "\t")
+  }
+}
+"""
 
 
 @pytest.fixture
@@ -152,8 +178,78 @@ def item_counts(survey, client: Client, secret: str) -> dict[str, dict]:
     return {"dashboard": dashboard, "api": api, "estimates_csv": estimates}
 
 
-def test_a_keyboard_respondent_is_checked_per_section_and_the_codes_are_counted(
-    live_server, browser, sectioned, researcher, artifacts
+def tally(survey, outcomes: Callable[[str], list[str]]) -> dict[str, tuple]:
+    """Each question's (answered, not shown, left blank, declined) from a file,
+    given each question's column stem ``q<position>`` → every row's outcome."""
+    counted = {}
+    for question in survey.questions.all():
+        rows = outcomes(f"q{question.position}")
+        counted[question.text] = tuple(rows.count(name) for name in FIELDS)
+    return counted
+
+
+def download(client: Client, survey, name: str) -> bytes:
+    response = client.get(reverse(f"analysis:export_{name}", args=[survey.pk]))
+    assert response.status_code == 200, (name, response.status_code)
+    return (
+        b"".join(response.streaming_content) if response.streaming else response.content
+    )
+
+
+def file_counts(survey, client: Client, folder: Path) -> dict[str, dict]:
+    """Each question's counts as the wide CSV, SPSS and Stata files and R (the
+    exported script run on the exported CSV) give them, read by their codes."""
+    by_label = {missing.LABELS[r]: OUTCOME[r] for r in OUTCOME}
+    by_code = {float(missing.CODES[r]): OUTCOME[r] for r in OUTCOME}
+    by_letter = {STATA_LETTERS[r]: OUTCOME[r] for r in OUTCOME}
+    wide = download(client, survey, "wide_csv_bom")
+    (folder / f"survey-{survey.pk}-wide.csv").write_bytes(wide)
+    rows = list(csv.DictReader(io.StringIO(wide.decode("utf-8-sig"))))
+
+    def from_csv(stem: str) -> list[str]:
+        return [
+            "answered" if row[stem] != "" else by_label[row[f"{stem}_missing"]]
+            for row in rows
+        ]
+
+    read = {}
+    for name, reader in (("sav", pyreadstat.read_sav), ("dta", pyreadstat.read_dta)):
+        (folder / f"wide.{name}").write_bytes(download(client, survey, name))
+        read[name] = reader(str(folder / f"wide.{name}"), user_missing=True)[0]
+    codes = {"sav": by_code, "dta": by_letter}
+
+    def from_stat(name: str) -> Callable[[str], list[str]]:
+        def outcomes(stem: str) -> list[str]:
+            return [codes[name].get(v, "answered") for v in read[name][stem]]
+
+        return outcomes
+
+    (folder / "wide.R").write_bytes(download(client, survey, "r") + R_COUNTS.encode())
+    run = subprocess.run(
+        ["Rscript", "--vanilla", "wide.R"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    printed: dict[str, list[str]] = {}
+    for line in run.stdout.splitlines():
+        if line.startswith("ROW\t"):
+            _, stem, absent, why = line.split("\t")[:4]
+            shown = "answered" if absent == "FALSE" else by_label[why]
+            printed.setdefault(stem, []).append(shown)
+    return {
+        "wide_csv": tally(survey, from_csv),
+        "sav": tally(survey, from_stat("sav")),
+        "dta": tally(survey, from_stat("dta")),
+        "r": tally(survey, lambda stem: printed[stem]),
+    }
+
+
+def test_a_keyboard_respondent_is_checked_per_section_and_every_export_counts_the_codes(
+    live_server, browser, sectioned, researcher, artifacts, tmp_path
 ):
     questions = {q.text: q for q in sectioned.questions.all()}
     context, page, posts, errors = answer_page(browser, live_server, sectioned)
@@ -221,4 +317,8 @@ def test_a_keyboard_respondent_is_checked_per_section_and_the_codes_are_counted(
     reader.force_login(researcher)
     secret = api_token_create(user=researcher, name="journey").secret
     counts = item_counts(sectioned, reader, secret)
+    counts |= file_counts(sectioned, reader, tmp_path)
+    assert set(counts) == {
+        "dashboard", "api", "estimates_csv", "wide_csv", "sav", "dta", "r"
+    }  # fmt: skip
     assert counts == {source: EXPECTED for source in counts}
