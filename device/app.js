@@ -17,6 +17,7 @@ import * as agent from "./randomizer.js";
 import * as wording from "./wording.js";
 import * as outbox from "./outbox.js";
 import * as ledger from "./ledger.js";
+import { KINDS, applyLogic as showLogic, element, fill, questionBlock, readAnswer as readOne, wellFormed } from "./questions.js";
 
 const CONTENT_VERSION = 1;
 const app = document.getElementById("app");
@@ -26,7 +27,12 @@ const status = document.getElementById("status");
 const UI = {
   en: {
     skip: "Prefer not to answer",
+    optional: "(optional)",
     choose: "Choose…",
+    yourAnswer: "Your answer",
+    specify: "Please specify",
+    pleaseAnswer: "Please answer “{question}”.",
+    lettersOnly: "Use letters, digits and punctuation only.",
     badLink: "This link does not name a survey server and a survey, so nothing can be shown.",
     unreachable: "The survey server could not be reached or refused: {reason}. Nothing was sent.",
     badContent: "The survey server sent a question whose content does not match its fingerprint, so this device shows nothing and sends nothing.",
@@ -36,7 +42,12 @@ const UI = {
   },
   es: {
     skip: "Prefiero no responder",
+    optional: "(opcional)",
     choose: "Elija…",
+    yourAnswer: "Su respuesta",
+    specify: "Especifique",
+    pleaseAnswer: "Responda a «{question}».",
+    lettersOnly: "Use solo letras, cifras y signos de puntuación.",
     badLink: "Este enlace no indica un servidor de encuestas y una encuesta, así que no se puede mostrar nada.",
     unreachable: "No se pudo contactar con el servidor de la encuesta o se negó: {reason}. No se envió nada.",
     badContent: "El servidor de la encuesta envió una pregunta cuyo contenido no coincide con su huella, así que este dispositivo no muestra ni envía nada.",
@@ -46,7 +57,12 @@ const UI = {
   },
   fr: {
     skip: "Je préfère ne pas répondre",
+    optional: "(facultative)",
     choose: "Choisir…",
+    yourAnswer: "Votre réponse",
+    specify: "Veuillez préciser",
+    pleaseAnswer: "Veuillez répondre à « {question} ».",
+    lettersOnly: "Utilisez seulement des lettres, des chiffres et de la ponctuation.",
     badLink: "Ce lien n’indique pas de serveur d’enquête ni d’enquête, rien ne peut donc être affiché.",
     unreachable: "Le serveur de l’enquête n’a pas pu être joint ou a refusé : {reason}. Rien n’a été envoyé.",
     badContent: "Le serveur de l’enquête a envoyé une question dont le contenu ne correspond pas à son empreinte : cet appareil n’affiche et n’envoie donc rien.",
@@ -58,21 +74,14 @@ const UI = {
 
 let words = wording.wordingFor(navigator.language || "en");
 let ui = UI[wording.languageOf(navigator.language || "en")] || UI.en;
+// What questions.js reads and words answers in (the survey's language, once known).
+const language = () => ({ words, ui });
+const applyLogic = (questions) => showLogic(questions, language());
+const readAnswer = (question) => readOne(question, language());
 
 function say(message, isError = false) {
   status.textContent = message;
   status.classList.toggle("error", isError);
-}
-
-function fill(format, values) {
-  return format.replace(/\{(\w+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
-}
-
-function element(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
-  node.append(...children);
-  return node;
 }
 
 // --- where to ask: the survey server and the survey, from the fragment ---------
@@ -103,8 +112,6 @@ export function readLink(hash, search = "") {
 // --- the content objects: fingerprints checked before anything is read --------
 export class ContentRefused extends Error {}
 
-const KINDS = new Set(["yes_no", "single_choice", "ordinal", "numeric", "multi_select"]);
-
 /**
  * The checked content objects of a survey, in order: each one's text hashed
  * before it is parsed (ledger.verifyContent), its shape checked, and its
@@ -124,7 +131,8 @@ export async function checkedContent(data, language) {
     }
     const fine = body.v === CONTENT_VERSION && Number.isSafeInteger(body.question) && KINDS.has(body.kind) &&
       typeof body.text === "string" && Array.isArray(body.options) && body.language === language &&
-      typeof body.protected === "boolean" && (!body.protected || (body.spec && body.wording));
+      typeof body.protected === "boolean" && (!body.protected || (body.spec && body.wording)) && wellFormed(body) &&
+      !(body.protected && body.typed !== undefined);
     if (!fine) throw new ContentRefused("malformed");
     questions.push({ ...body, hash: item.hash, key: await ledger.memoryKey(body) });
   }
@@ -158,127 +166,6 @@ export function recalled(memory, questions, scope) {
   return { mode: seen ? "seen" : "fresh", seen };
 }
 
-// --- rendering: every text as text, every control the device's own ---------------
-function numericValues(range) {
-  const parts = range.map((text) => {
-    const [whole, frac = ""] = String(text).split(".");
-    return { whole, frac };
-  });
-  const places = Math.max(...parts.map((p) => p.frac.length));
-  const [low, high, step] = parts.map((p) => BigInt(p.whole + p.frac.padEnd(places, "0")));
-  const values = [];
-  for (let v = low; v <= high && values.length <= 1000; v += step) {
-    const negative = v < 0n;
-    const digits = (negative ? -v : v).toString().padStart(places + 1, "0");
-    let shown = places ? `${digits.slice(0, -places)}.${digits.slice(-places)}` : digits;
-    if (places) shown = shown.replace(/0+$/, "").replace(/\.$/, "");
-    values.push((negative ? "-" : "") + shown);
-  }
-  return values;
-}
-
-function choices(question) {
-  if (question.kind === "numeric") {
-    const range = question.protected ? [question.spec.low, question.spec.high, question.spec.step] : question.range;
-    return numericValues(range).map((label, level) => ({ value: question.protected ? level : label, label }));
-  }
-  return question.options.map((label, i) => ({ value: question.values[i], label }));
-}
-
-function protectionBlock(question, verdict) {
-  const block = element("div", { class: "protection", "data-protection-for": String(question.question) });
-  if (!question.protected) {
-    block.append(element("p", { class: "protection not-protected" }, words.sentence("page.notProtected")));
-    return block;
-  }
-  const described = words.describeQuestion(question.spec, verdict, question.wording.design || "");
-  const line = element("p", { class: `protection strength-${described.strength}` },
-    element("strong", {}, `${described.label}. `), described.sentence);
-  const details = element("details", {}, element("summary", {}, words.sentence("details")),
-    element("p", {}, described.odds), element("p", {}, described.epsilon));
-  block.append(line, details);
-  return block;
-}
-
-function questionBlock(question, verdict, number) {
-  const id = `q${question.question}`;
-  const fieldset = element("fieldset", { class: "question", id: `question-${question.question}` });
-  fieldset.append(element("legend", {}, `${number}. ${question.text}`));
-  if (question.help) fieldset.append(element("p", { class: "help" }, question.help));
-  fieldset.append(protectionBlock(question, verdict));
-  const group = element("div", { class: "answers", "data-answer": id });
-  const options = choices(question);
-  if (question.kind === "numeric") {
-    const select = element("select", { id: `${id}-value`, "aria-label": question.text });
-    select.append(element("option", { value: "" }, ui.choose));
-    options.forEach((option, i) => select.append(element("option", { value: String(i) }, option.label)));
-    group.append(select);
-  } else {
-    const type = question.kind === "multi_select" ? "checkbox" : "radio";
-    options.forEach((option, i) => {
-      const input = element("input", { type, id: `${id}-${i}`, "data-index": String(i) });
-      if (type === "radio") input.setAttribute("name", `${id}-device`);
-      group.append(element("div", { class: "choice" }, input, element("label", { for: `${id}-${i}` }, option.label)));
-    });
-  }
-  fieldset.append(group);
-  if (question.optional) {
-    const box = element("input", { type: "checkbox", id: `${id}-skip`, "data-skip": id });
-    fieldset.append(element("div", { class: "choice skip" }, box, element("label", { for: `${id}-skip` }, ui.skip)));
-  }
-  fieldset.append(element("p", { class: "field-error", id: `error-${id}`, role: "alert" }));
-  return fieldset;
-}
-
-/** The answer to one question from the device's own controls: {skipped}, {answer} or {error}. */
-function readAnswer(question) {
-  const id = `q${question.question}`;
-  const skip = document.querySelector(`[data-skip="${id}"]`);
-  if (skip?.checked) return { skipped: true };
-  const options = choices(question);
-  if (question.kind === "numeric") {
-    const chosen = document.getElementById(`${id}-value`).value;
-    if (chosen === "") return question.optional ? { skipped: true } : { error: words.sentence("page.enterNumber") };
-    return { answer: options[Number(chosen)].value };
-  }
-  const inputs = Array.from(document.querySelectorAll(`[data-answer="${id}"] input`));
-  const picked = inputs.filter((input) => input.checked).map((input) => options[Number(input.dataset.index)].value);
-  if (question.kind === "multi_select") {
-    if (question.max_selections && picked.length > question.max_selections) {
-      return { error: words.sentence("page.tooMany", { most: question.max_selections }) };
-    }
-    return { answer: picked.sort((a, b) => a - b) };
-  }
-  if (picked.length === 0) return question.optional ? { skipped: true } : { error: words.sentence("page.chooseAnswer") };
-  return { answer: picked[0] };
-}
-
-// Display logic on an unprotected answer: a hidden question sends nothing.
-function hiddenQuestions(questions) {
-  const hidden = new Set();
-  for (const question of questions) {
-    const rule = question.show_if;
-    if (!rule) continue;
-    const driver = questions.find((q) => q.question === rule.question);
-    let shown = false;
-    if (driver && !driver.protected && !hidden.has(driver.question)) {
-      const read = readAnswer(driver);
-      const given = read.answer === undefined ? [] : [].concat(read.answer);
-      shown = given.some((value) => (rule.any_of || []).includes(Number(value)));
-    }
-    if (!shown) hidden.add(question.question);
-  }
-  return hidden;
-}
-
-function applyLogic(questions) {
-  const hidden = hiddenQuestions(questions);
-  for (const question of questions) {
-    document.getElementById(`question-${question.question}`).hidden = hidden.has(question.question);
-  }
-  return hidden;
-}
-
 // --- sending ----------------------------------------------------------------------
 function uuid4() {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
@@ -293,6 +180,8 @@ function outboxConfig(questions, data) {
     questions: questions.filter((q) => q.protected).map((q) => ({ id: q.question, optional: q.optional })),
     plain: questions.filter((q) => !q.protected).map((q) => q.question),
     plain_optional: questions.filter((q) => !q.protected && q.optional).map((q) => q.question),
+    // "Other, please specify": question id → the value of "Other".
+    other: Object.fromEntries(questions.filter((q) => q.other).map((q) => [String(q.question), q.other.value])),
     link_fields: data.link_fields || [],
   };
 }
@@ -385,6 +274,56 @@ function siteTotal(panel, memory, added) {
   return values;
 }
 
+// What the memory allows, shown in the device's words: nothing more for a
+// survey already answered; for content answered for another survey, nothing
+// randomized again until the respondent says yes on this device's own button,
+// told the ε it adds and the site's new total. Returns a function that reads
+// the memory and updates the page: true when a send may go ahead.
+function memoryGate({ form, notice, button, total, questions, verdict, storage, scope, state }) {
+  const lock = () => {
+    button.disabled = true;
+    for (const input of form.querySelectorAll("input, select, textarea")) input.disabled = true;
+  };
+  return () => {
+    const memory = ledger.readMemory(storage, today());
+    const known = recalled(memory, questions, scope);
+    if (siteTotal(total, memory, verdict.epsilonMilli) === null) {
+      button.disabled = true;
+      return false;
+    }
+    if (known.mode === "answered") {
+      notice.hidden = false;
+      notice.dataset.state = "answered";
+      notice.replaceChildren(element("p", {}, ui.already));
+      lock();
+      return false;
+    }
+    if (known.mode === "fresh" || state.accepted) {
+      state.consent = true;
+      return true;
+    }
+    const given = ledger.givenMilli(memory);
+    const text = (milli) => words.epsilonText(milli);
+    const accept = element("button", { type: "button", class: "button", id: "accept-seen" },
+      words.sentence("memory.acceptSeen"));
+    notice.replaceChildren(element("p", { id: "seen-words" }, words.sentence("memory.seenElsewhere", {
+      count: known.seen, added: text(verdict.epsilonMilli), total: text(given + verdict.epsilonMilli),
+    })), accept);
+    notice.hidden = false;
+    notice.dataset.state = "seen";
+    state.consent = false;
+    button.disabled = true;
+    accept.addEventListener("click", (event) => {
+      if (!event.isTrusted || event.currentTarget.parentNode !== notice) return;
+      state.accepted = true;
+      state.consent = true;
+      button.disabled = false;
+      notice.hidden = true;
+    });
+    return false;
+  };
+}
+
 function render(link, data, questions, verdict, storage, reportUrl) {
   const scope = `${link.origin} ${link.content}`;
   const form = element("form", { id: "device-form", novalidate: "" });
@@ -392,7 +331,7 @@ function render(link, data, questions, verdict, storage, reportUrl) {
   if (data.survey?.description) header.append(element("p", {}, data.survey.description));
   header.append(element("p", { class: "how" }, words.sentence("page.how")));
   const verdicts = new Map(questions.filter((q) => q.protected).map((q, i) => [q.question, verdict.questions[i]]));
-  questions.forEach((question, i) => form.append(questionBlock(question, verdicts.get(question.question), i + 1)));
+  questions.forEach((question, i) => form.append(questionBlock(question, verdicts.get(question.question), i + 1, language())));
   const notice = element("div", { id: "device-notice", class: "message", hidden: "" });
   const total = element("p", { id: "device-site-total" });
   const button = element("button", { type: "submit", class: "button" }, words.sentence("page.send"));
@@ -400,47 +339,17 @@ function render(link, data, questions, verdict, storage, reportUrl) {
   app.replaceChildren(header, form);
   form.addEventListener("change", () => applyLogic(questions));
   applyLogic(questions);
-  const memory = ledger.readMemory(storage, today());
-  const known = recalled(memory, questions, scope);
-  let consent = known.mode === "fresh";
-  if (siteTotal(total, memory, verdict.epsilonMilli) === null) {
-    button.disabled = true;
-    return;
-  }
-  if (known.mode === "answered") {
-    notice.hidden = false;
-    notice.dataset.state = "answered";
-    notice.append(element("p", {}, ui.already));
-    button.disabled = true;
-    for (const input of form.querySelectorAll("input, select")) input.disabled = true;
-    return;
-  }
-  if (known.mode === "seen") {
-    // Answered for another survey on this server: nothing is randomized again
-    // unless the respondent says yes, on a button this device rendered,
-    // knowing the ε it adds.
-    const given = ledger.givenMilli(memory);
-    const text = (milli) => words.epsilonText(milli);
-    notice.hidden = false;
-    notice.dataset.state = "seen";
-    const accept = element("button", { type: "button", class: "button", id: "accept-seen" },
-      words.sentence("memory.acceptSeen"));
-    notice.append(element("p", {}, words.sentence("memory.seenElsewhere", {
-      count: known.seen, added: text(verdict.epsilonMilli), total: text(given + verdict.epsilonMilli),
-    })), accept);
-    button.disabled = true;
-    accept.addEventListener("click", (event) => {
-      if (!event.isTrusted || event.currentTarget.parentNode !== notice) return;
-      consent = true;
-      button.disabled = false;
-      notice.hidden = true;
-    });
-  }
+  const state = { consent: false, accepted: false };
+  const ask = memoryGate({ form, notice, button, total, questions, verdict, storage, scope, state });
+  ask();
   let sealed = null;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    if (!consent || button.disabled) return;
+    if (!state.consent || button.disabled) return;
     if (sealed === null) {
+      // The memory is read again: another tab may have sent the same content
+      // since this page was drawn, and that needs a yes of its own.
+      if (!ask()) return;
       sealed = seal(link, data, questions, storage, scope, total);
       if (sealed === null) return;
     }
@@ -507,10 +416,13 @@ function seal(link, data, questions, storage, scope, total) {
       if (index >= 0) {
         reports.set(question.question, { report: JSON.stringify(made[index]), skipped: false, spec_revision: question.spec_revision });
       } else if (question.optional) {
-        reports.set(question.question, { report: null, skipped: true, spec_revision: question.spec_revision });
+        reports.set(question.question, { report: null, skipped: read.skipped, spec_revision: question.spec_revision });
       }
     } else {
-      plain.set(question.question, { skipped: Boolean(read.skipped), values: read.skipped ? [] : [].concat(read.answer).map(String) });
+      const skipped = read.skipped || false;
+      plain.set(question.question, {
+        skipped, values: skipped ? [] : [].concat(read.answer).map(String), other: skipped ? "" : read.other || "",
+      });
     }
   }
   const config = outboxConfig(questions, data);
@@ -529,7 +441,7 @@ function seal(link, data, questions, storage, scope, total) {
     say(words.sentence("page.noStorage"), true);
     return null;
   }
-  for (const input of document.querySelectorAll("#device-form input, #device-form select")) {
+  for (const input of document.querySelectorAll("#device-form input, #device-form select, #device-form textarea")) {
     if (input.type === "radio" || input.type === "checkbox") input.checked = false;
     else input.value = "";
     input.disabled = true;

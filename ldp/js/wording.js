@@ -130,6 +130,7 @@ export const CATALOG = {
   page: {
     how: "Your answers to protected questions are randomized on this device before anything is sent, so the server never receives your true answers to them.",
     notProtected: "Not protected: sent and stored exactly as you answer.",
+    typedWords: "Not protected: what you type is sent and stored exactly as you type it. No method randomizes words, and a sentence can identify the person who wrote it (a name, a place, a turn of phrase).",
     sentAsTyped: "Not protected: these answers will be sent and stored exactly as you give them, with no randomization:",
     noneAsTyped: "Every answer on this page is protected: none is sent as you give it.",
     noAnswerYet: "no answer yet",
@@ -261,6 +262,7 @@ const SPANISH = {
   page: {
     how: "Sus respuestas a las preguntas protegidas se aleatorizan en este dispositivo antes de enviar nada, así que el servidor nunca recibe sus respuestas verdaderas a ellas.",
     notProtected: "Sin protección: se envía y se guarda tal como usted responde.",
+    typedWords: "Sin protección: lo que escribe se envía y se guarda tal como lo escribe. Ningún método aleatoriza palabras, y una frase puede identificar a quien la escribió (un nombre, un lugar, un giro).",
     sentAsTyped: "Sin protección: estas respuestas se enviarán y se guardarán tal como usted las da, sin aleatorizar:",
     noneAsTyped: "Todas las respuestas de esta página están protegidas: ninguna se envía tal como usted la da.",
     noAnswerYet: "todavía sin respuesta",
@@ -392,6 +394,7 @@ const FRENCH = {
   page: {
     how: "Vos réponses aux questions protégées sont rendues aléatoires sur cet appareil avant tout envoi, donc le serveur ne reçoit jamais vos vraies réponses à ces questions.",
     notProtected: "Non protégée : envoyée et enregistrée exactement comme vous répondez.",
+    typedWords: "Non protégée : ce que vous tapez est envoyé et enregistré exactement comme vous le tapez. Aucune méthode ne rend des mots aléatoires, et une phrase peut identifier la personne qui l’a écrite (un nom, un lieu, une tournure).",
     sentAsTyped: "Non protégées : ces réponses seront envoyées et enregistrées exactement comme vous les donnez, sans être rendues aléatoires :",
     noneAsTyped: "Toutes les réponses de cette page sont protégées : aucune n’est envoyée telle que vous la donnez.",
     noAnswerYet: "pas encore de réponse",

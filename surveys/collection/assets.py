@@ -40,7 +40,7 @@ RELEASES_PATH = Path(__file__).resolve().parents[2] / "RELEASES.md"
 # The independent device's own files (``manage.py build_device`` adds the
 # randomizer, the wording module and the outbox to them).
 DEVICE_DIR = Path(__file__).resolve().parents[2] / "device"
-INDEPENDENT_FILES = ("index.html", "app.js", "style.css")
+INDEPENDENT_FILES = ("index.html", "app.js", "questions.js", "style.css")
 _HEADING = re.compile(r"^## (\S+)$", re.MULTILINE)
 _ROW = re.compile(r"^\| `([^`]+)` \| `(sha384-[A-Za-z0-9+/=]+)` \|$", re.MULTILINE)
 

@@ -32,11 +32,13 @@ from typing import Any
 from django.utils import translation
 
 from surveys.authoring import translations
-from surveys.authoring.kinds import facts
+from surveys.authoring.kinds import OTHER_TEXT_LIMIT, facts
 from surveys.authoring.models import Question, Survey
+from surveys.collection.plain_fields import typed_limits
 from surveys.collection.questions import (
     grid,
     most_selections,
+    other_value,
     plain_decimal,
     shown_choices,
 )
@@ -101,6 +103,21 @@ def _range(question: Question) -> list[str] | None:
     return None if bounds is None else [plain_decimal(b) for b in bounds]
 
 
+def _typed_words(question: Question) -> dict[str, Any]:
+    """What an unprotected question takes as typed words, only where it does:
+    ``typed`` (a free-text answer: its most characters and whether it may
+    hold several lines) and ``other`` ("Other, please specify": the value of
+    "Other" and the most characters of the words beside it).  A protected
+    question has neither, so its content object, and the device's memory
+    keyed on it, is the same as before these keys existed."""
+    found: dict[str, Any] = {}
+    if (limits := typed_limits(question)) is not None:
+        found["typed"] = {"most": limits[0], "lines": limits[1]}
+    if (other := other_value(question)) is not None:
+        found["other"] = {"value": other, "most": OTHER_TEXT_LIMIT}
+    return found
+
+
 def question_content(question: Question, language: str) -> dict[str, Any]:
     """The content object of a loaded (and localized) ``question`` read in
     ``language``: a yes/no question's "Yes" and "No" are the site's words in
@@ -125,6 +142,7 @@ def question_content(question: Question, language: str) -> dict[str, Any]:
         "spec": question.spec if question.is_private else None,
         "spec_revision": question.spec_revision if question.is_private else None,
         "wording": _wording(question),
+        **_typed_words(question),
     }
 
 

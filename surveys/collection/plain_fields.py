@@ -31,6 +31,16 @@ from surveys.collection.questions import (
 OTHER_SUFFIX = "_other"
 
 
+def typed_limits(question: Question) -> tuple[int, bool] | None:
+    """A free-text question's most characters and whether its answer may
+    hold several lines (a limit above ``OTHER_TEXT_LIMIT``); None for a kind
+    whose answer is not typed words."""
+    kind = facts(question.kind)
+    if not kind.free_text:
+        return None
+    return kind.text_limit, kind.text_limit > OTHER_TEXT_LIMIT
+
+
 class TypedTextField(forms.CharField):
     """Words typed by the respondent, kept as typed (never stripped of inner
     spaces or lines), refused with a control character."""
@@ -87,9 +97,9 @@ def plain_field(question: Question) -> forms.Field:
         return NumberInRangeField(
             question, label=question.text, error_messages=messages
         )
-    if kind.free_text:
-        lines = kind.text_limit > OTHER_TEXT_LIMIT
-        attrs = {"maxlength": str(kind.text_limit), "autocomplete": "off"}
+    if (limits := typed_limits(question)) is not None:
+        most, lines = limits
+        attrs = {"maxlength": str(most), "autocomplete": "off"}
         widget = (
             forms.Textarea(attrs={**attrs, "rows": 5})
             if lines
@@ -98,7 +108,7 @@ def plain_field(question: Question) -> forms.Field:
         return TypedTextField(
             lines=lines,
             label=question.text,
-            max_length=kind.text_limit,
+            max_length=most,
             widget=widget,
             error_messages=messages,
         )

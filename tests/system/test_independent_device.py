@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import http.client
 import json
+import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -30,11 +31,21 @@ from playwright.sync_api import expect
 
 import ldp
 from ldp.exact import display_epsilon
+from surveys.authoring import services as authoring
+from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection import content
-from surveys.collection.models import Submission
+from surveys.collection.models import PlainAnswer, SkippedAnswer, Submission
 from tests.axe_gate import AxeGate, GatedBrowser, gate_actions
 from tests.browser import headless_chromium, lying_script, lying_word
-from tests.system.conftest import AGE, ANSWERS, DESKTOP, PHONE, PROTECTED
+from tests.system.conftest import (
+    AGE,
+    ANSWERS,
+    DESKTOP,
+    PHONE,
+    PROTECTED,
+    SMOKED,
+    make_survey,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -43,6 +54,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 BLOCK_THIRD_PARTY_COOKIES = "--test-third-party-cookie-phaseout"
 HOP_BY_HOP = {"connection", "transfer-encoding", "content-length", "keep-alive"}
 FAKE_TOKEN = "a-new-survey-address"
+# What the device says beside every control where words are typed.
+TYPED_WARNING = "a sentence can identify the person who wrote it"
+NOTE = "Anything else you would like to tell us?"
+STORY = "Tell us about your last exam, if you like."
+TRAVEL = "How did you come here today?"
+TRAVELS = ("On foot", "By bus")
+LATE = "Were you late this week?"
 
 
 @dataclass
@@ -200,6 +218,8 @@ def _wording_beside_every_control(page, survey) -> None:
         block = page.locator(f"[data-protection-for='{question.pk}']")
         if not question.is_private:
             expect(block).to_contain_text("Not protected")
+            if question.kind in {"short_text", "long_text"}:
+                expect(block).to_contain_text(TYPED_WARNING)
             continue
         epsilon = display_epsilon(ldp.build(question.spec).epsilon_exact)
         expect(block).to_contain_text("Your device")
@@ -213,6 +233,8 @@ def _allowed(survey) -> set[str]:
             names |= {f"q{question.pk}_report", f"q{question.pk}_spec_revision"}
         else:
             names.add(f"q{question.pk}")
+        if question.other_option:
+            names.add(f"q{question.pk}_other")
         if question.optional:
             names.add(f"q{question.pk}_skipped")
     return names
@@ -339,3 +361,171 @@ def test_a_redirected_report_is_not_followed(
     page.get_by_role("button", name="Send my answers").click()
     expect(page.locator("#status")).to_contain_text("connection failed")
     assert not Submission.objects.filter(survey=survey).exists()
+
+
+@pytest.fixture
+def open_survey(owner):
+    """The four questions of ``make_survey``, then open text (one line, and
+    several lines left blank), a choice with "Other, please specify" and an
+    optional protected question to decline."""
+    survey = make_survey(owner)
+    plain = [
+        (NOTE, PrivacyConfig(kind="short_text", is_private=False), False),
+        (STORY, PrivacyConfig(kind="long_text", is_private=False), True),
+        (
+            TRAVEL,
+            PrivacyConfig(
+                kind="single_choice",
+                is_private=False,
+                options=TRAVELS,
+                other_option=True,
+            ),
+            False,
+        ),
+    ]
+    for text, config, optional in plain:
+        authoring.question_create(
+            survey=survey,
+            text=text,
+            privacy=config,
+            optional=optional,
+            not_private_acknowledged=True,
+        )
+    authoring.question_create(
+        survey=survey,
+        text=LATE,
+        privacy=PrivacyConfig(kind="yes_no", epsilon=0.5, mechanism="warner"),
+        optional=True,
+    )
+    return survey
+
+
+def test_open_text_goes_as_typed_beside_its_warning_and_blank_and_declined_go_apart(
+    browser, device_origin, proxy, hostile, open_survey
+):
+    survey = open_survey
+    page = _open(browser, device_origin, proxy, survey.public_token)
+    expect(page.locator("#device-form")).to_be_visible()
+    _wording_beside_every_control(page, survey)
+    _answer(page)
+    note = page.locator("fieldset.question").filter(has_text=NOTE)
+    note.get_by_label("Your answer").fill("  Thanks,   all fine  ")
+    travel = page.locator("fieldset.question").filter(has_text=TRAVEL)
+    travel.get_by_label("Other, please specify", exact=True).check()
+    travel.get_by_label("Please specify", exact=True).fill("Tandem")
+    expect(travel).to_contain_text(TYPED_WARNING)  # beside the "Other" box too
+    late = page.locator("fieldset.question").filter(has_text=LATE)
+    late.get_by_label("Yes", exact=True).check()
+    late.get_by_label("Prefer not to answer").check()
+    # STORY (optional, several lines) is left blank.
+    page.get_by_role("button", name="Send my answers").click()
+    expect(page.locator("#device-done")).to_be_visible()
+    (posted,) = hostile.posts
+    body = parse_qs(posted, keep_blank_values=True)
+    assert set(body) <= _allowed(survey)
+    pk = {q.text: q.pk for q in survey.questions.all()}
+    assert body[f"q{pk[NOTE]}"] == ["  Thanks,   all fine  "]  # as typed
+    assert body[f"q{pk[STORY]}_skipped"] == ["blank"]
+    assert body[f"q{pk[LATE]}_skipped"] == ["declined"]
+    assert f"q{pk[LATE]}_report" not in body  # declined: no report at all
+    assert body[f"q{pk[TRAVEL]}"] == [str(len(TRAVELS))]
+    assert body[f"q{pk[TRAVEL]}_other"] == ["Tandem"]
+    (submission,) = Submission.objects.filter(survey=survey)
+    reasons = dict(
+        SkippedAnswer.objects.filter(submission=submission).values_list(
+            "question__text", "reason"
+        )
+    )
+    assert reasons == {STORY: "blank", LATE: "declined"}
+    other = PlainAnswer.objects.get(submission=submission, question_id=pk[TRAVEL])
+    assert other.other_text == "Tandem"
+
+
+def _site_total(page) -> str:
+    """The ε the device says a send adds (its own figure, before the send)."""
+    text = page.locator("#device-site-total").inner_text()
+    return re.search(r"Sending adds ε = ([\d.]+)", text).group(1)
+
+
+def _survey_address(page, device_origin, proxy, token):
+    page.goto(
+        f"{device_origin}/index.html#{urlencode({'server': proxy, 'survey': token})}"
+    )
+    return page
+
+
+def test_the_same_questions_under_a_new_address_ask_in_plain_words_with_the_new_total(
+    browser, device_origin, proxy, hostile, survey
+):
+    hostile.aliases[FAKE_TOKEN] = survey.public_token
+    page = _open(browser, device_origin, proxy, survey.public_token)
+    added = _site_total(page)
+    _answer(page)
+    page.get_by_role("button", name="Send my answers").click()
+    expect(page.locator("#device-done")).to_be_visible()
+    again = _survey_address(page.context.new_page(), device_origin, proxy, FAKE_TOKEN)
+    words = again.locator("#device-notice[data-state='seen'] #seen-words")
+    total = f"{2 * float(added):.3f}"
+    expect(words).to_have_text(
+        f"You already answered {len(PROTECTED)} of these questions on this device, "
+        "for another survey on this site. Answering them again lets the answers be "
+        f"combined to learn more about you: it adds ε = {added}, making ε = {total} "
+        "given to this site in the last 12 months."
+    )
+    expect(
+        again.get_by_role("button", name="Answer these questions again")
+    ).to_be_visible()
+    # A click a script makes is not a yes.
+    again.evaluate("document.getElementById('accept-seen').click()")
+    expect(again.get_by_role("button", name="Send my answers")).to_be_disabled()
+    assert len(hostile.posts) == 1
+
+
+def test_a_send_from_another_tab_needs_a_yes_before_this_one_randomizes(
+    browser, device_origin, proxy, hostile, survey
+):
+    hostile.aliases[FAKE_TOKEN] = survey.public_token
+    first = _open(browser, device_origin, proxy, FAKE_TOKEN)
+    second = _survey_address(
+        first.context.new_page(), device_origin, proxy, survey.public_token
+    )
+    # Both drawn before anything was sent: both fresh.
+    expect(second.locator("#device-form")).to_be_visible()
+    expect(second.locator("#device-notice")).to_be_hidden()
+    _answer(first)
+    first.get_by_role("button", name="Send my answers").click()
+    expect(first.locator("#device-done")).to_be_visible()
+    _answer(second)
+    second.get_by_role("button", name="Send my answers").click()
+    expect(second.locator("#device-notice[data-state='seen']")).to_be_visible()
+    assert len(hostile.posts) == 1
+    second.locator("#accept-seen").click()
+    second.get_by_role("button", name="Send my answers").click()
+    expect(second.locator("#device-done")).to_be_visible()
+    assert len(hostile.posts) == 2
+
+
+def _swap_protection_words(data: dict) -> dict:
+    """The protection wording inputs of two protected questions swapped, each
+    object re-hashed, so the fingerprints hold."""
+    items = [(item, json.loads(item["text"])) for item in data["questions"]]
+    guarded = [(item, body) for item, body in items if body["protected"]]
+    (a, first), (b, second) = guarded[0], guarded[2]
+    first["wording"], second["wording"] = second["wording"], first["wording"]
+    for item, body in ((a, first), (b, second)):
+        item["text"] = content.canonical_json(body).decode()
+        item["hash"] = hashlib.sha256(item["text"].encode()).hexdigest()
+    return data
+
+
+def test_swapped_wording_with_fresh_fingerprints_is_worded_from_each_checked_spec(
+    browser, device_origin, proxy, hostile, survey
+):
+    hostile.rewrite = _swap_protection_words
+    page = _open(browser, device_origin, proxy, survey.public_token)
+    expect(page.locator("#device-form")).to_be_visible()
+    _wording_beside_every_control(page, survey)
+    smoked = survey.questions.get(text=SMOKED)
+    block = page.locator(f"[data-protection-for='{smoked.pk}']")
+    epsilon = display_epsilon(ldp.build(smoked.spec).epsilon_exact)
+    expect(block).to_contain_text(f"ε = {epsilon}")

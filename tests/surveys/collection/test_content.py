@@ -154,3 +154,51 @@ def test_the_same_questions_under_another_survey_hash_the_same(bilingual):
     assert [o.hash for o in content.survey_content(bilingual, "en")] == [
         o.hash for o in first
     ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "typed"),
+    [
+        ("short_text", {"most": 500, "lines": False}),
+        ("long_text", {"most": 5000, "lines": True}),
+    ],
+)
+def test_an_open_text_question_says_how_much_may_be_typed_on_how_many_lines(
+    researcher, kind, typed
+):
+    survey = authoring.survey_create(owner=researcher, title="Notes", epsilon_budget=8)
+    question = authoring.question_create(
+        survey=survey,
+        text="Anything else?",
+        privacy=PrivacyConfig(kind=kind, is_private=False),
+        not_private_acknowledged=True,
+    )
+    (made,) = content.survey_content(survey, "en")
+    assert made.question == question.pk
+    assert made.body["typed"] == typed
+    assert "other" not in made.body
+
+
+def test_a_choice_with_other_names_the_value_of_other_and_its_box_limit(researcher):
+    survey = authoring.survey_create(owner=researcher, title="Travel", epsilon_budget=8)
+    authoring.question_create(
+        survey=survey,
+        text="How did you come?",
+        privacy=PrivacyConfig(
+            kind="single_choice",
+            is_private=False,
+            options=("On foot", "By bus"),
+            other_option=True,
+        ),
+        not_private_acknowledged=True,
+    )
+    (made,) = content.survey_content(survey, "en")
+    assert made.body["other"] == {"value": 2, "most": 500}
+    assert made.body["values"][-1] == 2
+    assert made.body["options"][-1] == "Other, please specify"
+
+
+def test_a_protected_questions_content_has_no_typed_words_keys(bilingual):
+    cheated = content.survey_content(bilingual, "en")[0]
+    assert cheated.body["protected"] is True
+    assert not {"typed", "other"} & set(cheated.body)
