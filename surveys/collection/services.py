@@ -232,6 +232,7 @@ def _ingest_new(
                 receipt_hash=receipt_code_hash(receipt_code),
                 is_test=is_test,
                 language=language,
+                invited=invitation is not None,
             )
             submission.save(force_insert=True)
             _store_rows(checker, [(submission, response, plain)])

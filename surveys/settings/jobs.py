@@ -56,14 +56,13 @@ RECIPIENT_RETENTION_DAYS = env_int("RECIPIENT_RETENTION_DAYS", 30)
 
 # --- Result snapshots (surveys.analysis) ---------------------------------------
 # Workers compute a survey's results once per change and pages read the stored
-# snapshot.  A snapshot advances only once this many submissions are new, so
-# the difference between two successive results mixes at least this many
-# respondents and never isolates one (10: the smallest cell size statistical
-# agencies commonly publish).  Must be > 1 wherever real respondents answer.
+# snapshot.  k of the release rule (surveys.analysis.results.release): a
+# release (results, exports, API, counts) adds at least this many submissions,
+# whatever the wait, so the difference between two successive releases mixes
+# at least this many respondents and never isolates one (10: the smallest cell
+# size statistical agencies commonly publish).  Must be > 1 wherever real
+# respondents answer.
 SNAPSHOT_MIN_NEW_SUBMISSIONS = env_int("SNAPSHOT_MIN_NEW_SUBMISSIONS", 10)
-# ... or once this long has passed since the previous snapshot with any new
-# submission, so that nothing accepted stays out of the results (0: never).
-SNAPSHOT_MAX_WAIT_SECONDS = env_int("SNAPSHOT_MAX_WAIT_SECONDS", 24 * 3600)
 # Reconciliation logs a warning when more reports than this are stored but not
 # yet in a survey's results.
 SNAPSHOT_LAG_WARNING_REPORTS = env_int("SNAPSHOT_LAG_WARNING_REPORTS", 10_000)

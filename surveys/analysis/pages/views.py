@@ -57,8 +57,14 @@ def _results_context(survey, results) -> dict:
         "survey": survey,
         "results": results,
         "results_body": _results_body(survey, results),
-        "freshness": freshness.freshness(results),
+        "freshness": freshness.freshness(results, closed=_closed(survey)),
     }
+
+
+def _closed(survey) -> bool:
+    """Whether the survey takes no more responses (held ones then wait)."""
+    state = lifecycle.survey_availability(survey).state
+    return state == lifecycle.State.CLOSED
 
 
 def _source_revision() -> str:

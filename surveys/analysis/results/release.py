@@ -1,34 +1,53 @@
-"""When new submissions may enter the results: the release rule.
+"""The release rule: when accepted submissions may be shown, written once here.
 
-Results advance in batches, so that no single submission can be told apart
-by comparing two snapshots.  The rule lives here, once: the worker that
-computes a snapshot (``services.snapshot_refresh``) and every reader deciding
-whether a computation is due (``selectors.latest_results``) ask it, so a page
-view while a batch is held back queues nothing.
+Every figure a researcher can read about a survey's respondents (the
+dashboard and its live poll, the estimates files, the raw and per-respondent
+exports in CSV, JSON, SPSS, Stata and R, the API, the survey lists' response
+counts and the invitation pages' "used" counts) is read at one *released
+watermark*: the report id of the survey's latest results snapshot
+(``ResultSnapshot.watermark``).  A submission is *released* once it has a
+report at or below it; the snapshot's swap marks it so
+(``Submission.released``) in the same transaction, and every surface reads
+that mark, so they all show the same n at every moment.
+
+The rule, with k = ``SNAPSHOT_MIN_NEW_SUBMISSIONS`` (10 by default):
+
+* **Every release holds at least k new submissions.**  Two successive
+  releases then differ by at least k respondents, so comparing them (an
+  estimate before and after, a row count, an invitation newly counted as
+  used) never singles one out.  No waiting period lets a smaller batch out:
+  releasing a late respondent alone after a day is exactly the isolation the
+  batch exists to prevent.  An operator's recount recomputes the results at
+  the released watermark and moves it only by a full batch, like any release.
+
+* **At close, the last partial batch is held, not merged.**  Merging it into
+  the previous release would replace results researchers have already read
+  with results that differ from them by fewer than k submissions: the
+  difference is those respondents, which is what the rule forbids.  So the
+  held submissions stay stored (nothing accepted is lost, and withdrawal
+  still works for them), every surface counts them as held back and says
+  why, and they are released if the survey is reopened and enough arrive to
+  make a batch of k.
+
+k = 1 releases every submission on its own (the test settings do, to keep
+tests short); keep it above 1 with real respondents.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from django.conf import settings
 
 
-def snapshot_batch_ready(
-    *, new_responses: int, since: datetime | None, now: datetime
-) -> bool:
-    """Whether a snapshot may advance by ``new_responses`` submissions.
+def min_batch() -> int:
+    """k: the fewest new submissions a release may hold (at least 1)."""
+    return max(1, int(settings.SNAPSHOT_MIN_NEW_SUBMISSIONS))
 
-    It advances once at least ``SNAPSHOT_MIN_NEW_SUBMISSIONS`` submissions are
-    new, or once ``SNAPSHOT_MAX_WAIT_SECONDS`` have passed since the previous
-    snapshot (``since``) with any new submission (so that nothing accepted is
-    left out of the results for ever; 0 turns the period off).
-    """
-    if new_responses <= 0:
-        return False
-    if new_responses >= settings.SNAPSHOT_MIN_NEW_SUBMISSIONS:
-        return True
-    period = settings.SNAPSHOT_MAX_WAIT_SECONDS
-    if not period or since is None:
-        return False
-    return (now - since).total_seconds() >= period
+
+def snapshot_batch_ready(*, new_responses: int) -> bool:
+    """Whether a release may add ``new_responses`` submissions: at least k."""
+    return new_responses > 0 and new_responses >= min_batch()
+
+
+def still_needed(held: int) -> int:
+    """How many more submissions the ``held`` ones wait for before a release."""
+    return max(0, min_batch() - held)

@@ -9,7 +9,6 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import QuerySet
-from django.utils import timezone
 
 import ldp
 from ldp.accounting import sequential_composition
@@ -460,8 +459,6 @@ def _batch_due(snapshot: ResultSnapshot) -> bool:
     return snapshot_batch_ready(
         # At least one: a withdrawal may have taken one out of the count.
         new_responses=max(1, mark[1] - snapshot.responses),
-        since=snapshot.computed_at,
-        now=timezone.now(),
     )
 
 

@@ -3,7 +3,9 @@
 A snapshot is the survey's results computed from its tallies (read together
 with their watermark, so they are exactly those of the reports up to it) and
 stored whole; pages, exports and the API read the latest one.  A snapshot
-advances once enough submissions are new (``snapshot_batch_ready``).
+advances only by a batch of at least k new submissions
+(``results.release``, the one release rule), and marks the submissions it
+releases in the same transaction.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from surveys.analysis.tallies import cells
 from surveys.analysis.tallies.answers import counts_up_to
 from surveys.analysis.tallies.services import count_reports, resolved_batch_size
 from surveys.authoring.models import Survey
+from surveys.collection.models import Report, Submission
 
 logger = logging.getLogger(__name__)
 
@@ -138,13 +141,28 @@ def _inputs_held_back(
     )
 
 
+def _mark_released(survey_id: int, *, after: int, up_to: int) -> None:
+    """Inside the swap: mark released the counted submissions with a report
+    in ``(after, up_to]`` (``Submission.released``, read by every surface;
+    ``results.release``).  Reads only the new batch's reports."""
+    if up_to <= after:
+        return
+    batch = Report.objects.filter(
+        survey_id=survey_id, id__gt=after, id__lte=up_to
+    ).values("submission_id")
+    Submission.objects.filter(survey_id=survey_id, released=False, pk__in=batch).update(
+        released=True
+    )
+
+
 def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
     """Compute the survey's results from its tallies and store them as its snapshot.
 
     Idempotent: a snapshot already at the tallies' watermark under the same
-    questions is kept as it is.  Unless ``force`` (an operator's recount),
-    batching holds the snapshot back until enough submissions are new
-    (:func:`snapshot_batch_ready`); a change to the questions always advances it.
+    questions is kept as it is (``force``, an operator's recount, computes it
+    anew).  The release rule holds the snapshot's watermark back until at
+    least k submissions are new (:func:`snapshot_batch_ready`), recount or
+    not; a change to the questions recomputes it at the same watermark.
     The results are computed outside any transaction and swapped in one
     short transaction that compares watermarks, so a computation killed half
     way leaves the previous snapshot in place and a late or concurrent one
@@ -171,18 +189,17 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
         return SnapshotOutcome(survey_id, False, current.watermark, current.version)
     # Submissions the tallies cover beyond the current snapshot's, counted by
     # the refresh (a withdrawal since may make it one short; never below 0).
-    held = current.responses if current is not None and not force else 0
-    new = max(0, inputs.responses - held)
+    new = max(0, inputs.responses - (current.responses if current else 0))
     now = timezone.now()
     first_and_empty = current is None and new == 0
-    if not (force or first_and_empty):
-        since = current.computed_at if current is not None else survey.published_at
-        if not snapshot_batch_ready(new_responses=new, since=since, now=now):
-            if current is not None and same_questions:
-                return SnapshotOutcome(
-                    survey_id, False, current.watermark, current.version, new
-                )
-            inputs = _inputs_held_back(survey_id, current, inputs)
+    if not first_and_empty and not snapshot_batch_ready(new_responses=new):
+        if current is not None and same_questions and not force:
+            return SnapshotOutcome(
+                survey_id, False, current.watermark, current.version, new
+            )
+        # Recomputed (new questions, or an operator's recount) at the
+        # released watermark: never a release of fewer than k.
+        inputs = _inputs_held_back(survey_id, current, inputs)
     watermark, responses = inputs.watermark, inputs.responses
     results = selectors.results_from_tallies(
         survey=survey,
@@ -215,6 +232,9 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
         version = latest.version + 1 if latest is not None else 1
         if latest is not None:
             latest.delete()
+        _mark_released(
+            survey_id, after=latest.watermark if latest else 0, up_to=watermark
+        )
         ResultSnapshot.objects.create(
             survey=survey,
             version=version,

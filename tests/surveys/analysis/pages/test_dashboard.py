@@ -171,6 +171,27 @@ def test_freshness_reads_seconds_ago_responses_and_newer_ones():
     )
 
 
+def test_freshness_says_fewer_than_k_newer_responses_are_held_back_and_why(settings):
+    settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 10
+    now = timezone.now()
+    text = freshness.freshness(_results(now - timedelta(seconds=12), 40, 3), now=now)
+    assert text == (
+        "computed 12 s ago from 40 responses; 3 responses held back until 7 more "
+        "arrive: releasing fewer than 10 could single out a respondent"
+    )
+
+
+def test_freshness_of_a_closed_survey_says_held_responses_stay_stored(settings):
+    settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 10
+    now = timezone.now()
+    text = freshness.freshness(_results(now, 60, 1), now=now, closed=True)
+    assert text.endswith(
+        "; 1 response held back because releasing fewer than 10 could single "
+        "out a respondent; the survey is closed, so it stays stored and is "
+        "released only if the survey reopens and a batch of 10 is reached"
+    )
+
+
 def test_freshness_names_no_newer_responses_when_there_are_none():
     now = timezone.now()
     text = freshness.freshness(_results(now - timedelta(minutes=5), 1, 0), now=now)

@@ -67,8 +67,8 @@ def test_the_freshness_line_counts_newer_responses_under_a_cached_fragment(
     simulate(answered, 3, seed=9)  # held back by batching
     data = ada_client.get(live).json()
     assert data["pending_responses"] == 3
-    assert "3 newer responses" in data["freshness"]
-    assert "3 newer responses" in data["html"]
+    assert "3 responses held back until 7 more arrive" in data["freshness"]
+    assert "3 responses held back until 7 more arrive" in data["html"]
     assert _ns(data["html"]) == {"100"}
 
 

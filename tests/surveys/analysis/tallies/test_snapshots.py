@@ -6,6 +6,7 @@ from datetime import timedelta
 from io import StringIO
 
 import pytest
+from celery.signals import task_prerun
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
@@ -158,33 +159,38 @@ def test_editing_a_question_inside_a_batch_never_moves_results_past_the_batch(
     assert estimates(after) == estimates(before)
 
 
-def test_batching_lets_a_small_batch_through_after_the_waiting_period(
-    family_survey, settings
-):
+def test_no_wait_lets_a_batch_smaller_than_k_through(family_survey, settings):
     settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 10
-    settings.SNAPSHOT_MAX_WAIT_SECONDS = 3600
     submit_bulk(family_survey, 10)
     services.tallies_refresh(survey_id=family_survey.pk)
     snapshots.snapshot_refresh(survey_id=family_survey.pk)
     submit_bulk(family_survey, 2, seed=2)
     services.tallies_refresh(survey_id=family_survey.pk)
-    assert not snapshots.snapshot_refresh(survey_id=family_survey.pk).advanced
     ResultSnapshot.objects.filter(survey=family_survey).update(
-        computed_at=timezone.now() - timedelta(seconds=3601)
+        computed_at=timezone.now() - timedelta(days=30)
     )
-    assert snapshots.snapshot_refresh(survey_id=family_survey.pk).advanced
+    held = snapshots.snapshot_refresh(survey_id=family_survey.pk)
+    assert not held.advanced and held.waiting == 2
+    assert ResultSnapshot.objects.get(survey=family_survey).responses == 10
 
 
-def test_batch_rule_needs_a_new_submission_even_after_the_period(settings):
+@pytest.mark.parametrize(
+    ("new", "ready"), [(0, False), (1, False), (9, False), (10, True), (11, True)]
+)
+def test_batch_rule_releases_only_batches_of_at_least_k(settings, new, ready):
     settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 10
-    settings.SNAPSHOT_MAX_WAIT_SECONDS = 60
-    now = timezone.now()
-    long_ago = now - timedelta(days=3)
-    assert not snapshots.snapshot_batch_ready(new_responses=0, since=long_ago, now=now)
-    assert snapshots.snapshot_batch_ready(new_responses=1, since=long_ago, now=now)
-    settings.SNAPSHOT_MAX_WAIT_SECONDS = 0  # the period off: only full batches
-    assert not snapshots.snapshot_batch_ready(new_responses=9, since=long_ago, now=now)
-    assert snapshots.snapshot_batch_ready(new_responses=10, since=None, now=now)
+    assert snapshots.snapshot_batch_ready(new_responses=new) is ready
+
+
+def test_an_operators_recount_never_releases_fewer_than_k(family_survey, settings):
+    settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 10
+    submit_bulk(family_survey, 10)
+    tasks.refresh_survey_tallies(family_survey.pk)
+    submit_bulk(family_survey, 3, seed=2)
+    services.tallies_refresh(survey_id=family_survey.pk)
+    call_command("recount_tallies", survey=family_survey.pk, stdout=StringIO())
+    snapshot = ResultSnapshot.objects.get(survey=family_survey)
+    assert snapshot.version == 2 and snapshot.responses == 10
 
 
 def test_first_snapshot_below_the_batch_size_holds_no_reports(family_survey, settings):
@@ -389,10 +395,9 @@ def test_a_snapshot_stored_in_another_format_is_recomputed_not_misread(ada_clien
 
 @pytest.mark.parametrize("page", ["analysis:dashboard", "analysis:dashboard_live"])
 def test_a_page_view_while_a_batch_is_held_back_queues_no_snapshot(
-    ada_client, ada, settings, monkeypatch, page
+    ada_client, ada, settings, page
 ):
     settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 10
-    settings.SNAPSHOT_MAX_WAIT_SECONDS = 3600
     survey = make_survey(ada)
     simulate(survey, 12)
     services.tallies_refresh(survey_id=survey.pk)
@@ -401,19 +406,24 @@ def test_a_page_view_while_a_batch_is_held_back_queues_no_snapshot(
     simulate(survey, 3, seed=2)  # tallied, held back by the batch rule
     services.tallies_refresh(survey_id=survey.pk)
     assert not snapshots.snapshot_refresh(survey_id=survey.pk).advanced
-    queued: list[int] = []
-    monkeypatch.setattr(tasks, "send_snapshot", queued.append)
+    queued: list[str] = []
 
-    for _ in range(3):
-        assert ada_client.get(reverse(page, args=[survey.pk])).status_code == 200
+    def record(sender=None, **kwargs) -> None:
+        queued.append(sender.name)
 
-    assert queued == []
-    assert selectors.survey_watermark(survey_id=survey.pk) > (
-        ResultSnapshot.objects.get(survey=survey).watermark
-    )
-    # Once the batch may be released, the next view queues its computation.
-    ResultSnapshot.objects.filter(survey=survey).update(
-        computed_at=timezone.now() - timedelta(seconds=3601)
-    )
-    ada_client.get(reverse(page, args=[survey.pk]))
-    assert queued == [survey.pk]
+    task_prerun.connect(record, weak=False)  # eager Celery runs every task sent
+    try:
+        for _ in range(3):
+            assert ada_client.get(reverse(page, args=[survey.pk])).status_code == 200
+        assert queued == []
+        assert selectors.survey_watermark(survey_id=survey.pk) > (
+            ResultSnapshot.objects.get(survey=survey).watermark
+        )
+        # Once k are new, the next view queues the release's computation.
+        simulate(survey, 7, seed=3)
+        services.tallies_refresh(survey_id=survey.pk)
+        ada_client.get(reverse(page, args=[survey.pk]))
+        assert queued == [tasks.compute_survey_snapshot.name]
+    finally:
+        task_prerun.disconnect(record)
+    assert ResultSnapshot.objects.get(survey=survey).responses == 22
