@@ -9,9 +9,10 @@ send and a send past the device's ceiling is refused; the protection beside
 each control is the one of the content the device reads there, however the
 page labels its blocks; a preview posts nothing.
 
-The last two tests show what the same-origin device cannot stop (said in
-docs/privacy.md): a ``Clear-Site-Data`` header wipes its memory, and a script
-the server adds to the page reads it.
+The last tests show what the same-origin device cannot stop (said in
+docs/threat-model.md): a ``Clear-Site-Data`` header wipes its memory, a
+script the server adds to the page reads it and reads a true answer as it is
+chosen, and a cookie the server sets goes back with the answers.
 """
 
 from __future__ import annotations
@@ -323,12 +324,8 @@ def test_limit_clear_site_data_wipes_the_memory_so_the_next_visit_randomizes_afr
     context.close()
 
 
-def test_limit_a_script_the_server_adds_reads_the_memory(live_server, chromium, survey):
-    context = chromium.new_context(viewport=DESKTOP)
-    traffic = watch(context)
-    page = context.new_page()
-    send_once(page, live_server, survey)
-    first = reports_in(traffic.posts[0], survey)
+def added(script: str):
+    """A route handler that adds ``script`` to the page and drops its CSP."""
 
     def add_script(route: Route) -> None:
         response = route.fetch()
@@ -337,16 +334,69 @@ def test_limit_a_script_the_server_adds_reads_the_memory(live_server, chromium, 
             for name, value in response.headers.items()
             if name.lower() != "content-security-policy"
         }
-        script = (
-            "<script>document.documentElement.dataset.stolen = "
-            "localStorage.getItem('deniable.memory');</script>"
-        )
         body = re.sub("</head>", script + "</head>", response.text(), count=1)
         route.fulfill(response=response, headers=headers, body=body)
 
-    page.route(respond_url(live_server, survey), on_get(add_script))
+    return add_script
+
+
+def test_limit_a_script_the_server_adds_reads_the_memory(live_server, chromium, survey):
+    context = chromium.new_context(viewport=DESKTOP)
+    traffic = watch(context)
+    page = context.new_page()
+    send_once(page, live_server, survey)
+    first = reports_in(traffic.posts[0], survey)
+    script = (
+        "<script>document.documentElement.dataset.stolen = "
+        "localStorage.getItem('deniable.memory');</script>"
+    )
+
+    page.route(respond_url(live_server, survey), on_get(added(script)))
     page.goto(respond_url(live_server, survey))
     stolen = json.loads(page.evaluate("document.documentElement.dataset.stolen"))
     kept = {r["report"] for e in stolen["contents"].values() for r in e["reports"]}
     assert kept == set(first.values())
     context.close()
+
+
+def test_limit_a_script_the_server_adds_reads_a_true_answer_as_it_is_chosen(
+    live_server, chromium, survey
+):
+    context = chromium.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    script = (
+        "<script>document.addEventListener('change', (event) => {"
+        " const label = document.querySelector(`label[for='${event.target.id}']`);"
+        " (window.seen ||= []).push(label ? label.textContent.trim() : '');"
+        " }, true);</script>"
+    )
+    page.route(respond_url(live_server, survey), on_get(added(script)))
+    page.goto(respond_url(live_server, survey))
+    answer(page)
+    # "Blue" is the true answer to a protected question: the page read it.
+    assert "Blue" in page.evaluate("window.seen")
+    context.close()
+
+
+def test_limit_a_cookie_the_server_sets_goes_back_with_the_answers(
+    live_server, chromium, survey
+):
+    context = chromium.new_context(viewport=DESKTOP)
+    cookies: list[str] = []
+    context.on(
+        "request",
+        lambda r: (
+            cookies.append(r.headers.get("cookie", "")) if r.method == "POST" else None
+        ),
+    )
+    page = context.new_page()
+
+    def set_cookie(route: Route) -> None:
+        response = route.fetch()
+        headers = {**response.headers, "set-cookie": "tracker=hostile; Path=/"}
+        route.fulfill(response=response, headers=headers)
+
+    page.route(respond_url(live_server, survey), on_get(set_cookie))
+    send_once(page, live_server, survey)
+    (sent,) = cookies
+    assert "tracker=hostile" in sent
