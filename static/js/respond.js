@@ -62,6 +62,7 @@ let sealedBody = null; // the exact bytes sealed for sending, kept for retries o
 let outbox = null; // outbox.js: builds the body from the device's state (allowlist)
 let order = null; // order.js: the device's own random order of questions and options
 let quotas = null; // quotas.js: the quota check before anything is randomized
+let piping = null; // piping.js: earlier answers not protected, repeated in later text
 let checks = null; // section_checks.js: what still needs an answer, section by section
 let pageValues = []; // the page's non-answer fields, read once before any answer
 let review = null; // the device's list of answers that go as given (outbox.js)
@@ -1009,6 +1010,7 @@ function applyLogic() {
     if (!shown) clearQuestion(fieldset);
   }
   renumber();
+  if (piping) piping.fill(form, config, outbox.OTHER_SUFFIX);
   if (checks) placeSection();
 }
 
@@ -1557,6 +1559,7 @@ const preloads = {
   ledger: document.querySelector('link[rel="modulepreload"][data-ledger]'),
   order: document.querySelector('link[rel="modulepreload"][data-order]'),
   quotas: document.querySelector('link[rel="modulepreload"][data-quotas]'),
+  piping: document.querySelector('link[rel="modulepreload"][data-piping]'),
   checks: document.querySelector('link[rel="modulepreload"][data-section-checks]'),
 };
 try {
@@ -1569,9 +1572,10 @@ try {
   ]);
   words = wording.wordingFor(document.documentElement.lang);
   if (form) {
-    [outbox, memory, order, quotas, checks] = await Promise.all([
+    [outbox, memory, order, quotas, checks, piping] = await Promise.all([
       import(preloads.outbox.href), import(preloads.ledger.href),
       import(preloads.order.href), import(preloads.quotas.href), import(preloads.checks.href),
+      import(preloads.piping.href),
     ]);
     outbox.disarm(form, config);
     pageValues = outbox.pageFields(form, config);
@@ -1613,6 +1617,7 @@ if (agent !== null) {
     setUpPlainProblems();
     review = outbox.reviewPanel(form);
     form.addEventListener("input", showReview);
+    form.addEventListener("input", () => piping.fill(form, config, outbox.OTHER_SUFFIX));
     form.addEventListener("change", showReview);
     applyLogic();
     setUpSections();

@@ -29,6 +29,7 @@ from surveys.authoring.kinds import facts
 from surveys.authoring.ldp_words import localized_number
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Question
+from surveys.authoring.piping import HELP as PIPE_HELP
 
 
 def add_validation_errors(form: forms.Form, error: ValidationError) -> None:
@@ -102,7 +103,7 @@ class QuestionForm(forms.Form):
     kind = forms.ChoiceField(
         label=_("Question type"), choices=Question.Kind.choices, initial="yes_no"
     )
-    text = forms.CharField(label=_("Question"), max_length=500)
+    text = forms.CharField(label=_("Question"), max_length=500, help_text=PIPE_HELP)
     help_text = forms.CharField(
         label=_("Extra explanation for respondents (optional)"),
         required=False,

@@ -17,7 +17,7 @@ from django.db.models import Max
 from django.utils.translation import gettext, ngettext
 
 from surveys.accounts import audit
-from surveys.authoring import display_logic, selectors
+from surveys.authoring import display_logic, piping, selectors
 from surveys.authoring import quotas as quota_rules
 from surveys.authoring.ldp_words import localized_number as _n
 from surveys.authoring.lifecycle_services import require_not_archived
@@ -197,6 +197,7 @@ def question_create(
             raise ValidationError({_epsilon_field(config): [error]})
     last = survey.questions.aggregate(last=Max("position"))["last"] or 0
     display_logic.validate(survey, show_if, position=last + 1)
+    piping.validate(survey, text=text, is_private=privacy.is_private, position=last + 1)
     question = Question(
         survey=survey,
         position=last + 1,
@@ -328,6 +329,9 @@ def question_update(
     if error := size_error(survey, config, exclude_question_id=question.pk):
         raise ValidationError(error)
     display_logic.validate(survey, show_if, position=question.position)
+    piping.validate(
+        survey, text=text, is_private=privacy.is_private, position=question.position
+    )
     old = selectors.question_privacy_config(question)
     old_spec = question.spec
     # Optional or required, shown always or on a condition, decides what a
@@ -384,6 +388,7 @@ def question_update(
                 gettext("Change those conditions first. Nothing was changed."),
             ]
         )
+    piping.require_intact(survey)
     if actor is not None:
         audit.record(
             actor, audit.Action.EDIT, question.survey, f"question “{question.text}”"
@@ -414,6 +419,14 @@ def question_delete(*, question: Question, actor=None) -> None:
             )
             % {"questions": names}
         )
+    if pipers := piping.users(question):
+        raise ValidationError(
+            gettext(
+                "%(questions)s repeats this question's answer in its text: remove "
+                "that first. Nothing was changed."
+            )
+            % {"questions": ", ".join(f"“{q.text}”" for q in pipers)}
+        )
     if actor is not None:
         audit.record(actor, audit.Action.EDIT, survey, f"deleted “{question.text}”")
     question.delete()
@@ -424,9 +437,12 @@ def question_delete(*, question: Question, actor=None) -> None:
 
 def _renumber(survey: Survey, ordered: list[Question] | None = None) -> None:
     ordered = ordered if ordered is not None else list(survey.questions.all())
+    moves = {}
     for position, question in enumerate(ordered, start=1):
+        moves[question.position] = position
         question.position = position
     Question.objects.bulk_update(ordered, ["position"])
+    piping.renumber(ordered, moves)
 
 
 @transaction.atomic
@@ -453,3 +469,4 @@ def question_move(*, question: Question, direction: Literal["up", "down"]) -> No
                 gettext("Nothing was changed."),
             ]
         )
+    piping.require_intact(survey)

@@ -33,6 +33,7 @@ OUTBOX_STATIC_PATH = "js/outbox.js"
 LEDGER_STATIC_PATH = "js/ledger.js"
 ORDER_STATIC_PATH = "js/order.js"
 QUOTAS_STATIC_PATH = "js/quotas.js"
+PIPING_STATIC_PATH = "js/piping.js"
 SECTION_CHECKS_STATIC_PATH = "js/section_checks.js"
 VERIFY_STATIC_PATH = "js/verify.js"
 # The release record (scripts/release-record writes it), at the project root.
@@ -81,6 +82,7 @@ def device_scripts() -> list[Script]:
         ledger_script(),
         order_script(),
         quotas_script(),
+        piping_script(),
         section_checks_script(),
         respond_script(),
     ]
@@ -131,9 +133,19 @@ def quotas_script() -> Script:
     return Script("quotas.js", served_static(QUOTAS_STATIC_PATH))
 
 
+def piping_script() -> Script:
+    """``static/js/piping.js`` (earlier unprotected answers in later text)."""
+    return Script("piping.js", served_static(PIPING_STATIC_PATH))
+
+
 def flow_scripts() -> dict[str, Script]:
-    """The answer page's order and quota modules, as its template names them."""
-    return {"order_js": order_script(), "quotas_js": quotas_script()}
+    """The answer page's order, quota and piping modules, as its template
+    names them."""
+    return {
+        "order_js": order_script(),
+        "quotas_js": quotas_script(),
+        "piping_js": piping_script(),
+    }
 
 
 def section_checks_script() -> Script:

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.utils import translation
 
+from surveys.authoring import piping
 from surveys.authoring.kinds import facts
 from surveys.collection import assets, content
 from surveys.collection.answer_fields import PLEASE_ANSWER
@@ -25,7 +26,8 @@ def messages(form: Any) -> dict[str, dict[str, str]]:
     of its answers (``invalid``)."""
     found: dict[str, dict[str, str]] = {}
     for question in form.questions:
-        words = {"required": str(PLEASE_ANSWER % {"question": question.text})}
+        text = piping.placeholder(question.text)
+        words = {"required": str(PLEASE_ANSWER % {"question": text})}
         field = form.fields.get(f"q{question.pk}")
         if field is not None and facts(question.kind).grid:
             words["invalid"] = str(field.error_messages["invalid"])

@@ -11,17 +11,26 @@ from __future__ import annotations
 
 from typing import Any
 
+from surveys.authoring import piping
 from surveys.authoring.models import Question, Survey
 from surveys.collection.quota_state import full_cells
 
 
 def movable(questions: list[Question]) -> list[int]:
     """The questions whose place the device may draw: those that neither
-    decide nor depend on display logic and are not grid rows (the others
-    keep their places)."""
+    decide nor depend on display logic, neither repeat an earlier answer nor
+    have theirs repeated, and are not grid rows (the others keep their
+    places, so a repeated answer always comes before its repetition)."""
     drivers = {(q.show_if or {}).get("question") for q in questions if q.show_if}
+    piped = {number for q in questions for number in piping.numbers(q.text)}
     return [
-        q.pk for q in questions if not q.show_if and q.pk not in drivers and not q.grid
+        q.pk
+        for q in questions
+        if not q.show_if
+        and q.pk not in drivers
+        and not q.grid
+        and not piping.numbers(q.text)
+        and q.position not in piped
     ]
 
 

@@ -293,7 +293,8 @@ def test_published_hashes_equal_the_bytes_served(world, settings):
     assert served_hash["randomizer.js"] == randomizer_hash
     wording_hash = sri(wording.content)
     assert served_hash["wording.js"] == wording_hash
-    modules = {"outbox.js", "ledger.js", "order.js", "quotas.js", "section_checks.js"}
+    modules = {"outbox.js", "ledger.js", "order.js", "quotas.js", "piping.js"}
+    modules |= {"section_checks.js"}
     assert set(served_hash) == {"randomizer.js", "wording.js"} | modules
 
     # The verify page publishes those same hashes, and the page script's.
