@@ -5,6 +5,7 @@ before anything is randomized or sent."""
 from __future__ import annotations
 
 import uuid
+from urllib.parse import parse_qs
 
 import pytest
 from django.urls import reverse
@@ -77,11 +78,13 @@ def _open(browser, live_server, survey):
     return page, requests, errors
 
 
-def test_other_words_and_typed_text_go_as_typed_with_options_shuffled_other_last(
+def test_typed_words_go_as_typed_with_options_shuffled_other_last_and_no_order_sent(
     live_server, flow_survey, browser
 ):
     survey, colour, cheated = flow_survey
     page, _, errors = _open(browser, live_server, survey)
+    bodies: list[str] = []
+    page.on("request", lambda r: r.method == "POST" and bodies.append(r.post_data))
     values = page.eval_on_selector_all(
         f'#question-{colour.pk} input[name="q{colour.pk}"]',
         "els => els.map(e => e.value)",
@@ -98,6 +101,16 @@ def test_other_words_and_typed_text_go_as_typed_with_options_shuffled_other_last
     page.click('button[type="submit"]')
     page.wait_for_url("**/s/receipt/**", timeout=15_000)
     assert errors == []
+    # The order drawn is never sent: the body names answers and the page only.
+    town_id, sent = town.pk, parse_qs(bodies[0], keep_blank_values=True)
+    assert set(sent) == {
+        "csrfmiddlewaretoken",
+        "idempotency_key",
+        "survey_revision",
+        "opened",
+        *(f"q{colour.pk}", f"q{colour.pk}_other", f"q{town_id}"),
+        *(f"q{cheated.pk}_report", f"q{cheated.pk}_spec_revision"),
+    }
     stored = PlainAnswer.objects.exclude(
         submission__in=Submission.objects.order_by("id")[:1]
     )
