@@ -36,7 +36,6 @@ const UI = {
     badLink: "This link does not name a survey server and a survey, so nothing can be shown.",
     unreachable: "The survey server could not be reached or refused: {reason}. Nothing was sent.",
     badContent: "The survey server sent a question whose content does not match its fingerprint, so this device shows nothing and sends nothing.",
-    already: "You have already answered this survey on this device, so it will send nothing more for it.",
     receipt: "Your receipt",
     done: "Received. Nothing else is kept on this device but the note that you answered.",
   },
@@ -51,7 +50,6 @@ const UI = {
     badLink: "Este enlace no indica un servidor de encuestas y una encuesta, así que no se puede mostrar nada.",
     unreachable: "No se pudo contactar con el servidor de la encuesta o se negó: {reason}. No se envió nada.",
     badContent: "El servidor de la encuesta envió una pregunta cuyo contenido no coincide con su huella, así que este dispositivo no muestra ni envía nada.",
-    already: "Ya respondió esta encuesta en este dispositivo, así que no enviará nada más para ella.",
     receipt: "Su comprobante",
     done: "Recibido. Este dispositivo no guarda nada más que la nota de que respondió.",
   },
@@ -66,7 +64,6 @@ const UI = {
     badLink: "Ce lien n’indique pas de serveur d’enquête ni d’enquête, rien ne peut donc être affiché.",
     unreachable: "Le serveur de l’enquête n’a pas pu être joint ou a refusé : {reason}. Rien n’a été envoyé.",
     badContent: "Le serveur de l’enquête a envoyé une question dont le contenu ne correspond pas à son empreinte : cet appareil n’affiche et n’envoie donc rien.",
-    already: "Vous avez déjà répondu à cette enquête sur cet appareil : il n’enverra donc plus rien pour elle.",
     receipt: "Votre reçu",
     done: "Reçu. Cet appareil ne garde rien d’autre que la note indiquant que vous avez répondu.",
   },
@@ -294,7 +291,7 @@ function memoryGate({ form, notice, button, total, questions, verdict, storage, 
     if (known.mode === "answered") {
       notice.hidden = false;
       notice.dataset.state = "answered";
-      notice.replaceChildren(element("p", {}, ui.already));
+      notice.replaceChildren(element("p", {}, words.sentence("answered.already")));
       lock();
       return false;
     }

@@ -243,11 +243,22 @@ function renderWording(survey, total = survey) {
     if (found) {
       protectionBlock(container, ...found);
     } else {
+      // Typed words (open text): said plainly that a sentence can identify its writer.
+      const typed = (config.typed || []).includes(Number(container.dataset.protectionFor));
       const line = document.createElement("p");
       line.className = "protection not-protected";
-      line.textContent = words.sentence("page.notProtected");
+      line.textContent = words.sentence(typed ? "page.typedWords" : "page.notProtected");
       container.replaceChildren(line);
     }
+  }
+  // The words beside "Other, please specify" are typed too.
+  for (const id of Object.keys(config.other || {})) {
+    const box = document.querySelector(`[data-other-box="${id}"]`);
+    if (!box) continue;
+    const hint = box.querySelector("[data-typed-words]") || box.appendChild(document.createElement("p"));
+    hint.className = "hint not-protected";
+    hint.dataset.typedWords = "";
+    hint.textContent = words.sentence("page.typedWords");
   }
   const whole = words.describeSurvey(total);
   fillText("how", words.sentence("page.how"));

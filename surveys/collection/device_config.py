@@ -59,6 +59,9 @@ def device_config(form: Any) -> dict[str, Any]:
         ],
         "plain": [q.pk for q in questions if not q.is_private],
         "plain_optional": [q.pk for q in questions if not q.is_private and q.optional],
+        # Open text: the unprotected questions whose answer is typed words
+        # (worded as such beside their controls).
+        "typed": [q.pk for q in questions if facts(q.kind).free_text],
         # "Other, please specify": question id → the value of "Other".
         "other": {
             str(q.pk): value for q in questions if (value := other_value(q)) is not None

@@ -97,7 +97,9 @@ def test_malformed_typed_words_are_refused_with_nothing_stored(
     assert not Submission.objects.exists()
 
 
-def test_the_answer_page_names_the_text_boxes_and_the_device_knows_other(survey):
+def test_the_answer_page_names_the_text_boxes_and_the_device_knows_other_and_open_text(
+    survey,
+):
     form = ResponseForm(survey=survey)
     town_q, comment_q, colour_q = survey.questions.order_by("position")
     html = "".join(str(block.answer) for block in form.blocks())
@@ -107,6 +109,7 @@ def test_the_answer_page_names_the_text_boxes_and_the_device_knows_other(survey)
     assert str(form.blocks()[2].other).count(f'name="q{colour_q.pk}_other"') == 1
     assert form.js_config()["other"] == {str(colour_q.pk): 2}
     assert set(form.js_config()["plain"]) == {town_q.pk, comment_q.pk, colour_q.pk}
+    assert form.js_config()["typed"] == [town_q.pk, comment_q.pk]
 
 
 @pytest.mark.parametrize(

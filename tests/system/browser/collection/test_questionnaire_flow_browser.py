@@ -19,6 +19,7 @@ from surveys.collection.services import submissions_ingest_bulk
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 COLOURS = ("Red", "Green", "Blue", "Cyan")
+TYPED_WARNING = "a sentence can identify the person who wrote it"
 
 
 @pytest.fixture
@@ -78,7 +79,7 @@ def _open(browser, live_server, survey):
     return page, requests, errors
 
 
-def test_typed_words_go_as_typed_with_options_shuffled_other_last_and_no_order_sent(
+def test_typed_words_go_as_typed_beside_their_warning_other_last_and_no_order_sent(
     live_server, flow_survey, browser
 ):
     survey, colour, cheated = flow_survey
@@ -90,9 +91,15 @@ def test_typed_words_go_as_typed_with_options_shuffled_other_last_and_no_order_s
         "els => els.map(e => e.value)",
     )
     assert sorted(values) == ["0", "1", "2", "3", "4"] and values[-1] == "4"
+    # Beside the text box and the words beside "Other": no method randomizes words.
+    town = survey.questions.get(text="Your town?")
+    for holder in (
+        f"[data-protection-for='{town.pk}']",
+        f"[data-other-box='{colour.pk}']",
+    ):
+        assert TYPED_WARNING in page.inner_text(holder)
     page.locator(f'input[name="q{colour.pk}"][value="4"]').check()
     page.fill(f'input[name="q{colour.pk}_other"]', "Teal")
-    town = survey.questions.get(text="Your town?")
     page.fill(f'input[name="q{town.pk}"]', "Lyon")
     page.locator(f'[data-answer-group="q{cheated.pk}_answer"] input[value="1"]').check()
     page.locator("#device-review").click()  # leave the text box: the review updates
