@@ -44,7 +44,7 @@ estimate_channel <- function(d, column, labels, outputs, values, inversion = NUL
   n <- length(y)
   count <- tabulate(y + 1L, nbins = outputs)
   lambda <- count / n
-  out <- list(n = n)
+  out <- list(n = n, count = count)
   if (!is.null(inversion)) {{
     a <- matrix(inversion, nrow = length(values), byrow = TRUE)
     shares <- as.vector(a %*% lambda)

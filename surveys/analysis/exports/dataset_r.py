@@ -2,7 +2,9 @@
 question's estimates from the randomized reports, as the estimates file has
 them: per-answer shares with their standard errors and Norm-Sub consistent
 shares, and for scales and numbers the mean with its standard error and 95%
-interval.
+interval and the binned distribution's bin shares and median
+(``ldp.estimators.binned_r``; its bootstrap intervals stay the estimates
+file's).
 
 The debiasing of each mechanism is its own R estimator (``r_estimator`` in its
 ``ldp`` module, with the spec's constants from ``r_arguments``); this module
@@ -17,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any, BinaryIO
 
 import ldp
+from ldp.estimators.binned_r import BINNED_R, binned_r_arguments
 from ldp.mechanisms import registry
 from surveys.analysis.exports.csv_cells import neutralise
 from surveys.analysis.exports.dataset_columns import (
@@ -28,6 +31,8 @@ from surveys.analysis.exports.dataset_columns import (
     choice_labels,
     variables,
 )
+from surveys.analysis.results import bins, selectors
+from surveys.authoring import kinds
 from surveys.authoring.models import Question, Survey
 
 R_SHARED = r"""share <- function(count, n, p, q, scale = 1) {
@@ -48,7 +53,7 @@ show <- function(title, labels, count, n, p, q, scale = 1, simplex = FALSE) {
   )
   if (simplex) shares$consistent <- project_simplex(shares$estimate)
   print(shares)
-  invisible(shares)
+  invisible(c(as.list(shares), list(n = n, count = as.vector(count))))
 }
 estimates <- list()  # each protected question's estimates, by variable name
 keep_rows <- function(d, column, revision_column, revision) {
@@ -60,14 +65,15 @@ keep_rows <- function(d, column, revision_column, revision) {
 
 
 def r_helpers() -> str:
-    """The shared helpers, then each registered mechanism's R estimator
-    (``r_estimator`` in its ldp module), each defined once."""
+    """The shared helpers, each registered mechanism's R estimator
+    (``r_estimator`` in its ldp module), each defined once, and the binned
+    distribution's fit (``ldp.estimators.binned_r``)."""
     sources = dict.fromkeys(
         family.r_estimator.source
         for family in registry.MECHANISMS
         if family.r_estimator is not None
     )
-    return R_SHARED + "\n".join(sources) + "\n"
+    return R_SHARED + "\n".join([*sources, BINNED_R]) + "\n"
 
 
 def _r_string(text: str) -> str:
@@ -117,7 +123,10 @@ def r_script(survey: Survey, csv_name: str | None = None) -> str:
         "# Reads the wide CSV export (one row per respondent) with factors whose",
         "# levels are the codebook's value labels, then recomputes every protected",
         "# question's estimates from the reports (shares, standard errors, means",
-        "# and their intervals), as the dashboard and the estimates file have them.",
+        "# and their intervals, and for scales and numbers the binned distribution's",
+        "# bin shares and median), as the dashboard and the estimates file have them.",
+        "# The bins' and the median's bootstrap intervals come from the server's",
+        "# random draws: read them from the estimates file; they are not redrawn here.",
         "# Columns of protected questions hold randomized reports, not answers.",
         "",
         r_helpers(),
@@ -145,12 +154,13 @@ def r_script(survey: Survey, csv_name: str | None = None) -> str:
                 f"d[[{name}]] <- factor(d[[{name}]], levels = {_r_vector(cells)}, "
                 f"labels = {_r_vector(labels)})"
             )
+    cuts = selectors.question_cuts([block.question.pk for block in found])
     for block in found:
-        lines.extend(_r_estimate(block))
+        lines.extend(_r_estimate(block, cuts.get(block.question.pk)))
     return "\n".join(lines) + "\n"
 
 
-def _r_estimate(block: Block) -> list[str]:
+def _r_estimate(block: Block, cuts: list[float] | None = None) -> list[str]:
     first = block.variables[0]
     if not first.protected or block.spec is None:
         return []
@@ -186,7 +196,29 @@ def _r_estimate(block: Block) -> list[str]:
         f", {k} = {_r_value(v)}" for k, v in mechanism.r_arguments().items()
     )
     call = f"{estimator.name}(d, {columns}, {common}{extra}, {heading})"
-    return ["", f"estimates[[{_r_string(first.name)}]] <- {call}"]
+    name = _r_string(first.name)
+    return ["", f"estimates[[{name}]] <- {call}", *_r_bins(block, mechanism, cuts)]
+
+
+def _r_bins(
+    block: Block, mechanism: ldp.Mechanism, cuts: list[float] | None
+) -> list[str]:
+    """Scales and numbers: the binned distribution's bin shares and median,
+    from the counts the estimator returned, in the dashboard's bins."""
+    facts = kinds.facts(block.question.kind)
+    chosen = facts.in_units and bins.bin_cuts(mechanism, cuts, numeric=facts.grid)
+    if not chosen:
+        return []
+    values, used, _ = chosen
+    name = _r_string(block.variables[0].name)
+    arguments = "".join(
+        f", {k} = {_r_value(v)}"
+        for k, v in binned_r_arguments(mechanism, values, used).items()
+    )
+    return [
+        f"estimates[[{name}]] <- c(estimates[[{name}]], estimate_bins(",
+        f"  estimates[[{name}]]$count, estimates[[{name}]]$n{arguments}))",
+    ]
 
 
 def _option_labels(question: Question, k: int) -> list[str]:

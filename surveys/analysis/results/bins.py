@@ -87,18 +87,16 @@ def bin_labels(
     return [_number(a) if a == b else f"{_number(a)}–{_number(b)}" for a, b in bins]
 
 
-def distribution(
-    mechanism: ldp.Mechanism,
-    stat: ldp.SupportCounts,
-    *,
-    labels: list[str],
-    numeric: bool,
-    cuts: list[float] | None,
-    seed: int,
-) -> Distribution | None:
-    """The binned distribution of one question (None: no channel to fit).
+def bin_cuts(
+    mechanism: ldp.Mechanism, cuts: list[float] | None, *, numeric: bool
+) -> tuple[Any, list[float] | None, bool] | None:
+    """(the level values, the cut points the binned distribution uses — None
+    for a bin per level —, whether they are the researcher's ``cuts``); None
+    when the question gets no binned distribution (no channel to fit, a
+    channel too large, or no valid bins).
 
-    Numbers take ``cuts`` (or :func:`default_cuts`); scales one bin per point.
+    Numbers take ``cuts`` (or :func:`default_cuts`, also when ``cuts`` were
+    stored for an earlier range of the question); scales one bin per point.
     """
     channel = level_channel(mechanism)
     if channel is None:
@@ -109,20 +107,36 @@ def distribution(
     if numeric and channel_cells(mechanism) > MAX_CHANNEL_CELLS:
         return None
     default = default_cuts(values) if numeric else None
+    for candidate, researchers in ((cuts or default, bool(cuts)), (default, False)):
+        try:
+            bin_index(values, candidate)
+        except ValueError:
+            continue
+        return values, candidate, researchers
+    return None
+
+
+def distribution(
+    mechanism: ldp.Mechanism,
+    stat: ldp.SupportCounts,
+    *,
+    labels: list[str],
+    numeric: bool,
+    cuts: list[float] | None,
+    seed: int,
+) -> Distribution | None:
+    """The binned distribution of one question in the bins of :func:`bin_cuts`
+    (None: none)."""
+    chosen = bin_cuts(mechanism, cuts, numeric=numeric)
+    if chosen is None:
+        return None
+    _, used, researchers = chosen
     try:
         fit = ldp.mechanism_distribution(
-            mechanism, stat, cuts or default, resamples=RESAMPLES, seed=seed
+            mechanism, stat, used, resamples=RESAMPLES, seed=seed
         )
     except ValueError:
-        # Cut points stored for an earlier range of the question, or a scale
-        # with more points than bins allowed: fall back to the defaults.
-        cuts = None
-        try:
-            fit = ldp.mechanism_distribution(
-                mechanism, stat, default, resamples=RESAMPLES, seed=seed
-            )
-        except ValueError:
-            return None
+        return None
     if fit is None:
         return None
     interval = fit.confidence_interval(LEVEL)
@@ -138,7 +152,7 @@ def distribution(
         median_interval=Interval(float(median.low), float(median.high)),
         method=fit.method,
         resamples=RESAMPLES,
-        cuts=list(cuts or []) if numeric else [],
+        cuts=list(used or []) if numeric and researchers else [],
     )
 
 
