@@ -81,6 +81,25 @@ def report_horizon(*, survey_id: int, lock_timeout_ms: int) -> int | None:
     return int(horizon)
 
 
+def index_reads() -> None:
+    """For the rest of the current transaction, read by index wherever an
+    index serves the statement (``SET LOCAL enable_seqscan = off``).
+
+    Every read of the incremental path (a keyset window of reports, the
+    answers of a window's submissions, the tally rows) is a range of an
+    index led by the survey, question or submission; the planner still costs
+    a whole scan of a small or freshly loaded table (statistics stale or
+    absent) as cheaper, and then reads rows in proportion to the table.  With
+    sequential scans priced out the rows read are those of the ranges, the
+    same whatever the table's size or its statistics.  A statement no index
+    serves is still planned, as a scan (the setting raises its cost, it does
+    not forbid it).  Outside a transaction this does nothing."""
+    if connection.vendor != "postgresql" or not connection.in_atomic_block:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+
+
 def _survey_table(cursor, survey_id: int, question_id: int) -> str:
     """The table holding the survey's reports: its partition (found from one
     of its rows, read through the (question, id) index), else the table."""

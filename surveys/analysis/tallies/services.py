@@ -253,6 +253,7 @@ def tallies_refresh(
     folded, analyzed = 0, False
     while True:
         with transaction.atomic():
+            report_store.index_reads()
             mark = _locked_watermark(survey_id)
             start = mark.last_report_id
             if not mark.cells_counted:

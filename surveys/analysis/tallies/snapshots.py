@@ -30,6 +30,7 @@ from surveys.analysis.tallies import cells
 from surveys.analysis.tallies.answers import counts_up_to
 from surveys.analysis.tallies.services import count_reports, resolved_batch_size
 from surveys.authoring.models import Survey
+from surveys.collection import report_store
 from surveys.collection.models import Report, Submission
 
 logger = logging.getLogger(__name__)
@@ -73,6 +74,7 @@ def _tally_inputs(survey_id: int) -> TallyInputs:
     submissions and reports up to the watermark.  Reads one row per tally,
     whatever the number of reports."""
     with transaction.atomic():
+        report_store.index_reads()
         mark = (
             TallyWatermark.objects.select_for_update()
             .filter(survey_id=survey_id)
