@@ -149,6 +149,7 @@ def _mark_released(survey_id: int, *, after: int, up_to: int) -> None:
     ``results.release``).  Reads only the new batch's reports."""
     if up_to <= after:
         return
+    report_store.index_reads()  # the batch's id range, never the partition
     batch = Report.objects.filter(
         survey_id=survey_id, id__gt=after, id__lte=up_to
     ).values("submission_id")
