@@ -356,7 +356,9 @@ def test_an_update_after_new_reports_reads_the_same_rows_at_two_sizes(ada):
     # statistics of the moment; reading in proportion to n would read at
     # least five times as many rows here.
     small, large = read
-    assert small["report"] <= 3 * 1_000, small
+    # Each new report is read about three times: to find the window's end,
+    # in the window, and in the release's batch.
+    assert small["report"] <= 4 * 1_000, small
     assert large["report"] <= 2 * small["report"], (small, large)
     for table, rows in large.items():
         assert rows <= 2 * max(small.get(table, 0), 100), (table, small, large)
