@@ -53,7 +53,7 @@ def store_reports(
             (before,) = cursor.fetchone()
             columns = (
                 "survey_id, idempotency_key, survey_revision, received_at, "
-                "public_id, receipt_hash, is_test, language"
+                "public_id, receipt_hash, is_test, language, released, invited"
             )
             with cursor.copy(
                 f"COPY {Submission._meta.db_table} ({columns}) FROM STDIN"
@@ -69,6 +69,8 @@ def store_reports(
                             unknown_receipt_hash(),
                             False,
                             "",
+                            False,  # released by the next snapshot that covers it
+                            False,  # not through an invitation
                         )
                     )
             cursor.execute(
@@ -141,16 +143,18 @@ def store_responses(
         skipped = rng.random(len(ids)) < skip_share
         answers = rng.integers(0, len(plain.options), len(ids))
         with cursor.copy(
-            f"COPY {PlainAnswer._meta.db_table} (submission_id, question_id, value) "
-            "FROM STDIN"
+            f"COPY {PlainAnswer._meta.db_table} "
+            "(submission_id, survey_id, question_id, value, other_text) FROM STDIN"
         ) as copy:
             for submission_id, skip, answer in zip(ids, skipped, answers, strict=True):
                 if not skip:
-                    copy.write_row((submission_id, plain.pk, str(int(answer))))
+                    copy.write_row(
+                        (submission_id, survey.pk, plain.pk, str(int(answer)), "")
+                    )
         with cursor.copy(
-            f"COPY {SkippedAnswer._meta.db_table} (submission_id, question_id, reason) "
-            "FROM STDIN"
+            f"COPY {SkippedAnswer._meta.db_table} "
+            "(submission_id, survey_id, question_id, reason) FROM STDIN"
         ) as copy:
             for submission_id, skip in zip(ids, skipped, strict=True):
                 if skip:
-                    copy.write_row((submission_id, plain.pk, "declined"))
+                    copy.write_row((submission_id, survey.pk, plain.pk, "declined"))

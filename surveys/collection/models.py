@@ -264,8 +264,21 @@ class Report(models.Model):
 class PlainAnswer(models.Model):
     """An answer to a question the researcher marked "not protected"."""
 
+    # The database's foreign key is ``(submission_id, survey_id)`` to the
+    # submission's ``(id, survey_id)`` (migration ``0020``): every key of the
+    # tables holding a respondent's data carries the survey, as the report
+    # table's do (docs/scaling.md, section 2.2).
     submission = models.ForeignKey(
-        Submission, on_delete=models.CASCADE, related_name="plain_answers"
+        Submission,
+        on_delete=models.CASCADE,
+        related_name="plain_answers",
+        db_index=False,
+        db_constraint=False,
+    )
+    # Its submission's survey (the distribution column; says nothing the
+    # question does not).
+    survey = models.ForeignKey(
+        Survey, on_delete=models.CASCADE, related_name="+", db_index=False
     )
     question = models.ForeignKey(
         Question, on_delete=models.PROTECT, related_name="plain_answers"
@@ -279,7 +292,8 @@ class PlainAnswer(models.Model):
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["submission", "question"], name="one_plain_answer_per_question"
+                fields=["submission", "question", "survey"],
+                name="one_plain_answer_per_question",
             ),
         ]
 
@@ -303,8 +317,19 @@ class SkippedAnswer(models.Model):
         BLANK = "blank", "left blank"
         UNKNOWN = "unknown", "declined or left blank (unknown)"
 
+    # The database's foreign key is ``(submission_id, survey_id)`` to the
+    # submission's ``(id, survey_id)`` (migration ``0020``): every key of the
+    # tables holding a respondent's data carries the survey, as the report
+    # table's do (docs/scaling.md, section 2.2).
     submission = models.ForeignKey(
-        Submission, on_delete=models.CASCADE, related_name="skipped_answers"
+        Submission,
+        on_delete=models.CASCADE,
+        related_name="skipped_answers",
+        db_index=False,
+        db_constraint=False,
+    )
+    survey = models.ForeignKey(
+        Survey, on_delete=models.CASCADE, related_name="+", db_index=False
     )
     question = models.ForeignKey(
         Question, on_delete=models.PROTECT, related_name="skipped_answers"
@@ -315,7 +340,8 @@ class SkippedAnswer(models.Model):
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["submission", "question"], name="one_skip_per_question"
+                fields=["submission", "question", "survey"],
+                name="one_skip_per_question",
             ),
         ]
 
@@ -332,8 +358,19 @@ class LinkValue(models.Model):
     the consent page says.  Deleted with its submission (withdrawal) and survey.
     """
 
+    # The database's foreign key is ``(submission_id, survey_id)`` to the
+    # submission's ``(id, survey_id)`` (migration ``0020``): every key of the
+    # tables holding a respondent's data carries the survey, as the report
+    # table's do (docs/scaling.md, section 2.2).
     submission = models.ForeignKey(
-        Submission, on_delete=models.CASCADE, related_name="link_values"
+        Submission,
+        on_delete=models.CASCADE,
+        related_name="link_values",
+        db_index=False,
+        db_constraint=False,
+    )
+    survey = models.ForeignKey(
+        Survey, on_delete=models.CASCADE, related_name="+", db_index=False
     )
     name = models.CharField(max_length=32)
     value = models.CharField(max_length=LINK_VALUE_MAX)
@@ -342,7 +379,8 @@ class LinkValue(models.Model):
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["submission", "name"], name="one_link_value_per_name"
+                fields=["submission", "name", "survey"],
+                name="one_link_value_per_name",
             ),
         ]
 

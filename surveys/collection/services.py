@@ -318,6 +318,7 @@ def _store_rows(
     PlainAnswer.objects.bulk_create(
         PlainAnswer(
             submission=submission,
+            survey_id=submission.survey_id,
             question_id=pk,
             value=value,
             other_text=response.other_texts.get(pk, ""),
@@ -328,6 +329,7 @@ def _store_rows(
     SkippedAnswer.objects.bulk_create(
         SkippedAnswer(
             submission=submission,
+            survey_id=submission.survey_id,
             question_id=pk,
             reason=response.skip_reasons.get(pk, missing.UNKNOWN),
         )
@@ -335,7 +337,12 @@ def _store_rows(
         for pk in sorted(response.skipped)
     )
     LinkValue.objects.bulk_create(
-        LinkValue(submission=submission, name=name, value=value)
+        LinkValue(
+            submission=submission,
+            survey_id=submission.survey_id,
+            name=name,
+            value=value,
+        )
         for submission, response, _ in rows
         for name, value in sorted(response.link_values.items())
     )

@@ -116,6 +116,7 @@ def counts_of(*, survey_id: int, submission_ids: list[int]) -> AnswerCounts:
     for chunk in _chunks(sorted(submission_ids)):
         wanted = set(chunk)
         within = {
+            "survey_id": survey_id,  # one shard where the table is distributed
             "submission_id__gte": chunk[0],
             "submission_id__lte": chunk[-1],
             "question_id__in": questions,

@@ -1,8 +1,10 @@
-"""Every key of the report table carries the survey (docs/scaling.md, section 7).
+"""Every key of the tables holding respondents' data carries the survey
+(docs/scaling.md, section 7).
 
-A distributed PostgreSQL (Citus) shards the report table by ``survey_id``; its
-unique keys and its foreign keys to other sharded tables must then include
-that column.  These tests read PostgreSQL's catalogs of the migrated test
+A distributed PostgreSQL (Citus) shards the reports, and with them the
+unprotected answers, skips and link values, by ``survey_id``; their unique
+keys and their foreign keys to other sharded tables must then include that
+column.  These tests read PostgreSQL's catalogs of the migrated test
 database, so a migration that adds a key without the survey fails here.
 """
 
@@ -13,24 +15,34 @@ import uuid
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from surveys.collection.models import Report, Submission
+from surveys.collection.models import (
+    LinkValue,
+    PlainAnswer,
+    Report,
+    SkippedAnswer,
+    Submission,
+)
 
 pytestmark = pytest.mark.django_db
 SURVEY = "survey_id"
-# Tables that would be sharded by survey beside the reports; a foreign key
-# to any other (surveys, questions, accounts) is to a reference table.
-SHARDED = {"collection_report", "collection_submission"}
+# The tables holding a respondent's data, sharded by survey with the reports.
+RESPONSE_TABLES = [m._meta.db_table for m in (PlainAnswer, SkippedAnswer, LinkValue)]
+# Tables that would be sharded by survey; a foreign key to any other
+# (surveys, questions, accounts) is to a reference table.
+SHARDED = {Report._meta.db_table, Submission._meta.db_table, *RESPONSE_TABLES}
 
 
 def _report_tables() -> list[str]:
-    """The report table and each of its partitions."""
+    """The report table and each of its partitions, and the other tables of
+    a respondent's data."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = "
             "i.inhrelid WHERE i.inhparent = %s::regclass",
             [Report._meta.db_table],
         )
-        return [Report._meta.db_table, *sorted(r[0] for r in cursor.fetchall())]
+        partitions = sorted(r[0] for r in cursor.fetchall())
+    return [Report._meta.db_table, *partitions, *RESPONSE_TABLES]
 
 
 def _keys(table: str) -> list[tuple[str, str, list[str], str | None, list[str]]]:
@@ -77,7 +89,8 @@ def test_every_foreign_key_to_a_sharded_table_includes_the_survey_on_both_sides(
         for name, kind, cols, target, refs in _keys(table)
         if kind == "f" and target in SHARDED
     ]
-    assert keys, "the report table refers to its submission"
+    referring = {table for table, *_ in keys}
+    assert {Report._meta.db_table, *RESPONSE_TABLES} <= referring, referring
     assert [k for k in keys if SURVEY not in k[2] or SURVEY not in k[4]] == []
 
 
@@ -105,5 +118,40 @@ def test_a_report_of_another_survey_than_its_submissions_is_refused(researcher):
             spec_revision=question.spec_revision,
             value=1,
         )
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+
+
+def _answer_of(model, submission, question) -> dict[str, object]:
+    """The fields of one ``model`` row for ``submission`` and ``question``."""
+    if model is LinkValue:
+        return {"submission": submission, "name": "source", "value": "mail"}
+    if model is PlainAnswer:
+        return {"submission": submission, "question": question, "value": 1}
+    return {"submission": submission, "question": question, "reason": "blank"}
+
+
+@pytest.mark.parametrize("model", [PlainAnswer, SkippedAnswer, LinkValue])
+def test_an_answer_of_another_survey_than_its_submissions_is_refused(researcher, model):
+    from surveys.authoring import services as authoring
+    from surveys.authoring.mechanisms import PrivacyConfig
+
+    surveys = []
+    for title in ("one", "two"):
+        survey = authoring.survey_create(owner=researcher, title=title)
+        authoring.question_create(
+            survey=survey,
+            text="Yes?",
+            privacy=PrivacyConfig(kind="yes_no", is_private=False),
+            not_private_acknowledged=True,
+        )
+        surveys.append(authoring.survey_publish(survey=survey, user=researcher))
+    submission = Submission.objects.create(
+        survey=surveys[0], idempotency_key=uuid.uuid4(), survey_revision=1
+    )
+    fields = _answer_of(model, submission, surveys[0].questions.get())
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        model.objects.create(survey=surveys[1], **fields)
         with connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")

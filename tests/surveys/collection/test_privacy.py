@@ -109,6 +109,7 @@ def test_collection_models_hold_no_field_for_a_true_answer():
         "Submission": [
             "id",
             "idempotency_key",
+            "invited",  # through an invitation link, never which one
             "is_test",  # the owner's test mode: a flag, no answer
             # Empty unless the researcher declares it (Survey.record_language):
             # an unprotected field the consent page announces.
@@ -116,6 +117,7 @@ def test_collection_models_hold_no_field_for_a_true_answer():
             "public_id",
             "receipt_hash",
             "received_at",
+            "released",  # in a release of the results: a flag, no answer
             "survey",
             "survey_revision",
         ],
@@ -132,7 +134,14 @@ def test_collection_models_hold_no_field_for_a_true_answer():
         ],
         # other_text: the words beside "Other, please specify" of an
         # unprotected question (never a protected one: a check constraint).
-        "PlainAnswer": ["id", "other_text", "question", "submission", "value"],
+        "PlainAnswer": [
+            "id",
+            "other_text",
+            "question",
+            "submission",
+            "survey",  # its submission's survey, the distribution column
+            "value",
+        ],
     }
 
 
