@@ -55,6 +55,7 @@ DEFAULT_URL = "postgres://postgres:postgres@127.0.0.1:5432/deniable_bench"
 os.environ.setdefault("DATABASE_URL", DEFAULT_URL)
 
 from benchmarks.run_all import drop_database  # noqa: E402
+from benchmarks.scratch import admin, scalar, use_database  # noqa: E402
 
 SPEC = {"mechanism": "grr", "k": 8, "epsilon": 1.0}
 TABLE = "collection_report"
@@ -73,31 +74,6 @@ class Figures:
     read_ms: float
     plan_ms: float
     horizon_ms: float
-
-
-def _use_database(name: str) -> None:
-    from django.db import connections
-
-    connections["default"].close()
-    connections["default"].settings_dict["NAME"] = name
-
-
-def _admin(url: str, statement: str) -> None:
-    import psycopg
-
-    parts = urlsplit(url)
-    with psycopg.connect(
-        parts._replace(path="/postgres").geturl(), autocommit=True
-    ) as c:
-        c.execute(statement)  # type: ignore[arg-type]
-
-
-def _scalar(query: str, *params):
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(query, params)
-        return cursor.fetchone()[0]
 
 
 def _surveys(count: int) -> list[tuple[int, int]]:
@@ -181,8 +157,8 @@ def _sizes(n: int) -> tuple[float, float]:
         "UNION ALL SELECT pg_total_relation_size(%s::regclass) "
         "WHERE NOT EXISTS (SELECT FROM pg_inherits WHERE inhparent = %s::regclass)"
     )
-    total = _scalar(f"SELECT sum(size) FROM ({leaves}) AS t", *[TABLE] * 3)  # noqa: S608
-    largest = _scalar(f"SELECT max(size) FROM ({leaves}) AS t", *[TABLE] * 3)  # noqa: S608
+    total = scalar(f"SELECT sum(size) FROM ({leaves}) AS t", *[TABLE] * 3)  # noqa: S608
+    largest = scalar(f"SELECT max(size) FROM ({leaves}) AS t", *[TABLE] * 3)  # noqa: S608
     return float(total) / n, float(largest) / 2**20
 
 
@@ -315,9 +291,9 @@ def main() -> None:
     parts = urlsplit(url)
     scratch = f"{parts.path.lstrip('/')}_partitions"
     drop_database(parts._replace(path=f"/{scratch}").geturl())
-    _admin(url, f'CREATE DATABASE "{scratch}"')
+    admin(url, f'CREATE DATABASE "{scratch}"')
     try:
-        _use_database(scratch)
+        use_database(scratch)
         executor = MigrationExecutor(connection)
         executor.migrate(executor.loader.graph.leaf_nodes())
         surveys = _surveys(args.surveys)
@@ -343,7 +319,7 @@ def main() -> None:
             base = base or figures
             print(_row(figures, base), flush=True)
     finally:
-        _use_database("postgres")
+        use_database("postgres")
         drop_database(parts._replace(path=f"/{scratch}").geturl())
 
 

@@ -74,16 +74,8 @@ for name in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHE_URL"):
 os.environ["RATE_LIMITS_ENABLED"] = "false"
 
 from benchmarks.bulk import store_reports  # noqa: E402 (after the path is set)
+from benchmarks.harness import one_question_survey  # noqa: E402
 from benchmarks.process_cpu import cpu_seconds  # noqa: E402
-
-
-def make_survey(owner, title: str, privacy) -> object:
-    from surveys.authoring import services as authoring
-
-    survey = authoring.survey_create(owner=owner, title=title)
-    authoring.question_create(survey=survey, text=title, privacy=privacy)
-    return authoring.survey_publish(survey=survey, user=owner)
-
 
 # The in-process clock: wall time (the default) or, with ``--clock cpu``, this
 # process's CPU time, which other work on a busy machine does not inflate (it
@@ -165,7 +157,7 @@ def run(
         mechanism="grr",
     )
     for size in sizes:
-        survey = make_survey(owner, f"8 options, {size:,} reports", grr)
+        survey = one_question_survey(owner, f"8 options, {size:,} reports", grr)
         cases.append((f"8 options, n = {size:,}", survey, size))
     numeric = PrivacyConfig(
         kind="numeric",
@@ -175,7 +167,7 @@ def run(
         epsilon=0.0201,
         mechanism="geometric",
     )
-    survey = make_survey(owner, "201 levels at ε = 0.0201", numeric)
+    survey = one_question_survey(owner, "201 levels at ε = 0.0201", numeric)
     cases.append(("201 levels, ε = 0.0201, n = 10,000", survey, 10_000))
     for _, survey, size in cases:
         store_reports(survey, size, rng)

@@ -51,6 +51,7 @@ DEFAULT_URL = "postgres://postgres:postgres@127.0.0.1:5432/deniable_bench"
 os.environ.setdefault("DATABASE_URL", DEFAULT_URL)
 
 from benchmarks.run_all import drop_database  # noqa: E402
+from benchmarks.scratch import admin, scalar, use_database  # noqa: E402
 
 BEFORE = ("collection", "0007_submission_survey_id")
 GRID = {"low": "0", "high": "100", "step": "1"}
@@ -99,24 +100,6 @@ CASES = [
         "multi_select",
     ),
 ]
-
-
-def _use_database(name: str) -> None:
-    """Point Django's default connection at database ``name``."""
-    from django.db import connections
-
-    connections["default"].close()
-    connections["default"].settings_dict["NAME"] = name
-
-
-def _admin(url: str, statement: str) -> None:
-    import psycopg
-
-    parts = urlsplit(url)
-    with psycopg.connect(
-        parts._replace(path="/postgres").geturl(), autocommit=True
-    ) as c:
-        c.execute(statement)  # type: ignore[arg-type]
 
 
 def _migrate(targets) -> float:
@@ -193,7 +176,7 @@ def _store_payloads(question_id: int, reports: list) -> None:
     from surveys.collection.models import received_now, unknown_receipt_hash
     from surveys.collection.tokens import new_public_id
 
-    survey_id = _scalar(
+    survey_id = scalar(
         "SELECT survey_id FROM authoring_question WHERE id = %s", question_id
     )
     now = received_now().isoformat()
@@ -234,14 +217,6 @@ def _store_payloads(question_id: int, reports: list) -> None:
                 )
 
 
-def _scalar(query: str, *params):
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(query, params)
-        return cursor.fetchone()[0]
-
-
 def _measure(columns: str, n: int) -> tuple[float, float, float]:
     """(avg report column bytes, table bytes per report, total bytes per report)."""
     from django.db import connection
@@ -250,14 +225,14 @@ def _measure(columns: str, n: int) -> tuple[float, float, float]:
         cursor.execute("VACUUM FULL collection_report")
         cursor.execute("ANALYZE collection_report")
     size = " + ".join(f"COALESCE(pg_column_size({c}), 0)" for c in columns.split(","))
-    report = _scalar(f"SELECT avg({size}) FROM collection_report")  # noqa: S608
+    report = scalar(f"SELECT avg({size}) FROM collection_report")  # noqa: S608
     # Summed over the partitions (collection 0013), or the plain table alone.
-    table = _scalar(
+    table = scalar(
         "SELECT COALESCE((SELECT sum(pg_table_size(relid)) "
         "FROM pg_partition_tree('collection_report') WHERE isleaf), "
         "pg_table_size('collection_report'))"
     )
-    total = _scalar(
+    total = scalar(
         "SELECT COALESCE((SELECT sum(pg_total_relation_size(relid)) "
         "FROM pg_partition_tree('collection_report') WHERE isleaf), "
         "pg_total_relation_size('collection_report'))"
@@ -293,12 +268,12 @@ def main() -> None:
     parts = urlsplit(url)
     base = f"{parts.path.lstrip('/')}_storage"
     drop_database(parts._replace(path=f"/{base}").geturl())
-    _admin(url, f'CREATE DATABASE "{base}"')
+    admin(url, f'CREATE DATABASE "{base}"')
     scratch = f"{base}_case"
     try:
-        _use_database(base)
+        use_database(base)
         questions = _base(base)
-        _use_database("postgres")
+        use_database("postgres")
         print(f"n = {args.n:,} reports per mechanism; bytes per stored report")
         head = (
             f"{'mechanism':<22} | {'report B':>17} | {'table B/report':>22} | "
@@ -312,16 +287,16 @@ def main() -> None:
         print("-" * len(head))
         for case in CASES:
             reports = _reports(case, args.n)
-            _admin(url, f'CREATE DATABASE "{scratch}" TEMPLATE "{base}"')
+            admin(url, f'CREATE DATABASE "{scratch}" TEMPLATE "{base}"')
             try:
-                _use_database(scratch)
+                use_database(scratch)
                 _store_payloads(questions[case.label], reports)
                 before = _measure("payload", args.n)
                 seconds = _migrate(_leaves(without_collection=False))
                 after = _measure("value,bits", args.n)
                 _check_converted(case, reports)
             finally:
-                _use_database("postgres")
+                use_database("postgres")
                 drop_database(parts._replace(path=f"/{scratch}").geturl())
             print(
                 f"{case.label:<22} | {before[0]:>8.1f} {after[0]:>8.1f} | "
@@ -331,7 +306,7 @@ def main() -> None:
                 flush=True,
             )
     finally:
-        _use_database("postgres")
+        use_database("postgres")
         drop_database(parts._replace(path=f"/{scratch}").geturl())
         drop_database(parts._replace(path=f"/{base}").geturl())
 

@@ -6,11 +6,14 @@ The maths (constrained maximum likelihood, bootstrap intervals) is
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 from typing import Any
 
 import numpy as np
+from django.core.cache import cache
 
 import ldp
 from ldp.estimators.binned import bin_index
@@ -23,6 +26,10 @@ RESAMPLES = 200
 # Levels × report values above which the bootstrap (B refits by EM) would hold
 # a worker for minutes: such questions get no binned distribution.
 MAX_CHANNEL_CELLS = 200_000
+# How long a question's distribution is kept for the next snapshot (seconds).
+# Raise the version when what :func:`distribution` computes changes.
+CACHE_SECONDS = 7 * 24 * 3600
+CACHE_VERSION = 1
 
 
 def default_cuts(values: Any) -> list[float]:
@@ -126,7 +133,58 @@ def distribution(
     seed: int,
 ) -> Distribution | None:
     """The binned distribution of one question in the bins of :func:`bin_cuts`
-    (None: none)."""
+    (None: none).
+
+    The fit and its bootstrap are computed once per question and tally: a
+    snapshot whose question has the same reports' counts, cuts and labels as
+    an earlier one reads the earlier result from the cache (keyed by all of
+    them, so a change to any computes it again)."""
+    key = _cache_key(mechanism, stat, labels, numeric, cuts, seed)
+    found = cache.get(key)
+    if isinstance(found, Distribution):
+        return found
+    computed = _computed(
+        mechanism, stat, labels=labels, numeric=numeric, cuts=cuts, seed=seed
+    )
+    if computed is not None:
+        cache.set(key, computed, CACHE_SECONDS)
+    return computed
+
+
+def _cache_key(
+    mechanism: ldp.Mechanism,
+    stat: ldp.SupportCounts,
+    labels: list[str],
+    numeric: bool,
+    cuts: list[float] | None,
+    seed: int,
+) -> str:
+    """Everything :func:`distribution` reads, hashed (SHA-256)."""
+    inputs = {
+        "spec": mechanism.spec,
+        "n": int(stat.n),
+        "counts": np.asarray(stat.counts).reshape(-1).tolist(),
+        "labels": labels,
+        "numeric": numeric,
+        "cuts": cuts,
+        "seed": seed,
+        "resamples": RESAMPLES,
+    }
+    text = json.dumps(inputs, sort_keys=True, default=str)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return f"analysis:bins:{CACHE_VERSION}:{digest}"
+
+
+def _computed(
+    mechanism: ldp.Mechanism,
+    stat: ldp.SupportCounts,
+    *,
+    labels: list[str],
+    numeric: bool,
+    cuts: list[float] | None,
+    seed: int,
+) -> Distribution | None:
+    """:func:`distribution` computed from the counts (the fit and bootstrap)."""
     chosen = bin_cuts(mechanism, cuts, numeric=numeric)
     if chosen is None:
         return None

@@ -1,0 +1,58 @@
+"""A question's binned distribution is computed once per tally and read from
+the cache by every later snapshot with the same inputs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from django.core.cache import cache
+
+import ldp
+from surveys.analysis.results import bins
+
+LABELS = ["1", "2", "3", "4", "5"]
+
+
+@pytest.fixture
+def scale():
+    mechanism = ldp.build({"mechanism": "ordinal", "k": 5, "epsilon": 2.0})
+    rng = np.random.default_rng(4)
+    stat = mechanism.aggregate(mechanism.randomize(rng.integers(0, 5, 200), rng))
+    return mechanism, stat
+
+
+def _inputs(stat, seed: int = 11) -> dict:
+    return {"labels": LABELS, "numeric": False, "cuts": None, "seed": seed}
+
+
+def test_a_distribution_with_the_same_inputs_is_read_from_the_cache(scale):
+    mechanism, stat = scale
+    first = bins.distribution(mechanism, stat, **_inputs(stat))
+    assert first is not None
+    key = bins._cache_key(mechanism, stat, LABELS, False, None, 11)
+    marked = replace(first, median=-1.0)  # what only the cache can return
+    cache.set(key, marked)
+
+    assert bins.distribution(mechanism, stat, **_inputs(stat)) == marked
+
+
+@pytest.mark.parametrize(
+    "change", ["counts", "seed", "labels", "epsilon"], ids=lambda c: f"other {c}"
+)
+def test_any_changed_input_gives_another_cache_key(scale, change):
+    mechanism, stat = scale
+    key = bins._cache_key(mechanism, stat, LABELS, False, None, 11)
+    other_stat, other_mechanism, labels, seed = stat, mechanism, LABELS, 11
+    if change == "counts":
+        rng = np.random.default_rng(5)
+        other_stat = mechanism.aggregate(mechanism.randomize(np.zeros(200, int), rng))
+    elif change == "seed":
+        seed = 12
+    elif change == "labels":
+        labels = ["one", "two", "three", "four", "five"]
+    else:
+        other_mechanism = ldp.build({"mechanism": "ordinal", "k": 5, "epsilon": 1.0})
+    other = bins._cache_key(other_mechanism, other_stat, labels, False, None, seed)
+    assert other != key
