@@ -1439,6 +1439,15 @@ function onSubmit(event) {
     say(checks.acceptFirst(gettext), true);
     return;
   }
+  // Another tab may have sent some of this content since the plan was made:
+  // the memory decides again, and what it now knows needs the respondent's yes.
+  if (!plan.accepted && (plan.mode === "fresh" || plan.mode === "remembered")) {
+    const now = decide();
+    if (now.mode !== plan.mode || now.need.length !== plan.need.length) {
+      applyPlan(now);
+      return;
+    }
+  }
   // Quotas first: a respondent a full quota turns away has nothing randomized.
   if (quotas.fullCell(config, plainAnswers()) !== null) {
     clearAnswers();

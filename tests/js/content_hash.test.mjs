@@ -41,3 +41,16 @@ test("the memory's key ignores the question's place in a survey, not what it ask
   assert.notEqual(await memoryKey({ ...object, text: `${object.text} ` }), await memoryKey(object));
   assert.notEqual(await memoryKey({ ...object, language: "fr" }), await memoryKey(object));
 });
+
+test("the independent device reads every shared question vector as well formed, and no Other outside its answers", async () => {
+  const { wellFormed } = await import("../../device/questions.js");
+  const questions = VECTORS.filter((vector) => vector.object.kind !== undefined).map((vector) => vector.object);
+  assert.ok(questions.some((q) => q.typed) && questions.some((q) => q.other));
+  for (const question of questions) assert.ok(wellFormed(question), question.text);
+  const choice = questions.find((q) => q.other);
+  assert.equal(wellFormed({ ...choice, other: { ...choice.other, value: 99 } }), false);
+  assert.equal(wellFormed({ ...choice, protected: true }), false);
+  const text = questions.find((q) => q.typed);
+  assert.equal(wellFormed({ ...text, typed: undefined }), false);
+  assert.equal(wellFormed({ ...text, kind: "yes_no" }), false);
+});

@@ -135,6 +135,34 @@ def test_a_copy_of_the_survey_needs_a_yes_for_the_questions_already_answered(
     context.close()
 
 
+def test_a_send_from_another_tab_needs_a_yes_before_this_one_randomizes(
+    live_server, chromium, survey, owner
+):
+    context = chromium.new_context(viewport=DESKTOP)
+    traffic = watch(context)
+    copy = authoring.survey_duplicate(survey=survey, user=owner)
+    copy = authoring.survey_publish(survey=copy, user=owner)
+    first, second = context.new_page(), context.new_page()
+    first.goto(respond_url(live_server, survey))
+    second.goto(respond_url(live_server, copy))
+    # Both drawn before anything was sent: both fresh.
+    expect(second.get_by_role("button", name="Send my answers")).to_be_enabled()
+    answer(first)
+    send(first)
+    answer(second)
+    second.get_by_role("button", name="Send my answers").click()
+    expect(second.locator("#device-notice")).to_contain_text(SEEN)
+    assert len(traffic.posts) == 1
+    second.get_by_role(
+        "button",
+        name="Answer these questions again and accept the added privacy loss",
+    ).click()
+    answer(second)
+    send(second)
+    assert len(traffic.posts) == 2
+    context.close()
+
+
 def test_the_same_survey_sends_its_remembered_reports_again_byte_for_byte(
     live_server, chromium, survey
 ):
