@@ -106,11 +106,18 @@ class REstimator:
     one_column : bool
         True when it takes the name of its one column rather than the vector
         of its columns' names.
+    support : str
+        For frequency oracles and multi-select mechanisms, the R function
+        (defined in ``source``) ``support(rows, columns, k, ...)`` giving the
+        0/1 support matrix ``S[i, v]`` of the report rows ``rows`` (as
+        ``support_rows``; further named arguments are the estimator's):
+        weighted estimates take ``Σ w_i S_iv / Σ w_i``.  "" for none.
     """
 
     name: str
     source: str
     one_column: bool = False
+    support: str = ""
 
 
 class About(ABC):

@@ -20,13 +20,17 @@ from ldp.mechanisms.words import Options, Words, gettext_noop
 
 BITS = REstimator(
     "estimate_bits",
-    """estimate_bits <- function(d, columns, labels, p, q, title = columns[1],
+    """support_bits <- function(rows, columns, k, ...) {
+  matrix(as.numeric(as.matrix(rows[, columns, drop = FALSE])), nrow = nrow(rows))
+}
+estimate_bits <- function(d, columns, labels, p, q, title = columns[1],
                           revision_column = NA, revision = NA,
                           simplex = FALSE) {
   keep <- keep_rows(d, columns[1], revision_column, revision)
   count <- colSums(d[keep, columns, drop = FALSE])
   show(title, labels, count, sum(keep), p, q, 1, simplex)
 }""",
+    support="support_bits",
 )
 """Shares from one 0/1 column per option: the column sums."""
 

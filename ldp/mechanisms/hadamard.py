@@ -92,6 +92,12 @@ R_ESTIMATOR = REstimator(
   while (any(x > 0)) { out <- bitwXor(out, bitwAnd(x, 1L)); x <- bitwShiftR(x, 1L) }
   out
 }
+support_hadamard <- function(rows, columns, k, ...) {
+  j <- rows[[columns[1]]]; bit <- rows[[columns[2]]]
+  matrix(vapply(seq_len(k) - 1L, function(v) {
+    as.numeric(bit == 1L - parity(bitwAnd(j, v)))
+  }, numeric(length(j))), nrow = length(j))
+}
 estimate_hadamard <- function(d, columns, labels, p, q, title = columns[1],
                               revision_column = NA, revision = NA,
                           simplex = FALSE) {
@@ -102,6 +108,7 @@ estimate_hadamard <- function(d, columns, labels, p, q, title = columns[1],
   })
   show(title, labels, count, sum(keep), p, q, 1, simplex)
 }""",
+    support="support_hadamard",
 )
 """Shares from the rows and bits: the reports whose bit is H[j, v]'s."""
 

@@ -141,7 +141,13 @@ class SeededHashStorage(ReportStorage):
 
 R_ESTIMATOR = REstimator(
     "estimate_olh",
-    """estimate_olh <- function(d, columns, labels, g, p, q, title = columns[1],
+    """support_olh <- function(rows, columns, k, g, ...) {
+  a <- rows[[columns[1]]]; b <- rows[[columns[2]]]; y <- rows[[columns[3]]]
+  matrix(vapply(seq_len(k) - 1L, function(v) {
+    as.numeric(((a * v + b) %% 2147483647) %% g == y)
+  }, numeric(length(y))), nrow = length(y))
+}
+estimate_olh <- function(d, columns, labels, g, p, q, title = columns[1],
                          revision_column = NA, revision = NA,
                           simplex = FALSE) {
   keep <- keep_rows(d, columns[1], revision_column, revision)
@@ -151,6 +157,7 @@ R_ESTIMATOR = REstimator(
   })
   show(title, labels, count, sum(keep), p, q, 1, simplex)
 }""",
+    support="support_olh",
 )
 """Shares from the seeds and hash values: the reports whose hash of v is y."""
 

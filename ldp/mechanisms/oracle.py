@@ -21,7 +21,11 @@ from ldp.mechanisms.base import Mechanism
 
 LEVELS = REstimator(
     "estimate_levels",
-    """estimate_levels <- function(d, column, labels, p, q, scale = 1, title = column,
+    """support_levels <- function(rows, columns, k, ...) {
+  y <- as.integer(rows[[columns[1]]]) - 1L
+  matrix(as.numeric(outer(y, seq_len(k) - 1L, "==")), nrow = length(y))
+}
+estimate_levels <- function(d, column, labels, p, q, scale = 1, title = column,
                             revision_column = NA, revision = NA,
                           simplex = FALSE) {
   keep <- keep_rows(d, column, revision_column, revision)
@@ -29,6 +33,7 @@ LEVELS = REstimator(
   show(title, labels, count, sum(keep), p, q, scale, simplex)
 }""",
     one_column=True,
+    support="support_levels",
 )
 """Shares from a report that is one answer (a factor column): its table."""
 

@@ -48,6 +48,7 @@ page_patterns = [
         model_views.weights_csv,
         name="weights_csv",
     ),
+    path("<int:pk>/weights/weights.R", model_views.weights_script, name="weights_r"),
     path(
         "<int:pk>/export/estimates.csv",
         export_views.export_estimates_csv,

@@ -15,7 +15,8 @@ from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_GET
 
 from ldp.mechanisms.about import LINEAR
-from surveys.analysis.jobs import regressions, weights
+from surveys.analysis import replica
+from surveys.analysis.jobs import regressions, weights, weights_r
 from surveys.analysis.models import AnalysisJob
 from surveys.analysis.pages import model_tables
 from surveys.analysis.pages.dashboard import labels_shown
@@ -139,14 +140,20 @@ def regression_csv(request, pk: int):
     )
 
 
-def _weights_job(request, survey) -> AnalysisJob:
-    """The job the query asks for (WeightingRefused: why not)."""
+def _margins(request, survey) -> dict[int, list[float]]:
+    """The population shares the query gives (WeightingRefused: why not)."""
     margins = {}
     for question in weights.margin_candidates(survey):
         text = request.GET.get(f"margin-{question.pk}", "")
         shares = weights.parse_margin(question, text)
         if shares is not None:
             margins[question.pk] = shares
+    return margins
+
+
+def _weights_job(request, survey) -> AnalysisJob:
+    """The job the query asks for (WeightingRefused: why not)."""
+    margins = _margins(request, survey)
     latest_results(survey)  # brings the snapshot (the job's data) up to date
     job, created = weights.weighted_request(survey=survey, margins=margins)
     return job_sent(job, created)
@@ -197,3 +204,25 @@ def weights_csv(request, pk: int):
         table=model_tables.weighted_csv,
         name="weighted",
     )
+
+
+@login_required
+@require_GET
+def weights_script(request, pk: int):
+    """An R script that rebuilds the weights the query names from the wide CSV
+    and recomputes every weighted estimate (``weights_r.weights_r_script``);
+    400 with the reason for margins the weights page would refuse."""
+    survey = _survey(request, pk)
+    try:
+        margins = _margins(request, survey)
+    except weights.WeightingRefused as refusal_error:
+        return refused(str(refusal_error))
+    if not margins:
+        return refused("Give the population margins on the weights page.")
+    with replica.released(survey.pk):
+        script = weights_r.weights_r_script(survey, margins)
+    response = HttpResponse(script, content_type="text/plain; charset=utf-8")
+    name = f"survey-{survey.pk}-weights.R"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["Cache-Control"] = "no-store"
+    return response

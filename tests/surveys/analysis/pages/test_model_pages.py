@@ -157,6 +157,29 @@ def test_the_weights_csv_has_a_row_per_answer_and_mean(ada_client, seeded):
     assert float(rows[1]["weighted_estimate"]) == cheated["rows"][1]["weighted"]
 
 
+def test_the_weights_r_script_writes_the_margins_it_is_given(ada_client, seeded):
+    q = questions(seeded)
+    query = {"weigh": "1", f"margin-{q[REGION].pk}": "34, 33, 33"}
+    url = reverse("analysis:weights_r", args=[seeded.pk])
+    response = ada_client.get(url, query)
+    assert response.status_code == 200
+    assert response["Content-Disposition"].endswith('-weights.R"')
+    script = response.content.decode()
+    assert "= 0.34, " in script and "w_all[kept] <- calibrate(cells, margins)" in script
+    assert not AnalysisJob.objects.exists()
+
+
+@pytest.mark.parametrize("margin", ["40, 40, 40", ""])
+def test_the_weights_r_script_refuses_bad_margins_with_the_reason(
+    ada_client, seeded, margin
+):
+    q = questions(seeded)
+    url = reverse("analysis:weights_r", args=[seeded.pk])
+    response = ada_client.get(url, {"weigh": "1", f"margin-{q[REGION].pk}": margin})
+    assert response.status_code == 400
+    assert ("120%" if margin else "population margins") in response.content.decode()
+
+
 @pytest.mark.parametrize(
     ("margin", "message"),
     [("40, 40, 40", "add up to 120%, not 100%"), ("", "at least one")],
