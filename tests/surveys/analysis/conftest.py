@@ -203,14 +203,93 @@ def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-@pytest.fixture
-def ada(django_user_model):
-    return django_user_model.objects.create_user("ada", password=PASSWORD)
+def _user(name: str):
+    """The user ``name`` (password ``PASSWORD``): the module's kept one, else new."""
+    from django.contrib.auth import get_user_model
+
+    model = get_user_model()
+    kept = model.objects.filter(username=name).first()
+    return kept or model.objects.create_user(name, password=PASSWORD)
 
 
 @pytest.fixture
-def bob(django_user_model):
-    return django_user_model.objects.create_user("bob", password=PASSWORD)
+def ada(db):
+    return _user("ada")
+
+
+@pytest.fixture
+def bob(db):
+    return _user("bob")
+
+
+# --- answered surveys made once per module (Django's setUpTestData) ----------------
+# Building and answering a survey costs about two CPU-seconds; most tests of a
+# module only read it, or change it inside their own transaction, which is
+# rolled back.  A module sets ANSWERED_RESPONDENTS or SEEDED_RESPONDENTS to
+# change how many respondents its survey has.
+ANSWERED_RESPONDENTS = 300
+SEEDED_RESPONDENTS = 800
+
+
+def _kept(django_db_blocker, fill) -> Iterator[int]:
+    """The pk of a survey owned by ada that ``fill(owner)`` made, kept for the
+    module (``tests.conftest.module_rows``)."""
+    from tests.conftest import module_rows
+
+    yield from module_rows(django_db_blocker, lambda: fill(_user("ada")).pk)
+
+
+def _fresh(pk: int) -> Survey:
+    """The kept survey read anew, with an empty cache (keys name the survey)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    return Survey.objects.get(pk=pk)
+
+
+@pytest.fixture(scope="module")
+def kept_answered(request, django_db_setup, django_db_blocker) -> Iterator[int]:
+    from surveys.analysis import reading
+    from tests.surveys.analysis import dashboard_support
+
+    count = getattr(request.module, "ANSWERED_RESPONDENTS", ANSWERED_RESPONDENTS)
+
+    def fill(owner) -> Survey:
+        survey = dashboard_support.make_survey(owner)
+        dashboard_support.simulate(survey, count)
+        reading.latest_results(survey)  # the first snapshot, as a commit queues it
+        return survey
+
+    yield from _kept(django_db_blocker, fill)
+
+
+@pytest.fixture
+def answered(kept_answered, ada) -> Survey:
+    """Ada's published survey of every kind (``dashboard_support.make_survey``),
+    answered by the module's ANSWERED_RESPONDENTS simulated respondents, with
+    its first results snapshot."""
+    return _fresh(kept_answered)
+
+
+@pytest.fixture(scope="module")
+def kept_seeded(request, django_db_setup, django_db_blocker) -> Iterator[int]:
+    from tests.surveys.analysis import model_support
+
+    count = getattr(request.module, "SEEDED_RESPONDENTS", SEEDED_RESPONDENTS)
+
+    def fill(owner) -> Survey:
+        survey = model_support.make_model_survey(owner)
+        model_support.seed_respondents(survey, count)
+        return survey
+
+    yield from _kept(django_db_blocker, fill)
+
+
+@pytest.fixture
+def seeded(kept_seeded, ada) -> Survey:
+    """Ada's regression and weighting survey (``model_support``), answered by
+    the module's SEEDED_RESPONDENTS respondents, tallied and snapshotted."""
+    return _fresh(kept_seeded)
 
 
 @pytest.fixture

@@ -14,17 +14,13 @@ import ldp
 from surveys.analysis import urls as analysis_urls
 from surveys.api_tokens.models import ApiToken
 from surveys.api_tokens.services import api_token_create, token_hash
-from tests.surveys.analysis.dashboard_support import make_survey, simulate
+from tests.surveys.analysis.dashboard_support import make_survey
 from tests.surveys.stored_reports import payloads
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def answered(ada):
-    survey = make_survey(ada)
-    simulate(survey, 120)
-    return survey
+ANSWERED_RESPONDENTS = 120  # the module's kept survey (conftest.py)
 
 
 @pytest.fixture

@@ -28,11 +28,7 @@ from tests.surveys.analysis.dashboard_support import make_survey, simulate
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def answered(ada):
-    survey = make_survey(ada)
-    simulate(survey, 120)
-    return survey
+ANSWERED_RESPONDENTS = 120  # the module's kept survey (conftest.py)
 
 
 def _ask(client, survey, name):

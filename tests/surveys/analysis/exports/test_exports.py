@@ -20,16 +20,11 @@ import ldp
 from surveys.analysis.exports import estimates as exports
 from surveys.analysis.exports.csv_cells import csv_lines, neutralise
 from surveys.collection.assets import randomizer_script
-from tests.surveys.analysis.dashboard_support import make_survey, simulate
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def answered(ada):
-    survey = make_survey(ada)
-    simulate(survey, 250)
-    return survey
+ANSWERED_RESPONDENTS = 250  # the module's kept survey (conftest.py)
 
 
 def _get(client, name, survey):

@@ -18,17 +18,9 @@ from ldp.estimators.crosstab import crosstab_estimate, joint_histogram
 from surveys.analysis.jobs import crosstabs
 from surveys.analysis.pages import numbers
 from surveys.analysis.templatetags.privacy_numbers import epsilon_text
-from tests.surveys.analysis.dashboard_support import make_survey, simulate
 from tests.surveys.stored_reports import payloads
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def answered(ada):
-    survey = make_survey(ada)
-    simulate(survey, 300)
-    return survey
 
 
 def _by_mechanism(survey):

@@ -25,11 +25,7 @@ from tests.surveys.stored_reports import payloads
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def seeded(ada):
-    survey = make_model_survey(ada)
-    seed_respondents(survey, 1000)
-    return survey
+SEEDED_RESPONDENTS = 1000  # the module's kept survey (conftest.py)
 
 
 def _run(survey, outcome, covariates, references=None):

@@ -18,21 +18,12 @@ from tests.surveys.analysis.model_support import (
     HOURS,
     REGION,
     REGIONS,
-    make_model_survey,
     questions,
-    seed_respondents,
 )
 from tests.surveys.stored_reports import payloads
 
 pytestmark = pytest.mark.django_db
 EVEN = [1 / 3, 1 / 3, 1 / 3]
-
-
-@pytest.fixture
-def seeded(ada):
-    survey = make_model_survey(ada)
-    seed_respondents(survey, 800)
-    return survey
 
 
 def _run(survey, margins):

@@ -12,27 +12,16 @@ import pytest
 from django.urls import reverse
 
 from surveys.analysis.models import ResultSnapshot, ResultsSettings
-from surveys.analysis.reading import latest_results
 from surveys.analysis.results import selectors
 from surveys.analysis.results.objects import results_to_document
 from surveys.authoring.models import Collaborator
 from tests.surveys.analysis.dashboard_support import (
-    make_survey,
     reference_estimates,
-    simulate,
 )
 
 pytestmark = pytest.mark.django_db
 
 MLE_LABEL = "Maximum likelihood through the randomization (EM)"
-
-
-@pytest.fixture
-def answered(ada):
-    survey = make_survey(ada)
-    simulate(survey, 300)
-    assert latest_results(survey) is not None  # the first snapshot, computed here
-    return survey
 
 
 def _url(survey) -> str:

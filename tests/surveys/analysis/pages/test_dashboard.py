@@ -28,11 +28,7 @@ from tests.surveys.stored_reports import payloads
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def answered(ada):
-    survey = make_survey(ada)
-    simulate(survey, 400)
-    return survey
+ANSWERED_RESPONDENTS = 400  # the module's kept survey (conftest.py)
 
 
 def _card(html: str, question_id: int) -> str:

@@ -19,19 +19,13 @@ from tests.surveys.analysis.model_support import (
     EMPLOYED,
     HOURS,
     REGION,
-    make_model_survey,
     questions,
-    seed_respondents,
 )
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def seeded(ada):
-    survey = make_model_survey(ada)
-    seed_respondents(survey, 600)
-    return survey
+SEEDED_RESPONDENTS = 600  # the module's kept survey (conftest.py)
 
 
 def _regression_query(survey, outcome=CHEATED, covariates=(REGION, AGE), ref="South"):

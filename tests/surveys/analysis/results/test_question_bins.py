@@ -15,17 +15,8 @@ from surveys.analysis.reading import latest_results
 from surveys.analysis.results import selectors
 from surveys.analysis.results.objects import DOCUMENT_FORMAT
 from surveys.authoring.models import Collaborator
-from tests.surveys.analysis.dashboard_support import make_survey, simulate
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def answered(ada):
-    survey = make_survey(ada)
-    simulate(survey, 300)
-    assert latest_results(survey) is not None  # the first snapshot, computed here
-    return survey
 
 
 def _question(survey, kind: str):
