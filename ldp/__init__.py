@@ -29,7 +29,8 @@ from ldp.estimators.frequency import FrequencyEstimate
 from ldp.estimators.intervals import ConfidenceInterval, critical_value
 from ldp.estimators.mean import MeanEstimate
 from ldp.estimators.multiselect import MultiSelectEstimate
-from ldp.estimators.weighted import WeightedEstimate, weighted_estimate, weighted_mean
+from ldp.estimators.weighted import weighted_estimate, weighted_mean
+from ldp.estimators.weighted_result import WeightedEstimate
 from ldp.mechanisms import Mechanism, build
 from ldp.mechanisms.binary import unrelated_question_design, unrelated_question_spec
 from ldp.mechanisms.registry import REGISTRY

@@ -28,7 +28,13 @@ import numpy as np
 
 from ldp.arrays import AnyArray, FloatArray
 from ldp.estimators.mean import MeanEstimate
-from ldp.estimators.weighted import WeightedEstimate, _value_bounds, support_rows
+from ldp.estimators.weighted import support_rows
+from ldp.estimators.weighted_result import (
+    WeightedEstimate,
+    centred_spread,
+    mean_from_scores,
+    shares_from_support,
+)
 
 CROSS_MAX = 64
 """Largest ``k`` whose ``k × k`` cross products a group keeps."""
@@ -243,27 +249,10 @@ def weighted_estimate_grouped(
             squared += w * w * support
             cross += w * w * products
         _, cell, cell_squares = _totals(members)
-        lam_h = sums / cell if cell > 0 else np.zeros(k)
-        spread += cross - np.outer(lam_h, squared) - np.outer(squared, lam_h)
-        spread += np.outer(lam_h, lam_h) * cell_squares
+        spread += centred_spread(sums, squared, cross, cell, cell_squares)
         weighted += sums
-    lam = weighted / total
-    cov_lam = spread / total**2 * n / (n - 1)
-    p = np.asarray(mechanism.p_star, dtype=float)[:k]
-    q = np.asarray(mechanism.q_star, dtype=float)[:k]
-    scale = float(getattr(mechanism, "scale", 1)) / (p - q)
-    covariance = cov_lam * np.outer(scale, scale)
-    covariance = (covariance + covariance.T) / 2
-    return WeightedEstimate(
-        n=n,
-        mechanism=str(mechanism.name),
-        epsilon=float(mechanism.epsilon),
-        estimate=(lam - q) * scale,
-        standard_error=np.sqrt(np.maximum(np.diag(covariance), 0.0)),
-        covariance=covariance,
-        support=lam,
-        design_effect=grouped_design_effect(groups),
-        sums_to_one=not hasattr(mechanism, "max_selections"),
+    return shares_from_support(
+        mechanism, n, weighted, spread, total, grouped_design_effect(groups)
     )
 
 
@@ -315,16 +304,7 @@ def weighted_mean_grouped(
             + w * w * g.n * centre * centre
             for w, g in members
         )
-    variance = n / (n - 1) * max(spread, 0.0) / total**2
-    return MeanEstimate(
-        n=n,
-        estimate=float(mean),
-        standard_error=float(np.sqrt(variance)),
-        mechanism=str(mechanism.name),
-        epsilon=float(mechanism.epsilon),
-        bias_bound=float(mechanism.score_bias),
-        bounds=_value_bounds(mechanism),
-    )
+    return mean_from_scores(mechanism, n, mean, n / (n - 1) * spread / total**2)
 
 
 def grouped_design_effect(groups: Sequence[tuple[float, GroupMoments]]) -> float:
