@@ -93,7 +93,13 @@ def study(django_user_model):
 
 def pages(survey) -> dict[str, str]:
     first = survey.questions.filter(is_private=True).first()
+    age = survey.questions.get(is_private=False, kind="single_choice")
+    hours = survey.questions.filter(is_private=True, kind="numeric").first()
+    weights = reverse("analysis:weights", args=[survey.pk])
     return {
+        # The weights page with its finished table (the job runs at once).
+        "weighted": f"{weights}?weigh=1&margin-{age.pk}=25,25,30,20",
+        "bins": reverse("analysis:question_bins", args=[survey.pk, hours.pk]),
         "dashboard": reverse("analysis:dashboard", args=[survey.pk]),
         "results": reverse("analysis:dashboard_live", args=[survey.pk]),
         "privacy": reverse("analysis:privacy", args=[survey.pk]),
@@ -140,6 +146,8 @@ def untranslated(owner, survey, name: str, language: str) -> list[str]:
         "mailings",
         "regression",
         "weights",
+        "weighted",
+        "bins",
         "pilot",
         "languages",
         "audit",
