@@ -1092,7 +1092,9 @@ function setUpSave() {
   save.textContent = gettext("Save and finish later");
   save.addEventListener("click", offerSave);
   saveArea.append(about, save);
-  form.querySelector(".send").append(saveArea);
+  // Beside "Send", not in it: "Send" shows on the last section only, and a
+  // respondent may want to stop in any section.
+  form.querySelector(".send").after(saveArea);
   resumePanel = document.createElement("div");
   resumePanel.id = "device-resume";
   resumePanel.className = "message notice";

@@ -17,6 +17,10 @@ from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Survey
 from tests.browser import headless_chromium
+from tests.system.identity_provider import (  # noqa: F401  (fixtures)
+    provider,
+    single_sign_on,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "system"
