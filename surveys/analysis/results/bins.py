@@ -6,8 +6,10 @@ The maths (constrained maximum likelihood, bootstrap intervals) is
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import logging
 import math
 import re
 from typing import Any
@@ -19,6 +21,8 @@ import ldp
 from ldp.estimators.binned import bin_index
 from ldp.estimators.level_channels import level_channel
 from surveys.analysis.results.objects import Distribution, Interval
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_BINS = 5
 LEVEL = 0.95
@@ -138,16 +142,22 @@ def distribution(
     The fit and its bootstrap are computed once per question and tally: a
     snapshot whose question has the same reports' counts, cuts and labels as
     an earlier one reads the earlier result from the cache (keyed by all of
-    them, so a change to any computes it again)."""
+    them, so a change to any computes it again).  A cache that cannot be
+    reached only costs the computation."""
     key = _cache_key(mechanism, stat, labels, numeric, cuts, seed)
-    found = cache.get(key)
+    try:
+        found = cache.get(key)
+    except Exception:  # any backend's outage; the result is recomputed
+        logger.warning("cache unavailable: the binned distribution is recomputed")
+        found = None
     if isinstance(found, Distribution):
         return found
     computed = _computed(
         mechanism, stat, labels=labels, numeric=numeric, cuts=cuts, seed=seed
     )
     if computed is not None:
-        cache.set(key, computed, CACHE_SECONDS)
+        with contextlib.suppress(Exception):  # kept for next time if it can be
+            cache.set(key, computed, CACHE_SECONDS)
     return computed
 
 

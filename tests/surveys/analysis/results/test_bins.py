@@ -56,3 +56,22 @@ def test_any_changed_input_gives_another_cache_key(scale, change):
         other_mechanism = ldp.build({"mechanism": "ordinal", "k": 5, "epsilon": 1.0})
     other = bins._cache_key(other_mechanism, other_stat, labels, False, None, seed)
     assert other != key
+
+
+UNREACHABLE = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens on port 1
+        "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
+    }
+}
+
+
+def test_a_cache_that_cannot_be_reached_only_costs_the_computation(scale, settings):
+    mechanism, stat = scale
+    expected = bins._computed(mechanism, stat, **_inputs(stat))
+    settings.CACHES = UNREACHABLE
+    with pytest.raises(Exception, match=r"(?i)connect"):
+        cache.get("anything")  # the outage is real
+
+    assert bins.distribution(mechanism, stat, **_inputs(stat)) == expected
