@@ -17,7 +17,9 @@ import * as agent from "./randomizer.js";
 import * as wording from "./wording.js";
 import * as outbox from "./outbox.js";
 import * as ledger from "./ledger.js";
-import { KINDS, applyLogic as showLogic, element, fill, questionBlock, readAnswer as readOne, wellFormed } from "./questions.js";
+import {
+  KINDS, applyLogic as showLogic, element, fill, questionBlock, readAnswer as readOne, renderReview, wellFormed,
+} from "./questions.js";
 
 const CONTENT_VERSION = 1;
 const app = document.getElementById("app");
@@ -332,10 +334,14 @@ function render(link, data, questions, verdict, storage, reportUrl) {
   const notice = element("div", { id: "device-notice", class: "message", hidden: "" });
   const total = element("p", { id: "device-site-total" });
   const button = element("button", { type: "submit", class: "button" }, words.sentence("page.send"));
-  form.append(notice, element("div", { class: "send" }, total, button));
+  // Every answer that goes as given, listed above "Send" as it will be sent.
+  const review = element("section", { id: "device-review", class: "device-review message" });
+  form.append(notice, element("div", { class: "send" }, review, total, button));
   app.replaceChildren(header, form);
-  form.addEventListener("change", () => applyLogic(questions));
-  applyLogic(questions);
+  const update = () => renderReview(review, questions, applyLogic(questions), language());
+  form.addEventListener("change", update);
+  form.addEventListener("input", update);
+  update();
   const state = { consent: false, accepted: false };
   const ask = memoryGate({ form, notice, button, total, questions, verdict, storage, scope, state });
   ask();

@@ -216,3 +216,32 @@ export function applyLogic(questions, language) {
   }
   return hidden;
 }
+
+// --- the list of what goes as given, shown above "Send" ----------------------------
+function shownAnswer(question, read, words) {
+  if (read.skipped) return words.sentence("page.skippedPlain");
+  const given = read.answer === undefined ? [] : [].concat(read.answer);
+  if (read.error || given.length === 0) return words.sentence("page.noAnswerYet");
+  if (isTyped(question)) return read.answer;
+  const labels = new Map(choices(question).map((option) => [String(option.value), option.label]));
+  const shown = given.map((value) => labels.get(String(value)) ?? String(value)).join(", ");
+  return read.other ? `${shown}: ${read.other}` : shown;
+}
+
+/**
+ * Fill `panel` with every shown unprotected answer as it will be sent (the
+ * question's text and the chosen option's words or the typed text), in the
+ * respondent's language, or say that none goes as given.
+ */
+export function renderReview(panel, questions, hidden, language) {
+  const { words } = language;
+  const plain = questions.filter((q) => !q.protected && !hidden.has(q.question));
+  const lead = element("p", {}, element("strong", {}, words.sentence(plain.length ? "page.sentAsTyped" : "page.noneAsTyped")));
+  const list = element("ul");
+  for (const question of plain) {
+    const shown = shownAnswer(question, readAnswer(question, language), words);
+    list.append(element("li", { "data-question": String(question.question) },
+      `${question.text}: `, element("strong", { class: "as-typed" }, shown)));
+  }
+  panel.replaceChildren(lead, ...(plain.length ? [list] : []));
+}
