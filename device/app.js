@@ -18,7 +18,7 @@ import * as wording from "./wording.js";
 import * as outbox from "./outbox.js";
 import * as ledger from "./ledger.js";
 import {
-  KINDS, applyLogic as showLogic, element, fill, questionBlock, readAnswer as readOne, renderReview, wellFormed,
+  KINDS, applyLogic as showLogic, element, fill, fillPipes, questionBlock, readAnswer as readOne, renderReview, wellFormed,
 } from "./questions.js";
 
 const CONTENT_VERSION = 1;
@@ -338,7 +338,11 @@ function render(link, data, questions, verdict, storage, reportUrl) {
   const review = element("section", { id: "device-review", class: "device-review message" });
   form.append(notice, element("div", { class: "send" }, review, total, button));
   app.replaceChildren(header, form);
-  const update = () => renderReview(review, questions, applyLogic(questions), language());
+  const update = () => {
+    const hidden = applyLogic(questions);
+    fillPipes(questions, hidden, language());
+    renderReview(review, questions, hidden, language());
+  };
   form.addEventListener("change", update);
   form.addEventListener("input", update);
   update();

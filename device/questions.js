@@ -37,10 +37,52 @@ export function wellFormed(body) {
   const free = body.kind === "short_text" || body.kind === "long_text";
   if (free !== (typed !== undefined)) return false;
   if (typed !== undefined && !(Number.isSafeInteger(typed.most) && typed.most > 0 && typeof typed.lines === "boolean")) return false;
+  const pipes = body.pipes;
+  if (pipes !== undefined && (body.protected || typeof pipes !== "object" || pipes === null ||
+    !Object.entries(pipes).every(([n, id]) => /^\d{1,4}$/.test(n) && Number.isSafeInteger(id)))) return false;
   const other = body.other;
   if (other === undefined) return true;
   return !body.protected && Number.isSafeInteger(other.value) && Number.isSafeInteger(other.most) && other.most > 0 &&
     Array.isArray(body.values) && body.values.includes(other.value);
+}
+
+// --- piping: an earlier unprotected answer repeated in a later question's text ---
+// `{{qN}}` (surveys/authoring/piping.py); only an unprotected question's
+// content names its pipes, and each is filled with text, never markup.
+const PIPE = /\{\{\s*[qQ]\s*(\d{1,4})\s*\}\}/g;
+export const EMPTY = "…";
+
+/** A question's text with every pipe shown as EMPTY (labels, the review list). */
+export const plainText = (question) => question.text.replace(PIPE, EMPTY);
+
+// The question's text as nodes: each pipe an empty <span data-pipe="id">.
+function textNodes(question) {
+  const pipes = question.protected ? {} : question.pipes || {};
+  const nodes = [];
+  let last = 0;
+  for (const match of question.text.matchAll(PIPE)) {
+    const id = pipes[String(Number(match[1]))];
+    if (id === undefined) continue;
+    nodes.push(question.text.slice(last, match.index), element("span", { "data-pipe": String(id) }, EMPTY));
+    last = match.index + match[0].length;
+  }
+  nodes.push(question.text.slice(last));
+  return nodes;
+}
+
+/** Fill every pipe with its question's current answer (EMPTY if none). */
+export function fillPipes(questions, hidden, language) {
+  for (const span of document.querySelectorAll("#device-form [data-pipe]")) {
+    const question = questions.find((q) => String(q.question) === span.dataset.pipe);
+    let text = EMPTY;
+    if (question && !question.protected && !hidden.has(question.question)) {
+      const read = readAnswer(question, language);
+      if (!read.skipped && !read.error && read.answer !== undefined && [].concat(read.answer).length) {
+        text = shownAnswer(question, read, language.words, true);
+      }
+    }
+    span.textContent = text;
+  }
 }
 
 // --- the answers a question offers ---------------------------------------------
@@ -98,7 +140,7 @@ function typedControl(question, id, ui) {
 function choiceControls(question, id, ui, words) {
   const options = choices(question);
   if (question.kind === "numeric") {
-    const select = element("select", { id: `${id}-value`, "aria-label": question.text });
+    const select = element("select", { id: `${id}-value`, "aria-label": plainText(question) });
     select.append(element("option", { value: "" }, ui.choose));
     options.forEach((option, i) => select.append(element("option", { value: String(i) }, option.label)));
     return [select];
@@ -124,7 +166,7 @@ export function questionBlock(question, verdict, number, { words, ui }) {
   const id = `q${question.question}`;
   const fieldset = element("fieldset", { class: "question", id: `question-${question.question}` });
   const optional = question.optional ? ` ${ui.optional}` : "";
-  fieldset.append(element("legend", {}, `${number}. ${question.text}${optional}`));
+  fieldset.append(element("legend", {}, `${number}. `, ...textNodes(question), optional));
   if (question.help) fieldset.append(element("p", { class: "help" }, question.help));
   fieldset.append(protectionBlock(question, verdict, words));
   const group = element("div", { class: "answers", "data-answer": id });
@@ -145,7 +187,7 @@ const typedText = (text) => text.replace(/\r\n?/g, "\n");
 function readTyped(question, id, { ui }) {
   const text = typedText(document.getElementById(`${id}-text`).value);
   if (text.trim() === "") {
-    return question.optional ? { skipped: "blank" } : { error: fill(ui.pleaseAnswer, { question: question.text }) };
+    return question.optional ? { skipped: "blank" } : { error: fill(ui.pleaseAnswer, { question: plainText(question) }) };
   }
   if (TEXT_CONTROL.test(text) || (!question.typed.lines && text.includes("\n"))) return { error: ui.lettersOnly };
   return { answer: text };
@@ -218,14 +260,17 @@ export function applyLogic(questions, language) {
 }
 
 // --- the list of what goes as given, shown above "Send" ----------------------------
-function shownAnswer(question, read, words) {
+// An answer in words: the typed text, or the chosen options' labels (in a
+// pipe, "Other" is the words typed beside it, as the answer page shows it).
+function shownAnswer(question, read, words, piped = false) {
   if (read.skipped) return words.sentence("page.skippedPlain");
   const given = read.answer === undefined ? [] : [].concat(read.answer);
   if (read.error || given.length === 0) return words.sentence("page.noAnswerYet");
   if (isTyped(question)) return read.answer;
   const labels = new Map(choices(question).map((option) => [String(option.value), option.label]));
-  const shown = given.map((value) => labels.get(String(value)) ?? String(value)).join(", ");
-  return read.other ? `${shown}: ${read.other}` : shown;
+  const typedOther = (value) => piped && read.other && value === question.other?.value;
+  const shown = given.map((value) => (typedOther(value) ? read.other : labels.get(String(value)) ?? String(value))).join(", ");
+  return read.other && !piped ? `${shown}: ${read.other}` : shown;
 }
 
 /**
@@ -241,7 +286,7 @@ export function renderReview(panel, questions, hidden, language) {
   for (const question of plain) {
     const shown = shownAnswer(question, readAnswer(question, language), words);
     list.append(element("li", { "data-question": String(question.question) },
-      `${question.text}: `, element("strong", { class: "as-typed" }, shown)));
+      `${plainText(question)}: `, element("strong", { class: "as-typed" }, shown)));
   }
   panel.replaceChildren(lead, ...(plain.length ? [list] : []));
 }

@@ -31,7 +31,7 @@ from typing import Any
 
 from django.utils import translation
 
-from surveys.authoring import translations
+from surveys.authoring import piping, translations
 from surveys.authoring.kinds import OTHER_TEXT_LIMIT, facts
 from surveys.authoring.models import Question, Survey
 from surveys.collection.plain_fields import typed_limits
@@ -104,18 +104,34 @@ def _range(question: Question) -> list[str] | None:
 
 
 def _typed_words(question: Question) -> dict[str, Any]:
-    """What an unprotected question takes as typed words, only where it does:
-    ``typed`` (a free-text answer: its most characters and whether it may
-    hold several lines) and ``other`` ("Other, please specify": the value of
-    "Other" and the most characters of the words beside it).  A protected
-    question has neither, so its content object, and the device's memory
-    keyed on it, is the same as before these keys existed."""
+    """What an unprotected question takes as typed words, or repeats, only
+    where it does: ``typed`` (a free-text answer: its most characters and
+    whether it may hold several lines), ``other`` ("Other, please specify":
+    the value of "Other" and the most characters of the words beside it) and
+    ``pipes`` (its text's earlier answers).  A protected question has none,
+    so its content object, and the device's memory keyed on it, is the same
+    as before these keys existed."""
     found: dict[str, Any] = {}
     if (limits := typed_limits(question)) is not None:
         found["typed"] = {"most": limits[0], "lines": limits[1]}
     if (other := other_value(question)) is not None:
         found["other"] = {"value": other, "most": OTHER_TEXT_LIMIT}
+    if not question.is_private and (pipes := _pipes(question)):
+        found["pipes"] = pipes
     return found
+
+
+def _pipes(question: Question) -> dict[str, int]:
+    """Each ``{{qN}}`` of an unprotected question's text: N → the id of the
+    question at position N, whose answer the device fills in
+    (``surveys.authoring.piping``)."""
+    wanted = set(piping.numbers(question.text))
+    if not wanted:
+        return {}
+    found = Question.objects.filter(
+        survey_id=question.survey_id, position__in=wanted
+    ).values_list("position", "pk")
+    return {str(position): pk for position, pk in found}
 
 
 def question_content(question: Question, language: str) -> dict[str, Any]:

@@ -54,3 +54,12 @@ test("the independent device reads every shared question vector as well formed, 
   assert.equal(wellFormed({ ...text, typed: undefined }), false);
   assert.equal(wellFormed({ ...text, kind: "yes_no" }), false);
 });
+
+test("the independent device refuses pipes in a protected question's content", async () => {
+  const { wellFormed } = await import("../../device/questions.js");
+  const choice = VECTORS.find((vector) => vector.object.other).object;
+  assert.equal(wellFormed({ ...choice, pipes: { 1: 7 } }), true);
+  assert.equal(wellFormed({ ...choice, pipes: { one: 7 } }), false);
+  const guarded = VECTORS.find((vector) => vector.object.protected === true).object;
+  assert.equal(wellFormed({ ...guarded, pipes: { 1: 7 } }), false);
+});

@@ -61,6 +61,7 @@ STORY = "Tell us about your last exam, if you like."
 TRAVEL = "How did you come here today?"
 TRAVELS = ("On foot", "By bus")
 LATE = "Were you late this week?"
+PIPED = "You came {{q7}}: was it a good way?"
 
 
 @dataclass
@@ -400,10 +401,16 @@ def open_survey(owner):
         privacy=PrivacyConfig(kind="yes_no", epsilon=0.5, mechanism="warner"),
         optional=True,
     )
+    authoring.question_create(  # pipes TRAVEL, question 7
+        survey=survey,
+        text=PIPED,
+        privacy=PrivacyConfig(kind="yes_no", is_private=False),
+        not_private_acknowledged=True,
+    )
     return survey
 
 
-def test_open_text_goes_as_typed_beside_its_warning_and_blank_and_declined_go_apart(
+def test_open_text_goes_as_typed_beside_its_warning_pipes_fill_and_skips_go_apart(
     browser, device_origin, proxy, hostile, open_survey
 ):
     survey = open_survey
@@ -413,10 +420,17 @@ def test_open_text_goes_as_typed_beside_its_warning_and_blank_and_declined_go_ap
     _answer(page)
     note = page.locator("fieldset.question").filter(has_text=NOTE)
     note.get_by_label("Your answer").fill("  Thanks,   all fine  ")
+    # An earlier unprotected answer, piped into a later text, filled as text.
+    piped = page.locator("fieldset.question").filter(has_text="was it a good way?")
+    expect(piped.locator("legend")).to_contain_text("You came …: was it")
     travel = page.locator("fieldset.question").filter(has_text=TRAVEL)
+    travel.get_by_label("By bus", exact=True).check()
+    expect(piped.locator("legend")).to_contain_text("You came By bus: was it")
     travel.get_by_label("Other, please specify", exact=True).check()
     travel.get_by_label("Please specify", exact=True).fill("Tandem")
     expect(travel).to_contain_text(TYPED_WARNING)  # beside the "Other" box too
+    expect(piped.locator("legend")).to_contain_text("You came Tandem: was it")
+    piped.get_by_label("Yes", exact=True).check()
     late = page.locator("fieldset.question").filter(has_text=LATE)
     late.get_by_label("Yes", exact=True).check()
     late.get_by_label("Prefer not to answer").check()
@@ -438,6 +452,7 @@ def test_open_text_goes_as_typed_beside_its_warning_and_blank_and_declined_go_ap
     assert f"q{pk[LATE]}_report" not in body  # declined: no report at all
     assert body[f"q{pk[TRAVEL]}"] == [str(len(TRAVELS))]
     assert body[f"q{pk[TRAVEL]}_other"] == ["Tandem"]
+    assert body[f"q{pk[PIPED]}"] == ["1"]
     (submission,) = Submission.objects.filter(survey=survey)
     reasons = dict(
         SkippedAnswer.objects.filter(submission=submission).values_list(

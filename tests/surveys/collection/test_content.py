@@ -202,3 +202,26 @@ def test_a_protected_questions_content_has_no_typed_words_keys(bilingual):
     cheated = content.survey_content(bilingual, "en")[0]
     assert cheated.body["protected"] is True
     assert not {"typed", "other"} & set(cheated.body)
+
+
+def test_an_unprotected_questions_pipes_name_the_question_at_each_position(
+    researcher,
+):
+    survey = authoring.survey_create(owner=researcher, title="Trips", epsilon_budget=8)
+    town = authoring.question_create(
+        survey=survey,
+        text="Your town?",
+        privacy=PrivacyConfig(kind="short_text", is_private=False),
+        not_private_acknowledged=True,
+    )
+    authoring.question_create(
+        survey=survey,
+        text="How long have you lived in {{q1}}?",
+        privacy=PrivacyConfig(
+            kind="single_choice", is_private=False, options=("A year", "Longer")
+        ),
+        not_private_acknowledged=True,
+    )
+    first, piped = content.survey_content(survey, "en")
+    assert piped.body["pipes"] == {"1": town.pk}
+    assert "pipes" not in first.body
