@@ -12,6 +12,8 @@ which accounts exist.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.contrib.auth import password_validation
 from django.contrib.auth.tokens import PasswordResetTokenGenerator
@@ -155,3 +157,31 @@ def accounts_approve(*, users, site: str) -> list[User]:
         if user.email:
             _send(user, "account_approved", {"link": link})
     return approved
+
+
+def unverified_expired(now=None):
+    """Sign-ups whose address was never confirmed and whose link has expired
+    (``PASSWORD_RESET_TIMEOUT`` after the account was made): inactive, never
+    signed in, owning no survey, not staff.  Their link can no longer work,
+    so they can never be used; an administrator's own accounts are active,
+    and a deactivated one that ever signed in or owns a survey is kept."""
+    made_before = (now or timezone.now()) - timedelta(
+        seconds=settings.PASSWORD_RESET_TIMEOUT
+    )
+    return User.objects.filter(
+        is_active=False,
+        is_staff=False,
+        is_superuser=False,
+        email_verified_at__isnull=True,
+        last_login__isnull=True,
+        date_joined__lt=made_before,
+        surveys__isnull=True,
+    )
+
+
+def unverified_delete(now=None) -> list[str]:
+    """Delete :func:`unverified_expired` accounts; their usernames, sorted."""
+    with transaction.atomic():
+        found = list(unverified_expired(now).select_for_update(of=("self",)))
+        User.objects.filter(pk__in=[user.pk for user in found]).delete()
+    return sorted(user.username for user in found)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import smtplib
 
 from django import forms
@@ -11,11 +12,11 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from surveys.accounts import signup
+from surveys.accounts import signup, signup_limits
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +64,29 @@ def _require_signup() -> None:
         raise Http404("Sign-up is closed on this server.")
 
 
+def _too_many(request, form: SignUpForm, wait: int):
+    """429: this address asked for too many accounts; nothing was made."""
+    form.add_error(
+        None,
+        ngettext(
+            "Too many accounts were asked for from your network. Nothing was "
+            "made; try again in %(minutes)d minute.",
+            "Too many accounts were asked for from your network. Nothing was "
+            "made; try again in %(minutes)d minutes.",
+            math.ceil(wait / 60),
+        )
+        % {"minutes": math.ceil(wait / 60)},
+    )
+    response = render(
+        request,
+        "registration/signup.html",
+        {"form": form, "approval": signup.mode() == signup.APPROVAL},
+        status=429,
+    )
+    response["Retry-After"] = str(wait)
+    return response
+
+
 @require_http_methods(["GET", "POST"])
 @never_cache
 def signup_page(request):
@@ -71,6 +95,8 @@ def signup_page(request):
     if request.user.is_authenticated:
         return redirect("authoring:survey_list")
     form = SignUpForm(request.POST or None)
+    if request.method == "POST" and (wait := signup_limits.retry_after(request)):
+        return _too_many(request, form, wait)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:

@@ -386,7 +386,11 @@ RATE_LIMIT_PAGES_PER_ADDRESS = env_str("RATE_LIMIT_PAGES_PER_ADDRESS", "120/60")
 # 0: the client is REMOTE_ADDR.  N: the N-th address from the right of
 # X-Forwarded-For (set it to the number of reverse proxies in front of gunicorn).
 RATE_LIMIT_TRUSTED_PROXIES = env_int("RATE_LIMIT_TRUSTED_PROXIES", 0)
+# Accounts asked for on the sign-up page from one address (surveys/accounts/
+# signup_limits.py): a department behind one NAT signing up in an afternoon.
+SIGNUP_RATE = env_str("SIGNUP_RATE", "5/3600")
 for _name in (
+    "SIGNUP_RATE",
     "RATE_LIMIT_PER_ADDRESS",
     "RATE_LIMIT_PER_TOKEN",
     "RATE_LIMIT_PER_SURVEY",
