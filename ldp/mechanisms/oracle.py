@@ -27,10 +27,10 @@ LEVELS = REstimator(
 }
 estimate_levels <- function(d, column, labels, p, q, scale = 1, title = column,
                             revision_column = NA, revision = NA,
-                          simplex = FALSE) {
+                          simplex = FALSE, multinomial = FALSE) {
   keep <- keep_rows(d, column, revision_column, revision)
   count <- as.numeric(table(d[[column]][keep]))[seq_along(labels)]
-  show(title, labels, count, sum(keep), p, q, scale, simplex)
+  show(title, labels, count, sum(keep), p, q, scale, simplex, multinomial)
 }""",
     one_column=True,
     support="support_levels",
@@ -65,10 +65,13 @@ class SupportMechanism(Mechanism):
 
     def r_arguments(self) -> dict[str, Any]:
         """``scale``: ``L`` of the shares (``ℓ`` for padding-and-sampling);
-        ``simplex``: whether the shares have a consistent (Norm-Sub) form."""
+        ``simplex``: whether the shares have a consistent form;
+        ``multinomial``: whether a report is one answer (its maximum-likelihood
+        consistent shares are then exact, by water-filling)."""
         return {
             "scale": getattr(self, "scale", 1),
             "simplex": isinstance(self, FrequencyOracle),
+            "multinomial": bool(getattr(self, "one_answer_reports", False)),
         }
 
     def __init__(self, params: dict[str, Any], weights: Any = None) -> None:

@@ -33,11 +33,26 @@ CHANNEL = REstimator(
   centre <- min(max(centre, bounds[1] - reach), bounds[2] + reach)
   c(max(centre - half, bounds[1]), min(centre + half, bounds[2]))
 }}
+channel_em <- function(channel, count, tol = 1e-10, max_iter = 10000L) {{
+  shares <- count / sum(count)
+  used <- shares > 0
+  a <- channel[, used, drop = FALSE]; s <- shares[used]
+  f <- rep(1 / nrow(channel), nrow(channel)); previous <- -Inf
+  for (i in seq_len(max_iter)) {{
+    predicted <- as.vector(f %*% a)
+    likelihood <- sum(s * log(predicted))
+    if (likelihood - previous < tol) break
+    previous <- likelihood
+    f <- f * as.vector(a %*% (s / predicted)); f <- f / sum(f)
+  }}
+  f
+}}
 estimate_channel <- function(d, column, labels, outputs, values, inversion = NULL,
                              identifiable = FALSE, scores = NULL,
                              variance_floor = 0, bias_bound = 0, bounds = NULL,
                              low = 0, step = 1, title = column,
-                             revision_column = NA, revision = NA) {{
+                             revision_column = NA, revision = NA,
+                             channel = NULL) {{
   keep <- keep_rows(d, column, revision_column, revision)
   x <- d[[column]][keep]
   y <- if (is.factor(x)) as.integer(x) - 1L else round((x - low) / step)
@@ -54,7 +69,9 @@ estimate_channel <- function(d, column, labels, outputs, values, inversion = NUL
   if (identifiable) {{
     out$estimate <- shares
     out$standard_error <- sqrt(pmax(diag(covariance), 0))
-    out$consistent <- project_simplex(shares)
+    out$consistent <- if (consistent_method == "mle" && !is.null(channel)) {{
+      channel_em(matrix(channel, nrow = length(values), byrow = TRUE), count)
+    }} else project_simplex(shares)
   }}
   if (is.null(scores)) {{
     out$mean <- sum(values * shares)

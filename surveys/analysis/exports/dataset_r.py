@@ -44,14 +44,37 @@ project_simplex <- function(v) {
   rho <- max(which(u - cumulative / seq_along(u) > 0))
   pmax(v - cumulative[rho] / rho, 0)
 }
-show <- function(title, labels, count, n, p, q, scale = 1, simplex = FALSE) {
+multinomial_mle <- function(count, p, q) {
+  offsets <- q / max(p - q)
+  ranked <- order(-count / offsets)
+  for (size in seq_along(count)) {
+    active <- ranked[seq_len(size)]
+    mu <- sum(count[active]) / (1 + sum(offsets[active]))
+    if (size == length(count)) break
+    following <- ranked[size + 1]
+    if (count[following] / mu <= offsets[following]) break
+  }
+  f <- pmax(count / mu - offsets, 0)
+  f / sum(f)
+}
+consistent_shares <- function(estimate, count, n, p, q, multinomial = FALSE) {
+  if (consistent_method != "mle") return(project_simplex(estimate))
+  p <- rep_len(p, length(count)); q <- rep_len(q, length(count))
+  if (multinomial) multinomial_mle(count, p, q) else
+    binomial_mle(count, n, p, q, steps = 200L)
+}
+show <- function(title, labels, count, n, p, q, scale = 1, simplex = FALSE,
+                 multinomial = FALSE) {
   cat("\n", title, " (n = ", n, ")\n", sep = "")
   lambda <- count / n
   shares <- data.frame(
     answer = labels, estimate = share(count, n, p, q, scale),
     standard_error = scale * sqrt(lambda * (1 - lambda) / n) / (p - q)
   )
-  if (simplex) shares$consistent <- project_simplex(shares$estimate)
+  if (simplex) {
+    shares$consistent <- consistent_shares(shares$estimate, count, n, p, q,
+                                           multinomial)
+  }
   print(shares)
   invisible(c(as.list(shares), list(n = n, count = as.vector(count))))
 }
@@ -116,6 +139,7 @@ def r_script(survey: Survey, csv_name: str | None = None) -> str:
     channel inversion and the mean for scales and numbers."""
     found = blocks(survey)
     columns = variables(survey, found)
+    method = selectors.consistent_method(survey_id=survey.pk)
     csv_name = csv_name or f"survey-{survey.pk}-wide.csv"
     lines = [
         # One line whatever the title holds: a comment never ends early.
@@ -130,6 +154,9 @@ def r_script(survey: Survey, csv_name: str | None = None) -> str:
         "# Columns of protected questions hold randomized reports, not answers.",
         "",
         r_helpers(),
+        "# The consistent shares the results page shows: the projection onto the",
+        '# simplex ("norm-sub") or the maximum likelihood ("mle").',
+        f"consistent_method <- {_r_string(method)}",
         "d <- read.csv(",
         f"  {_r_string(csv_name)},",
         '  fileEncoding = "UTF-8-BOM", na.strings = "", check.names = FALSE,',
@@ -156,11 +183,13 @@ def r_script(survey: Survey, csv_name: str | None = None) -> str:
             )
     cuts = selectors.question_cuts([block.question.pk for block in found])
     for block in found:
-        lines.extend(_r_estimate(block, cuts.get(block.question.pk)))
+        lines.extend(_r_estimate(block, cuts.get(block.question.pk), method))
     return "\n".join(lines) + "\n"
 
 
-def _r_estimate(block: Block, cuts: list[float] | None = None) -> list[str]:
+def _r_estimate(
+    block: Block, cuts: list[float] | None = None, method: str = "norm-sub"
+) -> list[str]:
     first = block.variables[0]
     if not first.protected or block.spec is None:
         return []
@@ -192,9 +221,11 @@ def _r_estimate(block: Block, cuts: list[float] | None = None) -> list[str]:
         common += f", p = {_r_value(p)}, q = {_r_value(q)}"
     heading = f"title = {_r_string(title)}{revision}"
     columns = _r_string(first.name) if estimator.one_column else _r_vector(names)
-    extra = "".join(
-        f", {k} = {_r_value(v)}" for k, v in mechanism.r_arguments().items()
-    )
+    arguments = mechanism.r_arguments()
+    if method == "mle" and arguments.get("identifiable"):
+        # The channel, for the maximum-likelihood consistent shares.
+        arguments["channel"] = mechanism.channel_matrix().tolist()
+    extra = "".join(f", {k} = {_r_value(v)}" for k, v in arguments.items())
     call = f"{estimator.name}(d, {columns}, {common}{extra}, {heading})"
     name = _r_string(first.name)
     return ["", f"estimates[[{name}]] <- {call}", *_r_bins(block, mechanism, cuts)]
