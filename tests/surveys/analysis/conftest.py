@@ -77,6 +77,13 @@ def make_survey(owner, families=FAMILIES, *, plain: bool = True) -> Survey:
     return authoring.survey_publish(survey=survey, user=owner)
 
 
+def window(submissions: int, families=FAMILIES) -> int:
+    """The batch size whose keyset windows hold ``submissions`` submissions of
+    a survey of ``families`` (a batch counts reports over all the questions;
+    ``services._window_end``): several windows without one per submission."""
+    return submissions * len(families)
+
+
 @pytest.fixture
 def family_survey(researcher) -> Survey:
     return make_survey(researcher)

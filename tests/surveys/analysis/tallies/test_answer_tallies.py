@@ -113,7 +113,17 @@ def recounted(survey: Survey) -> tuple[dict, dict]:
     return counts.by_question(), counts.skip_reasons()
 
 
-@pytest.mark.parametrize("batch_size", [1, 3, 7, 50_000])
+# One report per question in a window (3), and one window (50 000), in the fast
+# lane; the other sizes in the suite.
+@pytest.mark.parametrize(
+    "batch_size",
+    [
+        pytest.param(1, marks=pytest.mark.slow),
+        3,
+        pytest.param(7, marks=pytest.mark.slow),
+        50_000,
+    ],
+)
 def test_answer_tallies_equal_a_recount_after_every_batch(mixed_survey, batch_size):
     with untallied():
         for seed in range(3):

@@ -128,7 +128,11 @@ def recounted(survey: Survey) -> dict:
     return cells.snapshot_form(counted)
 
 
-@pytest.mark.parametrize("batch_size", [1, 9, 50_000])
+# Several windows (9) and one (50 000) in the fast lane; one report a window
+# in the suite.
+@pytest.mark.parametrize(
+    "batch_size", [pytest.param(1, marks=pytest.mark.slow), 9, 50_000]
+)
 def test_joint_and_pattern_tallies_equal_a_recount_after_every_batch(
     survey, batch_size
 ):

@@ -22,6 +22,7 @@ from tests.surveys.analysis.conftest import (
     submit_bulk,
     tally_stats,
     untallied,
+    window,
 )
 
 pytestmark = pytest.mark.django_db
@@ -52,9 +53,9 @@ def test_incremental_equals_recount_after_many_batches_and_interleavings(
 
 def test_refresh_run_twice_gives_the_same_tallies(family_survey):
     submit_bulk(family_survey, 30)
-    first = services.tallies_refresh(survey_id=family_survey.pk, batch_size=11)
+    first = services.tallies_refresh(survey_id=family_survey.pk, batch_size=window(11))
     before = tally_stats(family_survey)
-    second = services.tallies_refresh(survey_id=family_survey.pk, batch_size=11)
+    second = services.tallies_refresh(survey_id=family_survey.pk, batch_size=window(11))
 
     assert first.folded == 30 * len(FAMILIES)
     assert second.folded == 0
@@ -66,7 +67,7 @@ def test_watermark_never_moves_back_across_refreshes_and_recounts(family_survey)
     marks = []
     for seed in range(4):
         submit_bulk(family_survey, 5, seed=seed)
-        services.tallies_refresh(survey_id=family_survey.pk, batch_size=4)
+        services.tallies_refresh(survey_id=family_survey.pk, batch_size=window(2))
         marks.append(watermark(family_survey))
         services.tallies_recount(survey_id=family_survey.pk)
         marks.append(watermark(family_survey))
@@ -81,8 +82,8 @@ def test_recount_command_equals_incremental_result(family_survey, researcher):
     other = make_survey(researcher, FAMILIES[:3], plain=False)
     submit_bulk(family_survey, 25)
     submit_bulk(other, 10)
-    services.tallies_refresh(survey_id=family_survey.pk, batch_size=6)
-    services.tallies_refresh(survey_id=other.pk, batch_size=6)
+    services.tallies_refresh(survey_id=family_survey.pk, batch_size=window(6))
+    services.tallies_refresh(survey_id=other.pk, batch_size=window(6, FAMILIES[:3]))
     incremental = tally_stats(family_survey), tally_stats(other)
 
     call_command("recount_tallies", "--survey", str(family_survey.pk))

@@ -16,6 +16,7 @@ from tests.surveys.analysis.conftest import (
     submit_bulk,
     tally_stats,
     untallied,
+    window,
 )
 from tests.surveys.partition_plans import partition_of
 
@@ -42,9 +43,9 @@ def test_folding_reports_spread_over_partitions_equals_a_count_from_scratch(
             for survey in surveys_apart:  # ids interleave across partitions
                 submit_bulk(survey, count, seed=10 * round_number + survey.pk)
             for survey in surveys_apart[::2]:  # some surveys fold late
-                services.tallies_refresh(survey_id=survey.pk, batch_size=batch)
+                services.tallies_refresh(survey_id=survey.pk, batch_size=window(batch))
         for survey in surveys_apart:
-            services.tallies_refresh(survey_id=survey.pk, batch_size=7)
+            services.tallies_refresh(survey_id=survey.pk, batch_size=window(7))
 
     for survey in surveys_apart:
         incremental = tally_stats(survey)
