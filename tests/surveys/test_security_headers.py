@@ -142,6 +142,7 @@ def client_for(name: str, world) -> Client:
     return client
 
 
+@pytest.mark.sweeps  # every URL; the respondent pages stay in the fast lane below
 def test_every_html_page_in_the_urlconf_has_a_strict_csp(world):
     checked = []
     for name, pattern in NAMED:

@@ -16,7 +16,8 @@ from surveys.collection.models import Report
 from tests.surveys.analysis.conftest import FAMILIES, make_survey
 from tests.surveys.partition_plans import REPORT_TABLE
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Migrating the whole test database back and forth: the suite, not the fast lane.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 BEFORE = [("collection", "0015_report_question_do_nothing")]
 COLUMNS = ("id", "submission_id", "question_id", "spec_revision", "value", "bits")

@@ -17,7 +17,8 @@ from surveys.collection.models import Report
 from tests.surveys.analysis.conftest import FAMILIES, make_survey, submit_one, untallied
 from tests.surveys.partition_plans import REPORT_TABLE, partition_of
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Migrating the whole test database back and forth: the suite, not the fast lane.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 BEFORE = [("collection", "0011_report_indexes_trimmed")]
 SURVEY_KEPT = [("collection", "0012_report_survey")]

@@ -24,7 +24,8 @@ from surveys.collection.models import Report
 from tests.surveys.analysis.conftest import make_survey
 from tests.surveys.stored_reports import payloads
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Migrating the whole test database back and forth: the suite, not the fast lane.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 BEFORE = [("collection", "0007_submission_survey_id")]
 CONVERTING = [("collection", "0008_report_value_bits")]
