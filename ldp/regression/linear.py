@@ -16,40 +16,27 @@ from typing import Any
 import numpy as np
 
 from ldp.arrays import FloatArray
-from ldp.estimators.intervals import ConfidenceInterval, check_level, check_method
+from ldp.estimators.intervals import ConfidenceInterval, check_method
 from ldp.regression.design import as_design, check_full_rank
-from ldp.regression.table import (
-    COEFFICIENT_COLUMNS,
-    RegressionTable,
-    coefficient_rows,
-    wald_interval,
-)
+from ldp.regression.table import CoefficientFit, RegressionTable, wald_interval
 
 HC_TYPES = ("HC1", "HC0")
 """Sandwich covariance types :func:`score_regression` offers (first: default)."""
 
 
 @dataclass(frozen=True, eq=False)
-class LinearRegressionResult:
+class LinearRegressionResult(CoefficientFit):
     """Least squares of per-report scores on covariates, with a sandwich covariance.
+
+    ``coef`` is ``β̂ = (XᵀX)⁻¹Xᵀs``, in the question's value units, and
+    ``covariance`` the HC0 or HC1 sandwich ``(XᵀX)⁻¹ Xᵀ diag(e²) X (XᵀX)⁻¹``
+    (HC1 times ``n/(n − k)``); the other shared fields are
+    :class:`ldp.regression.table.CoefficientFit`'s.
 
     Attributes
     ----------
-    names : tuple of str
-        Coefficient names (design columns).
-    coef : ndarray
-        ``β̂ = (XᵀX)⁻¹Xᵀs``, in the question's value units.
-    standard_error : ndarray
-        Square roots of the diagonal of :attr:`covariance`.
-    covariance : ndarray
-        The HC0 or HC1 sandwich ``(XᵀX)⁻¹ Xᵀ diag(e²) X (XᵀX)⁻¹`` (HC1
-        times ``n/(n − k)``).
-    n : int
-        Number of reports.
     hc : str
         ``"HC1"`` or ``"HC0"``.
-    mechanism : str
-        The outcome's mechanism (``"given"`` for bare scores).
     bias_bound : float
         The score residual ``b = max_x |(Q s)_x − v_x|``: the most any
         report's score can be biased by (0 up to rounding for a regular
@@ -66,13 +53,7 @@ class LinearRegressionResult:
     array([1.5, 3. ])
     """
 
-    names: tuple[str, ...]
-    coef: FloatArray
-    standard_error: FloatArray
-    covariance: FloatArray
-    n: int
     hc: str
-    mechanism: str
     bias_bound: float = 0.0
     coef_bias_bound: FloatArray | None = None
 
@@ -187,16 +168,7 @@ class LinearRegressionResult:
         >>> fit.summary().column("estimate")
         [1.5, 3.0]
         """
-        check_level(level)
-        return RegressionTable(
-            COEFFICIENT_COLUMNS,
-            coefficient_rows(
-                self.names,
-                self.coef,
-                self.standard_error,
-                self.confidence_interval(level),
-            ),
-        )
+        return self.coefficient_table(level)
 
     def to_dict(self, level: float = 0.95) -> dict[str, Any]:
         """Return a JSON-able dict of the table and the fit's settings.

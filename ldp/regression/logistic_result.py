@@ -15,13 +15,11 @@ import numpy as np
 from scipy import special, stats
 
 from ldp.arrays import FloatArray
-from ldp.estimators.intervals import ConfidenceInterval, check_level
 from ldp.regression.design import as_design
 from ldp.regression.table import (
     COEFFICIENT_COLUMNS,
+    CoefficientFit,
     RegressionTable,
-    coefficient_rows,
-    wald_interval,
 )
 
 
@@ -50,29 +48,22 @@ class LikelihoodRatioTest:
 
 
 @dataclass(frozen=True, eq=False)
-class LogisticRegressionResult:
+class LogisticRegressionResult(CoefficientFit):
     """A logistic regression fitted through a randomized outcome's channel.
+
+    ``coef`` is the maximum-likelihood ``β̂`` on the log-odds scale of the true
+    answer and ``covariance`` is ``I(β̂)⁻¹``, ``I`` the observed information;
+    the other shared fields are :class:`ldp.regression.table.CoefficientFit`'s
+    (``mechanism`` is ``"given"`` when p and q were given).
 
     Attributes
     ----------
-    names : tuple of str
-        Coefficient names (design columns).
-    coef : ndarray
-        Maximum-likelihood ``β̂`` on the log-odds scale of the true answer.
-    standard_error : ndarray
-        ``sqrt(diag(I(β̂)⁻¹))``, ``I`` the observed information.
-    covariance : ndarray
-        ``I(β̂)⁻¹``.
-    n : int
-        Number of reports.
     loglik : float
         Maximised log-likelihood ``ℓ(β̂)``.
     null_loglik : float
         Maximised log-likelihood of the intercept-only model.
     p, q : float
         ``P(report 1 | true 1)``, ``P(report 1 | true 0)`` of the mechanism.
-    mechanism : str
-        The outcome's mechanism (``"given"`` when p and q were given).
     has_intercept : bool
         True when the design has a constant column (the LR test needs one).
     iterations : int
@@ -94,59 +85,14 @@ class LogisticRegressionResult:
     11.0
     """
 
-    names: tuple[str, ...]
-    coef: FloatArray
-    standard_error: FloatArray
-    covariance: FloatArray
-    n: int
     loglik: float
     null_loglik: float
     p: float
     q: float
-    mechanism: str
     has_intercept: bool
     iterations: int
     gradient_norm: float
     min_information_eigenvalue: float
-
-    def confidence_interval(
-        self, level: float = 0.95
-    ) -> ConfidenceInterval[FloatArray]:
-        """Wald intervals ``β̂_j ± z_{1−α/2} SE_j`` on the log-odds scale.
-
-        Parameters
-        ----------
-        level : float, optional
-            Confidence level ``1 − α``.
-
-        Returns
-        -------
-        ConfidenceInterval
-            ``low`` and ``high`` arrays, one entry per coefficient.
-
-        Raises
-        ------
-        ValueError
-            For a level outside (0, 1).
-
-        Notes
-        -----
-        The MLE is asymptotically normal with covariance ``I(β)⁻¹``.
-
-        References
-        ----------
-        .. [1] Blair, Imai and Zhou, JASA 110(511), 2015, section 3.
-
-        Examples
-        --------
-        >>> from ldp.regression import logistic_regression
-        >>> design = np.column_stack([np.ones(8), [0, 0, 0, 0, 1, 1, 1, 1]])
-        >>> fit = logistic_regression([1, 0, 0, 1, 1, 1, 1, 0], design,
-        ...                           p=0.8, q=0.2)
-        >>> fit.confidence_interval(0.95).low.round(2)
-        array([-3.27, -7.42])
-        """
-        return wald_interval(self.coef, self.standard_error, level)
 
     def odds_ratios(self, level: float = 0.95) -> RegressionTable:
         """Return the odds ratios ``exp(β̂_j)`` with ``exp`` of the Wald bounds.
@@ -318,9 +264,7 @@ class LogisticRegressionResult:
         >>> fit.summary().columns[:3]
         ('term', 'estimate', 'std_error')
         """
-        check_level(level)
-        interval = self.confidence_interval(level)
-        rows = coefficient_rows(self.names, self.coef, self.standard_error, interval)
+        rows = self.coefficient_table(level).rows
         ratios = self.odds_ratios(level).rows
         return RegressionTable(
             (*COEFFICIENT_COLUMNS, "odds_ratio", "or_low", "or_high"),

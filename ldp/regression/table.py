@@ -9,7 +9,7 @@ import numpy as np
 from scipy import stats
 
 from ldp.arrays import FloatArray
-from ldp.estimators.intervals import ConfidenceInterval, critical_value
+from ldp.estimators.intervals import ConfidenceInterval, check_level, critical_value
 
 
 @dataclass(frozen=True)
@@ -214,3 +214,129 @@ COEFFICIENT_COLUMNS = (
     "ci_high",
 )
 """Columns of every regression result's ``summary()``."""
+
+
+@dataclass(frozen=True, eq=False)
+class CoefficientFit:
+    """What every regression result holds, and its coefficient table.
+
+    The linear (:class:`ldp.regression.linear.LinearRegressionResult`) and
+    logistic (:class:`ldp.regression.logistic_result.LogisticRegressionResult`)
+    results add their own statistics and intervals to these.
+
+    Attributes
+    ----------
+    names : tuple of str
+        Coefficient names (design columns).
+    coef : ndarray
+        The estimates ``β̂``.
+    standard_error : ndarray
+        Square roots of the diagonal of :attr:`covariance`.
+    covariance : ndarray
+        The estimated covariance of ``β̂``.
+    n : int
+        Number of reports.
+    mechanism : str
+        The outcome's mechanism (``"given"`` for bare scores or rates).
+
+    Examples
+    --------
+    >>> fit = CoefficientFit(("a",), np.array([1.0]), np.array([0.5]),
+    ...                      np.array([[0.25]]), 10, "given")
+    >>> fit.coefficient_table(0.95).column("statistic")
+    [2.0]
+    """
+
+    names: tuple[str, ...]
+    coef: FloatArray
+    standard_error: FloatArray
+    covariance: FloatArray
+    n: int
+    mechanism: str
+
+    def confidence_interval(
+        self, level: float = 0.95
+    ) -> ConfidenceInterval[FloatArray]:
+        """Wald intervals ``β̂_j ± z_{1−α/2} SE_j``.
+
+        Parameters
+        ----------
+        level : float, optional
+            Confidence level ``1 − α``.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``low`` and ``high`` arrays, one entry per coefficient.
+
+        Raises
+        ------
+        ValueError
+            For a level outside (0, 1).
+
+        Notes
+        -----
+        Maximum-likelihood and sandwich estimators are asymptotically normal
+        with the covariance the fit holds (:func:`wald_interval`).
+
+        References
+        ----------
+        .. [1] Blair, Imai and Zhou, JASA 110(511), 2015, section 3.
+
+        Examples
+        --------
+        >>> from ldp.regression import logistic_regression
+        >>> design = np.column_stack([np.ones(8), [0, 0, 0, 0, 1, 1, 1, 1]])
+        >>> fit = logistic_regression([1, 0, 0, 1, 1, 1, 1, 0], design,
+        ...                           p=0.8, q=0.2)
+        >>> fit.confidence_interval(0.95).low.round(2)
+        array([-3.27, -7.42])
+        """
+        return wald_interval(self.coef, self.standard_error, level)
+
+    def coefficient_table(self, level: float) -> RegressionTable:
+        """Return the coefficient table: z tests and this fit's intervals.
+
+        Parameters
+        ----------
+        level : float
+            Confidence level of the intervals.
+
+        Returns
+        -------
+        RegressionTable
+            The ``COEFFICIENT_COLUMNS``: ``term``, ``estimate``,
+            ``std_error``, ``statistic`` (z), ``p_value``, ``ci_low``,
+            ``ci_high``.
+
+        Raises
+        ------
+        ValueError
+            For a level outside (0, 1).
+
+        Notes
+        -----
+        ``z_j = β̂_j/SE_j`` with normal p-values (:func:`coefficient_rows`);
+        the intervals are the fit's own :meth:`confidence_interval`.
+
+        References
+        ----------
+        .. [1] Wald 1943 (see :func:`wald_interval`).
+
+        Examples
+        --------
+        >>> fit = CoefficientFit(("a",), np.array([1.0]), np.array([0.5]),
+        ...                      np.array([[0.25]]), 10, "given")
+        >>> fit.coefficient_table(0.95).columns[:2]
+        ('term', 'estimate')
+        """
+        check_level(level)
+        return RegressionTable(
+            COEFFICIENT_COLUMNS,
+            coefficient_rows(
+                self.names,
+                self.coef,
+                self.standard_error,
+                self.confidence_interval(level),
+            ),
+        )
