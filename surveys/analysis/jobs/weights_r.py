@@ -74,7 +74,13 @@ within_range <- function(centre, half, low, high) {{
   centre <- pmin(pmax(centre, low - reach), high + reach)
   list(low = pmax(centre - half, low), high = pmin(centre + half, high))
 }}
+too_few <- function(title, w) {{
+  if (length(w) >= 2) return(FALSE)
+  cat("\n", title, ": fewer than 2 weighted respondents answered it\n", sep = "")
+  TRUE
+}}
 weighted_shares <- function(title, labels, y, w, strata, p, q, scale = 1) {{
+  if (too_few(title, w)) return(invisible(NULL))
   lambda <- colSums(w * y) / sum(w)
   out <- list(estimate = scale * (lambda - q) / (p - q),
               standard_error = scale * linearized_se(y, w, strata) / (p - q),
@@ -88,6 +94,7 @@ weighted_shares <- function(title, labels, y, w, strata, p, q, scale = 1) {{
   invisible(out)
 }}
 weighted_mean <- function(title, y, w, strata, bias_bound, bounds) {{
+  if (too_few(title, w)) return(invisible(NULL))
   scores <- matrix(y, ncol = 1)
   out <- list(mean = sum(w * y) / sum(w),
               mean_standard_error = linearized_se(scores, w, strata),
