@@ -20,10 +20,16 @@ from surveys.authoring.models import Question, Survey
 
 def surveys_for_owner(*, user) -> QuerySet[Survey]:
     """The surveys the user owns or may read (a co-researcher's), with their
-    response and question counts."""
+    response counts (all stored, and released: what researchers are shown,
+    ``analysis.results.release``) and question counts."""
     return access.accessible_surveys(user=user).annotate(
         response_count=Count(
             "submissions", filter=Q(submissions__is_test=False), distinct=True
+        ),
+        released_count=Count(
+            "submissions",
+            filter=Q(submissions__is_test=False, submissions__released=True),
+            distinct=True,
         ),
         question_count=Count("questions", distinct=True),
     )
@@ -56,6 +62,12 @@ def survey_has_responses(*, survey: Survey) -> bool:
 def survey_response_count(*, survey: Survey) -> int:
     """Responses that count (test responses left out)."""
     return survey.submissions.filter(is_test=False).count()
+
+
+def survey_released_count(*, survey: Survey) -> int:
+    """Responses released to researchers (``analysis.results.release``): the
+    n every page shows."""
+    return survey.submissions.filter(is_test=False, released=True).count()
 
 
 def survey_test_response_count(*, survey: Survey) -> int:
@@ -106,6 +118,7 @@ class SurveyOverview:
     total_display: str
     total_exact: Decimal
     response_count: int
+    released_count: int = 0  # the n researchers are shown
 
     @property
     def within_budget(self) -> bool:
@@ -199,6 +212,7 @@ def survey_overview(*, survey: Survey) -> SurveyOverview:
         total_display=display,
         total_exact=exact,
         response_count=survey_response_count(survey=survey),
+        released_count=survey_released_count(survey=survey),
     )
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.formats import number_format
 
@@ -89,11 +89,30 @@ def invitation_by_token(
     return None
 
 
+def invited_responses_held(*, survey: Survey) -> int:
+    """Responses that came through an invitation link and are not released
+    yet (``analysis.results.release``): their links are not shown as used."""
+    return (
+        Submission.objects.filter(
+            survey=survey, invited=True, released=False, is_test=False
+        )
+        # One with no protected report is in no release, and never held.
+        .filter(Exists(Report.objects.filter(submission=OuterRef("pk"))))
+        .count()
+    )
+
+
 def invitation_counts(*, survey: Survey) -> dict[str, int]:
-    """How many invitations a survey has, and how many were used."""
-    return survey.invitations.aggregate(
+    """How many invitations a survey has, and how many were used as
+    researchers may see it: a link counts as used only once the release that
+    holds its response is out, so the count moves by whole batches and never
+    tells when one person answered.  (``Invitation.used`` itself is the
+    server's own state, read live for the one-use check and reminders.)"""
+    counts = survey.invitations.aggregate(
         total=Count("id"), used=Count("id", filter=Q(used=True))
     )
+    counts["used"] = max(0, counts["used"] - invited_responses_held(survey=survey))
+    return counts
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext, ngettext
 
 from surveys.authoring.models import Survey
+from surveys.collection import selectors
 from surveys.collection.models import Invitation, Recipient
 from surveys.collection.tokens import invitation_token_hash
 
@@ -169,14 +170,21 @@ class RecipientCounts:
 
 
 def recipient_counts(*, survey: Survey) -> RecipientCounts:
-    """How many recipients are in each state (answered: their link was used)."""
+    """How many recipients are in each state (answered: their link was used
+    and the release holding the response is out; reminders read the live
+    ``Invitation.used`` instead, ``mailings``)."""
     rows = survey.recipients.all()
     by_state = {s: rows.filter(state=s).count() for s in Recipient.State.values}
     return RecipientCounts(
         total=rows.count(),
         pending=by_state["pending"],
         sent=by_state["sent"],
-        answered=rows.filter(invitation__used=True).count(),
+        # Shown only once released (``selectors.invitation_counts``).
+        answered=max(
+            0,
+            rows.filter(invitation__used=True).count()
+            - selectors.invited_responses_held(survey=survey),
+        ),
         refused=by_state["refused"],
         unsubscribed=by_state["unsubscribed"],
         reminders=sum(rows.values_list("reminders_sent", flat=True)),

@@ -48,7 +48,12 @@ SCHEMAS: dict[str, Any] = {
             "title": {"type": "string"},
             "status": {"type": "string", "enum": ["draft", "open", "closed"]},
             "epsilon_budget": {"type": "number"},
-            "responses": {"type": "integer"},
+            "responses": {
+                "type": "integer",
+                "description": "Submissions released to researchers: the n "
+                "of the latest results, as every export and page shows it "
+                "(released in batches of at least k; fewer are held back).",
+            },
             "questions": {"type": "integer"},
             "published_at": {"type": ["string", "null"], "format": "date-time"},
             "estimates_url": {"type": "string", "format": "uri"},
@@ -183,8 +188,10 @@ SCHEMAS: dict[str, Any] = {
             },
             "pending_responses": {
                 "type": ["integer", "null"],
-                "description": "Submissions stored after these results were "
-                "computed (counted up to 10,001).",
+                "description": "Submissions stored after these results: "
+                "held back while fewer than the release batch k, being added "
+                "once k or more (counted up to 10,001); no export or page "
+                "includes them before their release.",
             },
             "snapshot_version": {"type": ["integer", "null"]},
             "confidence_level": {"type": "number"},

@@ -19,7 +19,7 @@ from surveys.accounts import audit
 from surveys.analysis.api.openapi import PUBLIC_ID_PATTERN, openapi_document
 from surveys.analysis.exports import design, raw_reports
 from surveys.analysis.exports import estimates as exports
-from surveys.analysis.reading import viewable_survey_with_results
+from surveys.analysis.reading import latest_results, viewable_survey_with_results
 from surveys.api_tokens.services import ApiTokenRefused, api_token_authenticate
 from surveys.authoring import access
 from surveys.authoring.models import Survey
@@ -90,7 +90,7 @@ def surveys(request):
             "title": s.title,
             "status": s.status,
             "epsilon_budget": s.epsilon_budget,
-            "responses": s.response_count,
+            "responses": s.released_count,
             "questions": s.question_count,
             "published_at": s.published_at.isoformat() if s.published_at else None,
             "estimates_url": request.build_absolute_uri(
@@ -135,6 +135,7 @@ def _int_param(request, name: str, default: int, low: int, high: int) -> int | N
 @token_required(query=("after", "limit"))
 def survey_reports(request, pk: int):
     survey = _owned(request, pk)
+    latest_results(survey)  # the release the page stops at, brought up to date
     after = request.GET.get("after")
     limit = _int_param(request, "limit", PAGE_DEFAULT, 1, PAGE_MAX)
     if (after is not None and not re.fullmatch(PUBLIC_ID_PATTERN, after)) or (

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from django.db.models import Q
+
 from surveys.analysis.exports.csv_cells import CHUNK_SIZE
 from surveys.analysis.exports.dataset_columns import (
     Block,
@@ -24,12 +26,12 @@ from surveys.analysis.exports.dataset_columns import (
     link_names,
 )
 from surveys.analysis.exports.design import spec_revisions
+from surveys.analysis.results import release
 from surveys.authoring.models import Survey
 from surveys.collection import missing, report_codec
 from surveys.collection.models import (
     LinkValue,
     PlainAnswer,
-    Report,
     SkippedAnswer,
     Submission,
 )
@@ -37,9 +39,9 @@ from surveys.collection.selectors import survey_records_language
 
 
 # --- rows ---------------------------------------------------------------------------
-def _submissions(survey: Survey, upto: int) -> Iterator[tuple[str, str]]:
+def _submissions(survey: Survey, released: Q) -> Iterator[tuple[str, str]]:
     return (
-        Submission.objects.filter(survey=survey, pk__lte=upto)
+        Submission.objects.filter(released, survey=survey)
         .order_by("public_id")
         .values_list("public_id", "language")
         .iterator(chunk_size=CHUNK_SIZE)
@@ -65,22 +67,23 @@ def _merged(
     """(public id, its language ("" unless recorded), [its reports, its plain
     answers, its link values, its skip markers]), by public id; one pass each.
 
-    Only submissions stored when the export began (their internal key at most
-    the largest one then; the key is used here and never written), so one
-    that arrives while the file is written is not half in it.
+    Only submissions released when the export began (``results.release``:
+    those of the latest results snapshot, read once), so the file holds the
+    dashboard's n and one that arrives or is released while the file is
+    written is not half in it.
     """
-    upto = (
-        Submission.objects.filter(survey=survey)
-        .order_by("-pk")
-        .values_list("pk", flat=True)
-        .first()
-        or 0
+    mark = release.released_watermark(survey_id=survey.pk)
+    released, submissions = (
+        release.in_release(
+            survey_id=survey.pk, watermark=mark, field=field, with_test=False
+        )
+        for field in ("submission", "")
     )
     revisions = spec_revisions(survey)
     reports = _by_submission(
         (public_id, q, r, report_codec.decode(revisions[q][r], value, bits))
-        for public_id, q, r, value, bits in Report.objects.filter(
-            survey=survey, submission_id__lte=upto
+        for public_id, q, r, value, bits in release.released_reports(
+            survey_id=survey.pk, watermark=mark
         )
         .order_by("submission__public_id", "question_id")
         .values_list(
@@ -89,26 +92,26 @@ def _merged(
         .iterator(chunk_size=CHUNK_SIZE)
     )
     answers = _by_submission(
-        PlainAnswer.objects.filter(question__survey=survey, submission_id__lte=upto)
+        PlainAnswer.objects.filter(released, question__survey=survey)
         .order_by("submission__public_id", "question_id")
         .values_list("submission__public_id", "question_id", "value", "other_text")
         .iterator(chunk_size=CHUNK_SIZE)
     )
     links = _by_submission(
-        LinkValue.objects.filter(submission__survey=survey, submission_id__lte=upto)
+        LinkValue.objects.filter(released, submission__survey=survey)
         .order_by("submission__public_id", "name")
         .values_list("submission__public_id", "name", "value")
         .iterator(chunk_size=CHUNK_SIZE)
     )
     skips = _by_submission(
-        SkippedAnswer.objects.filter(submission__survey=survey, submission_id__lte=upto)
+        SkippedAnswer.objects.filter(released, submission__survey=survey)
         .order_by("submission__public_id", "question_id")
         .values_list("submission__public_id", "question_id", "reason")
         .iterator(chunk_size=CHUNK_SIZE)
     )
     streams = [reports, answers, links, skips]
     heads = [next(stream, None) for stream in streams]
-    for public_id, language in _submissions(survey, upto):
+    for public_id, language in _submissions(survey, submissions):
         mine: list[list[tuple]] = []
         for index, stream in enumerate(streams):
             head = heads[index]

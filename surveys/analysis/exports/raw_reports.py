@@ -4,6 +4,11 @@ The reports are already private (randomized on the respondent's device), and
 each export carries every spec the reports were made under, so anyone can
 re-estimate with ``ldp.build(spec).aggregate(reports)``.  Rows are ordered by
 their random public identifiers, never by arrival.
+
+Every export and API page stops at the released watermark, read once when it
+starts (``results.release``): the reports and submissions of the survey's
+latest results snapshot, so it holds the same n as the dashboard, and held
+back submissions appear in none of them until their batch is released.
 """
 
 from __future__ import annotations
@@ -12,10 +17,12 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from django.db.models import Q
 from django.utils import timezone
 
 from surveys.analysis.exports.csv_cells import CHUNK_SIZE, compact_json, csv_lines
 from surveys.analysis.exports.design import questions_document, spec_revisions
+from surveys.analysis.results import release
 from surveys.authoring.models import Survey
 from surveys.collection import missing, report_codec
 from surveys.collection.models import (
@@ -29,19 +36,23 @@ from surveys.collection.selectors import submission_languages, survey_records_la
 
 def _reports(
     survey: Survey,
+    watermark: int,
     after: str = "",
     limit: int | None = None,
     include_test: bool = False,
     revisions: dict[int, dict[int, dict]] | None = None,
 ) -> Iterator[tuple[Any, ...]]:
     """Report rows ``(public_id, submission public_id, received_at, question id,
-    spec revision, report, is_test)``, the report decoded from its stored
-    columns into the JSON the device sent (``report_codec``)."""
+    spec revision, report, is_test)`` released at ``watermark`` (and the test
+    ones with ``include_test``), the report decoded from its stored columns
+    into the JSON the device sent (``report_codec``)."""
     # Ordered by the random public identifier, never by id: the order of an
     # export says nothing about the order in which reports arrived.
     manager = Report.all_objects if include_test else Report.objects
+    released = Q(id__lte=watermark) | Q(is_test=True) if include_test else None
     rows = (
-        manager.filter(survey=survey, public_id__gt=after)
+        manager.filter(released or Q(id__lte=watermark))
+        .filter(survey=survey, public_id__gt=after)
         .order_by("public_id")
         .values_list(
             "public_id",
@@ -62,10 +73,17 @@ def _reports(
         yield (*head, question_id, revision, report, is_test)
 
 
-def _plain_answers(survey: Survey, include_test: bool = False):
-    rows = PlainAnswer.objects.filter(question__survey=survey)
-    if not include_test:
-        rows = rows.filter(submission__is_test=False)
+def _in_release(survey: Survey, watermark: int, include_test: bool, field: str) -> Q:
+    return release.in_release(
+        survey_id=survey.pk, watermark=watermark, field=field, with_test=include_test
+    )
+
+
+def _plain_answers(survey: Survey, watermark: int, include_test: bool = False):
+    rows = PlainAnswer.objects.filter(
+        _in_release(survey, watermark, include_test, "submission"),
+        question__survey=survey,
+    )
     return (
         rows.order_by("submission__public_id", "question_id")
         .values_list(
@@ -79,12 +97,12 @@ def _plain_answers(survey: Survey, include_test: bool = False):
     )
 
 
-def _languages(survey: Survey, include_test: bool = False):
-    """(submission public id, language, is_test) of every submission, by public
-    id: only called for a survey that records languages."""
-    rows = Submission.objects.filter(survey=survey)
-    if not include_test:
-        rows = rows.filter(is_test=False)
+def _languages(survey: Survey, watermark: int, include_test: bool = False):
+    """(submission public id, language, is_test) of every released submission,
+    by public id: only called for a survey that records languages."""
+    rows = Submission.objects.filter(
+        _in_release(survey, watermark, include_test, ""), survey=survey
+    )
     return (
         rows.order_by("public_id")
         .values_list("public_id", "language", "is_test")
@@ -93,7 +111,7 @@ def _languages(survey: Survey, include_test: bool = False):
 
 
 def _missing_codes(
-    survey: Survey, include_test: bool = False
+    survey: Survey, watermark: int, include_test: bool = False
 ) -> Iterator[tuple[str, int, int, bool]]:
     """``(submission public id, question id, code, is_test)`` for every
     question a submission did not answer, by public id then question order:
@@ -103,9 +121,9 @@ def _missing_codes(
     questions = list(
         survey.questions.order_by("position", "id").values_list("pk", flat=True)
     )
-    rows = Submission.objects.filter(survey=survey)
-    if not include_test:
-        rows = rows.filter(is_test=False)
+    rows = Submission.objects.filter(
+        _in_release(survey, watermark, include_test, ""), survey=survey
+    )
     chunk: list[tuple[int, str, bool]] = []
     for row in (
         rows.order_by("public_id")
@@ -200,6 +218,7 @@ def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
     )
 
     def rows() -> Iterator[list[Any]]:
+        mark = release.released_watermark(survey_id=survey.pk)
         revisions = spec_revisions(survey)
         texts = dict(survey.questions.values_list("id", "text"))
         for question_id, by_revision in revisions.items():
@@ -216,7 +235,9 @@ def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
                     ],
                     False,
                 )
-        for row in _reports(survey, include_test=include_test, revisions=revisions):
+        for row in _reports(
+            survey, mark, include_test=include_test, revisions=revisions
+        ):
             doc = report_document(row)
             yield marked(
                 [
@@ -231,7 +252,7 @@ def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
                 row[-1],
             )
         for submission_id, question_id, value, test, other in _plain_answers(
-            survey, include_test
+            survey, mark, include_test
         ):
             yield marked(
                 ["answer", question_id, "", submission_id, "", "", compact_json(value)],
@@ -242,13 +263,13 @@ def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
                     ["other", question_id, "", submission_id, "", "", other], test
                 )
         for submission_id, question_id, code, test in _missing_codes(
-            survey, include_test
+            survey, mark, include_test
         ):
             yield marked(
                 ["missing", question_id, "", submission_id, "", "", code], test
             )
         if survey_records_language(survey):
-            for submission_id, language, test in _languages(survey, include_test):
+            for submission_id, language, test in _languages(survey, mark, include_test):
                 yield marked(
                     ["language", "", "", submission_id, "", "", language], test
                 )
@@ -259,6 +280,7 @@ def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
 
 def reports_json(survey: Survey) -> Iterator[str]:
     """One JSON document, written piece by piece so memory stays flat."""
+    mark = release.released_watermark(survey_id=survey.pk)
     head = {
         "format": "deniable-reports/1",
         "survey_id": survey.pk,
@@ -274,12 +296,12 @@ def reports_json(survey: Survey) -> Iterator[str]:
     opening = json.dumps(head, ensure_ascii=False)[:-1]
     yield opening + ', "reports": ['
     first = True
-    for row in _reports(survey):
+    for row in _reports(survey, mark):
         yield ("" if first else ",\n") + compact_json(report_document(row))
         first = False
     yield '], "plain_answers": ['
     first = True
-    for submission_id, question_id, value, _, other in _plain_answers(survey):
+    for submission_id, question_id, value, _, other in _plain_answers(survey, mark):
         item = {
             "submission_id": submission_id,
             "question_id": question_id,
@@ -291,7 +313,7 @@ def reports_json(survey: Survey) -> Iterator[str]:
         first = False
     yield '], "missing": ['
     first = True
-    for submission_id, question_id, code, _ in _missing_codes(survey):
+    for submission_id, question_id, code, _ in _missing_codes(survey, mark):
         item = {
             "submission_id": submission_id,
             "question_id": question_id,
@@ -303,7 +325,7 @@ def reports_json(survey: Survey) -> Iterator[str]:
         # An unprotected field the researcher declared (``record_language``).
         yield '], "languages": ['
         first = True
-        for submission_id, language, _ in _languages(survey):
+        for submission_id, language, _ in _languages(survey, mark):
             item = {"submission_id": submission_id, "language": language}
             yield ("" if first else ",\n") + compact_json(item)
             first = False
@@ -314,8 +336,9 @@ def reports_page(survey: Survey, *, after: str, limit: int) -> list[dict[str, An
     """One page of reports with public_id > ``after`` (keyset pagination, for the
     API; "" starts at the first).  Each report carries its submission's
     ``language`` only if the survey records it (an unprotected field)."""
+    mark = release.released_watermark(survey_id=survey.pk)
     documents = [
-        report_document(row) for row in _reports(survey, after=after, limit=limit)
+        report_document(row) for row in _reports(survey, mark, after=after, limit=limit)
     ]
     if documents and survey_records_language(survey):
         languages = submission_languages(

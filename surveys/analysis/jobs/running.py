@@ -46,11 +46,10 @@ from surveys.analysis.jobs import (
     weights_grouped,
 )
 from surveys.analysis.models import AnalysisJob, export_storage, job_find_or_create
-from surveys.analysis.results import selectors
+from surveys.analysis.results import release, selectors
 from surveys.analysis.results.cells import snapshot_cells
 from surveys.analysis.results.objects import results_to_document
 from surveys.authoring.models import Question, Survey
-from surveys.collection.models import Submission
 
 logger = logging.getLogger(__name__)
 
@@ -94,14 +93,9 @@ def job_request(
 
 
 def export_data_mark(survey: Survey) -> int:
-    """The survey's latest submission id (0: none): an export's data version."""
-    latest = (
-        Submission.objects.filter(survey=survey)
-        .order_by("-id")
-        .values_list("id", flat=True)
-        .first()
-    )
-    return latest or 0
+    """The survey's released watermark (``results.release``; 0: nothing
+    released): an export's data version, as its file stops there."""
+    return release.released_watermark(survey_id=survey.pk)
 
 
 def export_request(*, survey: Survey, name: str) -> tuple[AnalysisJob, bool]:

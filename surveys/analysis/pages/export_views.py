@@ -42,6 +42,7 @@ from surveys.analysis.pages.readers import (
     survey_for,
     survey_with_results,
 )
+from surveys.analysis.reading import latest_results
 
 FILE_CHUNK_BYTES = 256 * 1024
 
@@ -90,6 +91,7 @@ def export_estimates_json(request, pk: int):
 @require_GET
 def export_reports_csv(request, pk: int):
     survey = survey_for(request, pk)
+    latest_results(survey)  # the release the file stops at, brought up to date
     response = StreamingHttpResponse(
         replica.streamed(survey.pk, raw_reports.reports_csv(survey)),
         content_type="text/csv; charset=utf-8",
@@ -101,6 +103,7 @@ def export_reports_csv(request, pk: int):
 @require_GET
 def export_reports_json(request, pk: int):
     survey = survey_for(request, pk)
+    latest_results(survey)  # the release the file stops at, brought up to date
     response = StreamingHttpResponse(
         replica.streamed(survey.pk, raw_reports.reports_json(survey)),
         content_type="application/json",
@@ -117,6 +120,7 @@ def export_job_request(request, pk: int):
     shows its progress and, once written, the download link.
     """
     survey = survey_for(request, pk)
+    latest_results(survey)  # the release the file stops at, brought up to date
     try:
         job, created = jobs.export_request(
             survey=survey, name=request.POST.get("export", "")
@@ -197,6 +201,7 @@ def _spooled(writer, survey):
 @require_GET
 def export_dataset(request, pk: int, fmt: str):
     survey = survey_for(request, pk)
+    latest_results(survey)  # the release the file stops at, brought up to date
     writer, suffix, content_type = datasets.DATASET_FILES[fmt]
     if fmt in {"wide_csv", "wide_csv_bom"}:
         lines = replica.streamed(

@@ -36,6 +36,10 @@ tests short); keep it above 1 with real respondents.
 from __future__ import annotations
 
 from django.conf import settings
+from django.db.models import Q, QuerySet
+
+from surveys.analysis.models import ResultSnapshot
+from surveys.collection.models import Report
 
 
 def min_batch() -> int:
@@ -51,3 +55,56 @@ def snapshot_batch_ready(*, new_responses: int) -> bool:
 def still_needed(held: int) -> int:
     """How many more submissions the ``held`` ones wait for before a release."""
     return max(0, min_batch() - held)
+
+
+def released_watermark(*, survey_id: int) -> int:
+    """The released watermark: the report id of the survey's latest results
+    snapshot (0: nothing released yet).  Read once per export or page, so
+    everything it shows stops at the same release."""
+    mark = (
+        ResultSnapshot.objects.filter(survey_id=survey_id)
+        .values_list("watermark", flat=True)
+        .first()
+    )
+    return mark or 0
+
+
+def released_reports(*, survey_id: int, watermark: int) -> QuerySet[Report]:
+    """The survey's counted reports in the release at ``watermark``: exactly
+    those its results' tallies hold."""
+    return Report.objects.filter(survey_id=survey_id, id__lte=watermark)
+
+
+def released_submission_ids(*, survey_id: int, watermark: int) -> QuerySet[Report]:
+    """Ids of the counted submissions in the release at ``watermark`` (those
+    with a report at or below it: the results' n), as a subquery."""
+    return released_reports(survey_id=survey_id, watermark=watermark).values(
+        "submission_id"
+    )
+
+
+def in_release(
+    *, survey_id: int, watermark: int, field: str = "submission", with_test: bool
+) -> Q:
+    """A filter keeping the counted submissions in the release at
+    ``watermark`` and, ``with_test``, the owner's test submissions too (never
+    in any result, so they need no release).  ``field`` names the submission
+    on a related row ("": the rows are submissions).
+
+    Held back: a submission whose counted reports are all past the
+    watermark.  A submission with no protected report (every protected
+    question declined or hidden, or a survey of unprotected questions only)
+    is in no result's n and is kept, as before this rule: holding it back
+    would hold a survey without protected questions for ever."""
+    prefix = f"{field}__" if field else ""
+    past = Report.objects.filter(survey_id=survey_id, id__gt=watermark)
+    released = Q(
+        **{
+            f"{prefix}pk__in": released_submission_ids(
+                survey_id=survey_id, watermark=watermark
+            )
+        }
+    ) | ~Q(**{f"{prefix}pk__in": past.values("submission_id")})
+    if with_test:
+        return released | Q(**{f"{prefix}is_test": True})
+    return released & Q(**{f"{prefix}is_test": False})

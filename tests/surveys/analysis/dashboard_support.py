@@ -3,7 +3,8 @@
 A survey with one question of every kind, built and published through the
 authoring services, answered by simulated respondents randomized by the Python
 reference and stored through the collection's bulk ingest (the same checks as
-real submissions); then tallied by the analysis service.
+real submissions); then tallied and released by the analysis services, as the
+tasks a real submission announces would (tests run no commit hooks).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 import ldp
 from surveys.analysis.tallies.services import tallies_refresh
+from surveys.analysis.tallies.snapshots import snapshot_refresh
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import YES_NO_OPTIONS, PrivacyConfig
 from surveys.authoring.models import Survey
@@ -161,6 +163,7 @@ def simulate(survey: Survey, count: int, seed: int = SEED) -> int:
     ]
     stored = submissions_ingest_bulk(survey=survey, responses=responses)
     tallies_refresh(survey_id=survey.pk)
+    snapshot_refresh(survey_id=survey.pk)  # the release rule decides
     return stored
 
 

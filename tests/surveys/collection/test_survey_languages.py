@@ -15,6 +15,7 @@ from surveys.authoring import translation_services
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Survey
 from surveys.collection.models import Submission
+from tests.surveys.analysis.conftest import release
 from tests.surveys.collection.conftest import JSON, body
 
 pytestmark = pytest.mark.django_db
@@ -241,6 +242,7 @@ def _answer(client, survey: Survey, language: str) -> Submission:
         url, body(survey, plain=1), HTTP_ACCEPT_LANGUAGE=language, **JSON
     )
     assert response.status_code == 201, response.content
+    release(survey)  # as the tasks the submission announced would
     return Submission.objects.latest("id")
 
 

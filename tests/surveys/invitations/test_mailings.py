@@ -14,25 +14,12 @@ from django.utils import timezone
 from surveys.authoring.models import Survey
 from surveys.collection.models import Invitation, Recipient
 from surveys.invitations import mailings, recipient_list, tasks
-from tests.surveys.invitations.smtp_server import SmtpServer
 
 pytestmark = pytest.mark.django_db
 
 BASE = "https://survey.example.org/"
 PEOPLE = ["ana@example.org", "ben@example.org", "cai@example.org"]
 LINK = re.compile(r"https://survey\.example\.org(/s/i/[\w-]+/)")
-
-
-@pytest.fixture
-def smtp(settings):
-    with SmtpServer() as server:
-        settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-        settings.EMAIL_HOST = "127.0.0.1"
-        settings.EMAIL_PORT = server.port
-        settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
-        settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
-        settings.EMAIL_RETRY_SECONDS = 0
-        yield server.recording
 
 
 @pytest.fixture

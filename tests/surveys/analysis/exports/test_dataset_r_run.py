@@ -21,10 +21,9 @@ from surveys.analysis.exports import dataset_r, datasets
 from surveys.analysis.exports.estimates import estimates_document
 from surveys.analysis.models import ResultsSettings
 from surveys.analysis.reading import latest_results
-from surveys.analysis.tallies.services import tallies_refresh
 from surveys.authoring import kinds
 from tests.surveys.analysis import dashboard_support
-from tests.surveys.analysis.conftest import make_survey, submit_bulk
+from tests.surveys.analysis.conftest import make_survey, release, submit_bulk
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 TOLERANCE = 1e-9
@@ -54,7 +53,7 @@ for (name in names(estimates)) {
 def families(researcher):
     survey = make_survey(researcher)
     submit_bulk(survey, 160)
-    tallies_refresh(survey_id=survey.pk)
+    release(survey)
     return survey
 
 

@@ -24,11 +24,15 @@ from django.http import StreamingHttpResponse
 from django.urls import reverse
 
 import ldp
-from surveys.analysis.exports import dataset_r, datasets
+from surveys.analysis.exports import (
+    dataset_columns,
+    dataset_estimates,
+    dataset_r,
+    datasets,
+)
 from surveys.analysis.exports.csv_cells import neutralise
 from surveys.analysis.reading import latest_results
 from surveys.analysis.tallies import services as tally_services
-from surveys.analysis.tallies.services import tallies_refresh
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Question, Survey
@@ -42,6 +46,7 @@ from tests.surveys.analysis.conftest import (
     FAMILIES,
     PASSWORD,
     make_survey,
+    release,
     submit_bulk,
 )
 from tests.surveys.stored_reports import payloads
@@ -59,7 +64,7 @@ def _make_surveys() -> dict[str, int]:
         patch.setattr(tally_services, "LOCK_TIMEOUT_MS", 10_000)
         families = make_survey(grace)
         submit_bulk(families, COUNT)
-        tallies_refresh(survey_id=families.pk)
+        release(families)
         student_life = dashboard_support.make_survey(ada)
         dashboard_support.simulate(student_life, 250)
     return {
@@ -291,12 +296,25 @@ def test_codebook_json_and_csv_describe_the_same_variables(families):
         assert book[row["name"]]["epsilon_exact"] == row["epsilon_exact"]
 
 
+def _without_estimates(survey, items: list, meta=None) -> list:
+    """``items`` (a file's column names, or with ``meta`` its labels) less
+    the estimate columns the released results add (``dataset_estimates``)."""
+    found = dataset_columns.blocks(survey)
+    extra = {
+        v.name
+        for e in dataset_estimates.estimate_columns(survey, found)
+        for v in e.variables
+    }
+    names = meta.column_names if meta is not None else items
+    return [item for item, name in zip(items, names, strict=True) if name not in extra]
+
+
 def test_sav_round_trip_keeps_values_variable_and_value_labels(families, tmp_path):
     path = _to_path(tmp_path, _bytes(datasets.write_sav, families), ".sav")
     frame, meta = pyreadstat.read_sav(path)
     columns = datasets.variables(families)
-    assert meta.column_names == [v.name for v in columns]
-    assert meta.column_labels == [
+    assert _without_estimates(families, meta.column_names) == [v.name for v in columns]
+    assert _without_estimates(families, meta.column_labels, meta) == [
         datasets.spss_variable_label(v.label) for v in columns
     ]
     rows = _csv_rows(families)
@@ -329,6 +347,7 @@ def test_sav_cuts_long_labels_to_spss_limits_within_a_character(ada, tmp_path):
     )
     survey = authoring.survey_publish(survey=survey, user=ada)
     submit_bulk(survey, 3)
+    release(survey)
     frame, meta = pyreadstat.read_sav(
         _to_path(tmp_path, _bytes(datasets.write_sav, survey), ".sav")
     )
@@ -355,14 +374,16 @@ def test_dta_round_trip_keeps_values_and_labels_within_stata_limits(
     path = _to_path(tmp_path, _bytes(datasets.write_dta, student_life), ".dta")
     frame, meta = pyreadstat.read_dta(path)
     columns = datasets.variables(student_life)
-    assert meta.column_names == [v.name for v in columns]
+    names = _without_estimates(student_life, meta.column_names)
+    labels = _without_estimates(student_life, meta.column_labels, meta)
+    assert names == [v.name for v in columns]
     assert all(len(n) <= 32 for n in meta.column_names)
     assert all(len(label) <= 80 for label in meta.column_labels)
     long = [v for v in columns if len(v.label) > 80]
     assert long, "the fixture has labels longer than Stata allows"
-    assert meta.column_labels == datasets.stata_labels(columns)
+    assert labels == datasets.stata_labels(columns)
     assert len(set(meta.column_labels)) == len(meta.column_labels)
-    for variable, label in zip(columns, meta.column_labels, strict=True):
+    for variable, label in zip(columns, labels, strict=True):
         if variable.question:
             assert label.startswith(variable.question[:20])
         if variable.protected:
@@ -562,7 +583,7 @@ def test_r_script_uses_each_answers_p_and_q_when_they_differ(researcher):
     Question.objects.filter(pk=question.pk).update(spec=spec)
     question.spec_revisions.update(spec=spec)
     submit_bulk(survey, 60)
-    tallies_refresh(survey_id=survey.pk)
+    release(survey)
 
     script = dataset_r.r_script(survey)
     ((function, columns, args),) = _calls(script)
@@ -639,7 +660,7 @@ def test_spec_revisions_get_a_revision_column_and_other_layouts_columns_apart(
     submit_bulk(survey, 7, seed=2)
     _revise(survey, mechanism="oue")  # bits: columns of their own, revision 3
     submit_bulk(survey, 5, seed=3)
-    tallies_refresh(survey_id=survey.pk)
+    release(survey)
     question = survey.questions.get()
     base = f"q{question.position}"
 

@@ -21,7 +21,7 @@ from surveys.analysis.exports.csv_cells import csv_lines
 from surveys.analysis.exports.raw_reports import REPORT_COLUMNS
 from surveys.collection.models import Report, Submission
 from surveys.collection.services import submissions_ingest_bulk
-from tests.surveys.analysis.conftest import make_survey, responses
+from tests.surveys.analysis.conftest import make_survey, release, responses
 
 pytestmark = pytest.mark.django_db
 
@@ -50,6 +50,7 @@ def sent(request, researcher):
     )
     batch = responses(survey, 40, seed=17)
     submissions_ingest_bulk(survey=survey, responses=batch)
+    release(survey)
     by_key = {response.idempotency_key: response for response in batch}
     reports = {}
     for public_id, key in Submission.objects.filter(survey=survey).values_list(

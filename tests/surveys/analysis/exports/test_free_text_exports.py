@@ -13,11 +13,11 @@ import pytest
 
 from surveys.analysis.exports import dataset_r, datasets, raw_reports
 from surveys.analysis.models import PlainAnswerTally
-from surveys.analysis.tallies.services import tallies_refresh
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection.responses import ResponseIn, SentReport
 from surveys.collection.services import submissions_ingest_bulk
+from tests.surveys.analysis.conftest import release
 
 pytestmark = pytest.mark.django_db
 
@@ -74,7 +74,7 @@ def survey(researcher):
         for t, words, c, other in ANSWERS
     ]
     submissions_ingest_bulk(survey=survey, responses=responses)
-    tallies_refresh(survey_id=survey.pk)
+    release(survey)
     return survey
 
 

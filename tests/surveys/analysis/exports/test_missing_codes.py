@@ -27,6 +27,7 @@ from surveys.authoring.models import Survey
 from surveys.collection import missing
 from surveys.collection.responses import ResponseIn, SentReport
 from surveys.collection.services import submissions_ingest_bulk
+from tests.surveys.analysis.conftest import release
 
 pytestmark = pytest.mark.django_db
 
@@ -114,6 +115,7 @@ def branching(ada) -> Survey:
             )
         )
     submissions_ingest_bulk(survey=survey, responses=responses)
+    release(survey)
     return survey
 
 

@@ -420,7 +420,7 @@ def test_a_page_view_while_a_batch_is_held_back_queues_no_snapshot(
             ResultSnapshot.objects.get(survey=survey).watermark
         )
         # Once k are new, the next view queues the release's computation.
-        simulate(survey, 7, seed=3)
+        submit_bulk(survey, 7, seed=3)
         services.tallies_refresh(survey_id=survey.pk)
         ada_client.get(reverse(page, args=[survey.pk]))
         assert queued == [tasks.compute_survey_snapshot.name]
