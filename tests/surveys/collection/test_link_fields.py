@@ -15,6 +15,7 @@ from surveys.authoring import services as authoring
 from surveys.authoring.models import Survey
 from surveys.collection.models import LinkValue, Submission
 from surveys.redaction import RedactSecretsFilter
+from tests.surveys.analysis.conftest import release
 from tests.surveys.collection.conftest import JSON, body
 
 pytestmark = pytest.mark.django_db
@@ -142,6 +143,7 @@ def test_a_respondent_pages_query_string_is_redacted_from_logs():
 def _submit_with(client, survey, pid: str) -> None:
     data = body(survey, link_PROLIFIC_PID=pid)
     assert client.post(respond_url(survey), data, **JSON).status_code == 201
+    release(survey)  # as the tasks the submission announced would
 
 
 def test_the_wide_export_has_a_text_column_per_link_field(client, panel_survey):
