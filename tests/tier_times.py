@@ -34,8 +34,8 @@ FAST = "fast"
 # Summed test seconds a tier may take in the whole suite (README, "Tests").
 ALLOWANCE_SECONDS = {
     FAST: 200,
-    "sweeps": 440,
-    "slow": 200,
+    "sweeps": 450,
+    "slow": 280,
     "statistical": 840,
     "servers": 300,
     "browser": 420,
