@@ -129,6 +129,7 @@ READ_ONLY = {
     "analysis:regression_csv",  # GET: the same job's table as CSV
     "analysis:weights",  # GET: finds or queues a weighting job, like crosstab
     "analysis:weights_csv",  # GET: the same job's table as CSV
+    "analysis:weights_r",  # GET: an R script rebuilding the same weights
     "analysis:export_estimates_csv",
     "analysis:export_estimates_json",
     "analysis:export_reports_csv",

@@ -27,7 +27,7 @@ PUBLIC = {"api_openapi"}
 # accepts only POST (the owner's is answered 302, below).
 POSTED = {"api_token_revoke", "export_job_request"}
 # The CSV of the model its query names: without one, a 400 saying what to give.
-MODEL_CSV = {"regression_csv", "weights_csv"}
+MODEL_CSV = {"regression_csv", "weights_csv", "weights_r"}
 
 
 def _names(patterns) -> list[str]:
