@@ -382,6 +382,7 @@ VIEWER_URLS = {
     "analysis:regression_csv",
     "analysis:weights",
     "analysis:weights_csv",
+    "analysis:weights_r",
     *OWNER_EXPORTS,
 }
 # The owner's alone: archive, delete, who has access (and their own API tokens).

@@ -35,6 +35,7 @@ from surveys.collection.models import Report, Submission
 
 logger = logging.getLogger(__name__)
 
+_MARK_CHUNK = 5_000  # submissions marked released per UPDATE
 SNAPSHOT_DELAY_ENV = "DENIABLE_SNAPSHOT_DELAY"  # test-only, like BATCH_DELAY_ENV
 
 
@@ -146,16 +147,23 @@ def _inputs_held_back(
 def _mark_released(survey_id: int, *, after: int, up_to: int) -> None:
     """Inside the swap: mark released the counted submissions with a report
     in ``(after, up_to]`` (``Submission.released``, read by every surface;
-    ``results.release``).  Reads only the new batch's reports."""
+    ``results.release``).  Reads only the new batch's reports, and updates
+    their submissions by primary key in chunks: an update joined to the
+    batch's reports was planned as a scan of the survey's submissions, in
+    proportion to n."""
     if up_to <= after:
         return
     report_store.index_reads()  # the batch's id range, never the partition
-    batch = Report.objects.filter(
-        survey_id=survey_id, id__gt=after, id__lte=up_to
-    ).values("submission_id")
-    Submission.objects.filter(survey_id=survey_id, released=False, pk__in=batch).update(
-        released=True
+    batch = list(
+        Report.objects.filter(survey_id=survey_id, id__gt=after, id__lte=up_to)
+        .order_by("submission_id")
+        .values_list("submission_id", flat=True)
+        .distinct()
     )
+    for start in range(0, len(batch), _MARK_CHUNK):
+        Submission.objects.filter(
+            pk__in=batch[start : start + _MARK_CHUNK], released=False
+        ).update(released=True)
 
 
 def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:

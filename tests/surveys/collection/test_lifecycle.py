@@ -18,6 +18,7 @@ from surveys.authoring import lifecycle
 from surveys.authoring.models import Survey
 from surveys.collection import services
 from surveys.collection.models import PlainAnswer, Report, Submission
+from tests.surveys.analysis.conftest import release
 from tests.surveys.collection.conftest import JSON, body
 
 pytestmark = pytest.mark.django_db
@@ -386,6 +387,7 @@ def test_delete_test_responses_removes_only_them_and_keeps_results(
 
 def test_the_survey_page_shows_test_responses_apart(client, survey, researcher):
     submit(client, survey)
+    release(survey)
     client.force_login(researcher)
     client.post(mode_url(survey), body(survey))
     page = client.get(reverse("authoring:survey_detail", args=[survey.pk]))
