@@ -29,9 +29,13 @@ from surveys.analysis.results.objects import DOCUMENT_FORMAT
 from surveys.analysis.tallies import snapshots
 from surveys.analysis.wording import english
 from tests.conftest import redis_cache
-from tests.surveys.analysis.dashboard_support import make_survey, simulate
+from tests.surveys.analysis.dashboard_support import make_survey
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
+
+# The module's kept survey (tests/surveys/analysis/conftest.py): built and
+# answered once, each test reading it inside its own rolled-back transaction.
+ANSWERED_RESPONDENTS = 40
 
 TEMPLATES = Path(settings.BASE_DIR) / "templates" / "analysis"
 # Page text: anything between tags that holds a letter and is not a variable.
@@ -49,10 +53,9 @@ def shared(settings, redis_url):
 
 
 @pytest.fixture
-def survey(ada):
-    survey = make_survey(ada)
-    simulate(survey, 40)
-    return survey
+def survey(answered):
+    """Ada's answered survey of every kind, with 40 respondents."""
+    return answered
 
 
 def _reader(language: str, *, cookie: bool = False) -> Client:
