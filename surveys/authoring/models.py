@@ -21,6 +21,7 @@ from django.utils.translation import pgettext_lazy
 
 import ldp
 from surveys.authoring.compiled import compiled_mechanism
+from surveys.themes.models import validate_accent
 
 CODE_PLACEHOLDER = "{code}"
 completion_code_validator = RegexValidator(
@@ -151,6 +152,12 @@ class Survey(models.Model):
         null=True,
         blank=True,
         related_name="+",
+    )
+    # The survey's own accent colour over its theme's ("" keeps the theme's),
+    # checked for contrast like a theme's; shown through a same-origin
+    # stylesheet built from this validated value only (surveys.themes.views).
+    theme_accent = models.CharField(
+        max_length=7, blank=True, default="", validators=[validate_accent]
     )
     # Whether the owner was told that the survey opened / closed (beat).
     notified_open = models.BooleanField(default=False)

@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ldp.spec.ceilings import EPSILON_CEILING_SURVEY
 from surveys.authoring.models import Survey
+from surveys.themes.models import validate_accent
 
 
 class LinkFieldsField(forms.CharField):
@@ -54,6 +55,20 @@ class SurveyForm(forms.ModelForm):
         help_text=_("Used to show the margin of error you can expect per question."),
     )
 
+    # Declared here (not generated from the model) so that any text, however
+    # long, gets the colour's own message rather than a length error.
+    theme_accent = forms.CharField(
+        label=_("Accent colour for this survey (optional)"),
+        required=False,
+        help_text=_(
+            "Buttons and links of this survey's pages, as # and six "
+            "hexadecimal digits, e.g. #0b5cad. It must reach a contrast of "
+            "4.5:1 with white (WCAG AA). Empty: the theme's own colour."
+        ),
+        widget=forms.TextInput(
+            attrs={"placeholder": "#0b5cad", "size": 8, "spellcheck": "false"}
+        ),
+    )
     link_fields = LinkFieldsField(
         label=_("Record from the link (optional)"),
         required=False,
@@ -82,6 +97,7 @@ class SurveyForm(forms.ModelForm):
             "link_fields",
             "link_fields_acknowledged",
             "theme",
+            "theme_accent",
             "shuffle_questions",
             "save_resume",
         )
@@ -159,6 +175,14 @@ class SurveyForm(forms.ModelForm):
             "The name, logo and accent colour respondents see. Administrators "
             "add themes; each one's colour was checked for contrast (WCAG AA)."
         )
+
+    def clean_theme_accent(self) -> str:
+        """The colour as stored and served (lower case), checked for format
+        and contrast; "" keeps the theme's."""
+        value = (self.cleaned_data.get("theme_accent") or "").lower()
+        if value:
+            validate_accent(value)
+        return value
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -50,6 +50,7 @@ def survey_create(
     link_fields: list[str] | None = None,
     link_fields_acknowledged: bool = False,
     theme=None,
+    theme_accent: str = "",
     shuffle_questions: bool = False,
     save_resume: bool = False,
 ) -> Survey:
@@ -69,6 +70,7 @@ def survey_create(
         link_fields=list(link_fields or []),
         link_fields_acknowledged=link_fields_acknowledged,
         theme=theme,
+        theme_accent=theme_accent,
     )
     survey.full_clean()
     survey.save()
@@ -93,6 +95,7 @@ def survey_update(
     link_fields: list[str] | None = None,
     link_fields_acknowledged: bool = False,
     theme=None,
+    theme_accent: str = "",
     shuffle_questions: bool = False,
     save_resume: bool = False,
 ) -> Survey:
@@ -111,7 +114,9 @@ def survey_update(
     survey.completion_redirect_url = completion_redirect_url
     survey.link_fields = list(link_fields or [])
     survey.link_fields_acknowledged = link_fields_acknowledged
+    accent_before = survey.theme_accent
     survey.theme = theme
+    survey.theme_accent = theme_accent
     survey.shuffle_questions = shuffle_questions
     survey.save_resume = save_resume
     if survey.published_at is not None:
@@ -122,6 +127,14 @@ def survey_update(
     survey.save()
     if actor is not None:
         audit.record(actor, audit.Action.EDIT, survey, "survey settings")
+        if theme_accent != accent_before:
+            audit.record(
+                actor,
+                audit.Action.EDIT,
+                survey,
+                f"accent colour {accent_before or 'of the theme'} → "
+                f"{theme_accent or 'of the theme'}",
+            )
     return survey
 
 
@@ -247,6 +260,7 @@ def survey_duplicate(*, survey: Survey, user) -> Survey:
         epsilon_budget=survey.epsilon_budget,
         planned_respondents=survey.planned_respondents,
         theme=survey.theme,
+        theme_accent=survey.theme_accent,
     )
     copy.source_language = survey.source_language
     copy.languages = list(survey.languages)

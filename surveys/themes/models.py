@@ -47,6 +47,18 @@ def validate_accent(value: str) -> None:
             )
 
 
+def accent_stylesheet_text(accent: str) -> str:
+    """CSS setting the page's --accent custom property to a validated colour."""
+    return f":root {{ --accent: {accent.lower()}; }}\n"
+
+
+def accent_stylesheet_url(accent: str) -> str:
+    """Where a page loads a survey's own accent colour ("" for none)."""
+    if not accent:
+        return ""
+    return reverse("themes:accent_stylesheet", args=[accent.lower().lstrip("#")])
+
+
 class Theme(models.Model):
     """An institution's look on respondent pages, managed by administrators.
 
@@ -104,7 +116,7 @@ class Theme(models.Model):
     @property
     def stylesheet(self) -> str:
         """The theme's CSS: the accent as the page's --accent custom property."""
-        return f":root {{ --accent: {self.accent.lower()}; }}\n"
+        return accent_stylesheet_text(self.accent)
 
     @property
     def stylesheet_url(self) -> str:

@@ -67,6 +67,7 @@ PUBLIC = {
     "analysis:api_openapi",
     "themes:stylesheet",  # a theme's colour and logo, shown on respondent pages
     "themes:logo",
+    "themes:accent_stylesheet",  # a survey's own accent colour, named in its URL
 }
 SIGNED_IN = {
     "audit_log",  # each reader sees the entries of their own surveys

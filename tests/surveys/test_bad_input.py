@@ -600,6 +600,7 @@ def url_for(name: str, pattern, world: World) -> str:
         "language": "es",
         "uidb64": "MQ",  # an account id in a one-time link; the link is not signed
         "version": "1",  # a theme's version in its stylesheet and logo addresses
+        "hex_digits": "0b5cad",  # a survey's accent colour in its stylesheet's
     }
     if name == "analysis:question_bins":  # only a number question has bins
         values["question_pk"] = world.survey.questions.get(

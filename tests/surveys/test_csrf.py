@@ -147,6 +147,7 @@ READ_ONLY = {
     "analysis:api_openapi",
     "themes:stylesheet",
     "themes:logo",
+    "themes:accent_stylesheet",
 }
 # Answer any method with the same read (a health probe must never be refused).
 ANY_METHOD = {"healthz"}
@@ -223,6 +224,7 @@ def url_for(name: str, pattern, world) -> str:
         "content_type_id": 1,
         "app_label": "authoring",
         "version": "0" * 16,
+        "hex_digits": "0b5cad",
     }
     if "job_pk" in pattern.pattern.converters:
         from surveys.analysis.models import AnalysisJob
