@@ -5,7 +5,9 @@ checks: answer options, number ranges, the survey's size) and arrives
 **unprotected**: the researcher then chooses which to protect, with the
 suggestions of ``suggestions``.  A question the builder refuses, a condition
 display logic cannot hold, a translation the survey cannot take: each becomes
-a finding, listed on the import's page.  A file with more questions or answer
+a finding, listed on the import's page.  XLSForm's ``${name}`` in a
+question's text becomes Deniable's pipe where the builder allows it
+(``pipes``).  A file with more questions or answer
 options than a survey may have is refused whole, and so is one with nothing
 to import; then nothing is created (one transaction).
 """
@@ -17,6 +19,7 @@ from django.db import transaction
 from django.utils.translation import gettext
 
 from surveys.authoring import services, translation_services
+from surveys.authoring.imports import pipes
 from surveys.authoring.imports.parsed import (
     TEXT_MAX,
     TITLE_MAX,
@@ -138,6 +141,7 @@ def _questions(survey: Survey, parsed: ParsedSurvey) -> dict[int, ParsedQuestion
     made: dict[str, tuple[Question, ParsedQuestion]] = {}
     created: dict[int, ParsedQuestion] = {}
     for question in parsed.questions:
+        pipes.convert(parsed, question, {name: q for name, (q, _) in made.items()})
         _short(parsed, question)
         show_if = _show_if(parsed, question, made)
         try:

@@ -8,7 +8,8 @@ defaults: the recommended mechanism for its kind and answers at the default
 question form's "Recommended" makes) and the margin of error at the survey's
 planned respondents (``previews.preview_mechanism``).  A question that decides
 whether others are shown must stay unprotected for that display logic to
-work (``display_logic``); the suggestion says so instead.  Deniable cannot
+work (``display_logic``), and so must one whose answer a later question's
+text repeats (``piping``); the suggestion says so instead.  Deniable cannot
 know which questions are sensitive: the researcher chooses, and the page
 shows what protecting all of them would cost against the survey's budget.
 """
@@ -20,7 +21,7 @@ from decimal import Decimal
 
 from django.utils.translation import gettext
 
-from surveys.authoring import mechanisms, previews
+from surveys.authoring import mechanisms, piping, previews
 from surveys.authoring.kinds import facts
 from surveys.authoring.mechanisms import DEFAULT_EPSILON, PrivacyConfig
 from surveys.authoring.models import Question, Survey
@@ -69,6 +70,7 @@ def suggest(survey: Survey) -> Suggestions:
         (q.show_if or {}).get("question")
         for q in survey.questions.exclude(show_if=None)
     }
+    piped = {n for q in survey.questions.all() for n in piping.numbers(q.text)}
     rows, exact = [], []
     for question in questions:
         if question.pk in drivers:
@@ -79,6 +81,19 @@ def suggest(survey: Survey) -> Suggestions:
                     gettext(
                         "Keep it unprotected: it decides which questions are "
                         "shown, and only an unprotected answer may."
+                    ),
+                )
+            )
+            continue
+        if question.position in piped:
+            rows.append(
+                Suggestion(
+                    question,
+                    None,
+                    gettext(
+                        "Keep it unprotected: a later question's text repeats "
+                        "its answer, and only an unprotected answer may be "
+                        "repeated (remove the pipe first to protect it)."
                     ),
                 )
             )

@@ -77,6 +77,20 @@ SENTENCES = {
     "piping": gettext_lazy(
         "Its text refers to earlier answers; it is shown as written."
     ),
+    "pipe_unknown": gettext_lazy(
+        "“%(name)s” is shown as written: no question imported before this one "
+        "has that name (notes, calculations and questions not imported cannot "
+        "be repeated)."
+    ),
+    "pipe_later": gettext_lazy(
+        "“%(name)s” is shown as written: that question comes at or after this "
+        "one, and only an earlier answer can be repeated."
+    ),
+    "pipe_protected": gettext_lazy(
+        "“%(name)s” is shown as written: that question is protected, and its "
+        "true answer never leaves the respondent's device, so it is never "
+        "repeated on the page."
+    ),
     "default": gettext_lazy("Imported without its default answer “%(value)s”."),
     "shortened": gettext_lazy("Its text was shortened to %(most)s characters."),
     "translation": gettext_lazy("Translations not imported (%(problem)s)."),

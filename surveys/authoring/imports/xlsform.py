@@ -440,7 +440,8 @@ class _Reader:
             )
         if any(_text(v) for k, v in row.items() if _split(k)[0] in MEDIA_COLUMNS):
             self.parsed.note("media", where, dropped=False)
-        if "${" in question.text or "${" in question.help_text:
+        if "${" in question.help_text:
+            # A label's ${name} becomes a pipe when the draft is made (pipes).
             self.parsed.note("piping", where, dropped=False)
         if _text(row.get("default")):
             self.parsed.note("default", where, dropped=False, value=row["default"])
