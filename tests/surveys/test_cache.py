@@ -4,23 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import clean_env, run_manage
-
-BACKEND = (
-    "from django.core.cache import caches; c = caches['default'];"
-    " print(type(c).__module__, type(c).__name__)"
-)
+from tests.conftest import project_settings
 
 
 @pytest.mark.parametrize(
     ("cache_url", "backend"),
     [
-        ("redis", "django.core.cache.backends.redis RedisCache"),
-        ("", "django.core.cache.backends.locmem LocMemCache"),
+        ("redis", "django.core.cache.backends.redis.RedisCache"),
+        ("", "django.core.cache.backends.locmem.LocMemCache"),
     ],
     ids=["redis", "development"],
 )
 def test_cache_url_selects_djangos_own_backend(redis_url, cache_url, backend):
     url = redis_url if cache_url == "redis" else ""
-    run = run_manage("shell", "-c", BACKEND, env=clean_env(CACHE_URL=url))
-    assert run.stdout.strip().splitlines()[-1] == backend
+    caches = project_settings(CACHE_URL=url)["CACHES"]
+    assert caches["default"]["BACKEND"] == backend

@@ -4,24 +4,17 @@ import json
 
 import pytest
 
-from tests.conftest import ROOT, clean_env, run_manage
+from tests.conftest import ROOT, clean_env, project_settings, run_manage
 
 
 def test_database_defaults_to_the_embedded_postgres_socket_inside_the_project():
-    run = run_manage(
-        "shell",
-        "-c",
-        "import json; from django.conf import settings; "
-        "db = settings.DATABASES['default']; "
-        "print(json.dumps([db['ENGINE'], db['HOST'], db['NAME'], db['PORT']]))",
-        env=clean_env(),
-    )
-    assert run.returncode == 0, run.stderr
-    engine, host, name, port = json.loads(run.stdout.strip().splitlines()[-1])
+    db = project_settings()["DATABASES"]["default"]
+    engine, host, name, port = db["ENGINE"], db["HOST"], db["NAME"], db["PORT"]
     assert (engine, name, port) == ("django.db.backends.postgresql", "deniable", "")
     assert host == str(ROOT / "var" / "postgres")  # a Unix socket's directory
 
 
+@pytest.mark.slow  # a process of its own, which runs the task eagerly
 @pytest.mark.django_db(transaction=True)
 def test_embedded_defaults_run_a_task_in_process(test_database_url):
     env = clean_env(DATABASE_URL=test_database_url)

@@ -7,13 +7,14 @@ import socket
 import pytest
 from django.conf import settings as django_settings
 from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from surveys.accounts.session_store import SessionStore
-from tests.conftest import clean_env, redis_cache, run_manage
+from tests.conftest import project_settings, redis_cache
 
 pytestmark = pytest.mark.django_db
 
@@ -109,17 +110,9 @@ def test_an_unreachable_cache_falls_back_to_the_database(settings, ada):
     ],
 )
 def test_sessions_use_the_cache_only_when_it_is_shared(cache_url, engine):
-    run = run_manage(
-        "shell",
-        "-c",
-        "from django.conf import settings as s; print(s.SESSION_ENGINE)",
-        env=clean_env(CACHE_URL=cache_url),
-    )
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.strip().splitlines()[-1] == engine
+    assert project_settings(CACHE_URL=cache_url)["SESSION_ENGINE"] == engine
 
 
 def test_a_session_cache_lifetime_below_one_second_is_refused():
-    run = run_manage("check", env=clean_env(SESSION_CACHE_SECONDS="0"))
-    assert run.returncode != 0
-    assert "SESSION_CACHE_SECONDS" in run.stderr
+    with pytest.raises(ImproperlyConfigured, match="SESSION_CACHE_SECONDS"):
+        project_settings(SESSION_CACHE_SECONDS="0")

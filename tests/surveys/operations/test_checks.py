@@ -54,6 +54,7 @@ def test_the_check_is_one_of_djangos_system_checks(settings):
     assert CHECK_ID in [message.id for message in found]
 
 
+@pytest.mark.slow  # Django's system checks need a process of their own
 def test_manage_py_refuses_production_without_a_shared_cache():
     run = run_manage("check", env=clean_env(**PRODUCTION, CACHE_URL=""))
     assert run.returncode != 0
@@ -61,6 +62,7 @@ def test_manage_py_refuses_production_without_a_shared_cache():
     assert "CACHE_URL" in run.stderr
 
 
+@pytest.mark.slow  # Django's system checks need a process of their own
 def test_the_development_default_keeps_its_per_process_cache():
     run = run_manage("check", env=clean_env(CACHE_URL=""))
     assert run.returncode == 0, run.stdout + run.stderr
