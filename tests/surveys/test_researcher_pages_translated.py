@@ -10,14 +10,19 @@ English sentence built in Python that escaped translation.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from html.parser import HTMLParser
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
+from surveys.authoring.models import Survey
 from surveys.collection import demo
 from surveys.invitations import recipient_list
+from tests.conftest import module_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -82,13 +87,28 @@ def researchers_own(survey) -> list[str]:
     return [text for text in own if text]
 
 
+@pytest.fixture(scope="module")
+def kept_study(django_db_setup, django_db_blocker) -> Iterator[tuple[int, int]]:
+    """The demo survey with 60 respondents and a recipient, made once for the
+    module (``module_rows``): the pks of its owner and of the survey."""
+
+    def make() -> tuple[int, int]:
+        owner = get_user_model().objects.create_user("ada", password="correct horse 42")
+        survey, _ = demo.demo_survey(owner=owner)
+        demo.simulate_respondents(survey=survey, count=60)
+        recipient_list.recipients_add(survey=survey, emails=["ana@example.org"])
+        return owner.pk, survey.pk
+
+    yield from module_rows(django_db_blocker, make)
+
+
 @pytest.fixture
-def study(django_user_model):
-    owner = django_user_model.objects.create_user("ada", password="correct horse 42")
-    survey, _ = demo.demo_survey(owner=owner)
-    demo.simulate_respondents(survey=survey, count=60)
-    recipient_list.recipients_add(survey=survey, emails=["ana@example.org"])
-    return owner, survey
+def study(kept_study):
+    """The kept owner and survey read anew, with an empty cache (keys name the
+    survey, and a test's own rows are rolled back after it)."""
+    owner_pk, survey_pk = kept_study
+    cache.clear()
+    return get_user_model().objects.get(pk=owner_pk), Survey.objects.get(pk=survey_pk)
 
 
 def pages(survey) -> dict[str, str]:
