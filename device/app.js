@@ -5,7 +5,9 @@
 // the protection beside each protected question from the spec it checked,
 // keeps its memory of what it gave each survey server in its own origin's
 // storage (ledger.js: one memory per survey server, keyed by each question's
-// content, never by the survey's address), and
+// content, never by the survey's address; with the words of every protected
+// question it sent, so the same words asked again with less protection are
+// held until the respondent's yes), and
 // sends only reports and the survey's non-answer fields (outbox.js's
 // allowlist). It sends no cookie and reads none.
 //
@@ -18,7 +20,8 @@ import * as wording from "./wording.js";
 import * as outbox from "./outbox.js";
 import * as ledger from "./ledger.js";
 import {
-  KINDS, applyLogic as showLogic, element, fill, fillPipes, questionBlock, readAnswer as readOne, renderReview, wellFormed,
+  KINDS, applyLogic as showLogic, element, fill, fillPipes, guardDowngrade, questionBlock, readAnswer as readOne, renderReview,
+  wellFormed,
 } from "./questions.js";
 
 const CONTENT_VERSION = 1;
@@ -133,7 +136,7 @@ export async function checkedContent(data, language) {
       typeof body.protected === "boolean" && (!body.protected || (body.spec && body.wording)) && wellFormed(body) &&
       !(body.protected && body.typed !== undefined);
     if (!fine) throw new ContentRefused("malformed");
-    questions.push({ ...body, hash: item.hash, key: await ledger.memoryKey(body) });
+    questions.push({ ...body, hash: item.hash, key: await ledger.memoryKey(body), asked: await ledger.askedKey(body) });
   }
   if (new Set(questions.map((q) => q.question)).size !== questions.length) throw new ContentRefused("duplicate");
   return questions;
@@ -163,6 +166,16 @@ export function recalled(memory, questions, scope) {
   if (found.some((r) => r.report !== null)) return { mode: "answered", seen: 0 };
   const seen = found.filter((r) => r.elsewhere).length;
   return { mode: seen ? "seen" : "fresh", seen };
+}
+
+/**
+ * Each question this site asked under stronger protection before, on a page
+ * this device sent: question id → {before, now} (ledger.js, `downgrades`).
+ */
+export function downgraded(storage, questions, verdict) {
+  const milli = new Map(questions.filter((q) => q.protected).map((q, i) => [q.question, verdict.questions[i].epsilonMilli]));
+  const asked = questions.map((q) => ({ id: q.question, key: q.asked, milli: q.protected ? milli.get(q.question) : null }));
+  return new Map(ledger.downgrades(ledger.readMemory(storage, today()), asked).map((found) => [found.id, found]));
 }
 
 // --- sending ----------------------------------------------------------------------
@@ -253,7 +266,7 @@ async function start() {
     say(words.describeRefusal(error.code || "unverifiable", error.facts || {}, data.survey?.contact || ""), true);
     return;
   }
-  render(link, data, questions, verdict, storage, reportUrl.href);
+  render(link, data, questions, verdict, storage, reportUrl.href, downgraded(storage, questions, verdict));
 }
 
 // The site's total before the send, in the device's words (null: refused).
@@ -323,7 +336,7 @@ function memoryGate({ form, notice, button, total, questions, verdict, storage, 
   };
 }
 
-function render(link, data, questions, verdict, storage, reportUrl) {
+function render(link, data, questions, verdict, storage, reportUrl, lowered) {
   const scope = `${link.origin} ${link.content}`;
   const form = element("form", { id: "device-form", novalidate: "" });
   const header = element("header", {}, element("h1", {}, data.survey?.title || ""));
@@ -338,6 +351,9 @@ function render(link, data, questions, verdict, storage, reportUrl) {
   const review = element("section", { id: "device-review", class: "device-review message" });
   form.append(notice, element("div", { class: "send" }, review, total, button));
   app.replaceChildren(header, form);
+  // Asked with less protection than before: nothing of it leaves without a yes.
+  const guards = new Map([...lowered].map(([id, found]) =>
+    [id, guardDowngrade(questions.find((q) => q.question === id), found, language())]));
   const update = () => {
     const hidden = applyLogic(questions);
     fillPipes(questions, hidden, language());
@@ -353,6 +369,11 @@ function render(link, data, questions, verdict, storage, reportUrl) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (!state.consent || button.disabled) return;
+    const hidden = applyLogic(questions);
+    if (sealed === null && [...guards].some(([id, guard]) => guard.state === "asked" && !hidden.has(id))) {
+      say(words.sentence("downgrade.pending"), true);
+      return;
+    }
     if (sealed === null) {
       // The memory is read again: another tab may have sent the same content
       // since this page was drawn, and that needs a yes of its own.
@@ -443,6 +464,10 @@ function seal(link, data, questions, storage, scope, total) {
       scope,
       addedMilli: verdict.epsilonMilli,
       fresh: fresh.map((q, i) => ({ hash: q.key, report: JSON.stringify(made[i]), milli: verdict.questions[i].epsilonMilli })),
+      // The protected questions this page asked: the same words coming back
+      // with less protection are asked about first.
+      asked: questions.filter((q) => q.protected && !hidden.has(q.question))
+        .map((q) => ({ key: q.asked, milli: agent.checkSurvey([q.spec], 0).epsilonMilli })),
     });
   } catch {
     say(words.sentence("page.noStorage"), true);

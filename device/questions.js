@@ -290,3 +290,50 @@ export function renderReview(panel, questions, hidden, language) {
   }
   panel.replaceChildren(lead, ...(plain.length ? [list] : []));
 }
+
+// --- a question asked with less protection than before (ledger.js, `downgrades`) ---
+/**
+ * Put the device's warning into the fieldset of `question`, which this site
+ * asked under stronger protection before (`found`: {before, now}, ⌈1000 ε⌉,
+ * `now` null when unprotected). Its answer controls stay disabled until the
+ * respondent presses "Answer it anyway"; an optional question may be left
+ * out instead (sent as declined: nothing of the answer). Only a real click on
+ * these buttons counts. Returns the guard {state: "asked" | "accepted" |
+ * "declined"} that app.js reads before sealing.
+ */
+export function guardDowngrade(question, found, { words }) {
+  const id = `q${question.question}`;
+  const fieldset = document.getElementById(`question-${question.question}`);
+  const controls = () => fieldset.querySelectorAll(`[data-answer="${id}"] :is(input, select, textarea), [data-skip="${id}"]`);
+  const guard = { state: "asked" };
+  for (const input of controls()) input.disabled = true;
+  const text = (milli) => words.epsilonText(milli);
+  const sentence = found.now === null
+    ? words.sentence("downgrade.unprotected")
+    : words.sentence("downgrade.weaker", { before: text(found.before), now: text(found.now) });
+  const warning = element("div", { class: "downgrade message", id: `downgrade-${id}`, role: "alert" },
+    element("p", {}, element("strong", {}, sentence)));
+  const accept = element("button", { type: "button", class: "button", id: `accept-downgrade-${id}` }, words.sentence("downgrade.accept"));
+  const actions = element("p", { class: "downgrade-actions" }, accept);
+  const answer = (state) => (event) => {
+    if (!event.isTrusted || event.currentTarget.parentNode !== actions || guard.state !== "asked") return;
+    guard.state = state;
+    const skip = fieldset.querySelector(`[data-skip="${id}"]`);
+    for (const input of controls()) input.disabled = state === "declined";
+    if (state === "declined" && skip) skip.checked = true;
+    actions.replaceChildren(...(state === "declined" ? [words.sentence("downgrade.declined")] : []));
+    fieldset.dispatchEvent(new Event("change", { bubbles: true }));
+  };
+  accept.addEventListener("click", answer("accepted"));
+  if (question.optional) {
+    const decline = element("button", { type: "button", class: "button secondary", id: `decline-downgrade-${id}` },
+      words.sentence("downgrade.decline"));
+    decline.addEventListener("click", answer("declined"));
+    actions.append(" ", decline);
+  } else {
+    warning.append(element("p", {}, words.sentence("downgrade.required")));
+  }
+  warning.append(actions);
+  fieldset.querySelector(`[data-answer="${id}"]`).before(warning);
+  return guard;
+}

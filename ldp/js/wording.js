@@ -126,6 +126,17 @@ export const CATALOG = {
     options: "Answers: {options}",
     preview: "Preview: nothing was stored, because nothing was sent, and nothing was counted. Your device would have sent these randomized reports:",
   },
+  // A question this site asked under protection before, asked now with less
+  // (static/js/ledger.js, `downgrades`).
+  downgrade: {
+    unprotected: "This question was protected before; this time the server asks it without protection. Your answer would be sent as you give it.",
+    weaker: "This question was protected more strongly before (ε = {before}); this time the server asks it with ε = {now}, so what your device sends tells more about your answer.",
+    accept: "Answer it anyway",
+    decline: "Leave this question out",
+    declined: "Left out: nothing of your answer to this question is sent.",
+    required: "This survey cannot be sent without an answer to this question. If you would rather not answer it, do not send the survey: nothing has been sent.",
+    pending: "A question above was protected before and is asked now with less protection: answer it anyway or leave it out first. Nothing was sent.",
+  },
   keeps: "This device keeps only a note that you answered this survey, until {expires}: no answers and nothing that identifies you.",
   page: {
     how: "Your answers to protected questions are randomized on this device before anything is sent, so the server never receives your true answers to them.",
@@ -258,6 +269,15 @@ const SPANISH = {
     options: "Respuestas: {options}",
     preview: "Vista previa: no se guardó nada, porque no se envió nada, y no se contó nada. Su dispositivo habría enviado estos informes aleatorizados:",
   },
+  downgrade: {
+    unprotected: "Esta pregunta estaba protegida antes; esta vez el servidor la hace sin protección. Su respuesta se enviaría tal como usted la da.",
+    weaker: "Esta pregunta tenía antes una protección más fuerte (ε = {before}); esta vez el servidor la hace con ε = {now}, así que lo que envía su dispositivo dice más sobre su respuesta.",
+    accept: "Responderla de todos modos",
+    decline: "Dejar esta pregunta sin responder",
+    declined: "Sin responder: no se envía nada de su respuesta a esta pregunta.",
+    required: "Esta encuesta no se puede enviar sin una respuesta a esta pregunta. Si prefiere no responderla, no envíe la encuesta: no se ha enviado nada.",
+    pending: "Una pregunta de arriba estaba protegida antes y ahora se hace con menos protección: primero respóndala de todos modos o déjela sin responder. No se envió nada.",
+  },
   keeps: "Este dispositivo solo guarda una nota de que usted respondió esta encuesta, hasta el {expires}: ninguna respuesta y nada que le identifique.",
   page: {
     how: "Sus respuestas a las preguntas protegidas se aleatorizan en este dispositivo antes de enviar nada, así que el servidor nunca recibe sus respuestas verdaderas a ellas.",
@@ -389,6 +409,15 @@ const FRENCH = {
     asks: "Ce que cet appareil protège ici : « {text} »",
     options: "Réponses : {options}",
     preview: "Aperçu : rien n’a été enregistré, car rien n’a été envoyé, et rien n’a été compté. Votre appareil aurait envoyé ces rapports rendus aléatoires :",
+  },
+  downgrade: {
+    unprotected: "Cette question était protégée auparavant ; cette fois, le serveur la pose sans protection. Votre réponse serait envoyée telle que vous la donnez.",
+    weaker: "Cette question était mieux protégée auparavant (ε = {before}) ; cette fois, le serveur la pose avec ε = {now} : ce que votre appareil envoie en dit donc plus sur votre réponse.",
+    accept: "Y répondre quand même",
+    decline: "Laisser cette question de côté",
+    declined: "Laissée de côté : rien de votre réponse à cette question n’est envoyé.",
+    required: "Cette enquête ne peut pas être envoyée sans réponse à cette question. Si vous préférez ne pas y répondre, n’envoyez pas l’enquête : rien n’a été envoyé.",
+    pending: "Une question ci-dessus était protégée auparavant et est maintenant posée avec moins de protection : répondez-y quand même ou laissez-la de côté d’abord. Rien n’a été envoyé.",
   },
   keeps: "Cet appareil garde seulement une note indiquant que vous avez répondu à cette enquête, jusqu’au {expires} : aucune réponse et rien qui vous identifie.",
   page: {

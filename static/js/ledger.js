@@ -26,6 +26,15 @@
 //   A protected answer saved for later is never here: it is randomized when
 //   saved and its report goes into `contents` (and its ε into `given`) like
 //   a sent one, since any page of this site can read it. Kept DRAFT_DAYS.
+// - `asked` (optional): per wording fingerprint (`askedKey`: the question's
+//   words and its answer options, normalized) of every PROTECTED question on
+//   a page this device sent (or saved) to this site, {"day": the UTC day of
+//   that send, "milli": the smallest ⌈1000 ε⌉ it was asked with}. When the
+//   same words and options come back unprotected, or with a larger ε, the
+//   device asks before anything of that answer leaves (`downgrades`). Nothing
+//   about an answer is here, only what the server itself asked. Noted with
+//   the send (`remember`), so a page only looked at leaves no trace; kept
+//   WINDOW_DAYS after the last send that asked it.
 // - Extensions add keys, never change these: a panel's permanent randomized
 //   report per content ("permanent") and a fresh layer per wave (a report
 //   with "layer": "instant") fit in `contents` as they are.
@@ -143,9 +152,14 @@ function goodDrafts(drafts) {
     isObject(draft) && DAY.test(draft.day) && isObject(draft.plain) && Object.values(draft.plain).every(goodPlain)));
 }
 
+function goodAsked(asked) {
+  return asked === undefined || (isObject(asked) && Object.entries(asked).every(([key, seen]) =>
+    HEX64.test(key) && isObject(seen) && DAY.test(seen.day) && Number.isSafeInteger(seen.milli) && seen.milli >= 0));
+}
+
 function wellFormed(memory) {
   if (!memory || typeof memory !== "object" || memory.format !== FORMAT) return false;
-  if (!goodDrafts(memory.drafts)) return false;
+  if (!goodDrafts(memory.drafts) || !goodAsked(memory.asked)) return false;
   if (!Array.isArray(memory.given) || typeof memory.contents !== "object" || memory.contents === null) return false;
   const goodMilli = (m) => Number.isSafeInteger(m) && m >= 0;
   if (!memory.given.every((g) => g && DAY.test(g.day) && goodMilli(g.milli))) return false;
@@ -182,6 +196,9 @@ export function readMemory(storage, today) {
   }
   for (const [scope, draft] of Object.entries(memory.drafts ?? {})) {
     if (!inWindow(draft.day, today, DRAFT_DAYS)) delete memory.drafts[scope];
+  }
+  for (const [key, seen] of Object.entries(memory.asked ?? {})) {
+    if (!inWindow(seen.day, today)) delete memory.asked[key];
   }
   return memory;
 }
@@ -222,14 +239,17 @@ export function checkCeiling(memory, addedMilli) {
 }
 
 /**
- * Note a send BEFORE its first byte leaves: `addedMilli` given today, and
- * each fresh report `{hash, report, milli}` under `scope`. Written and read
- * back; throws MemoryRefused "no_storage" when the browser will not keep it,
- * "site_ceiling" when it would pass the ceiling.
+ * Note a send BEFORE its first byte leaves: `addedMilli` given today, each
+ * fresh report `{hash, report, milli}` under `scope`, and the protected
+ * questions on the page sent, `asked`: [{key (an askedKey), milli (its
+ * ⌈1000 ε⌉)}], each at the smallest ε it was ever asked with. Written and
+ * read back; throws MemoryRefused "no_storage" when the browser will not keep
+ * it, "site_ceiling" when it would pass the ceiling.
  */
-export function remember(storage, memory, { today, scope, addedMilli, fresh }) {
+export function remember(storage, memory, { today, scope, addedMilli, fresh, asked = [] }) {
   checkCeiling(memory, addedMilli);
   const next = copyOf(memory);
+  noteAsked(next, asked, today);
   if (addedMilli > 0) next.given.push({ day: today, milli: addedMilli });
   for (const { hash, report, milli } of fresh) {
     if (!HEX64.test(hash)) throw new TypeError(`not a content hash: ${hash}`);
@@ -241,10 +261,65 @@ export function remember(storage, memory, { today, scope, addedMilli, fresh }) {
   return write(storage, next);
 }
 
+// --- downgrades: a question asked under protection before, now asked with less ---
+/**
+ * The words of a question as its fingerprint reads them: Unicode NFKC, lower
+ * case, every run of characters that are neither letters nor digits made one
+ * space, trimmed. So "Have you  used drugs?" and "have you used drugs" are
+ * the same words; a reworded question is not.
+ */
+export function normalizedWords(text) {
+  return String(text).normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+}
+
+/**
+ * The wording fingerprint of a verified content object: SHA-256 of the
+ * canonical JSON of {text, options}, both normalized (normalizedWords), the
+ * options sorted. It leaves out everything about protection (spec, wording,
+ * `protected`) and the question's place in a survey, so the same question
+ * asked with or without protection, in any survey of the site, has the same
+ * fingerprint.
+ */
+export async function askedKey(object) {
+  const options = (Array.isArray(object.options) ? object.options : []).map(normalizedWords).sort();
+  return sha256Hex(canonicalJson({ options, text: normalizedWords(object.text) }));
+}
+
+// Into `next` (a copy about to be written): each of `asked` ({key, milli}),
+// as asked `today`, at the smallest ε it was ever asked with.
+function noteAsked(next, asked, today) {
+  for (const { key, milli } of asked) {
+    if (!HEX64.test(key) || !Number.isSafeInteger(milli) || milli < 0) throw new TypeError(`not a fingerprint: ${key}`);
+    next.asked ??= {};
+    const seen = Object.prototype.hasOwnProperty.call(next.asked, key) ? next.asked[key] : null;
+    next.asked[key] = { day: today, milli: seen === null ? milli : Math.min(seen.milli, milli) };
+  }
+}
+
+/**
+ * The questions of `questions` ([{id, key (askedKey), milli: ⌈1000 ε⌉, or
+ * null when asked without protection}]) that this site asked under stronger
+ * protection before: [{id, before: the smallest ⌈1000 ε⌉ remembered, now:
+ * milli or null}]. A first visit has nothing to compare with, and a question
+ * whose words or options the server changed has another fingerprint: neither
+ * is found.
+ */
+export function downgrades(memory, questions) {
+  const known = memory.asked ?? {};
+  const found = [];
+  for (const { id, key, milli } of questions) {
+    if (!Object.prototype.hasOwnProperty.call(known, key)) continue;
+    const before = known[key].milli;
+    if (milli === null || milli > before) found.push({ id, before, now: milli });
+  }
+  return found;
+}
+
 // The memory as written: its known keys only (what readMemory added is not).
 function copyOf(memory) {
   const kept = { format: memory.format, given: memory.given, contents: memory.contents };
   if (memory.drafts && Object.keys(memory.drafts).length) kept.drafts = memory.drafts;
+  if (memory.asked && Object.keys(memory.asked).length) kept.asked = memory.asked;
   return JSON.parse(JSON.stringify(kept));
 }
 

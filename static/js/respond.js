@@ -38,6 +38,12 @@
 //   randomized again without the respondent's yes, and its report is never
 //   re-sent there. Each question's content object is verified by its hash and
 //   its words and protection are shown beside the controls the device reads.
+// - Every question's content object (unprotected ones too) gives its wording
+//   fingerprint (ledger.js, `askedKey`); every send or save remembers those
+//   of the protected questions on its page, and a question this site asked under
+//   stronger protection before, asked now without protection or with a larger
+//   ε, gets the device's warning: its controls stay disabled and nothing of
+//   it is sent until the respondent says yes, or leaves it out.
 // - In a preview the device shows what it would send and posts nothing.
 // - True answers are cleared from the page when it is sent and on pagehide;
 //   the form has autocomplete="off"; a page restored from the back-forward
@@ -69,7 +75,8 @@ let review = null; // the device's list of answers that go as given (outbox.js)
 let shownPlain = null; // what that list last showed: a send must match it
 let sending = false;
 let memory = null; // ledger.js, once verified and loaded
-let contents = new Map(); // question id → its verified content {object, hash}
+let contents = new Map(); // question id → its verified content {object, hash, asked}
+let guards = new Map(); // question id → {state}: asked with less protection than before (ledger.js)
 
 class NoLedger extends Error {}
 
@@ -330,9 +337,114 @@ async function verifyContents() {
       Array.isArray(object.options) && object.wording && object.wording.design === (question.design || "") &&
       sortedJson(object.spec) === sortedJson(question.spec);
     if (!same) throw contentRefused();
-    verified.set(question.id, { object, hash: key });
+    verified.set(question.id, { object, hash: key, asked: await memory.askedKey(object) });
+  }
+  // Each unprotected question's content object too: its words are what the
+  // device compares with the protected questions it was shown before.
+  for (const id of config.plain || []) {
+    let object;
+    try {
+      object = await memory.verifyContent((config.plain_content || {})[String(id)]);
+    } catch {
+      throw contentRefused();
+    }
+    if (object.protected !== false || object.question !== id || typeof object.text !== "string" ||
+        !Array.isArray(object.options)) throw contentRefused();
+    verified.set(id, { object, hash: null, asked: await memory.askedKey(object) });
   }
   return verified;
+}
+
+// --- a question asked with less protection than before (ledger.js, `downgrades`) ---
+// Every send (or save) notes the protected questions on its page (`asked`); a
+// question this site asked under stronger protection before gets the
+// device's warning beside its controls, which stay disabled until a real click
+// on "Answer it anyway"; an optional one may be left out (sent as declined).
+function watchDowngrades() {
+  let milli;
+  try {
+    milli = new Map(config.questions.map((q) => [q.id, agent.checkSurvey([q.spec], 0).epsilonMilli]));
+  } catch {
+    return; // a spec the device refuses: start() says so, and nothing is sent
+  }
+  const site = memory.readMemory(localStorage, today());
+  const ids = [...config.questions.map((q) => q.id), ...(config.plain || [])];
+  const asked = ids.map((id) => ({ id, key: contents.get(id).asked, milli: milli.has(id) ? milli.get(id) : null }));
+  for (const found of memory.downgrades(site, asked)) guards.set(found.id, guardDowngrade(found));
+  holdDowngrades();
+}
+
+// The answer controls (and "Prefer not to answer") of question `id`.
+function guardedControls(id) {
+  const question = config.questions.find((q) => q.id === id);
+  const inputs = question ? answerInputs(question) : Array.from(document.querySelectorAll(`#question-${id} :is(input, textarea, select)`));
+  const skip = skipBox(id);
+  return skip && !inputs.includes(skip) ? [...inputs, skip] : inputs;
+}
+
+// What a send notes: the wording fingerprint and ε of each protected question shown.
+function askedNow() {
+  return config.questions.filter((q) => !isHidden(q.id))
+    .map((q) => ({ key: contents.get(q.id).asked, milli: agent.checkSurvey([q.spec], 0).epsilonMilli }));
+}
+
+// Keep every warned question's controls disabled until its yes.
+function holdDowngrades() {
+  for (const [id, guard] of guards) {
+    if (guard.state === "accepted") continue;
+    for (const input of guardedControls(id)) input.disabled = true;
+  }
+}
+
+function guardDowngrade(found) {
+  const id = found.id;
+  const guard = { state: "asked" };
+  const fieldset = document.getElementById(`question-${id}`);
+  const optional = config.questions.some((q) => q.id === id && q.optional) || (config.plain_optional || []).includes(id);
+  const sentence = found.now === null
+    ? words.sentence("downgrade.unprotected")
+    : words.sentence("downgrade.weaker", { before: words.epsilonText(found.before), now: words.epsilonText(found.now) });
+  const warning = document.createElement("div");
+  warning.className = "downgrade message";
+  warning.id = `downgrade-q${id}`;
+  warning.setAttribute("role", "alert");
+  const lead = document.createElement("p");
+  const strong = document.createElement("strong");
+  strong.textContent = sentence;
+  lead.append(strong);
+  warning.append(lead);
+  const actions = document.createElement("p");
+  actions.className = "downgrade-actions";
+  const action = (key, state, extra = "") => {
+    const choice = document.createElement("button");
+    choice.type = "button";
+    choice.className = `button${extra}`;
+    choice.id = `${state === "accepted" ? "accept" : "decline"}-downgrade-q${id}`;
+    choice.textContent = words.sentence(key);
+    choice.addEventListener("click", (event) => {
+      if (!event.isTrusted || event.currentTarget.parentNode !== actions || guard.state !== "asked") return;
+      guard.state = state;
+      for (const input of guardedControls(id)) input.disabled = state === "declined";
+      const skip = skipBox(id);
+      if (state === "declined" && skip) skip.checked = true;
+      actions.replaceChildren(...(state === "declined" ? [words.sentence("downgrade.declined")] : []));
+      applyLogic();
+      showReview();
+    });
+    actions.append(choice);
+  };
+  action("downgrade.accept", "accepted");
+  if (optional) action("downgrade.decline", "declined", " secondary");
+  else {
+    const required = document.createElement("p");
+    required.textContent = words.sentence("downgrade.required");
+    warning.append(required);
+  }
+  warning.append(actions);
+  let anchor = fieldset.querySelector("input, textarea, select");
+  while (anchor && anchor.parentNode !== fieldset) anchor = anchor.parentNode;
+  fieldset.insertBefore(warning, anchor);
+  return guard;
 }
 
 function refuse(error) {
@@ -534,6 +646,11 @@ function plainAnswers() {
   for (const id of config.plain || []) {
     if (isHidden(id)) continue;
     const optional = (config.plain_optional || []).includes(id);
+    const guard = guards.get(id);
+    if (guard && guard.state !== "accepted") {
+      sent.set(id, { values: [], skipped: guard.state === "declined" ? "declined" : optional && "blank", other: "" });
+      continue;
+    }
     const skipped = !optional ? false
       : skipBox(id)?.checked ? "declined" : plainLeftBlank(id) ? "blank" : false;
     const values = skipped ? [] : outbox.plainValues(form, id, guarded);
@@ -582,6 +699,7 @@ function lockForm(locked, open = new Set()) {
     for (const input of document.querySelectorAll(`#question-${id} :is(input, textarea)`)) input.disabled = locked && !open.size;
   }
   if (button) button.disabled = locked && !open.size;
+  holdDowngrades();
 }
 
 function updateTabStops(inputs) {
@@ -1039,6 +1157,7 @@ function renumber() {
 
 function unlockPlain(id) {
   for (const input of document.querySelectorAll(`#question-${id} :is(input, textarea)`)) input.disabled = false;
+  holdDowngrades();
 }
 
 function markKept() {
@@ -1153,6 +1272,7 @@ function saveNow(answers, added) {
       fresh: answers.map(([q], i) => ({
         hash: contentOf(q), report: JSON.stringify(made[i]), milli: agent.checkSurvey([q.spec], 0).epsilonMilli,
       })),
+      asked: askedNow(),
     });
     memory.saveDraft(localStorage, site, { today: today(), scope: config.survey, plain: plainAnswers() });
   } catch (error) {
@@ -1326,6 +1446,7 @@ function seal() {
     fresh: fresh.map((q) => ({
       hash: contentOf(q), report: randomized.get(q.id), milli: agent.checkSurvey([q.spec], 0).epsilonMilli,
     })),
+    asked: askedNow(),
   });
   writeLedger(verdict.totalMilli);
   writePending({ survey_revision: config.survey_revision, body, reports, spentMilli: verdict.totalMilli });
@@ -1449,6 +1570,11 @@ function onSubmit(event) {
       applyPlan(now);
       return;
     }
+  }
+  // A question asked with less protection than before sends nothing without a yes.
+  if ([...guards].some(([id, guard]) => guard.state === "asked" && !isHidden(id))) {
+    say(words.sentence("downgrade.pending"), true);
+    return;
   }
   // Quotas first: a respondent a full quota turns away has nothing randomized.
   if (quotas.fullCell(config, plainAnswers()) !== null) {
@@ -1647,5 +1773,8 @@ if (agent !== null) {
     showReview();
   }
   if (contentProblem) refuse(contentProblem);
-  else start();
+  else {
+    if (form) watchDowngrades();
+    start();
+  }
 }

@@ -3,7 +3,7 @@ configuration): each protected question's compiled spec, the unprotected
 questions, display logic, and the form's own messages for an unanswered or
 ill-typed question, so the device words a problem as the server would; and
 the whole device context a respondent page renders (that configuration with
-each protected question's content object, and the device's scripts).
+every question's content object, and the device's scripts).
 """
 
 from __future__ import annotations
@@ -101,6 +101,16 @@ def device_context(survey: Any, form: Any, page: str) -> dict[str, Any]:
         question = by_id[entry["id"]]
         body = content.question_content(question, language)
         entry["content"] = content.ContentObject(question.pk, language, body).as_json()
+    # Each unprotected question's content object too: the device compares its
+    # words with the protected questions it was shown before (a question asked
+    # under protection, served again without, is asked about first).
+    config["plain_content"] = {
+        str(question.pk): content.ContentObject(
+            question.pk, language, content.question_content(question, language)
+        ).as_json()
+        for question in form.questions
+        if not question.is_private
+    }
     return {
         "device_config": config,
         "randomizer": assets.randomizer_script(),

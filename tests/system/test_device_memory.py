@@ -26,11 +26,13 @@ from django.urls import reverse
 from playwright.sync_api import Route, expect
 
 from surveys.authoring import services as authoring
+from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.collection.models import Submission
 from tests.system.conftest import AGE, CHEATED, COLOUR, DESKTOP, PROTECTED, SMOKED
 from tests.system.device import (
     answer,
     force_submit,
+    form_of,
     ledger_key,
     nothing_visible,
     reports_in,
@@ -160,6 +162,44 @@ def test_a_send_from_another_tab_needs_a_yes_before_this_one_randomizes(
     answer(second)
     send(second)
     assert len(traffic.posts) == 2
+    context.close()
+
+
+DOWNGRADED = (
+    "This question was protected before; this time the server asks it without "
+    "protection. Your answer would be sent as you give it."
+)
+
+
+def test_a_question_protected_before_and_asked_without_protection_needs_a_yes(
+    live_server, chromium, survey, owner
+):
+    context = chromium.new_context(viewport=DESKTOP)
+    traffic = watch(context)
+    page = context.new_page()
+    send_once(page, live_server, survey)  # sent protected: its words remembered
+    # The server asks the same words again, in a survey of its own, unprotected.
+    again = authoring.survey_create(owner=owner, title="Exams", epsilon_budget=4.0)
+    asked = authoring.question_create(
+        survey=again,
+        text=CHEATED,
+        privacy=PrivacyConfig(kind="yes_no", is_private=False),
+        not_private_acknowledged=True,
+    )
+    again = authoring.survey_publish(survey=again, user=owner)
+    page.goto(respond_url(live_server, again))
+    group = page.get_by_role("group", name=CHEATED)
+    expect(group.locator(f"#downgrade-q{asked.pk}")).to_contain_text(DOWNGRADED)
+    expect(group.get_by_label("Yes", exact=True)).to_be_disabled()
+    force_submit(page)  # no yes: nothing leaves
+    expect(page.locator("#respond-status")).to_contain_text("answer it anyway")
+    page.wait_for_timeout(400)
+    assert len(traffic.posts) == 1
+    group.get_by_role("button", name="Answer it anyway").click()
+    group.get_by_label("Yes", exact=True).check()
+    send(page)
+    assert len(traffic.posts) == 2
+    assert form_of(traffic.posts[1])[f"q{asked.pk}"] == ["1"]  # as given, after the yes
     context.close()
 
 

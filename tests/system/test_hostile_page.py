@@ -32,6 +32,7 @@ from playwright.sync_api import Page, Route, expect
 from surveys.authoring import services as authoring
 from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Survey
+from surveys.collection import content
 from surveys.collection.forms import ResponseForm
 from surveys.collection.models import Submission
 from tests.system.conftest import AGE, AGES, CHEATED, DESKTOP
@@ -155,9 +156,17 @@ def downgrade(html: str, known: dict[str, int]) -> str:
 
 
 def downgrade_config(config: dict, known: dict[str, int]) -> None:
+    """Declared unprotected, with an unprotected content object of its own
+    (re-hashed): on a first visit the device has nothing to compare it with."""
     pk = known[CHEATED]
+    (entry,) = [q for q in config["questions"] if q["id"] == pk]
     config["questions"] = [q for q in config["questions"] if q["id"] != pk]
     config["plain"].append(pk)
+    body = json.loads(entry["content"]["text"])
+    body.update(protected=False, spec=None, spec_revision=None, wording=None)
+    text = content.canonical_json(body).decode()
+    made = {"hash": content.content_hash(body), "text": text}
+    config["plain_content"][str(pk)] = made
 
 
 ATTACKS = {

@@ -40,6 +40,7 @@ from tests.browser import headless_chromium, lying_script, lying_word
 from tests.system.conftest import (
     AGE,
     ANSWERS,
+    CHEATED,
     DESKTOP,
     PHONE,
     PROTECTED,
@@ -552,3 +553,66 @@ def test_swapped_wording_with_fresh_fingerprints_is_worded_from_each_checked_spe
     block = page.locator(f"[data-protection-for='{smoked.pk}']")
     epsilon = display_epsilon(ldp.build(smoked.spec).epsilon_exact)
     expect(block).to_contain_text(f"ε = {epsilon}")
+
+
+def _downgrade(pk: int, spec: dict | None) -> Callable[[dict], dict]:
+    """Only question ``pk``, served again with ``spec`` (None: unprotected),
+    its words and options as before, its fingerprint recomputed."""
+
+    def rewrite(data: dict) -> dict:
+        kept = []
+        for item in data["questions"]:
+            body = json.loads(item["text"])
+            if body["question"] != pk:
+                continue
+            body["spec"] = spec
+            if spec is None:
+                body.update(protected=False, spec_revision=None, wording=None)
+            item["text"] = content.canonical_json(body).decode()
+            item["hash"] = hashlib.sha256(item["text"].encode()).hexdigest()
+            kept.append(item)
+        data["questions"] = kept
+        return data
+
+    return rewrite
+
+
+@pytest.mark.parametrize("weaker", [False, True], ids=["unprotected", "larger ε"])
+def test_a_question_protected_before_and_asked_with_less_sends_nothing_without_a_yes(
+    browser, device_origin, proxy, hostile, survey, weaker
+):
+    cheated = survey.questions.get(text=CHEATED)
+    first = _open(browser, device_origin, proxy, survey.public_token)
+    _answer(first)  # sent under protection: its words are remembered
+    first.get_by_role("button", name="Send my answers").click()
+    expect(first.locator("#device-done")).to_be_visible()
+    # The same words at a new address, unprotected or with a larger ε.
+    spec = ldp.build({"version": 1, "mechanism": "warner", "epsilon": 4.0}).spec
+    hostile.rewrite = _downgrade(cheated.pk, spec if weaker else None)
+    hostile.aliases[FAKE_TOKEN] = survey.public_token
+    page = _survey_address(first.context.new_page(), device_origin, proxy, FAKE_TOKEN)
+    warning = page.locator(f"#downgrade-q{cheated.pk}")
+    expect(warning).to_contain_text(
+        "protected more strongly before"
+        if weaker
+        else "This question was protected before; this time the server asks it without"
+        " protection. Your answer would be sent as you give it."
+    )
+    block = page.locator("fieldset.question").filter(has_text=CHEATED)
+    expect(block.get_by_label("Yes", exact=True)).to_be_disabled()
+    page.get_by_role("button", name="Send my answers").click()
+    expect(page.locator("#status")).to_contain_text("answer it anyway or leave it out")
+    assert len(hostile.posts) == 1  # nothing leaves without the respondent's yes
+    # A scripted click is not a yes.
+    page.evaluate(f"document.getElementById('accept-downgrade-q{cheated.pk}').click()")
+    expect(block.get_by_label("Yes", exact=True)).to_be_disabled()
+    warning.get_by_role("button", name="Answer it anyway").click()
+    block.get_by_label("Yes", exact=True).check()
+    page.get_by_role("button", name="Send my answers").click()
+    expect(page.locator("#device-done, #status.error").first).to_be_visible()
+    body = parse_qs(hostile.posts[1])
+    if weaker:
+        assert f"q{cheated.pk}" not in body  # still only a report
+        assert f"q{cheated.pk}_report" in body
+    else:
+        assert body[f"q{cheated.pk}"] == ["1"]  # as given, after the yes
