@@ -217,6 +217,7 @@ def test_a_control_character_in_any_token_is_a_4xx(client, survey, path, method)
     assert not Submission.objects.exists()
 
 
+@pytest.mark.sweeps  # every field of every endpoint
 @pytest.mark.parametrize("name", ENDPOINTS)
 def test_a_control_character_in_any_posted_field_is_a_4xx(client, survey, name):
     client.raise_request_exception = False
