@@ -178,13 +178,27 @@ def _locked_watermark(survey_id: int) -> TallyWatermark:
     return TallyWatermark.objects.select_for_update().get(survey_id=survey_id)
 
 
+def locked_tallies(survey_id: int) -> dict[tuple[int, int], Tally]:
+    """The survey's report tallies by (question, revision), their rows locked
+    until the transaction ends.
+
+    Only the tally rows (``FOR NO KEY UPDATE OF`` the tally): locking the
+    questions they are joined to would make a submission's report insert,
+    whose foreign-key check shares each question's key, wait for the batch,
+    while the batch's cell inserts wait for that submission's lock on the
+    survey row: a deadlock, answered to the respondent as an error."""
+    return {
+        (t.question_id, t.spec_revision): t
+        for t in Tally.objects.select_for_update(of=("self",), no_key=True).filter(
+            question__survey_id=survey_id
+        )
+    }
+
+
 def _add_to_tallies(
     survey_id: int, stats: dict[tuple[int, int], ldp.SupportCounts]
 ) -> None:
-    tallies = {
-        (t.question_id, t.spec_revision): t
-        for t in Tally.objects.select_for_update().filter(question__survey_id=survey_id)
-    }
+    tallies = locked_tallies(survey_id)
     for key, stat in stats.items():
         tally = tallies.get(key)
         if tally is None:
@@ -367,12 +381,7 @@ def tallies_withdraw(*, survey_id: int, report_ids: list[int]) -> int:
             change=cells.of_rows(survey_id, rows, specs, covered).negated(),
         )
         stats = _aggregate((r[1:] for r in rows), specs)
-        tallies = {
-            (t.question_id, t.spec_revision): t
-            for t in Tally.objects.select_for_update().filter(
-                question__survey_id=survey_id
-            )
-        }
+        tallies = locked_tallies(survey_id)
         for key, stat in stats.items():
             tally = tallies[key]
             held = ldp.SupportCounts.from_dict(tally.stat)

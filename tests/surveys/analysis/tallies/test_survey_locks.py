@@ -12,7 +12,6 @@ from surveys.analysis.models import (
     JointTally,
     PatternTally,
     ResultSnapshot,
-    Tally,
     TallyWatermark,
 )
 from surveys.analysis.tallies import services, snapshots
@@ -31,8 +30,8 @@ def _hold_a_batch(survey: Survey, started: threading.Event, finish: threading.Ev
     try:
         with transaction.atomic():
             TallyWatermark.objects.select_for_update().get(survey=survey)
+            services.locked_tallies(survey.pk)
             for model, field in (
-                (Tally, "question__survey"),
                 (JointTally, "survey"),
                 (PatternTally, "survey"),
                 (ResultSnapshot, "survey"),
@@ -86,3 +85,46 @@ def test_a_survey_refreshes_and_snapshots_while_another_surveys_worker_holds_its
     assert snapshot.advanced and snapshot.watermark == refreshed.watermark
     assert waiting == 0
     assert JointTally.objects.filter(survey=free).exists()
+
+
+def _hold_tallies(survey: Survey, started: threading.Event, finish: threading.Event):
+    """A worker in the middle of a batch of ``survey``: its tally rows locked
+    as the refresh locks them, held until ``finish``."""
+    try:
+        with transaction.atomic():
+            TallyWatermark.objects.select_for_update().get(survey=survey)
+            assert services.locked_tallies(survey.pk)
+            started.set()
+            finish.wait(timeout=60)
+    finally:
+        connections.close_all()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_submission_is_stored_while_a_refresh_of_its_survey_holds_the_tallies(
+    researcher,
+):
+    # The refresh once locked the questions with their tallies: a submission
+    # (holding the survey row) then waited on a question, while the batch
+    # waited on the survey row for its cell rows: a deadlock, and a 503.
+    survey = make_survey(researcher, FAMILIES[:3])
+    with untallied():
+        submit_bulk(survey, 2)
+    services.tallies_refresh(survey_id=survey.pk)
+    started, finish = threading.Event(), threading.Event()
+    worker = threading.Thread(target=_hold_tallies, args=(survey, started, finish))
+    worker.start()
+    try:
+        assert started.wait(timeout=30)
+        with connection.cursor() as cursor:
+            # A wait for the batch's locks would fail, not hang.
+            cursor.execute("SET lock_timeout = '3s'")
+        with untallied():
+            stored = submit_bulk(survey, 1, seed=2)
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = 0")
+    finally:
+        finish.set()
+        worker.join(timeout=60)
+
+    assert stored == 1
