@@ -290,6 +290,13 @@ def test_a_409_resends_unchanged_reports_byte_for_byte_and_asks_before_the_rest(
     assert len(traffic.posts) == 1
 
     page.get_by_role("button", name="Answer the changed questions").click()
+    # A larger ε for the same words is weaker protection: held until its own yes.
+    colour_block = page.get_by_role("group", name=COLOUR)
+    expect(colour_block).to_contain_text("protected more strongly before")
+    force_submit(page)
+    page.wait_for_timeout(400)
+    assert len(traffic.posts) == 1
+    colour_block.get_by_role("button", name="Answer it anyway").click()
     answer(page, only=(COLOUR, AGE))
     page.get_by_role("button", name="Send my answers").click()
     page.wait_for_url("**/s/receipt/**")

@@ -191,6 +191,13 @@ def test_the_device_gets_byte_identical_specs_and_logic_in_every_language(
             question.pop("text")
             body = json.loads(question.pop("content")["text"])
             question["content_spec"] = [body["spec"], body["show_if"]]
+        # Each unprotected question's content object: words only, no spec.
+        plain = {
+            pk: json.loads(entry["text"])
+            for pk, entry in config.pop("plain_content").items()
+        }
+        assert all(body["spec"] is None for body in plain.values())
+        config["plain_logic"] = {pk: body["show_if"] for pk, body in plain.items()}
         configs.append(json.dumps(config, sort_keys=True))
     assert configs[0] == configs[1] == configs[2]
 

@@ -351,11 +351,15 @@ def test_distinctive_true_answers_appear_nowhere_after_a_forced_500_and_retry(
 
     # Browser storage: nothing kept but the CSRF cookie, the device's note
     # that it answered this survey and its memory of this site, which holds
-    # exactly the randomized reports it sent (no answer, no receipt, nothing
+    # exactly the randomized reports it sent and the wording fingerprints of
+    # the protected questions it was asked (no answer, no receipt, nothing
     # else).
     kept = dict(storage["localStorage"])
     memory = json.loads(kept.pop("deniable.memory"))
-    assert set(memory) == {"format", "given", "contents"}
+    assert set(memory) == {"format", "given", "contents", "asked"}
+    assert len(memory["asked"]) == len(private)
+    for asked in memory["asked"].values():
+        assert set(asked) == {"day", "milli"}
     remembered = sorted(
         entry["report"]
         for content in memory["contents"].values()
