@@ -1,10 +1,12 @@
-"""Binned answer distributions with bootstrap intervals, for valued answers.
+"""Binned answer distributions with analytic intervals, for valued answers.
 
 For an ordinal or numeric question the per-level inversion ``f̂ = A c/n`` is
 unbiased but, at a few hundred reports, far too noisy to read (shares of
 −4000%).  This module reports instead the constrained maximum-likelihood
 distribution over the levels, summed into a few researcher-chosen bins, with
-parametric-bootstrap percentile intervals for each bin share and the median.
+Wald intervals for each bin share (from the covariance of the debiased level
+shares) and Woodruff intervals for the median and other quantiles.  Every
+step after the fit costs ``O(levels²)``, whatever the number of reports.
 Post-processing of the reports only: it costs no privacy.
 """
 
@@ -18,16 +20,21 @@ import numpy as np
 from scipy import stats
 
 from ldp.arrays import FloatArray, IntArray
-from ldp.estimators.intervals import ConfidenceInterval, check_level
+from ldp.estimators.intervals import (
+    ConfidenceInterval,
+    bounded_interval,
+    check_level,
+    critical_value,
+)
 from ldp.estimators.level_channels import (
     HistogramChannel,
     LevelChannel,
+    debiased_levels,
     level_channel,
 )
 
-METHOD = "constrained maximum likelihood, bootstrap interval"
+METHOD = "constrained maximum likelihood, Wald and Woodruff intervals"
 MAX_BINS = 20
-RESAMPLES = 200
 
 
 def bin_index(values: FloatArray, cuts: Any) -> tuple[IntArray, FloatArray]:
@@ -82,17 +89,25 @@ def bin_index(values: FloatArray, cuts: Any) -> tuple[IntArray, FloatArray]:
     return index.astype(np.int64), np.asarray(edges)
 
 
+def level_quantile(shares: FloatArray, values: FloatArray, p: float) -> FloatArray:
+    """The lower ``p``-quantile of each row: the smallest ``v_x`` with
+    ``F(v_x) >= p`` (``v_0`` for ``p <= 0``, the largest value for ``p > 1``)."""
+    cumulative = np.cumsum(np.atleast_2d(shares), axis=1)
+    reached = cumulative >= p - 1e-12
+    reached[:, -1] = True
+    position = np.argmax(reached, axis=1)
+    quantiles: FloatArray = np.asarray(values, dtype=float)[position]
+    return quantiles
+
+
 def level_median(shares: FloatArray, values: FloatArray) -> FloatArray:
     """The lower median of each row: the smallest ``v_x`` with ``F(v_x) >= 1/2``."""
-    cumulative = np.cumsum(np.atleast_2d(shares), axis=1)
-    position = np.argmax(cumulative >= 0.5 - 1e-12, axis=1)
-    medians: FloatArray = np.asarray(values, dtype=float)[position]
-    return medians
+    return level_quantile(shares, values, 0.5)
 
 
 @dataclass(frozen=True, eq=False)
 class BinnedDistribution:
-    """Constrained-MLE answer distribution summed into bins, with bootstrap.
+    """Constrained-MLE answer distribution summed into bins, with intervals.
 
     Attributes
     ----------
@@ -107,11 +122,13 @@ class BinnedDistribution:
     median : float
         The lower median of the fitted level distribution.
     levels : ndarray
-        The fitted level shares ``f̂`` (on the simplex).
-    replicates : ndarray, shape (B, bins)
-        Bin shares of the bootstrap refits.
-    median_replicates : ndarray, shape (B,)
-        Medians of the bootstrap refits.
+        The fitted level shares ``f̃`` (on the simplex).
+    debiased : ndarray
+        The debiased level shares ``f̂`` (unbiased; may leave [0, 1]).
+    covariance : ndarray, shape (levels, levels)
+        The covariance of ``f̂``, as the mechanism's estimator gives it.
+    member : ndarray, shape (levels, bins)
+        ``M[x, j] = 1`` when level ``x`` is in bin ``j``.
     edges : ndarray
         The bin edges in answer units.
     values : ndarray
@@ -121,9 +138,7 @@ class BinnedDistribution:
     --------
     >>> import ldp
     >>> m = ldp.build({"mechanism": "ordinal", "k": 3, "epsilon": 2.0})
-    >>> stat = m.aggregate([0, 0, 1, 2, 2, 2, 1, 0, 2, 2])
-    >>> d = binned_distribution(HistogramChannel(m.channel_matrix()), stat.counts,
-    ...                         stat.n, m.input_values(), [1], seed=1)
+    >>> d = mechanism_distribution(m, m.aggregate([0, 0, 1, 2, 2, 2, 1, 0, 2, 2]), [1])
     >>> round(float(d.shares.sum()), 9), d.bins
     (1.0, ((0.0, 0.0), (1.0, 2.0)))
     """
@@ -134,15 +149,16 @@ class BinnedDistribution:
     method: str
     median: float
     levels: FloatArray = field(repr=False)
-    replicates: FloatArray = field(repr=False)
-    median_replicates: FloatArray = field(repr=False)
+    debiased: FloatArray = field(repr=False)
+    covariance: FloatArray = field(repr=False)
+    member: FloatArray = field(repr=False)
     edges: FloatArray = field(repr=False)
     values: FloatArray = field(repr=False)
 
     def confidence_interval(
         self, level: float = 0.95
     ) -> ConfidenceInterval[FloatArray]:
-        """Percentile bootstrap interval of each bin share.
+        """Wald interval of each bin share, from the debiased shares.
 
         Parameters
         ----------
@@ -152,50 +168,101 @@ class BinnedDistribution:
         Returns
         -------
         ConfidenceInterval
-            The ``(1−level)/2`` and ``(1+level)/2`` quantiles of the bootstrap
-            bin shares, widened to contain the estimate and
-            :func:`direct_interval` (never narrower than ``n`` answers read
-            without randomization would give, so never of zero width: at a
-            share of 0 or 1 every refit can land on the same boundary).
+            ``b̂_j ± z·SE_j`` held within [0, 1]
+            (:func:`ldp.estimators.intervals.bounded_interval`), widened to
+            contain the fitted share ``b̃_j`` and :func:`direct_interval`
+            (never narrower than ``n`` answers read without randomization
+            would give, so never of zero width).
+
+        Notes
+        -----
+        ``b̂ = Mᵀ f̂`` is a linear map of the debiased level shares, so
+        ``Cov(b̂) = Mᵀ Cov(f̂) M`` exactly (the delta method for a linear
+        map) and ``b̂`` is asymptotically normal: ``SE_j² = (Mᵀ Σ M)_jj``.
+        ``Cov(f̂)`` is the mechanism's own (the channel inversion's sandwich
+        covariance, or the frequency oracle's), computed from the counts in
+        ``O(levels · outputs²)``, whatever ``n``.  In the simplex's interior
+        the constrained fit ``b̃`` and ``b̂`` agree to ``O_p(1/n)``.
 
         References
         ----------
-        .. [1] B. Efron, R. J. Tibshirani, "An Introduction to the Bootstrap",
-           Chapman & Hall 1993, chapter 13 (the percentile interval).
+        .. [1] A. Wald, "Tests of statistical hypotheses concerning several
+           parameters when the number of observations is large", Trans.
+           AMS 54, 1943.
+        .. [2] docs/maths.md, section 11.
         """
         check_level(level)
-        tail = (1 - level) / 2
-        low, high = np.quantile(self.replicates, [tail, 1 - tail], axis=0)
+        z = critical_value(level)
+        centre = self.debiased @ self.member
+        variance = np.einsum("xj,xy,yj->j", self.member, self.covariance, self.member)
+        wald = bounded_interval(
+            centre, z * np.sqrt(np.maximum(variance, 0.0)), 0.0, 1.0
+        )
         floor = direct_interval(self.shares, self.n, level)
         return ConfidenceInterval(
-            np.minimum(np.minimum(low, self.shares), floor.low),
-            np.maximum(np.maximum(high, self.shares), floor.high),
+            np.minimum(np.minimum(wald.low, self.shares), floor.low),
+            np.maximum(np.maximum(wald.high, self.shares), floor.high),
         )
 
-    def median_interval(self, level: float = 0.95) -> ConfidenceInterval[float]:
-        """Percentile bootstrap interval of the median, widened by half a
-        grid step on each side.
+    def quantile(self, p: float) -> float:
+        """The lower ``p``-quantile of the fitted level distribution."""
+        return float(level_quantile(self.levels, self.values, p)[0])
 
-        The median is one of the levels ``v_x``: a percentile interval
-        ``[v_lo, v_hi]`` of the bootstrap medians (the inverse of their
-        empirical distribution function, not an interpolation; widened, if
-        need be, to contain the estimate) collapses to one point ("5 to 5")
-        whenever every refit has the same median, which a bounded discrete
-        distribution makes likely.  The answers are on a grid, so a median
-        ``v_x`` stands for the answers that round to it: the interval is
-        ``[v_lo − (v_lo − v_{lo−1})/2, v_hi + (v_{hi+1} − v_hi)/2]``, held
-        within the answer range.  Its width is at least half a grid step, so it
-        never collapses (Efron & Tibshirani 1993, ch. 13, for the percentile
-        interval; the half-step for answers on a grid as in the grouped
-        median's class limits).
+    def quantile_interval(
+        self, p: float, level: float = 0.95
+    ) -> ConfidenceInterval[float]:
+        """Woodruff interval of the ``p``-quantile, widened by half a grid
+        step on each side.
+
+        Parameters
+        ----------
+        p : float
+            The position in (0, 1) (1/2: the median).
+        level : float
+            Confidence level in (0, 1).
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``[F̃⁻¹(p − z s), F̃⁻¹(p + z s)]`` (lower quantiles of the fitted
+            distribution), widened to contain the estimate and then by half
+            the gap to the neighbouring level on each side
+            (:func:`grid_widened`), held within the answer range.
+
+        Notes
+        -----
+        Woodruff's method: a confidence interval for the cumulative share
+        at the estimated quantile ``ξ̂ = F̃⁻¹(p)``, ``p ± z s`` with
+        ``s² = Var F̂(ξ̂) = 1ᵀ_{≤ξ̂} Cov(f̂) 1_{≤ξ̂}`` (the cumulative share
+        is a sum of debiased level shares), inverted through the estimated
+        distribution function.  The answers are on a grid, so ``F̃⁻¹`` is a
+        step function and the interval may collapse to one level ("5 to
+        5"); a level stands for the answers that round to it, hence the
+        half-step widening (as a grouped median's class limits), which
+        keeps it at least half a step wide.  ``O(levels²)``, whatever ``n``.
+
+        References
+        ----------
+        .. [1] R. S. Woodruff, "Confidence intervals for medians and other
+           position measures", Journal of the American Statistical
+           Association 47(260), 635–646, 1952.
+        .. [2] docs/maths.md, section 11.
         """
         check_level(level)
-        tail = (1 - level) / 2
-        low, high = np.quantile(
-            self.median_replicates, [tail, 1 - tail], method="inverted_cdf"
-        )
-        low, high = min(float(low), self.median), max(float(high), self.median)
+        if not 0 < p < 1:
+            raise ValueError(f"p must lie in (0, 1), got {p}")
+        z = critical_value(level)
+        estimate = self.quantile(p)
+        below = (self.values <= estimate).astype(float)
+        spread = float(np.sqrt(max(float(below @ self.covariance @ below), 0.0)))
+        low = float(level_quantile(self.levels, self.values, p - z * spread)[0])
+        high = float(level_quantile(self.levels, self.values, p + z * spread)[0])
+        low, high = min(low, estimate), max(high, estimate)
         return ConfidenceInterval(*grid_widened(self.values, low, high))
+
+    def median_interval(self, level: float = 0.95) -> ConfidenceInterval[float]:
+        """:meth:`quantile_interval` at ``p = 1/2`` (Woodruff 1952)."""
+        return self.quantile_interval(0.5, level)
 
     def to_dict(self, level: float = 0.95) -> dict[str, Any]:
         """JSON-friendly fields: bins, shares, intervals, median and its interval."""
@@ -212,7 +279,6 @@ class BinnedDistribution:
             "n": self.n,
             "method": self.method,
             "level": level,
-            "resamples": int(self.replicates.shape[0]),
         }
 
 
@@ -223,10 +289,11 @@ def binned_distribution(
     values: Any,
     cuts: Any,
     *,
-    resamples: int = RESAMPLES,
-    seed: int | np.random.Generator | None = 0,
+    debiased: Any,
+    covariance: Any,
 ) -> BinnedDistribution:
-    """Bin shares and median of the constrained MLE, with bootstrap replicates.
+    """Bin shares and median of the constrained MLE, with what their
+    intervals need.
 
     Parameters
     ----------
@@ -241,49 +308,48 @@ def binned_distribution(
     cuts : sequence of float or None
         Cut points in answer units, or None for one bin per level (see
         :func:`bin_index`).
-    resamples : int
-        Bootstrap resamples ``B`` (at least 20).
-    seed : int or numpy.random.Generator
-        Seeds the bootstrap; equal seeds give equal results.
+    debiased : array_like, shape (levels,)
+        The debiased level shares ``f̂`` of the same reports.
+    covariance : array_like, shape (levels, levels)
+        Their covariance (:func:`debiased_levels`).
 
     Returns
     -------
     BinnedDistribution
-        Bin shares and median of the fit, with the bootstrap replicates their
-        intervals are read from.
+        Bin shares and median of the fit; its ``confidence_interval`` and
+        ``quantile_interval`` are analytic.
 
     Raises
     ------
     ValueError
         For a channel with fewer distinguishable outputs than levels (Duchi):
         the likelihood is then flat along a whole family of distributions,
-        and any single fit (with its bootstrap) would be tight and wrong; for
-        values not matching the levels, no reports, too few resamples or bad
-        cut points (:func:`bin_index`).
+        and any single fit would be one arbitrary point of it; for values or
+        debiased shares not matching the levels, no reports, or bad cut
+        points (:func:`bin_index`).
 
     Notes
     -----
-    1. ``f̂ = argmax_{f ∈ simplex} ℓ(f; c)``, the likelihood of the reports
+    1. ``f̃ = argmax_{f ∈ simplex} ℓ(f; c)``, the likelihood of the reports
        given the level distribution, by EM iterated to convergence (the EM
-       map keeps ``f`` on the simplex and never lowers ``ℓ``).
-    2. Bin share ``b_j = Σ_{x: v_x in bin j} f̂_x``; median
-       ``min {v_x : Σ_{x' <= x} f̂_x' >= 1/2}``.
-    3. Parametric bootstrap: ``B`` times draw ``c* `` from the channel with
-       answers from ``f̂``, refit ``f̂*`` and record ``b*`` and the median.
-       The percentile interval is the ``α/2`` and ``1 − α/2`` quantiles of
-       ``b*_j`` (each widened if needed to contain the estimate).
+       map keeps ``f`` on the simplex and never lowers ``ℓ``).  EM works on
+       the shares ``c/n``: its work depends on the channel, not on ``n``.
+    2. Bin share ``b̃_j = Σ_{x: v_x in bin j} f̃_x``; median
+       ``min {v_x : Σ_{x' <= x} f̃_x' >= 1/2}``.
+    3. Intervals: Wald for the bin shares and Woodruff for quantiles, both
+       from ``Cov(f̂)`` (:meth:`BinnedDistribution.confidence_interval`,
+       :meth:`BinnedDistribution.quantile_interval`).
 
     References
     ----------
     .. [1] D. Agrawal, C. C. Aggarwal, "On the design and quantification of
        privacy preserving data mining algorithms", PODS 2001 (EM
        reconstruction under randomization).
-    .. [2] B. Efron, R. J. Tibshirani, "An Introduction to the Bootstrap",
-       Chapman & Hall 1993, chapters 6 (parametric bootstrap) and 13
-       (percentile intervals).
-    .. [3] R. Varadhan, C. Roland, "Simple and globally convergent methods
+    .. [2] R. Varadhan, C. Roland, "Simple and globally convergent methods
        for accelerating the convergence of any EM algorithm", Scand. J.
        Statist. 35, 2008 (SQUAREM).
+    .. [3] R. S. Woodruff, "Confidence intervals for medians and other
+       position measures", JASA 47(260), 635–646, 1952.
     .. [4] docs/maths.md, section 11.
 
     Examples
@@ -291,8 +357,9 @@ def binned_distribution(
     >>> import ldp
     >>> m = ldp.build({"mechanism": "grr", "k": 3, "epsilon": 2.0})
     >>> stat = m.aggregate([0, 1, 1, 2, 1])
+    >>> f, cov = debiased_levels(m, stat)
     >>> d = binned_distribution(level_channel(m), stat.counts, stat.n,
-    ...                         [0.0, 1.0, 2.0], [1.0], resamples=20)
+    ...                         [0.0, 1.0, 2.0], [1.0], debiased=f, covariance=cov)
     >>> d.bins
     ((0.0, 0.0), (1.0, 2.0))
     """
@@ -312,14 +379,16 @@ def binned_distribution(
         )
     if n < 1:
         raise ValueError("cannot estimate from zero reports")
-    if resamples < 20:
-        raise ValueError(f"at least 20 bootstrap resamples, got {resamples}")
+    debiased = np.asarray(debiased, dtype=float)
+    covariance = np.asarray(covariance, dtype=float)
+    if debiased.shape != values.shape or covariance.shape != (values.size,) * 2:
+        raise ValueError(
+            f"{values.size} levels but debiased shares of shape {debiased.shape} "
+            f"and a covariance of shape {covariance.shape}"
+        )
     index, edges = bin_index(values, cuts)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     counts = channel.sufficient(np.asarray(counts, dtype=float))
     fitted = channel.fit(counts[None, :], n)[0]
-    simulated = channel.simulate(fitted, n, resamples, rng)
-    refits = channel.fit(simulated, n)
     nbins = edges.size - 1
     member = np.zeros((values.size, nbins))
     member[np.arange(values.size), index] = 1.0
@@ -334,8 +403,9 @@ def binned_distribution(
         method=METHOD,
         median=float(level_median(fitted, values)[0]),
         levels=fitted,
-        replicates=refits @ member,
-        median_replicates=level_median(refits, values),
+        debiased=debiased,
+        covariance=covariance,
+        member=member,
         edges=edges,
         values=values,
     )
@@ -379,12 +449,7 @@ def grid_widened(values: FloatArray, low: float, high: float) -> tuple[float, fl
 
 
 def mechanism_distribution(
-    mechanism: Any,
-    stat: Any,
-    cuts: Any,
-    *,
-    resamples: int = RESAMPLES,
-    seed: int | np.random.Generator | None = 0,
+    mechanism: Any, stat: Any, cuts: Any
 ) -> BinnedDistribution | None:
     """:func:`binned_distribution` for a mechanism's support counts.
 
@@ -393,14 +458,10 @@ def mechanism_distribution(
     mechanism : ldp.Mechanism
         See :func:`level_channel`.
     stat : ldp.SupportCounts
-        The aggregate of the mechanism's reports.
+        The aggregate of the mechanism's reports (at least 2).
     cuts : sequence of float or None
         Cut points in answer units (level indices for a categorical scale);
         None for one bin per level.
-    resamples : int
-        Bootstrap resamples, as for :func:`binned_distribution`.
-    seed : int or numpy.random.Generator
-        Seeds the bootstrap, as for :func:`binned_distribution`.
 
     Returns
     -------
@@ -421,12 +482,13 @@ def mechanism_distribution(
     values = mechanism.input_values()
     if values is None:
         values = np.arange(channel.levels, dtype=float)
+    debiased, covariance = debiased_levels(mechanism, stat)
     return binned_distribution(
         channel,
         np.asarray(stat.counts),
         int(stat.n),
         values,
         cuts,
-        resamples=resamples,
-        seed=seed,
+        debiased=debiased,
+        covariance=covariance,
     )

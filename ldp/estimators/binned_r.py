@@ -5,10 +5,10 @@ of :func:`ldp.estimators.binned.binned_distribution`: the level distribution
 ``f̂ = argmax_{f ∈ simplex} ℓ(f; c)`` by the same algorithm from the same
 start (EM accelerated by SQUAREM for a histogram channel, the KKT bisection
 of :func:`ldp.estimators.consistency.binomial_mle` for unary encoding), the
-bin shares ``Σ_{x in bin j} f̂_x`` and the lower median.  The bootstrap
-intervals of the bins and of the median are percentiles of refits to counts
-drawn with numpy's generator, which R cannot draw again: the script leaves
-them to the estimates file (docs/maths.md, section 11).
+bin shares ``Σ_{x in bin j} f̂_x`` and the lower median.  The intervals of
+the bins (Wald) and of the median (Woodruff) are computed from the debiased
+shares' covariance on the server; the script reads them from the estimates
+file (docs/maths.md, section 11).
 
 The constants (the channel with its identical columns merged, the level
 values, the cut points) are the compiled spec's, written into the script by
@@ -99,7 +99,7 @@ estimate_bins <- function(count, n, values, cuts = NULL, channel = NULL,
   median <- values[which(cumsum(levels) >= 0.5 - 1e-12)[1]]
   cat(sprintf("bins (constrained maximum likelihood): %s; median %.6g\\n",
               paste(sprintf("%.4f", bins), collapse = ", "), median))
-  cat("their bootstrap intervals: in the estimates file (not redrawn here)\\n")
+  cat("their Wald and Woodruff intervals: in the estimates file\\n")
   list(bin_shares = bins, median = median)
 }}"""
 """R's ``estimate_bins(count, n, values, cuts, channel, groups, p, q)``: the

@@ -1,11 +1,12 @@
 """How reports arise from answer levels: the channels the binned fit inverts.
 
 A level channel says how a mechanism's reports arise from the answer levels
-``f`` and does two things, vectorised over rows: ``fit`` (the constrained
-maximum-likelihood ``f̂`` on the simplex, by EM) and ``simulate`` (report
-counts for the parametric bootstrap).  :class:`HistogramChannel` covers the
-mechanisms whose report is one of ``m`` outputs, :class:`UnaryChannel` unary
-encoding; :func:`level_channel` picks one for a mechanism.
+``f`` and fits them, vectorised over rows: ``fit`` (the constrained
+maximum-likelihood ``f̃`` on the simplex, by EM).  :class:`HistogramChannel`
+covers the mechanisms whose report is one of ``m`` outputs,
+:class:`UnaryChannel` unary encoding; :func:`level_channel` picks one for a
+mechanism, and :func:`debiased_levels` gives the debiased level shares with
+the covariance the binned distribution's intervals are computed from.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ldp.arrays import FloatArray, IntArray
+from ldp.estimators.channel import channel_estimate
 from ldp.estimators.consistency import binomial_mle
 
 TOLERANCE = 1e-9
@@ -142,14 +144,6 @@ class HistogramChannel:
         start = np.full((shares.shape[0], self.levels), 1.0 / self.levels)
         return _squarem(step, loglik, start, TOLERANCE, MAX_ITERATIONS)
 
-    def simulate(
-        self, shares: FloatArray, n: int, size: int, rng: np.random.Generator
-    ) -> FloatArray:
-        """Counts ``c ~ Multinomial(n, Qᵀ f)``, ``size`` times."""
-        cells = np.clip(shares @ self.channel, 0.0, None)
-        counts = rng.multinomial(n, cells / cells.sum(), size=size)
-        return np.asarray(counts, dtype=float)
-
 
 @dataclass(frozen=True)
 class UnaryChannel:
@@ -157,7 +151,7 @@ class UnaryChannel:
 
     The support count of level ``v`` is ``C_v = Bin(n_v, p) + Bin(n − n_v, q)``
     with ``(n_v) ~ Multinomial(n, f)``; the bits are independent given the
-    answer, so the simulation is exact.
+    answer.
     """
 
     p: float
@@ -184,17 +178,9 @@ class UnaryChannel:
         )
         return fitted
 
-    def simulate(
-        self, shares: FloatArray, n: int, size: int, rng: np.random.Generator
-    ) -> FloatArray:
-        """Support counts of ``size`` simulated samples of ``n`` respondents."""
-        answers = rng.multinomial(n, shares / shares.sum(), size=size)
-        on = rng.binomial(answers, self.p) + rng.binomial(n - answers, self.q)
-        return np.asarray(on, dtype=float)
-
 
 LevelChannel = HistogramChannel | UnaryChannel
-"""How reports arise from answer levels: ``fit`` and ``simulate``, vectorised."""
+"""How reports arise from answer levels: ``fit``, vectorised over rows."""
 
 
 def level_channel(mechanism: Any) -> LevelChannel | None:
@@ -208,8 +194,8 @@ def level_channel(mechanism: Any) -> LevelChannel | None:
     Returns
     -------
     HistogramChannel, UnaryChannel or None
-        None for hashing oracles (OLH, Hadamard: no small channel to
-        simulate) and for channels with fewer outputs than levels (Duchi's
+        None for hashing oracles (OLH, Hadamard: no small channel over
+        the levels) and for channels with fewer outputs than levels (Duchi's
         two outputs identify only the mean).
 
     Notes
@@ -229,3 +215,49 @@ def level_channel(mechanism: Any) -> LevelChannel | None:
     if matrix.shape[1] < matrix.shape[0]:
         return None
     return HistogramChannel.merged(matrix)
+
+
+def debiased_levels(mechanism: Any, stat: Any) -> tuple[FloatArray, FloatArray]:
+    """The debiased level shares ``f̂`` of a mechanism's reports and their
+    covariance, as the mechanism's own estimator gives them.
+
+    Parameters
+    ----------
+    mechanism : ldp.Mechanism
+        A mechanism with a level channel (:func:`level_channel`).
+    stat : ldp.SupportCounts
+        The aggregate of its reports (at least 2).
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        ``f̂`` and ``Cov(f̂)``, shape ``(k,)`` and ``(k, k)``.
+
+    Notes
+    -----
+    A histogram channel (ordinal, numeric grids, GRR, binary): the channel
+    inversion ``f̂ = A c/n`` with its sandwich covariance
+    ``A [diag(λ̂) − λ̂λ̂ᵀ] Aᵀ/n`` (``ldp.estimators.channel``, the
+    mechanism's :meth:`estimate` where it gives one).  Unary encoding: the
+    frequency oracle's ``f̂_v`` with its variances on the diagonal; the
+    bits of one report are independent given its answer, so
+    ``Cov(b_u, b_v) = −(p − q)² f_u f_v`` and
+    ``Cov(f̂_u, f̂_v) = −f_u f_v/n`` off it, evaluated at ``f̂`` held
+    within [0, 1] (docs/maths.md, section 11).
+    """
+    estimate = mechanism.estimate(stat)
+    channel = level_channel(mechanism)
+    if isinstance(channel, UnaryChannel):
+        f = np.clip(estimate.estimate, 0.0, 1.0)
+        covariance = -np.outer(f, f) / estimate.n
+        np.fill_diagonal(covariance, np.asarray(estimate.standard_error) ** 2)
+        return np.asarray(estimate.estimate, dtype=float), covariance
+    if not hasattr(estimate, "covariance"):
+        estimate = channel_estimate(
+            np.asarray(stat.counts),
+            mechanism.channel_matrix(),
+            np.arange(int(mechanism.k), dtype=float),
+            mechanism=str(mechanism.name),
+            epsilon=float(mechanism.epsilon),
+        )
+    return np.asarray(estimate.estimate, dtype=float), estimate.covariance

@@ -143,8 +143,8 @@ SCHEMAS: dict[str, Any] = {
         "type": "object",
         "description": (
             "Scales and numbers: the constrained maximum-likelihood answer "
-            "distribution (EM) summed into bins, with 95% percentile "
-            "parametric-bootstrap intervals, and the median with its interval."
+            "distribution (EM) summed into bins, with 95% Wald intervals, and "
+            "the median with its Woodruff interval."
         ),
         "properties": {
             "labels": {"type": "array", "items": {"type": "string"}},
@@ -156,7 +156,6 @@ SCHEMAS: dict[str, Any] = {
             "median": {"type": "number"},
             "median_interval": {"$ref": "#/components/schemas/Interval"},
             "method": {"type": "string"},
-            "resamples": {"type": "integer"},
             "cuts": {
                 "type": "array",
                 "items": {"type": "number"},

@@ -3,8 +3,8 @@ question's estimates from the randomized reports, as the estimates file has
 them: per-answer shares with their standard errors and Norm-Sub consistent
 shares, and for scales and numbers the mean with its standard error and 95%
 interval and the binned distribution's bin shares and median
-(``ldp.estimators.binned_r``; its bootstrap intervals stay the estimates
-file's).
+(``ldp.estimators.binned_r``; their Wald and Woodruff intervals stay the
+estimates file's).
 
 The debiasing of each mechanism is its own R estimator (``r_estimator`` in its
 ``ldp`` module, with the spec's constants from ``r_arguments``); this module
@@ -149,8 +149,8 @@ def r_script(survey: Survey, csv_name: str | None = None) -> str:
         "# question's estimates from the reports (shares, standard errors, means",
         "# and their intervals, and for scales and numbers the binned distribution's",
         "# bin shares and median), as the dashboard and the estimates file have them.",
-        "# The bins' and the median's bootstrap intervals come from the server's",
-        "# random draws: read them from the estimates file; they are not redrawn here.",
+        "# The bins' Wald and the median's Woodruff intervals are read from the",
+        "# estimates file (computed there from the debiased shares' covariance).",
         "# Columns of protected questions hold randomized reports, not answers.",
         "",
         r_helpers(),

@@ -23,15 +23,15 @@ METHOD = (
     "chose it, the maximum-likelihood distribution through the randomization "
     "(EM); the consistent_method column names the one used. Scales and numbers also "
     "have a binned distribution: the constrained maximum-likelihood level "
-    "distribution (EM) summed into bins, with percentile parametric-bootstrap "
-    "intervals (never narrower than the Clopper–Pearson interval of the same "
-    "share of n direct answers), and the median with its bootstrap interval "
+    "distribution (EM) summed into bins, with Wald intervals from the debiased "
+    "shares' covariance (never narrower than the Clopper–Pearson interval of the "
+    "same share of n direct answers), and the median with its Woodruff interval "
     "widened by half a grid step on each side."
 )
 # What a per-answer row is, in the CSV's "row_type" column.
 RAW_LEVEL = "raw per-level inversion (unbiased; can be negative; not a distribution)"
 SHARE = "share"
-BIN = "bin share (constrained maximum likelihood, bootstrap interval)"
+BIN = "bin share (constrained maximum likelihood, Wald interval)"
 
 
 ITEM_COLUMNS = ("answered", "not_shown", "left_blank", "declined", "unknown")
@@ -113,7 +113,7 @@ def _question_rows(
         )
     if d is not None:
         rows.extend(
-            (BIN, label, share, "", interval, None, "bootstrap percentile")
+            (BIN, label, share, "", interval, None, "wald")
             for label, share, interval in zip(
                 d.labels, d.shares, d.intervals, strict=True
             )

@@ -144,8 +144,8 @@ METHOD_WORDS = {
     "wald": gettext_noop("Wald"),
     "t": gettext_noop("Student's t"),
     "normal": gettext_noop("normal"),
-    "constrained maximum likelihood, bootstrap interval": gettext_noop(
-        "constrained maximum likelihood, bootstrap interval"
+    "constrained maximum likelihood, Wald and Woodruff intervals": gettext_noop(
+        "constrained maximum likelihood, Wald and Woodruff intervals"
     ),
 }
 
@@ -267,7 +267,7 @@ def _outside_note(rows: list[Row], has_consistent: bool) -> str:
 
 
 def _bin_rows(distribution: Distribution) -> list[BinRow]:
-    """Bin shares with their bootstrap intervals, cut to 0–100% and rounded
+    """Bin shares with their Wald intervals, cut to 0–100% and rounded
     outwards, never a point (``numbers.share_interval``)."""
     return [
         BinRow(label, percent(share), *share_interval(interval.low, interval.high))

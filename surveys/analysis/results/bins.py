@@ -1,7 +1,8 @@
 """Bins of scale and number answers: defaults, researchers' cut points, labels.
 
-The maths (constrained maximum likelihood, bootstrap intervals) is
-``ldp.binned_distribution``; this module chooses the bins and words them.
+The maths (constrained maximum likelihood; Wald intervals for the bins,
+Woodruff's for the median) is ``ldp.binned_distribution``; this module
+chooses the bins and words them.
 """
 
 from __future__ import annotations
@@ -26,14 +27,14 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_BINS = 5
 LEVEL = 0.95
-RESAMPLES = 200
-# Levels × report values above which the bootstrap (B refits by EM) would hold
-# a worker for minutes: such questions get no binned distribution.
+# Levels × report values above which the fit (EM on the whole channel) and
+# the covariance of the debiased shares would hold a worker for seconds: such
+# questions get no binned distribution.
 MAX_CHANNEL_CELLS = 200_000
 # How long a question's distribution is kept for the next snapshot (seconds).
 # Raise the version when what :func:`distribution` computes changes.
 CACHE_SECONDS = 7 * 24 * 3600
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 def default_cuts(values: Any) -> list[float]:
@@ -134,17 +135,16 @@ def distribution(
     labels: list[str],
     numeric: bool,
     cuts: list[float] | None,
-    seed: int,
 ) -> Distribution | None:
     """The binned distribution of one question in the bins of :func:`bin_cuts`
     (None: none).
 
-    The fit and its bootstrap are computed once per question and tally: a
+    The fit and its intervals are computed once per question and tally: a
     snapshot whose question has the same reports' counts, cuts and labels as
     an earlier one reads the earlier result from the cache (keyed by all of
     them, so a change to any computes it again).  A cache that cannot be
     reached only costs the computation."""
-    key = _cache_key(mechanism, stat, labels, numeric, cuts, seed)
+    key = _cache_key(mechanism, stat, labels, numeric, cuts)
     try:
         found = cache.get(key)
     except Exception:  # any backend's outage; the result is recomputed
@@ -152,9 +152,7 @@ def distribution(
         found = None
     if isinstance(found, Distribution):
         return found
-    computed = _computed(
-        mechanism, stat, labels=labels, numeric=numeric, cuts=cuts, seed=seed
-    )
+    computed = _computed(mechanism, stat, labels=labels, numeric=numeric, cuts=cuts)
     if computed is not None:
         with contextlib.suppress(Exception):  # kept for next time if it can be
             cache.set(key, computed, CACHE_SECONDS)
@@ -167,7 +165,6 @@ def _cache_key(
     labels: list[str],
     numeric: bool,
     cuts: list[float] | None,
-    seed: int,
 ) -> str:
     """Everything :func:`distribution` reads, hashed (SHA-256)."""
     inputs = {
@@ -177,8 +174,6 @@ def _cache_key(
         "labels": labels,
         "numeric": numeric,
         "cuts": cuts,
-        "seed": seed,
-        "resamples": RESAMPLES,
     }
     text = json.dumps(inputs, sort_keys=True, default=str)
     digest = hashlib.sha256(text.encode()).hexdigest()
@@ -192,17 +187,14 @@ def _computed(
     labels: list[str],
     numeric: bool,
     cuts: list[float] | None,
-    seed: int,
 ) -> Distribution | None:
-    """:func:`distribution` computed from the counts (the fit and bootstrap)."""
+    """:func:`distribution` computed from the counts (the fit and intervals)."""
     chosen = bin_cuts(mechanism, cuts, numeric=numeric)
     if chosen is None:
         return None
     _, used, researchers = chosen
     try:
-        fit = ldp.mechanism_distribution(
-            mechanism, stat, used, resamples=RESAMPLES, seed=seed
-        )
+        fit = ldp.mechanism_distribution(mechanism, stat, used)
     except ValueError:
         return None
     if fit is None:
@@ -219,7 +211,6 @@ def _computed(
         median=fit.median,
         median_interval=Interval(float(median.low), float(median.high)),
         method=fit.method,
-        resamples=RESAMPLES,
         cuts=list(used or []) if numeric and researchers else [],
     )
 

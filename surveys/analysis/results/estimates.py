@@ -151,9 +151,6 @@ def question_result(
                 labels=labels_for(question, mechanism),
                 numeric=kinds.facts(question.kind).grid,
                 cuts=cuts,
-                # Seeded by the question and n: the same reports give the
-                # same intervals, in every snapshot and export.
-                seed=question.pk * 1_000_003 + n,
             )
     if mechanism.bias_bound > 1e-6:
         warnings.append(

@@ -26,17 +26,16 @@ class Distribution:
     """The answer distribution of a scale or number question, in bins.
 
     The constrained maximum-likelihood level distribution summed into bins,
-    with percentile parametric-bootstrap intervals (``ldp.binned_distribution``,
-    docs/maths.md, section 11).
+    with Wald intervals for the bins and Woodruff's for the median
+    (``ldp.binned_distribution``, docs/maths.md, section 11).
     """
 
     labels: list[str]  # one per bin: "0–7", or a scale point's label
     shares: list[float]  # on the simplex: non-negative, summing to 1
-    intervals: list[Interval]  # 95% percentile bootstrap
+    intervals: list[Interval]  # 95% Wald, from the debiased shares
     median: float
     median_interval: Interval
-    method: str  # "constrained maximum likelihood, bootstrap interval"
-    resamples: int
+    method: str  # "constrained maximum likelihood, Wald and Woodruff intervals"
     cuts: list[float]  # the researcher's cut points ([] for the default bins)
 
 
@@ -170,12 +169,13 @@ class SurveyResults:
 # 2: item non-response ("skipped"); 3: unprotected answers; 4: binned
 # distributions and medians of scales and numbers; 5: the consistent method;
 # 6: warnings stored as notes (codes with values), and the forced-response
-# design; 7: item counts (answered, not shown, left blank, declined).  A
-# format-6 document is still read (``READABLE_FORMATS``: its English
+# design; 7: item counts (answered, not shown, left blank, declined); 8: the
+# binned distributions' analytic intervals (no bootstrap resamples).  A
+# format-6 or 7 document is still read (``READABLE_FORMATS``: its English
 # warnings become notes, ``wording.from_sentence``) so a page shows it until a
 # worker has stored its replacement, but it counts as due for recomputation.
-DOCUMENT_FORMAT = 7
-READABLE_FORMATS = (5, 6, 7)
+DOCUMENT_FORMAT = 8
+READABLE_FORMATS = (5, 6, 7, 8)
 READER_FIELDS = (
     "pending_reports",
     "computed_at",
@@ -217,6 +217,8 @@ def _interval(value: dict[str, float] | None) -> Interval | None:
 def _distribution(value: dict[str, Any] | None) -> Distribution | None:
     if value is None:
         return None
+    # Formats before 8 stored the bootstrap's resample count.
+    value = {k: v for k, v in value.items() if k != "resamples"}
     return Distribution(
         **{
             **value,

@@ -120,6 +120,13 @@ def test_the_binned_distribution_refuses_duchi_reports():
     stat = mechanism.aggregate([0, 1, 1, 0, 1])
     channel = HistogramChannel(mechanism.channel_matrix())
     with pytest.raises(ValueError, match=r"not identifiable.*use the mean"):
+        k = mechanism.k
         binned_distribution(
-            channel, stat.counts, stat.n, mechanism.input_values(), None
+            channel,
+            stat.counts,
+            stat.n,
+            mechanism.input_values(),
+            None,
+            debiased=np.zeros(k),
+            covariance=np.zeros((k, k)),
         )

@@ -6,7 +6,7 @@ dashboard's numbers) is recomputed by R from the randomized reports alone:
 per-answer shares and their standard errors for every question kind, the
 Norm-Sub consistent shares, the mean of scales and numbers with its
 standard error and interval, and their binned distribution's bin shares and
-median (the constrained maximum likelihood; its bootstrap intervals are the
+median (the constrained maximum likelihood; its Wald and Woodruff intervals are the
 estimates file's).  ``Rscript`` comes from scripts/ensure-services.
 """
 

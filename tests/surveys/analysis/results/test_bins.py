@@ -23,15 +23,15 @@ def scale():
     return mechanism, stat
 
 
-def _inputs(stat, seed: int = 11) -> dict:
-    return {"labels": LABELS, "numeric": False, "cuts": None, "seed": seed}
+def _inputs(stat) -> dict:
+    return {"labels": LABELS, "numeric": False, "cuts": None}
 
 
 def test_a_distribution_with_the_same_inputs_is_read_from_the_cache(scale):
     mechanism, stat = scale
     first = bins.distribution(mechanism, stat, **_inputs(stat))
     assert first is not None
-    key = bins._cache_key(mechanism, stat, LABELS, False, None, 11)
+    key = bins._cache_key(mechanism, stat, LABELS, False, None)
     marked = replace(first, median=-1.0)  # what only the cache can return
     cache.set(key, marked)
 
@@ -39,22 +39,22 @@ def test_a_distribution_with_the_same_inputs_is_read_from_the_cache(scale):
 
 
 @pytest.mark.parametrize(
-    "change", ["counts", "seed", "labels", "epsilon"], ids=lambda c: f"other {c}"
+    "change", ["counts", "cuts", "labels", "epsilon"], ids=lambda c: f"other {c}"
 )
 def test_any_changed_input_gives_another_cache_key(scale, change):
     mechanism, stat = scale
-    key = bins._cache_key(mechanism, stat, LABELS, False, None, 11)
-    other_stat, other_mechanism, labels, seed = stat, mechanism, LABELS, 11
+    key = bins._cache_key(mechanism, stat, LABELS, False, None)
+    other_stat, other_mechanism, labels, cuts = stat, mechanism, LABELS, None
     if change == "counts":
         rng = np.random.default_rng(5)
         other_stat = mechanism.aggregate(mechanism.randomize(np.zeros(200, int), rng))
-    elif change == "seed":
-        seed = 12
+    elif change == "cuts":
+        cuts = [2.0]
     elif change == "labels":
         labels = ["one", "two", "three", "four", "five"]
     else:
         other_mechanism = ldp.build({"mechanism": "ordinal", "k": 5, "epsilon": 1.0})
-    other = bins._cache_key(other_mechanism, other_stat, labels, False, None, seed)
+    other = bins._cache_key(other_mechanism, other_stat, labels, False, cuts)
     assert other != key
 
 

@@ -1,7 +1,7 @@
 """No page or export shows an interval of zero width or a share outside [0, 1].
 
 Small samples in which every respondent sent the same reports are where
-bootstrap and boundary intervals collapse ("5 to 5"): every question kind of
+Wald, Woodruff and boundary intervals collapse ("5 to 5"): every question kind of
 every mechanism family is checked there, on the results object, the
 estimates CSV and JSON, and the results page.
 """
@@ -31,8 +31,8 @@ PAIRS = (("ci_low", "ci_high"), ("mean_ci_low", "mean_ci_high"))
 PAIRS += (("median_ci_low", "median_ci_high"),)
 
 
-# A scale and a number at a large ε, where every bootstrap refit can land
-# on the same median.
+# A scale and a number at a large ε, where every report can give the same
+# median (a Woodruff interval of one level).
 SHARP = [
     ("ordinal", "ordinal", {"options": FOUR}),
     ("geometric", "numeric", GRID),

@@ -110,7 +110,7 @@ def test_a_viewer_cannot_change_the_bins(client, answered, bob):
 
 def test_snapshot_stores_median_and_bins_for_scales_and_numbers_only(answered):
     snapshot = ResultSnapshot.objects.get(survey=answered)
-    assert snapshot.document["format"] == DOCUMENT_FORMAT == 7
+    assert snapshot.document["format"] == DOCUMENT_FORMAT == 8
     for result in snapshot.document["questions"]:
         distribution = result["distribution"]
         if result["kind"] in ("ordinal", "numeric"):
@@ -118,7 +118,7 @@ def test_snapshot_stores_median_and_bins_for_scales_and_numbers_only(answered):
             low = distribution["median_interval"]["low"]
             assert low <= distribution["median"]
             assert distribution["method"] == (
-                "constrained maximum likelihood, bootstrap interval"
+                "constrained maximum likelihood, Wald and Woodruff intervals"
             )
             assert len(distribution["intervals"]) == len(distribution["labels"])
         else:

@@ -59,7 +59,7 @@ def test_a_number_card_shows_median_and_bins_and_takes_new_cut_points(
     assert card.locator('[data-field="median"]').count() == 1
     assert card.locator('td[data-field="bin-share"]').count() == 5
     assert card.locator('td[data-field="estimate"]').count() == 0  # no per-level
-    assert "constrained maximum likelihood, bootstrap interval" in (
+    assert "constrained maximum likelihood, Wald and Woodruff intervals" in (
         card.locator('[data-field="bin-method"]').text_content()
     )
     card.screenshot(path=str(SCREENSHOTS / "results-numeric-card-n500.png"))
