@@ -8,15 +8,15 @@ Usage::
 What a worker does per protected number question when it computes a snapshot
 is ``surveys.analysis.results.estimates.question_result``; its binned
 distribution (``bins.distribution``: the constrained maximum-likelihood fit
-by EM and ``bins.RESAMPLES`` parametric-bootstrap refits from the question's
-counts) is the part that costs.  For a number question on ``--levels`` levels
-(0, 1, …, levels − 1) at ε = 1, with each ``--n`` reports randomized by the
-Python reference from a skewed truth (``min(Geometric(1/40), high)``,
-seeded), this times, in the same run:
+by EM, and the Wald and Woodruff intervals from the covariance of the
+debiased level shares) is the part that costs.  For a number question on
+``--levels`` levels (0, 1, …, levels − 1) at ε = 1, with each ``--n``
+reports randomized by the Python reference from a skewed truth
+(``min(Geometric(1/40), high)``, seeded), this times, in the same run:
 
 * the baseline: ``question_result`` with the distribution already in the
   cache (what a snapshot costs when the question's tally did not change);
-* the fit and bootstrap computed (``bins._computed``, no cache), what a
+* the fit and intervals computed (``bins._computed``, no cache), what a
   snapshot costs once per change of the question's tally;
 
 and prints CPU seconds, the ratio of the two, and whether the computation
@@ -82,7 +82,7 @@ def main() -> None:
     high = args.levels - 1
     print(
         f"levels {args.levels} (0–{high}), ε = {args.epsilon:g}, "
-        f"{bins.RESAMPLES} bootstrap resamples, best of {args.repeat}"
+        f"analytic intervals, best of {args.repeat}"
     )
     header = (
         f"{'mechanism':<10} {'channel':>9} {'n':>9} {'cached s':>9} "
@@ -99,7 +99,7 @@ def main() -> None:
             truth = np.minimum(rng.geometric(1 / 40, n), high)
             stat = mechanism.aggregate(mechanism.randomize(truth, rng))
             labels = estimates.labels_for(question, mechanism)
-            inputs = {"labels": labels, "numeric": True, "cuts": None, "seed": n}
+            inputs = {"labels": labels, "numeric": True, "cuts": None}
 
             def computed(mechanism=mechanism, stat=stat, inputs=inputs) -> object:
                 return bins._computed(mechanism, stat, **inputs)
