@@ -332,7 +332,8 @@ def binned_distribution(
     -----
     1. ``f̃ = argmax_{f ∈ simplex} ℓ(f; c)``, the likelihood of the reports
        given the level distribution, by EM iterated to convergence (the EM
-       map keeps ``f`` on the simplex and never lowers ``ℓ``).  EM works on
+       map keeps ``f`` on the simplex and never lowers ``ℓ``): SQUAREM, then
+       plain EM steps until no share moves by 1e-13 (``point_fit``).  EM works on
        the shares ``c/n``: its work depends on the channel, not on ``n``.
     2. Bin share ``b̃_j = Σ_{x: v_x in bin j} f̃_x``; median
        ``min {v_x : Σ_{x' <= x} f̃_x' >= 1/2}``.
@@ -388,7 +389,7 @@ def binned_distribution(
         )
     index, edges = bin_index(values, cuts)
     counts = channel.sufficient(np.asarray(counts, dtype=float))
-    fitted = channel.fit(counts[None, :], n)[0]
+    fitted = channel.point_fit(counts, n)
     nbins = edges.size - 1
     member = np.zeros((values.size, nbins))
     member[np.arange(values.size), index] = 1.0
@@ -428,6 +429,9 @@ def direct_interval(
     check_level(level)
     alpha = 1 - level
     x = np.clip(np.asarray(shares, dtype=float), 0.0, 1.0) * n
+    # A fitted share of 1e-80 is no answer: a lower limit of 0 (and Beta
+    # functions of such x overflow).
+    x = np.where(x < 1e-9, 0.0, x)
     with np.errstate(invalid="ignore", divide="ignore"):
         low = np.where(x > 0, stats.beta.ppf(alpha / 2, x, n - x + 1), 0.0)
         high = np.where(x < n, stats.beta.ppf(1 - alpha / 2, x + 1, n - x), 1.0)

@@ -3,8 +3,9 @@
 An export's R script recomputes, from the reports alone, the point estimates
 of :func:`ldp.estimators.binned.binned_distribution`: the level distribution
 ``f̂ = argmax_{f ∈ simplex} ℓ(f; c)`` by the same algorithm from the same
-start (EM accelerated by SQUAREM for a histogram channel, the KKT bisection
-of :func:`ldp.estimators.consistency.binomial_mle` for unary encoding), the
+start (EM accelerated by SQUAREM then polished by plain EM steps for a
+histogram channel, ``HistogramChannel.point_fit``; the KKT bisection of
+:func:`ldp.estimators.consistency.binomial_mle` for unary encoding), the
 bin shares ``Σ_{x in bin j} f̂_x`` and the lower median.  The intervals of
 the bins (Wald) and of the median (Woodruff) are computed from the debiased
 shares' covariance on the server; the script reads them from the estimates
@@ -23,6 +24,8 @@ import numpy as np
 
 from ldp.estimators.level_channels import (
     MAX_ITERATIONS,
+    POLISH_STEPS,
+    POLISH_TOLERANCE,
     TOLERANCE,
     HistogramChannel,
     level_channel,
@@ -31,8 +34,15 @@ from ldp.estimators.level_channels import (
 UNARY_BISECTION_STEPS = 80
 """Bisection steps of ``UnaryChannel.fit`` (its ``binomial_mle`` call)."""
 
-BINNED_R = f"""squarem_fit <- function(channel, count, n, tol = {TOLERANCE!r},
-                        max_iter = {MAX_ITERATIONS}L) {{
+BINNED_R = f"""# squarem_fit mirrors the Python reference, HistogramChannel.point_fit in
+# ldp.estimators.level_channels, step for step: the same uniform start, EM
+# step, SQUAREM extrapolation and fallback, the same stop (a log-likelihood
+# gain below tol), then the same plain EM steps until no share moves by
+# polish_tol.  Change the two together.
+squarem_fit <- function(channel, count, n, tol = {TOLERANCE!r},
+                        max_iter = {MAX_ITERATIONS}L,
+                        polish_tol = {POLISH_TOLERANCE!r},
+                        polish_steps = {POLISH_STEPS}L) {{
   shares <- count / n
   predicted <- function(f) pmax(as.vector(f %*% channel), 1e-300)
   step <- function(f) {{
@@ -55,6 +65,12 @@ BINNED_R = f"""squarem_fit <- function(channel, count, n, tol = {TOLERANCE!r},
     done <- gained - current < tol
     current <- gained
     if (done) break
+  }}
+  for (i in seq_len(polish_steps)) {{
+    updated <- step(f)
+    moved <- max(abs(updated - f))
+    f <- updated
+    if (moved < polish_tol) break
   }}
   f
 }}
