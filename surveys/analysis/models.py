@@ -29,6 +29,11 @@ class TallyWatermark(models.Model):
     # Submissions with a report at or below ``last_report_id`` (counted as the
     # tallies advance, ``answer_tallies``): the n of results at this watermark.
     responses = models.BigIntegerField(default=0)
+    # The largest submission id the tallies cover: every counted submission
+    # of the survey with an id at or below it is in them (a survey's
+    # submissions and reports take their ids in the same order, under the
+    # survey's lock), so a release marks its batch by this id range.
+    last_submission_id = models.BigIntegerField(default=0)
     # When the tallies last advanced (None: never).
     refreshed_at = models.DateTimeField(null=True, blank=True)
     # Whether the joint and pattern tallies (``tallies.cells``) hold every
@@ -204,6 +209,9 @@ class ResultSnapshot(models.Model):
     watermark = models.BigIntegerField()
     # Submissions whose reports are in these results.
     responses = models.BigIntegerField()
+    # The tallies' ``last_submission_id`` at ``watermark``: the submissions
+    # of this release are the survey's counted ones with an id at or below it.
+    last_submission_id = models.BigIntegerField(default=0)
     spec_revisions = models.JSONField()  # {question id: spec revision}
     definition = models.CharField(max_length=64)
     document = models.JSONField()

@@ -29,16 +29,21 @@ reconciliation retries, so a slow submission is never held up for longer.
 Catching up: each report read once
 ----------------------------------
 The upper bound (the horizon) is fixed when a run starts, and the run walks
-from the watermark in keyset windows ``(start, end]``: ``end`` is the smallest,
-over the survey's questions, of the id of the question's ``k``-th report past
-``start`` (``k`` = the batch size over the number of questions), read with
-``WHERE question_id BETWEEN q AND q AND id > start AND id <= end ORDER BY
-question_id, id OFFSET k-1 LIMIT 1``, an order only the (question, id) index
-gives; the window's reports are then read once, and the next window starts at
-``end``.  So every report row is read once and every index entry at most
-twice, however large the backlog (a ``LIMIT`` over the whole remaining
-backlog, ordered by id across questions, made PostgreSQL read and sort the
-rest of the backlog for every batch).
+from the watermark in keyset windows ``(start, end]`` of at most a batch of
+reports.  Ids are unique, so ``end = min(horizon, start + size)`` bounds a
+window without reading anything, and its reports are then read once, by
+index ranges (``report_store.index_reads``); the next window starts at
+``end``.  Only where the survey's reports turn out sparse among the ids
+(other surveys' reports between them: a window held under one in
+``DENSE_SHARE`` of its ids) is the next end found from the reports, as the
+id of each question's ``k``-th report past ``start`` (``k`` = the batch over
+the questions) on the (question, id) index (:func:`_window_end`), which reads
+those windows' index entries twice.  A survey's own backlog is dense: each
+report is read once, however large (tested:
+``test_catching_up_on_a_backlog_reads_each_new_report_once``).  As it counts
+a window the run records the largest submission id it covers
+(``TallyWatermark.last_submission_id``), so a release marks its batch by a
+range of submission ids and reads no report again (``snapshots``).
 
 Plan statistics relied upon: the histogram of ``id`` of the survey's report
 partition (``pg_stats``).  Within it, the planner estimates a window's rows
@@ -73,6 +78,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import OperationalError, transaction
+from django.db.models import Max
 from django.utils import timezone
 
 import ldp
@@ -241,6 +247,38 @@ def _window_end(
     return end
 
 
+# A window of ``size`` ids is taken unprobed while the survey's reports held
+# at least this share of the previous window's ids.
+DENSE_SHARE = 8
+
+
+def _next_end(
+    survey_id: int,
+    question_ids: list[int],
+    *,
+    start: int,
+    horizon: int,
+    size: int,
+    dense: bool,
+) -> int:
+    """The end of the next window past ``start``, at most ``size`` reports.
+
+    Ids are unique, so ``(start, start + size]`` holds at most ``size``
+    reports: that window needs no read to find (the whole rest when
+    ``horizon - start <= size``).  Only where the survey's reports were
+    sparse among the ids (the previous window held under one in
+    ``DENSE_SHARE`` of its ids: other surveys' reports between them) is the
+    end found by :func:`_window_end`, which reads the window's index entries
+    once more, so windows stay near a batch instead of many small ones."""
+    if horizon - start <= size or dense:
+        return min(horizon, start + size)
+    return _window_end(survey_id, question_ids, start=start, horizon=horizon, size=size)
+
+
+def _is_dense(reports: int, *, start: int, end: int) -> bool:
+    return DENSE_SHARE * reports >= end - start
+
+
 def tallies_refresh(
     *,
     survey_id: int,
@@ -264,7 +302,7 @@ def tallies_refresh(
         )
     specs = _Specs(survey_id)
     question_ids = _question_ids(survey_id)
-    folded, analyzed = 0, False
+    folded, analyzed, dense = 0, False, True
     while True:
         with transaction.atomic():
             report_store.index_reads()
@@ -281,8 +319,13 @@ def tallies_refresh(
                     survey_id=survey_id, question_id=question_ids[0]
                 )
                 analyzed = True
-            end = _window_end(
-                survey_id, question_ids, start=start, horizon=horizon, size=size
+            end = _next_end(
+                survey_id,
+                question_ids,
+                start=start,
+                horizon=horizon,
+                size=size,
+                dense=dense,
             )
             rows = list(
                 Report.objects.filter(
@@ -310,6 +353,9 @@ def tallies_refresh(
                     start=start,
                 )
                 mark.responses += len(new)
+                mark.last_submission_id = max(
+                    mark.last_submission_id, max(r[0] for r in rows)
+                )
                 window = [r[:5] for r in rows]
                 cells.add(
                     survey_id=survey_id,
@@ -317,8 +363,16 @@ def tallies_refresh(
                 )
             mark.last_report_id = end
             mark.refreshed_at = timezone.now()
-            mark.save(update_fields=["last_report_id", "refreshed_at", "responses"])
+            mark.save(
+                update_fields=[
+                    "last_report_id",
+                    "refreshed_at",
+                    "responses",
+                    "last_submission_id",
+                ]
+            )
             folded += len(rows)
+            dense = _is_dense(len(rows), start=start, end=end)
         if end >= horizon:
             return RefreshOutcome(survey_id, folded, end, analyzed=analyzed)
         _batch_delay()
@@ -397,7 +451,7 @@ def count_reports(
     survey_id: int, *, end: int, batch_size: int, with_cells: bool = False
 ) -> tuple[dict[tuple[int, int], ldp.SupportCounts], int, cells.Cells]:
     """Aggregate every report of the survey with an id up to ``end``, read in
-    keyset windows of at most ``batch_size`` (:func:`_window_end`); return the
+    keyset windows of at most ``batch_size`` (:func:`_next_end`); return the
     aggregates, the reports counted and (``with_cells``: else empty) their
     joint and pattern aggregates (``cells``), each submission counted in its
     pattern in the window that covers it first."""
@@ -405,10 +459,15 @@ def count_reports(
     question_ids = _question_ids(survey_id)
     totals: dict[tuple[int, int], ldp.SupportCounts] = {}
     joint = cells.Cells()
-    start, counted = 0, 0
+    start, counted, dense = 0, 0, True
     while start < end:
-        window = _window_end(
-            survey_id, question_ids, start=start, horizon=end, size=batch_size
+        window = _next_end(
+            survey_id,
+            question_ids,
+            start=start,
+            horizon=end,
+            size=batch_size,
+            dense=dense,
         )
         rows = list(
             Report.objects.filter(
@@ -433,6 +492,7 @@ def count_reports(
                 start=start,
             )
             joint += cells.of_rows(survey_id, [r[:5] for r in rows], specs, new)
+        dense = _is_dense(len(rows), start=start, end=window)
         start = window
     return totals, counted, joint
 
@@ -470,7 +530,14 @@ def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
         mark.responses = selectors.responses_between(
             survey_id=survey_id, after=0, up_to=end
         )
-        mark.save(update_fields=["responses"])
+        mark.last_submission_id = max(
+            mark.last_submission_id,
+            Report.objects.filter(survey_id=survey_id, id__lte=end).aggregate(
+                top=Max("submission_id")
+            )["top"]
+            or 0,
+        )
+        mark.save(update_fields=["responses", "last_submission_id"])
         if end != mark.last_report_id or counted:
             mark.last_report_id = end
             mark.refreshed_at = timezone.now()

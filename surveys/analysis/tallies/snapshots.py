@@ -31,11 +31,10 @@ from surveys.analysis.tallies.answers import counts_up_to
 from surveys.analysis.tallies.services import count_reports, resolved_batch_size
 from surveys.authoring.models import Survey
 from surveys.collection import report_store
-from surveys.collection.models import Report, Submission
+from surveys.collection.models import Submission
 
 logger = logging.getLogger(__name__)
 
-_MARK_CHUNK = 5_000  # submissions marked released per UPDATE
 SNAPSHOT_DELAY_ENV = "DENIABLE_SNAPSHOT_DELAY"  # test-only, like BATCH_DELAY_ENV
 
 
@@ -66,6 +65,7 @@ class TallyInputs:
     answers: AnswerCounts
     responses: int  # submissions with a report at or below the watermark
     cells: dict[str, Any]  # joint and pattern tallies (``cells.stored``)
+    last_submission_id: int = 0  # the largest submission id they cover
 
 
 def _tally_inputs(survey_id: int) -> TallyInputs:
@@ -95,7 +95,13 @@ def _tally_inputs(survey_id: int) -> TallyInputs:
     if mark is None:
         return TallyInputs(0, None, tallies, counts, 0, joint)
     return TallyInputs(
-        mark.last_report_id, mark.refreshed_at, tallies, counts, mark.responses, joint
+        mark.last_report_id,
+        mark.refreshed_at,
+        tallies,
+        counts,
+        mark.responses,
+        joint,
+        mark.last_submission_id,
     )
 
 
@@ -129,7 +135,11 @@ def _inputs_held_back(
     if current is None:
         return TallyInputs(0, None, {}, AnswerCounts(), 0, {})
     if current.watermark == inputs.watermark:
-        return replace(inputs, responses=current.responses)
+        return replace(
+            inputs,
+            responses=current.responses,
+            last_submission_id=current.last_submission_id,
+        )
     tallies, _, _ = count_reports(
         survey_id, end=current.watermark, batch_size=resolved_batch_size(None)
     )
@@ -141,29 +151,27 @@ def _inputs_held_back(
         current.responses,
         # The current snapshot's own: of exactly the same reports.
         current.cells,
+        current.last_submission_id,
     )
 
 
 def _mark_released(survey_id: int, *, after: int, up_to: int) -> None:
-    """Inside the swap: mark released the counted submissions with a report
-    in ``(after, up_to]`` (``Submission.released``, read by every surface;
-    ``results.release``).  Reads only the new batch's reports, and updates
-    their submissions by primary key in chunks: an update joined to the
-    batch's reports was planned as a scan of the survey's submissions, in
-    proportion to n."""
+    """Inside the swap: mark released the survey's counted submissions with
+    an id in ``(after, up_to]`` (the tallies' ``last_submission_id`` of the
+    previous release and of this one; ``Submission.released``, read by every
+    surface; ``results.release``).  One range of the (survey, id) index: no
+    report is read (the refresh that counted them recorded the range), and no
+    submission outside the batch."""
     if up_to <= after:
         return
-    report_store.index_reads()  # the batch's id range, never the partition
-    batch = list(
-        Report.objects.filter(survey_id=survey_id, id__gt=after, id__lte=up_to)
-        .order_by("submission_id")
-        .values_list("submission_id", flat=True)
-        .distinct()
-    )
-    for start in range(0, len(batch), _MARK_CHUNK):
-        Submission.objects.filter(
-            pk__in=batch[start : start + _MARK_CHUNK], released=False
-        ).update(released=True)
+    report_store.index_reads()  # the batch's id range, never the table
+    Submission.objects.filter(
+        survey_id=survey_id,
+        pk__gt=after,
+        pk__lte=up_to,
+        is_test=False,
+        released=False,
+    ).update(released=True)
 
 
 def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
@@ -244,13 +252,16 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
         if latest is not None:
             latest.delete()
         _mark_released(
-            survey_id, after=latest.watermark if latest else 0, up_to=watermark
+            survey_id,
+            after=latest.last_submission_id if latest else 0,
+            up_to=inputs.last_submission_id,
         )
         ResultSnapshot.objects.create(
             survey=survey,
             version=version,
             watermark=watermark,
             responses=responses,
+            last_submission_id=inputs.last_submission_id,
             spec_revisions={str(q.pk): q.spec_revision for q in questions},
             definition=definition,
             document=document,
@@ -312,6 +323,7 @@ def snapshot_after_withdrawal(*, survey_id: int) -> SnapshotOutcome:
             version=version,
             watermark=current.watermark,
             responses=responses,
+            last_submission_id=current.last_submission_id,
             spec_revisions={str(q.pk): q.spec_revision for q in questions},
             definition=selectors.survey_definition(questions),
             document=document,
