@@ -123,7 +123,8 @@ def main() -> None:
     setup_django(url)
     from django.test.utils import override_settings
 
-    from surveys.analysis.results import answer_counts, selectors
+    from surveys.analysis.models import TallyWatermark
+    from surveys.analysis.results import answer_counts
     from surveys.analysis.tallies import answers, services, snapshots
 
     rng = np.random.default_rng(20261207)
@@ -149,14 +150,16 @@ def main() -> None:
             store_responses(survey, args.new, rng, analyze=False)
             stored = size
             update_s, update_rows, update_reports = measured(update)
-            mark = selectors.survey_watermark(survey_id=survey.pk)
+            mark = TallyWatermark.objects.get(survey=survey).last_submission_id
             old_s, old_rows, _ = measured(
                 lambda mark=mark: answers.counts_up_to(
-                    survey_id=survey.pk, watermark=mark
+                    survey_id=survey.pk, last_submission_id=mark
                 )
             )
             stored_counts = answer_counts.stored_counts(survey_id=survey.pk)
-            recounted = answers.counts_up_to(survey_id=survey.pk, watermark=mark)
+            recounted = answers.counts_up_to(
+                survey_id=survey.pk, last_submission_id=mark
+            )
             if stored_counts.by_question() != recounted.by_question():
                 sys.exit("the answer tallies differ from a recount")
             print(

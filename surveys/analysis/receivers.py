@@ -14,8 +14,14 @@ def refresh_when_reports_commit(sender: type, *, survey_id: int, **kwargs) -> No
 def subtract_when_reports_withdrawing(
     sender: type, *, survey_id: int, report_ids: list[int], **kwargs
 ) -> None:
-    """Reports are being withdrawn: take them out of the tallies (same transaction)."""
-    services.tallies_withdraw(survey_id=survey_id, report_ids=report_ids)
+    """Reports are being withdrawn: take them out of the tallies (same
+    transaction), with their submission (counted even with no report)."""
+    submission_id = kwargs.get("submission_id")
+    services.tallies_withdraw(
+        survey_id=survey_id,
+        report_ids=report_ids,
+        submission_ids=None if submission_id is None else [submission_id],
+    )
 
 
 def recompute_when_reports_withdrawn(sender: type, *, survey_id: int, **kwargs) -> None:

@@ -47,7 +47,7 @@ from django.db import OperationalError, connection, transaction
 from django.db.models import Max
 
 from surveys.authoring.models import Survey
-from surveys.collection.models import PlainAnswer, Report, SkippedAnswer
+from surveys.collection.models import PlainAnswer, Report, SkippedAnswer, Submission
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +59,17 @@ def report_horizon(*, survey_id: int, lock_timeout_ms: int) -> int | None:
     """The largest report id below which no report of survey ``survey_id`` can
     still appear, or None when its in-flight submissions did not finish within
     ``lock_timeout_ms`` (0 if the survey no longer exists)."""
+    found = horizons(survey_id=survey_id, lock_timeout_ms=lock_timeout_ms)
+    return None if found is None else found[0]
+
+
+def horizons(*, survey_id: int, lock_timeout_ms: int) -> tuple[int, int] | None:
+    """:func:`report_horizon` and, read under the same fence, the survey's
+    largest submission id (every submission of the survey at or below it is
+    committed or gone, with its reports at or below the report horizon: a
+    submission is stored with its reports, under the survey's row lock);
+    None when the fence timed out, (0, 0) if the survey no longer exists.
+    The submission's is one backward step on the (survey, id) index."""
     try:
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(f"SET LOCAL lock_timeout = {int(lock_timeout_ms)}")
@@ -69,16 +80,22 @@ def report_horizon(*, survey_id: int, lock_timeout_ms: int) -> int | None:
             )
             cursor.execute("SET LOCAL lock_timeout = DEFAULT")
             if not locked:
-                return 0
+                return 0, 0
             # The largest committed id of the table: one step backwards on
             # each partition's primary key, whatever the planner's statistics.
             horizon = Report.all_objects.aggregate(top=Max("id"))["top"] or 0
+            submission = (
+                Submission.objects.filter(survey_id=survey_id).aggregate(top=Max("id"))[
+                    "top"
+                ]
+                or 0
+            )
     except OperationalError as error:
         if getattr(error.__cause__, "sqlstate", None) != LOCK_NOT_AVAILABLE:
             raise
         logger.info("horizon of survey %s deferred: submissions in flight", survey_id)
         return None
-    return int(horizon)
+    return int(horizon), int(submission)
 
 
 def index_reads() -> None:

@@ -450,7 +450,10 @@ def submission_withdraw(*, submission: Submission) -> int:
         submission.reports.filter(survey_id=survey_id).values_list("pk", flat=True)
     )
     reports_withdrawing.send(
-        sender=Submission, survey_id=survey_id, report_ids=report_ids
+        sender=Submission,
+        survey_id=survey_id,
+        report_ids=report_ids,
+        submission_id=submission.pk,
     )
     submissions_delete(
         survey_id=survey_id, submissions=Submission.objects.filter(pk=submission.pk)

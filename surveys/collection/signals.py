@@ -72,7 +72,7 @@ def announce_reports_on_commit(*, survey_id: int) -> None:
 # Sent inside the transaction that deletes a withdrawn submission, before its
 # reports are deleted, so a receiver can correct what it derived from them in
 # the same transaction (an exception rolls the withdrawal back: nothing
-# changes).  Keyword arguments: ``survey_id``, ``report_ids``.
+# changes).  Keyword arguments: ``survey_id``, ``report_ids``, ``submission_id``.
 reports_withdrawing = Signal()
 # Sent after that transaction committed.  Keyword argument: ``survey_id``.
 reports_withdrawn = Signal()

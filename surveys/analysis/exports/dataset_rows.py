@@ -72,10 +72,10 @@ def _merged(
     dashboard's n and one that arrives or is released while the file is
     written is not half in it.
     """
-    mark = release.released_watermark(survey_id=survey.pk)
+    mark, bound = release.released_bounds(survey_id=survey.pk)
     released, submissions = (
         release.in_release(
-            survey_id=survey.pk, watermark=mark, field=field, with_test=False
+            survey_id=survey.pk, last_submission_id=bound, field=field, with_test=False
         )
         for field in ("submission", "")
     )

@@ -73,15 +73,18 @@ def _reports(
         yield (*head, question_id, revision, report, is_test)
 
 
-def _in_release(survey: Survey, watermark: int, include_test: bool, field: str) -> Q:
+def _in_release(survey: Survey, submissions: int, include_test: bool, field: str) -> Q:
     return release.in_release(
-        survey_id=survey.pk, watermark=watermark, field=field, with_test=include_test
+        survey_id=survey.pk,
+        last_submission_id=submissions,
+        field=field,
+        with_test=include_test,
     )
 
 
-def _plain_answers(survey: Survey, watermark: int, include_test: bool = False):
+def _plain_answers(survey: Survey, submissions: int, include_test: bool = False):
     rows = PlainAnswer.objects.filter(
-        _in_release(survey, watermark, include_test, "submission"),
+        _in_release(survey, submissions, include_test, "submission"),
         question__survey=survey,
     )
     return (
@@ -97,11 +100,11 @@ def _plain_answers(survey: Survey, watermark: int, include_test: bool = False):
     )
 
 
-def _languages(survey: Survey, watermark: int, include_test: bool = False):
+def _languages(survey: Survey, submissions: int, include_test: bool = False):
     """(submission public id, language, is_test) of every released submission,
     by public id: only called for a survey that records languages."""
     rows = Submission.objects.filter(
-        _in_release(survey, watermark, include_test, ""), survey=survey
+        _in_release(survey, submissions, include_test, ""), survey=survey
     )
     return (
         rows.order_by("public_id")
@@ -111,7 +114,7 @@ def _languages(survey: Survey, watermark: int, include_test: bool = False):
 
 
 def _missing_codes(
-    survey: Survey, watermark: int, include_test: bool = False
+    survey: Survey, submissions: int, include_test: bool = False
 ) -> Iterator[tuple[str, int, int, bool]]:
     """``(submission public id, question id, code, is_test)`` for every
     question a submission did not answer, by public id then question order:
@@ -122,7 +125,7 @@ def _missing_codes(
         survey.questions.order_by("position", "id").values_list("pk", flat=True)
     )
     rows = Submission.objects.filter(
-        _in_release(survey, watermark, include_test, ""), survey=survey
+        _in_release(survey, submissions, include_test, ""), survey=survey
     )
     chunk: list[tuple[int, str, bool]] = []
     for row in (
@@ -218,7 +221,7 @@ def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
     )
 
     def rows() -> Iterator[list[Any]]:
-        mark = release.released_watermark(survey_id=survey.pk)
+        mark, submissions = release.released_bounds(survey_id=survey.pk)
         revisions = spec_revisions(survey)
         texts = dict(survey.questions.values_list("id", "text"))
         for question_id, by_revision in revisions.items():
@@ -252,7 +255,7 @@ def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
                 row[-1],
             )
         for submission_id, question_id, value, test, other in _plain_answers(
-            survey, mark, include_test
+            survey, submissions, include_test
         ):
             yield marked(
                 ["answer", question_id, "", submission_id, "", "", compact_json(value)],
@@ -263,13 +266,15 @@ def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
                     ["other", question_id, "", submission_id, "", "", other], test
                 )
         for submission_id, question_id, code, test in _missing_codes(
-            survey, mark, include_test
+            survey, submissions, include_test
         ):
             yield marked(
                 ["missing", question_id, "", submission_id, "", "", code], test
             )
         if survey_records_language(survey):
-            for submission_id, language, test in _languages(survey, mark, include_test):
+            for submission_id, language, test in _languages(
+                survey, submissions, include_test
+            ):
                 yield marked(
                     ["language", "", "", submission_id, "", "", language], test
                 )
@@ -280,7 +285,7 @@ def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
 
 def reports_json(survey: Survey) -> Iterator[str]:
     """One JSON document, written piece by piece so memory stays flat."""
-    mark = release.released_watermark(survey_id=survey.pk)
+    mark, submissions = release.released_bounds(survey_id=survey.pk)
     head = {
         "format": "deniable-reports/1",
         "survey_id": survey.pk,
@@ -301,7 +306,9 @@ def reports_json(survey: Survey) -> Iterator[str]:
         first = False
     yield '], "plain_answers": ['
     first = True
-    for submission_id, question_id, value, _, other in _plain_answers(survey, mark):
+    for submission_id, question_id, value, _, other in _plain_answers(
+        survey, submissions
+    ):
         item = {
             "submission_id": submission_id,
             "question_id": question_id,
@@ -313,7 +320,7 @@ def reports_json(survey: Survey) -> Iterator[str]:
         first = False
     yield '], "missing": ['
     first = True
-    for submission_id, question_id, code, _ in _missing_codes(survey, mark):
+    for submission_id, question_id, code, _ in _missing_codes(survey, submissions):
         item = {
             "submission_id": submission_id,
             "question_id": question_id,
@@ -325,7 +332,7 @@ def reports_json(survey: Survey) -> Iterator[str]:
         # An unprotected field the researcher declared (``record_language``).
         yield '], "languages": ['
         first = True
-        for submission_id, language, _ in _languages(survey, mark):
+        for submission_id, language, _ in _languages(survey, submissions):
             item = {"submission_id": submission_id, "language": language}
             yield ("" if first else ",\n") + compact_json(item)
             first = False

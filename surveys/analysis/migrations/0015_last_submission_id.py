@@ -2,7 +2,10 @@
 submission id it covers (``TallyWatermark.last_submission_id``): a release
 then marks its batch by a range of submission ids instead of reading its
 reports.  Existing rows get the largest submission with a counted report at
-or below their watermark."""
+or below their watermark; the submissions with no protected report at or
+below a snapshot's bound, which the exports already showed, are marked
+released with it (a recount, ``tallies_recount``, then counts them in the
+tallies too)."""
 
 from django.db import migrations, models
 from django.db.models import Max
@@ -17,6 +20,7 @@ def covered_up_to(reports, survey_id: int, watermark: int) -> int:
 
 def fill(apps, schema_editor):
     reports = apps.get_model("collection", "Report")
+    submissions = apps.get_model("collection", "Submission")
     for model, field in (
         (apps.get_model("analysis", "TallyWatermark"), "last_report_id"),
         (apps.get_model("analysis", "ResultSnapshot"), "watermark"),
@@ -24,9 +28,12 @@ def fill(apps, schema_editor):
         for pk, survey_id, watermark in model.objects.values_list(
             "pk", "survey_id", field
         ):
-            model.objects.filter(pk=pk).update(
-                last_submission_id=covered_up_to(reports, survey_id, watermark)
-            )
+            bound = covered_up_to(reports, survey_id, watermark)
+            model.objects.filter(pk=pk).update(last_submission_id=bound)
+            if field == "watermark":
+                submissions.objects.filter(
+                    survey_id=survey_id, pk__lte=bound, is_test=False
+                ).update(released=True)
 
 
 class Migration(migrations.Migration):

@@ -12,7 +12,7 @@ from django.utils.translation import gettext, ngettext
 from surveys.analysis.pages.numbers import grouped
 from surveys.analysis.results import release
 from surveys.analysis.results.objects import SurveyResults
-from surveys.analysis.results.selectors import PENDING_COUNT_CAP
+from surveys.analysis.results.pending import PENDING_COUNT_CAP
 
 
 def _ago(seconds: int) -> str:

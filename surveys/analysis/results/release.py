@@ -5,14 +5,19 @@ dashboard and its live poll, the estimates files, the raw and per-respondent
 exports in CSV, JSON, SPSS, Stata and R, the API, the survey lists' response
 counts and the invitation pages' "used" counts) is read at one *released
 watermark*: the report id of the survey's latest results snapshot
-(``ResultSnapshot.watermark``).  A submission is *released* once it has a
-report at or below it; the snapshot's swap marks it so
-(``Submission.released``) in the same transaction, and every surface reads
-that mark, so they all show the same n at every moment.
+(``ResultSnapshot.watermark``), and its submission bound
+(``ResultSnapshot.last_submission_id``).  A submission is *released* once
+its id is at or below that bound (with a protected report at or below the
+watermark, or with none: a survey's submissions and reports take their ids
+in the same order); the snapshot's swap marks it so (``Submission.released``)
+in the same transaction, and every surface reads that mark or that bound,
+so they all show the same n at every moment.
 
 The rule, with k = ``SNAPSHOT_MIN_NEW_SUBMISSIONS`` (10 by default):
 
-* **Every release holds at least k new submissions.**  Two successive
+* **Every release holds at least k new submissions**, those without a
+  protected report included (they are counted by the tallies as the
+  submissions between them are).  Two successive
   releases then differ by at least k respondents, so comparing them (an
   estimate before and after, a row count, an invitation newly counted as
   used) never singles one out.  No waiting period lets a smaller batch out:
@@ -75,36 +80,47 @@ def released_reports(*, survey_id: int, watermark: int) -> QuerySet[Report]:
     return Report.objects.filter(survey_id=survey_id, id__lte=watermark)
 
 
-def released_submission_ids(*, survey_id: int, watermark: int) -> QuerySet[Report]:
-    """Ids of the counted submissions in the release at ``watermark`` (those
-    with a report at or below it: the results' n), as a subquery."""
-    return released_reports(survey_id=survey_id, watermark=watermark).values(
-        "submission_id"
+def released_bounds(*, survey_id: int) -> tuple[int, int]:
+    """The latest release's watermark (:func:`released_watermark`) and its
+    submission bound, read together (one row): every counted submission of
+    the survey with an id at or below the bound is released (with a
+    protected report or none), and none above ((0, 0): nothing released
+    yet).  Read once at the start of an export."""
+    found = (
+        ResultSnapshot.objects.filter(survey_id=survey_id)
+        .values_list("watermark", "last_submission_id")
+        .first()
     )
+    return found or (0, 0)
 
 
 def in_release(
-    *, survey_id: int, watermark: int, field: str = "submission", with_test: bool
+    *,
+    survey_id: int,
+    last_submission_id: int,
+    field: str = "submission",
+    with_test: bool,
 ) -> Q:
-    """A filter keeping the counted submissions in the release at
-    ``watermark`` and, ``with_test``, the owner's test submissions too (never
-    in any result, so they need no release).  ``field`` names the submission
-    on a related row ("": the rows are submissions).
+    """A filter keeping the survey's counted submissions in the release whose
+    submission bound is ``last_submission_id`` (:func:`released_bounds`)
+    and, ``with_test``, the owner's test submissions too (never in any
+    result, so they need no release).  ``field`` names the submission on a
+    related row ("": the rows are submissions).
 
-    Held back: a submission whose counted reports are all past the
-    watermark.  A submission with no protected report (every protected
-    question declined or hidden, or a survey of unprotected questions only)
-    is in no result's n and is kept, as before this rule: holding it back
-    would hold a survey without protected questions for ever."""
+    A submission with no protected report (every protected question declined
+    or hidden, or a survey of unprotected questions only) is released like
+    any other, with the batch whose bound covers it: it counts in the
+    release's n, and the batch of k it waits for counts it."""
     prefix = f"{field}__" if field else ""
-    past = Report.objects.filter(survey_id=survey_id, id__gt=watermark)
     released = Q(
         **{
-            f"{prefix}pk__in": released_submission_ids(
-                survey_id=survey_id, watermark=watermark
-            )
+            f"{prefix}survey_id": survey_id,
+            f"{prefix}pk__lte": last_submission_id,
+            f"{prefix}is_test": False,
         }
-    ) | ~Q(**{f"{prefix}pk__in": past.values("submission_id")})
+    )
     if with_test:
-        return released | Q(**{f"{prefix}is_test": True})
-    return released & Q(**{f"{prefix}is_test": False})
+        return released | Q(
+            **{f"{prefix}survey_id": survey_id, f"{prefix}is_test": True}
+        )
+    return released

@@ -19,7 +19,7 @@ from surveys.analysis.models import (
     Tally,
     TallyWatermark,
 )
-from surveys.analysis.results import answer_counts
+from surveys.analysis.results import answer_counts, pending
 from surveys.analysis.results.estimates import question_result
 from surveys.analysis.results.objects import (
     ItemCounts,
@@ -32,7 +32,7 @@ from surveys.analysis.results.objects import (
 from surveys.analysis.results.release import snapshot_batch_ready
 from surveys.authoring import kinds
 from surveys.authoring.models import Question, Survey
-from surveys.collection.models import Report
+from surveys.collection.models import Report, Submission
 from surveys.collection.questions import answer_choices
 
 
@@ -58,13 +58,28 @@ def _surveys_with_private_questions() -> list[int]:
 
 
 def surveys_with_pending_reports() -> list[int]:
-    """Ids of surveys with reports past their watermark, for reconciliation."""
-    marks = dict(TallyWatermark.objects.values_list("survey_id", "last_report_id"))
+    """Ids of surveys with reports or counted submissions (with no protected
+    report too) past their watermark, for reconciliation."""
+    marks = {
+        survey_id: (report, submission)
+        for survey_id, report, submission in TallyWatermark.objects.values_list(
+            "survey_id", "last_report_id", "last_submission_id"
+        )
+    }
+    with_reports = set(_surveys_with_private_questions())
     return sorted(
         survey_id
-        for survey_id in _surveys_with_private_questions()
-        if Report.objects.filter(
-            survey_id=survey_id, id__gt=marks.get(survey_id, 0)
+        for survey_id in Survey.objects.values_list("pk", flat=True)
+        if (
+            survey_id in with_reports
+            and Report.objects.filter(
+                survey_id=survey_id, id__gt=marks.get(survey_id, (0, 0))[0]
+            ).exists()
+        )
+        or Submission.objects.filter(
+            survey_id=survey_id,
+            pk__gt=marks.get(survey_id, (0, 0))[1],
+            is_test=False,
         ).exists()
     )
 
@@ -335,12 +350,6 @@ def survey_results(*, survey: Survey, target_margin: float = 0.05) -> SurveyResu
     )
 
 
-# --- snapshots ----------------------------------------------------------------------
-# Readers count what arrived after a snapshot up to this many, so a page costs
-# the same however far behind the workers are ("more than 10,000").
-PENDING_COUNT_CAP = 10_000
-
-
 def _reports_after(survey_id: int, watermark: int) -> QuerySet[Report]:
     """The survey's reports past ``watermark``, in the survey's partition and
     found through its questions (the (question, id) index): never a scan of
@@ -351,52 +360,21 @@ def _reports_after(survey_id: int, watermark: int) -> QuerySet[Report]:
     )
 
 
+def responses_up_to(*, survey_id: int, last_submission_id: int) -> int:
+    """The survey's counted submissions with ``id <= last_submission_id``
+    (with a protected report or none): the n of tallies or a release with
+    that bound.  One range of the (survey, id) index."""
+    return Submission.objects.filter(
+        survey_id=survey_id, pk__lte=last_submission_id, is_test=False
+    ).count()
+
+
 def responses_between(*, survey_id: int, after: int, up_to: int | None) -> int:
     """Submissions with a report of the survey in ``after < id <= up_to``."""
     reports = _reports_after(survey_id, after)
     if up_to is not None:
         reports = reports.filter(id__lte=up_to)
     return reports.values("submission_id").distinct().count()
-
-
-def pending_after(*, survey_id: int, watermark: int) -> tuple[int, int]:
-    """(reports, submissions) stored past ``watermark``, each capped at
-    PENDING_COUNT_CAP + 1, so the cost does not grow with a backlog.
-
-    What arrived past a watermark is read question by question through the
-    (question, id) index, at most the cap of reports (counted ones: not test
-    mode) of each, in id order, and the capped sets are combined (``UNION
-    ALL`` for the reports, ``UNION`` for their distinct submissions).
-    Counting over the survey's reports as a whole let PostgreSQL's planner,
-    which cannot tell a small survey from a large one by its question ids,
-    walk every later report of every survey instead (seconds behind 10^7
-    reports).  Each count is exact below the cap and at least the cap above
-    it: a question with cap reports past the watermark has them from cap
-    submissions (one report per question per submission).  Every branch names
-    the survey, so only its partition is read.
-    """
-    cap = PENDING_COUNT_CAP + 1
-    questions = list(
-        Question.objects.filter(survey_id=survey_id).values_list("pk", flat=True)
-    )
-    if not questions:
-        return 0, 0
-
-    def later(question_id: int, column: str) -> QuerySet[Report]:
-        return (
-            Report.objects.filter(
-                survey_id=survey_id, question_id=question_id, id__gt=watermark
-            )
-            .order_by("id")
-            .values_list(column, flat=True)[:cap]
-        )
-
-    first, *rest = questions
-    reports = later(first, "id").union(*(later(q, "id") for q in rest), all=True)
-    submissions = later(first, "submission_id").union(
-        *(later(q, "submission_id") for q in rest)
-    )
-    return min(reports.count(), cap), submissions.count()
 
 
 @dataclass(frozen=True)
@@ -419,15 +397,18 @@ def latest_results(*, survey: Survey) -> SnapshotState:
     A fixed number of queries whatever the number of reports or the cost of
     the analysis: the snapshot, the two that fingerprint the current
     questions and bins (:func:`current_definition`), the tally watermark and
-    the capped counts of what arrived since (:func:`pending_after`).  Stale
+    the capped counts of what arrived since (``pending``).  Stale
     (a computation is due) when the questions changed, or when the tallies
     hold a batch the release rule lets out (:func:`_batch_due`).
     """
     snapshot = latest_snapshot(survey_id=survey.pk)
     if snapshot is None or not document_shown(snapshot.document):
         return SnapshotState(None, stale=True)
-    reports, submissions = pending_after(
+    reports, _ = pending.pending_after(
         survey_id=survey.pk, watermark=snapshot.watermark
+    )
+    submissions = pending.pending_submissions(
+        survey_id=survey.pk, after=snapshot.last_submission_id
     )
     results = replace(
         results_from_document(snapshot.document, pending_reports=reports),
@@ -451,26 +432,35 @@ def _batch_due(snapshot: ResultSnapshot) -> bool:
     due, so a page view or a live poll queues nothing."""
     mark = (
         TallyWatermark.objects.filter(survey_id=snapshot.survey_id)
-        .values_list("last_report_id", "responses")
+        .values_list("last_report_id", "last_submission_id", "responses")
         .first()
     )
-    if mark is None or mark[0] <= snapshot.watermark:
+    # By report or by submission (one with no protected report moves only
+    # the latter).
+    if mark is None or mark[:2] <= (snapshot.watermark, snapshot.last_submission_id):
         return False
     return snapshot_batch_ready(
         # At least one: a withdrawal may have taken one out of the count.
-        new_responses=max(1, mark[1] - snapshot.responses),
+        new_responses=max(1, mark[2] - snapshot.responses),
     )
 
 
 def snapshots_behind() -> list[int]:
-    """Ids of surveys whose snapshot is missing or older than their tallies."""
-    snapshots = dict(ResultSnapshot.objects.values_list("survey_id", "watermark"))
+    """Ids of surveys whose snapshot is missing or older than their tallies
+    (by report or by submission: one with no protected report moves only
+    the latter)."""
+    snapshots = {
+        survey_id: (watermark, submission)
+        for survey_id, watermark, submission in ResultSnapshot.objects.values_list(
+            "survey_id", "watermark", "last_submission_id"
+        )
+    }
     return sorted(
         survey_id
-        for survey_id, mark in TallyWatermark.objects.values_list(
-            "survey_id", "last_report_id"
+        for survey_id, mark, submission in TallyWatermark.objects.values_list(
+            "survey_id", "last_report_id", "last_submission_id"
         )
-        if snapshots.get(survey_id, -1) < mark
+        if snapshots.get(survey_id, (-1, -1)) < (mark, submission)
     )
 
 

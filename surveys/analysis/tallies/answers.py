@@ -10,8 +10,10 @@ date by the worker path that folds reports (``services.tallies_refresh``),
 in the same transaction and under the same watermark lock:
 
 * a batch of reports with ids in ``(start, end]`` *covers* the submissions
-  among them that had no report at or below ``start`` (one index probe:
-  :func:`newly_covered`);
+  among them that had no report at or below ``start``, and those with no
+  protected report between them, by submission id order (one range of
+  submission ids past the watermark's ``last_submission_id``:
+  :func:`covered_between`);
 * the unprotected answers and skips of the newly covered submissions are
   added to :class:`~surveys.analysis.models.PlainAnswerTally` and
   :class:`~surveys.analysis.models.SkipTally` (by how each question was left:
@@ -28,8 +30,8 @@ covered; a recount (``tallies_recount``) recomputes them from the stored
 answers (:func:`counts_up_to`, the one path that reads them all).
 
 Invariant (tested against :func:`counts_up_to`): the tallies equal the counts
-of the answers and skips of the survey's counted submissions having a report
-with ``id <= watermark``.
+of the answers and skips of the survey's counted submissions with an id at or
+below the watermark's ``last_submission_id``.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from surveys.analysis.models import PlainAnswerTally, SkipTally
 from surveys.analysis.results.answer_counts import AnswerCounts
 from surveys.authoring.kinds import kinds_where
 from surveys.authoring.models import Question
-from surveys.collection.models import PlainAnswer, Report, SkippedAnswer
+from surveys.collection.models import PlainAnswer, SkippedAnswer, Submission
 
 # Submission ids per query (an IN list): bounded so a batch of 50,000 reports
 # never sends one statement with tens of thousands of parameters.
@@ -72,31 +74,24 @@ def free_text_questions(survey_id: int) -> set[int]:
     )
 
 
-def newly_covered(
-    *, survey_id: int, submission_ids: Iterable[int], first: int, start: int
-) -> list[int]:
-    """Those of ``submission_ids`` (each with a report in a window past
-    ``start``; ``first`` owns the window's first report) that have no report
-    at or below ``start``: the submissions the window covers first.
-
-    Only ``first`` can have one.  Every transaction that stores reports of a
-    survey holds the survey's row until it commits (the lock the horizon
-    fence relies on, ``report_store``) and stores each submission's reports
-    together, so a submission's reports are consecutive among the survey's
-    report ids; a submission with reports on both sides of ``start`` owns the
-    first report past it.  So one probe of the (submission, question, survey)
-    index decides, whatever the window's size (a look-up of every submission
-    of the window was planned as a scan of the partition).
-    """
-    ids = sorted(set(submission_ids))
-    if start <= 0 or not ids:
-        return ids  # nothing was tallied before
-    straddles = (
-        Report.objects.filter(survey_id=survey_id, submission_id=first, id__lte=start)
-        .order_by()
-        .exists()
+def covered_between(*, survey_id: int, after: int, up_to: int) -> list[int]:
+    """The survey's counted submissions with an id in ``(after, up_to]``: those
+    a window of the tallies covers first (the watermark's
+    ``last_submission_id`` before and after it), with a protected report or
+    none.  A survey's submissions and reports take their ids in the same
+    order (each transaction that stores them holds the survey's row, the lock
+    the horizon fence relies on, ``report_store``), so the submissions with
+    a report in the window and none before are exactly those of the range
+    past the previous bound.  One range of the (survey, id) index."""
+    if up_to <= after:
+        return []
+    return list(
+        Submission.objects.filter(
+            survey_id=survey_id, pk__gt=after, pk__lte=up_to, is_test=False
+        )
+        .order_by("pk")
+        .values_list("pk", flat=True)
     )
-    return [i for i in ids if not (straddles and i == first)]
 
 
 def counts_of(*, survey_id: int, submission_ids: list[int]) -> AnswerCounts:
@@ -138,15 +133,16 @@ def counts_of(*, survey_id: int, submission_ids: list[int]) -> AnswerCounts:
     return counts
 
 
-def counts_up_to(*, survey_id: int, watermark: int) -> AnswerCounts:
+def counts_up_to(*, survey_id: int, last_submission_id: int) -> AnswerCounts:
     """Recount from the stored answers: those of the survey's counted
-    submissions with a report ``id <= watermark``.  Reads every answer of the
-    survey (recounts, and results at an earlier watermark than the tallies'),
-    never a snapshot's steady path."""
-    covered = Report.objects.filter(
+    submissions with ``id <= last_submission_id`` (the tallies' or a
+    snapshot's).  Reads every answer of the survey (recounts, and results at
+    an earlier release than the tallies'), never a snapshot's steady path."""
+    covered = Submission.objects.filter(
+        pk=OuterRef("submission_id"),
         survey_id=survey_id,
-        id__lte=watermark,
-        submission_id=OuterRef("submission_id"),
+        pk__lte=last_submission_id,
+        is_test=False,
     )
     counts = AnswerCounts()
     typed = free_text_questions(survey_id)
@@ -238,14 +234,10 @@ def replace(*, survey_id: int, counts: AnswerCounts) -> None:
     add(survey_id=survey_id, change=counts)
 
 
-def fold_batch(
-    *, survey_id: int, submission_ids: Iterable[int], first: int, start: int
-) -> list[int]:
-    """Add the answers of the submissions a window of reports past ``start``
-    covers first (:func:`newly_covered`); return those submissions."""
-    new = newly_covered(
-        survey_id=survey_id, submission_ids=submission_ids, first=first, start=start
-    )
+def fold_covered(*, survey_id: int, after: int, up_to: int) -> list[int]:
+    """Add the answers of the submissions a window covers first
+    (:func:`covered_between`); return those submissions."""
+    new = covered_between(survey_id=survey_id, after=after, up_to=up_to)
     if new:
         add(
             survey_id=survey_id,

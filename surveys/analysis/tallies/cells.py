@@ -18,9 +18,10 @@ watermark lock as the report tallies, from the window's own rows: each
 report joins the unprotected choice answers of its submission (read by
 ranges of submission ids on the (submission, question) index, like
 ``answers.counts_of``), and each submission the window covers first counts
-once in its pattern.  So a batch reads its own reports and answers and
-nothing else; a withdrawal subtracts what it added; a recount rebuilds them
-(``services.count_cells``).
+once in its pattern (with a protected report or none: a submission with no
+report counts in its pattern's respondents only).  So a batch reads its own
+reports and answers and nothing else; a withdrawal subtracts what it added;
+a recount rebuilds them (``services.count_cells``).
 
 Invariant (tested against :func:`~services.count_cells`): the tallies equal
 the joint and pattern aggregates of the survey's reports with
@@ -207,10 +208,12 @@ def cells_of(
 def of_rows(
     survey_id: int, rows: list[Row], specs: SpecSource, covered: Iterable[int]
 ) -> Cells:
-    """:func:`cells_of` of stored rows, reading their submissions' answers."""
+    """:func:`cells_of` of stored rows, reading the answers of their
+    submissions and of the covered ones (some may have no report)."""
     covered = list(covered)
     questions = choice_questions(survey_id)
-    choices = choices_of((r[0] for r in rows), questions) if questions else {}
+    wanted = {r[0] for r in rows} | set(covered)
+    choices = choices_of(wanted, questions) if questions else {}
     return cells_of(rows, specs, choices, covered)
 
 

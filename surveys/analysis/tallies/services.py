@@ -28,43 +28,32 @@ reconciliation retries, so a slow submission is never held up for longer.
 
 Catching up: each report read once
 ----------------------------------
-The upper bound (the horizon) is fixed when a run starts, and the run walks
-from the watermark in keyset windows ``(start, end]`` of at most a batch of
-reports.  Ids are unique, so ``end = min(horizon, start + size)`` bounds a
-window without reading anything, and its reports are then read once, by
-index ranges (``report_store.index_reads``); the next window starts at
-``end``.  Only where the survey's reports turn out sparse among the ids
-(other surveys' reports between them: a window held under one in
-``DENSE_SHARE`` of its ids) is the next end found from the reports, as the
-id of each question's ``k``-th report past ``start`` (``k`` = the batch over
-the questions) on the (question, id) index (:func:`_window_end`), which reads
-those windows' index entries twice.  A survey's own backlog is dense: each
-report is read once, however large (tested:
-``test_catching_up_on_a_backlog_reads_each_new_report_once``).  As it counts
-a window the run records the largest submission id it covers
-(``TallyWatermark.last_submission_id``), so a release marks its batch by a
-range of submission ids and reads no report again (``snapshots``).
+The horizon is fixed when a run starts, and the run walks from the watermark
+in keyset windows of at most a batch (``windows``: an id bound, read from
+nothing where the survey's reports are dense), each read once by index
+ranges (``report_store.index_reads``).  As it counts a window the run records
+the largest submission id it covers (``TallyWatermark.last_submission_id``),
+so a release marks its batch by that range and reads no report again.
 
 Plan statistics relied upon: the histogram of ``id`` of the survey's report
-partition (``pg_stats``).  Within it, the planner estimates a window's rows
-and reads the window by the primary key or the (question, id) index, both
-proportional to the window; beyond it (a bulk load leaves the histogram
-ending below the new ids) it takes any range of new ids for nearly empty and
-may read a whole backlog by the primary key and sort it to find one window's
-end.  So a run whose reports to fold may exceed a batch (``horizon - start``
-ids bound them) first checks that the histogram reaches ``horizon - k``
-(``report_store.statistics_cover``) and otherwise refreshes it itself, once
-(``report_store.analyze_survey_reports``: ``ANALYZE`` of the partition and
-of the answer and skip tables, a sample of at most 30,000 rows each whatever
-their size).  The look-up of which
-submissions a window covers first is one probe of the (submission, question,
-survey) index (``answers.newly_covered``), needing no statistics.
+partition (``pg_stats``).  Within it, the planner reads a window by the
+primary key or the (question, id) index, in proportion to the window; past
+it (a bulk load leaves it ending below the new ids) it takes any range of
+new ids for nearly empty and may read a whole backlog for one window.  So a
+run with more than a batch of ids to fold first checks that the histogram
+reaches ``horizon - k`` (``report_store.statistics_cover``), else refreshes
+it itself, once (``report_store.analyze_survey_reports``: ``ANALYZE`` of the
+partition and the answer and skip tables, at most 30,000 rows sampled each).
 
-Unprotected answers and skips
------------------------------
+Unprotected answers and skips, and submissions with no protected report
+-----------------------------------------------------------------------
 The same batch adds the unprotected answers and skips of the submissions it
-covers first (``answer_tallies``), in the same transaction under the same
-watermark, so a snapshot reads only tallies.
+covers first (``answers.covered_between``: one range of submission ids), so
+a snapshot reads only tallies.  A survey's submissions and reports take ids
+in the same order (stored together under the survey's row lock), so a
+window covers the submissions up to the largest with a report in it, and
+the last one every one the fence saw (``report_store.horizons``): those with
+no protected report are counted between the others, released with them.
 """
 
 from __future__ import annotations
@@ -78,17 +67,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import OperationalError, transaction
-from django.db.models import Max
 from django.utils import timezone
 
 import ldp
 from surveys.analysis.models import Tally, TallyWatermark
 from surveys.analysis.results import selectors
-from surveys.analysis.tallies import answers, cells
+from surveys.analysis.tallies import answers, cells, windows
 from surveys.authoring.compiled import compiled_mechanism
 from surveys.authoring.models import Question, SpecRevision, Survey
 from surveys.collection import report_codec, report_store
-from surveys.collection.models import Report
+from surveys.collection.models import Report, Submission
 
 logger = logging.getLogger(__name__)
 
@@ -109,6 +97,7 @@ class RefreshOutcome:
     watermark: int  # the watermark after the run
     deferred: bool = False  # the horizon fence timed out; nothing was folded
     analyzed: bool = False  # the run refreshed the planner's statistics
+    covered: int = 0  # submissions newly counted (with or without a report)
 
 
 def resolved_batch_size(batch_size: int | None) -> int:
@@ -217,68 +206,6 @@ def _add_to_tallies(
         tally.save(update_fields=["stat", "n", "updated_at"])
 
 
-def _window_end(
-    survey_id: int, question_ids: list[int], *, start: int, horizon: int, size: int
-) -> int:
-    """The end of the next keyset window past ``start``: at most ``size``
-    reports in ``(start, end]`` (``size`` over the questions, per question),
-    and at least one when any report is left below ``horizon``.  One
-    ``OFFSET k-1 LIMIT 1`` per question on the (question, id) index, each
-    bounded by the end found so far."""
-    per_question = max(1, size // max(1, len(question_ids)))
-    end = horizon
-    for question_id in question_ids:
-        kth = list(
-            Report.objects.filter(
-                survey_id=survey_id,
-                # A range, not "=": ordered by (question, id), which only the
-                # (question, id) index gives (with "=" the planner drops the
-                # question from the order and may walk the primary key).
-                question_id__gte=question_id,
-                question_id__lte=question_id,
-                id__gt=start,
-                id__lte=end,
-            )
-            .order_by("question_id", "id")
-            .values_list("id", flat=True)[per_question - 1 : per_question]
-        )
-        if kth:
-            end = kth[0]
-    return end
-
-
-# A window of ``size`` ids is taken unprobed while the survey's reports held
-# at least this share of the previous window's ids.
-DENSE_SHARE = 8
-
-
-def _next_end(
-    survey_id: int,
-    question_ids: list[int],
-    *,
-    start: int,
-    horizon: int,
-    size: int,
-    dense: bool,
-) -> int:
-    """The end of the next window past ``start``, at most ``size`` reports.
-
-    Ids are unique, so ``(start, start + size]`` holds at most ``size``
-    reports: that window needs no read to find (the whole rest when
-    ``horizon - start <= size``).  Only where the survey's reports were
-    sparse among the ids (the previous window held under one in
-    ``DENSE_SHARE`` of its ids: other surveys' reports between them) is the
-    end found by :func:`_window_end`, which reads the window's index entries
-    once more, so windows stay near a batch instead of many small ones."""
-    if horizon - start <= size or dense:
-        return min(horizon, start + size)
-    return _window_end(survey_id, question_ids, start=start, horizon=horizon, size=size)
-
-
-def _is_dense(reports: int, *, start: int, end: int) -> bool:
-    return DENSE_SHARE * reports >= end - start
-
-
 def tallies_refresh(
     *,
     survey_id: int,
@@ -286,7 +213,8 @@ def tallies_refresh(
     lock_timeout_ms: int | None = None,
 ) -> RefreshOutcome:
     """Fold the survey's reports past its watermark into its tallies, with the
-    unprotected answers and skips of the submissions they cover.
+    unprotected answers and skips of the submissions they cover (those with
+    no protected report too, by submission id order).
 
     Idempotent and safe to run concurrently or late; reads each new report
     once (see the module notes).
@@ -294,15 +222,18 @@ def tallies_refresh(
     size = resolved_batch_size(batch_size)
     if not Survey.objects.filter(pk=survey_id).exists():
         return RefreshOutcome(survey_id, 0, 0)  # deleted since it was enqueued
-    horizon = report_horizon(survey_id=survey_id, lock_timeout_ms=lock_timeout_ms)
-    if horizon is None:
+    fence = report_store.horizons(
+        survey_id=survey_id, lock_timeout_ms=lock_timeout_ms or LOCK_TIMEOUT_MS
+    )
+    if fence is None:
         mark = TallyWatermark.objects.filter(survey_id=survey_id).first()
         return RefreshOutcome(
             survey_id, 0, mark.last_report_id if mark else 0, deferred=True
         )
+    horizon, last_submission = fence
     specs = _Specs(survey_id)
     question_ids = _question_ids(survey_id)
-    folded, analyzed, dense = 0, False, True
+    folded, covered, analyzed, dense = 0, 0, False, True
     while True:
         with transaction.atomic():
             report_store.index_reads()
@@ -310,8 +241,10 @@ def tallies_refresh(
             start = mark.last_report_id
             if not mark.cells_counted:
                 _count_cells_once(survey_id, mark, size)
-            if start >= horizon:
-                return RefreshOutcome(survey_id, folded, start, analyzed=analyzed)
+            if start >= horizon and mark.last_submission_id >= last_submission:
+                return RefreshOutcome(
+                    survey_id, folded, start, analyzed=analyzed, covered=covered
+                )
             if not folded and _statistics_due(
                 survey_id, question_ids, start=start, horizon=horizon, size=size
             ):
@@ -319,70 +252,80 @@ def tallies_refresh(
                     survey_id=survey_id, question_id=question_ids[0]
                 )
                 analyzed = True
-            end = _next_end(
-                survey_id,
-                question_ids,
-                start=start,
-                horizon=horizon,
-                size=size,
-                dense=dense,
-            )
-            rows = list(
-                Report.objects.filter(
-                    survey_id=survey_id,  # one partition
-                    question_id__in=question_ids,
-                    id__gt=start,
-                    id__lte=end,
-                )
-                .order_by()
-                .values_list(
-                    "submission_id",
-                    "question_id",
-                    "spec_revision",
-                    "value",
-                    "bits",
-                    "id",
-                )
-            )
-            _add_to_tallies(survey_id, _aggregate((r[1:5] for r in rows), specs))
-            if rows:
-                new = answers.fold_batch(
-                    survey_id=survey_id,
-                    submission_ids=(r[0] for r in rows),
-                    first=min(rows, key=lambda r: r[5])[0],
+            end = max(
+                start,
+                windows.next_end(
+                    survey_id,
+                    question_ids,
                     start=start,
-                )
-                mark.responses += len(new)
-                mark.last_submission_id = max(
-                    mark.last_submission_id, max(r[0] for r in rows)
-                )
-                window = [r[:5] for r in rows]
-                cells.add(
-                    survey_id=survey_id,
-                    change=cells.of_rows(survey_id, window, specs, new),
-                )
-            mark.last_report_id = end
-            mark.refreshed_at = timezone.now()
-            mark.save(
-                update_fields=[
-                    "last_report_id",
-                    "refreshed_at",
-                    "responses",
-                    "last_submission_id",
-                ]
+                    horizon=horizon,
+                    size=size,
+                    dense=dense,
+                ),
+            )
+            rows, new = _fold_window(
+                mark,
+                specs,
+                question_ids,
+                end=end,
+                up_to=last_submission if end >= horizon else 0,
             )
             folded += len(rows)
-            dense = _is_dense(len(rows), start=start, end=end)
-        if end >= horizon:
-            return RefreshOutcome(survey_id, folded, end, analyzed=analyzed)
+            covered += len(new)
+            dense = windows.is_dense(len(rows), start=start, end=end)
+        if end >= horizon and mark.last_submission_id >= last_submission:
+            return RefreshOutcome(
+                survey_id, folded, end, analyzed=analyzed, covered=covered
+            )
         _batch_delay()
+
+
+_MOVED = ["last_report_id", "refreshed_at", "responses", "last_submission_id"]
+
+
+def _fold_window(
+    mark: TallyWatermark,
+    specs: _Specs,
+    question_ids: list[int],
+    *,
+    end: int,
+    up_to: int,
+) -> tuple[list[windows.Row], list[int]]:
+    """Under the watermark lock: add the reports in ``(watermark, end]`` and
+    the submissions they cover first (up to the largest with a report in the
+    window, and at least ``up_to``: at the horizon, every one the fence saw)
+    to the tallies, and move the watermark; return the reports and those
+    submissions."""
+    survey_id = mark.survey_id
+    rows = windows.window_rows(
+        survey_id, question_ids, start=mark.last_report_id, end=end
+    )
+    _add_to_tallies(survey_id, _aggregate((r[1:5] for r in rows), specs))
+    up_to = max(mark.last_submission_id, up_to, *(r[0] for r in rows))
+    new = answers.fold_covered(
+        survey_id=survey_id, after=mark.last_submission_id, up_to=up_to
+    )
+    if rows or new:
+        cells.add(
+            survey_id=survey_id, change=cells.of_rows(survey_id, rows, specs, new)
+        )
+    mark.responses += len(new)
+    mark.last_submission_id = up_to
+    mark.last_report_id = end
+    mark.refreshed_at = timezone.now()
+    mark.save(update_fields=_MOVED)
+    return rows, new
 
 
 def _count_cells_once(survey_id: int, mark: TallyWatermark, size: int) -> None:
     """Count the joint and pattern tallies up to the watermark, once, for a
     survey tallied before they existed (under the watermark lock)."""
     _, _, counted = count_reports(
-        survey_id, end=mark.last_report_id, batch_size=size, with_cells=True
+        survey_id,
+        end=mark.last_report_id,
+        batch_size=size,
+        with_cells=True,
+        last_submission_id=mark.last_submission_id,
     )
     cells.replace(survey_id=survey_id, cells=counted)
     mark.cells_counted = True
@@ -402,7 +345,9 @@ def _statistics_due(
     )
 
 
-def tallies_withdraw(*, survey_id: int, report_ids: list[int]) -> int:
+def tallies_withdraw(
+    *, survey_id: int, report_ids: list[int], submission_ids: list[int] | None = None
+) -> int:
     """Subtract withdrawn reports from the tallies; return how many were tallied.
 
     The statistic is a sum over reports (``ldp.SupportCounts``), so removing
@@ -422,10 +367,19 @@ def tallies_withdraw(*, survey_id: int, report_ids: list[int]) -> int:
                 "submission_id", "question_id", "spec_revision", "value", "bits"
             )
         )
-        if not rows:
+        # Its answers were counted with the tallies that cover it.
+        covered = sorted(
+            Submission.objects.filter(
+                survey_id=survey_id,
+                is_test=False,
+                pk__in=sorted(
+                    {r[0] for r in rows} if submission_ids is None else submission_ids
+                ),
+                pk__lte=mark.last_submission_id,
+            ).values_list("pk", flat=True)
+        )
+        if not rows and not covered:
             return 0
-        # Its answers were counted with its first tallied report.
-        covered = sorted({r[0] for r in rows})
         answers.subtract_withdrawn(survey_id=survey_id, covered_submission_ids=covered)
         mark.responses -= len(covered)
         mark.save(update_fields=["responses"])
@@ -448,20 +402,26 @@ def tallies_withdraw(*, survey_id: int, report_ids: list[int]) -> int:
 
 
 def count_reports(
-    survey_id: int, *, end: int, batch_size: int, with_cells: bool = False
+    survey_id: int,
+    *,
+    end: int,
+    batch_size: int,
+    with_cells: bool = False,
+    last_submission_id: int | None = None,
 ) -> tuple[dict[tuple[int, int], ldp.SupportCounts], int, cells.Cells]:
     """Aggregate every report of the survey with an id up to ``end``, read in
-    keyset windows of at most ``batch_size`` (:func:`_next_end`); return the
+    keyset windows of at most ``batch_size`` (:func:`windows.next_end`); return the
     aggregates, the reports counted and (``with_cells``: else empty) their
     joint and pattern aggregates (``cells``), each submission counted in its
-    pattern in the window that covers it first."""
+    pattern in the window that covers it first, and those with no report up
+    to ``last_submission_id`` (else the last with a report) after them."""
     specs = _Specs(survey_id)
     question_ids = _question_ids(survey_id)
     totals: dict[tuple[int, int], ldp.SupportCounts] = {}
     joint = cells.Cells()
-    start, counted, dense = 0, 0, True
+    start, counted, dense, covered = 0, 0, True, 0
     while start < end:
-        window = _next_end(
+        window = windows.next_end(
             survey_id,
             question_ids,
             start=start,
@@ -469,31 +429,24 @@ def count_reports(
             size=batch_size,
             dense=dense,
         )
-        rows = list(
-            Report.objects.filter(
-                survey_id=survey_id,
-                question_id__in=question_ids,
-                id__gt=start,
-                id__lte=window,
-            )
-            .order_by()
-            .values_list(
-                "submission_id", "question_id", "spec_revision", "value", "bits", "id"
-            )
-        )
+        rows = windows.window_rows(survey_id, question_ids, start=start, end=window)
         for key, stat in _aggregate((r[1:5] for r in rows), specs).items():
             totals[key] = totals[key] + stat if key in totals else stat
             counted += stat.n
         if with_cells and rows:
-            new = answers.newly_covered(
-                survey_id=survey_id,
-                submission_ids=(r[0] for r in rows),
-                first=min(rows, key=lambda r: r[5])[0],
-                start=start,
+            up_to = max(covered, *(r[0] for r in rows))
+            new = answers.covered_between(
+                survey_id=survey_id, after=covered, up_to=up_to
             )
-            joint += cells.of_rows(survey_id, [r[:5] for r in rows], specs, new)
-        dense = _is_dense(len(rows), start=start, end=window)
+            joint += cells.of_rows(survey_id, rows, specs, new)
+            covered = up_to
+        dense = windows.is_dense(len(rows), start=start, end=window)
         start = window
+    if with_cells and last_submission_id is not None and last_submission_id > covered:
+        new = answers.covered_between(
+            survey_id=survey_id, after=covered, up_to=last_submission_id
+        )
+        joint += cells.of_rows(survey_id, [], specs, new)
     return totals, counted, joint
 
 
@@ -505,14 +458,19 @@ def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
     the answer and skip tallies, in one transaction.
     """
     size = resolved_batch_size(batch_size)
-    horizon = report_horizon(survey_id=survey_id)
-    if horizon is None:
+    fence = report_store.horizons(survey_id=survey_id, lock_timeout_ms=LOCK_TIMEOUT_MS)
+    if fence is None:
         raise OperationalError("submissions stayed in flight; recount again later")
     with transaction.atomic():
         mark = _locked_watermark(survey_id)
-        end = max(horizon, mark.last_report_id)
+        end = max(fence[0], mark.last_report_id)
+        last_submission = max(fence[1], mark.last_submission_id)
         totals, counted, counted_cells = count_reports(
-            survey_id, end=end, batch_size=size, with_cells=True
+            survey_id,
+            end=end,
+            batch_size=size,
+            with_cells=True,
+            last_submission_id=last_submission,
         )
         Tally.objects.filter(question__survey_id=survey_id).delete()
         Tally.objects.bulk_create(
@@ -521,22 +479,18 @@ def tallies_recount(*, survey_id: int, batch_size: int | None = None) -> int:
         )
         answers.replace(
             survey_id=survey_id,
-            counts=answers.counts_up_to(survey_id=survey_id, watermark=end),
+            counts=answers.counts_up_to(
+                survey_id=survey_id, last_submission_id=last_submission
+            ),
         )
         cells.replace(survey_id=survey_id, cells=counted_cells)
         if not mark.cells_counted:
             mark.cells_counted = True
             mark.save(update_fields=["cells_counted"])
-        mark.responses = selectors.responses_between(
-            survey_id=survey_id, after=0, up_to=end
+        mark.responses = selectors.responses_up_to(
+            survey_id=survey_id, last_submission_id=last_submission
         )
-        mark.last_submission_id = max(
-            mark.last_submission_id,
-            Report.objects.filter(survey_id=survey_id, id__lte=end).aggregate(
-                top=Max("submission_id")
-            )["top"]
-            or 0,
-        )
+        mark.last_submission_id = last_submission
         mark.save(update_fields=["responses", "last_submission_id"])
         if end != mark.last_report_id or counted:
             mark.last_report_id = end

@@ -63,7 +63,7 @@ class TallyInputs:
     refreshed_at: datetime | None
     tallies: dict[tuple[int, int], ldp.SupportCounts]
     answers: AnswerCounts
-    responses: int  # submissions with a report at or below the watermark
+    responses: int  # counted submissions at or below ``last_submission_id``
     cells: dict[str, Any]  # joint and pattern tallies (``cells.stored``)
     last_submission_id: int = 0  # the largest submission id they cover
 
@@ -103,6 +103,13 @@ def _tally_inputs(survey_id: int) -> TallyInputs:
         joint,
         mark.last_submission_id,
     )
+
+
+def _position(snapshot: ResultSnapshot) -> tuple[int, int]:
+    """How far a snapshot's release reaches: its report watermark, then its
+    submission bound (a submission with no protected report moves only the
+    latter); both only grow."""
+    return snapshot.watermark, snapshot.last_submission_id
 
 
 def _document_time(value: Any) -> datetime | None:
@@ -147,7 +154,9 @@ def _inputs_held_back(
         current.watermark,
         _document_time(current.document.get("refreshed_at")),
         tallies,
-        counts_up_to(survey_id=survey_id, watermark=current.watermark),
+        counts_up_to(
+            survey_id=survey_id, last_submission_id=current.last_submission_id
+        ),
         current.responses,
         # The current snapshot's own: of exactly the same reports.
         current.cells,
@@ -203,7 +212,7 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
         not force
         and current is not None
         and same_questions
-        and current.watermark >= inputs.watermark
+        and _position(current) >= (inputs.watermark, inputs.last_submission_id)
     ):
         return SnapshotOutcome(survey_id, False, current.watermark, current.version)
     # Submissions the tallies cover beyond the current snapshot's, counted by
@@ -220,6 +229,7 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
         # released watermark: never a release of fewer than k.
         inputs = _inputs_held_back(survey_id, current, inputs)
     watermark, responses = inputs.watermark, inputs.responses
+    position = (watermark, inputs.last_submission_id)
     results = selectors.results_from_tallies(
         survey=survey,
         questions=questions,
@@ -238,10 +248,10 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
         _lock_snapshot(survey_id)
         latest = selectors.latest_snapshot(survey_id=survey_id)
         if latest is not None and (
-            latest.watermark > watermark
+            _position(latest) > position
             or (
                 not force
-                and latest.watermark == watermark
+                and _position(latest) == position
                 and latest.definition == definition
                 and document_readable(latest.document)
             )
@@ -288,10 +298,13 @@ def snapshot_after_withdrawal(*, survey_id: int) -> SnapshotOutcome:
         end=current.watermark,
         batch_size=resolved_batch_size(None),
         with_cells=True,
+        last_submission_id=current.last_submission_id,
     )
-    answers = counts_up_to(survey_id=survey_id, watermark=current.watermark)
-    responses = selectors.responses_between(
-        survey_id=survey_id, after=0, up_to=current.watermark
+    answers = counts_up_to(
+        survey_id=survey_id, last_submission_id=current.last_submission_id
+    )
+    responses = selectors.responses_up_to(
+        survey_id=survey_id, last_submission_id=current.last_submission_id
     )
     results = selectors.results_from_tallies(
         survey=survey,
@@ -308,7 +321,7 @@ def snapshot_after_withdrawal(*, survey_id: int) -> SnapshotOutcome:
     with transaction.atomic():
         _lock_snapshot(survey_id)
         latest = selectors.latest_snapshot(survey_id=survey_id)
-        if latest is None or latest.watermark != current.watermark:
+        if latest is None or _position(latest) != _position(current):
             # Replaced meanwhile, from tallies that were already corrected.
             return SnapshotOutcome(
                 survey_id,

@@ -82,7 +82,7 @@ def make_survey(owner, families=FAMILIES, *, plain: bool = True) -> Survey:
 def window(submissions: int, families=FAMILIES) -> int:
     """The batch size whose keyset windows hold ``submissions`` submissions of
     a survey of ``families`` (a batch counts reports over all the questions;
-    ``services._window_end``): several windows without one per submission."""
+    ``tallies.windows``): several windows without one per submission."""
     return submissions * len(families)
 
 

@@ -96,14 +96,14 @@ def test_skips_arriving_after_the_tallies_wait_for_the_next_snapshot(
 ):
     submit(optional_survey, answered=2, skipped=1)
     first = snapshot(optional_survey)
-    watermark = selectors.latest_snapshot(survey_id=optional_survey.pk).watermark
+    bound = selectors.latest_snapshot(survey_id=optional_survey.pk).last_submission_id
     submit(optional_survey, answered=0, skipped=3)
     _, optional, _ = optional_survey.questions.all()
     assert first.skips()[optional.pk] == 1
     assert (
-        answers.counts_up_to(survey_id=optional_survey.pk, watermark=watermark).skips()[
-            optional.pk
-        ]
+        answers.counts_up_to(
+            survey_id=optional_survey.pk, last_submission_id=bound
+        ).skips()[optional.pk]
         == 1
     )
     assert snapshot(optional_survey).skips()[optional.pk] == 4

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from surveys.analysis.results import selectors
+from surveys.analysis.results import pending
 from surveys.collection.models import Report
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
 
@@ -27,7 +27,7 @@ def test_pending_counts_the_surveys_own_reports_and_submissions_past_the_waterma
     watermark = _last_report_id(small)
     simulate(small, 5, seed=2)
     simulate(large, 30, seed=3)  # later reports of another survey: not counted
-    reports, submissions = selectors.pending_after(
+    reports, submissions = pending.pending_after(
         survey_id=small.pk, watermark=watermark
     )
     assert submissions == 5
@@ -37,8 +37,8 @@ def test_pending_counts_the_surveys_own_reports_and_submissions_past_the_waterma
 def test_pending_submissions_stop_one_past_the_cap(ada, monkeypatch):
     survey = make_survey(ada)
     simulate(survey, 10)
-    monkeypatch.setattr(selectors, "PENDING_COUNT_CAP", 3)
-    reports, submissions = selectors.pending_after(survey_id=survey.pk, watermark=0)
+    monkeypatch.setattr(pending, "PENDING_COUNT_CAP", 3)
+    reports, submissions = pending.pending_after(survey_id=survey.pk, watermark=0)
     assert (reports, submissions) == (4, 4)
 
 
@@ -48,8 +48,6 @@ def test_test_mode_reports_are_not_pending(ada):
     reports = Report.all_objects.filter(question__survey=survey)
     tested = sorted(set(reports.values_list("submission_id", flat=True)))[:3]
     reports.filter(submission_id__in=tested).update(is_test=True)
-    reports_past, submissions = selectors.pending_after(
-        survey_id=survey.pk, watermark=0
-    )
+    reports_past, submissions = pending.pending_after(survey_id=survey.pk, watermark=0)
     assert submissions == 7
     assert reports_past == 7 * _private_questions(survey)

@@ -5,16 +5,25 @@ from __future__ import annotations
 import csv
 import io
 import tempfile
+import uuid
 
 import pyreadstat
 import pytest
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 
-from surveys.analysis.models import ResultSnapshot
+from surveys.analysis.models import ResultSnapshot, TallyWatermark
+from surveys.analysis.results import answer_counts, release, selectors
+from surveys.analysis.tallies import answers, services, snapshots
 from surveys.api_tokens.services import api_token_create
+from surveys.authoring import services as authoring
+from surveys.authoring.mechanisms import YES_NO_OPTIONS, PrivacyConfig
 from surveys.authoring.models import Survey
+from surveys.authoring.selectors import survey_released_count
 from surveys.collection.models import Submission
+from surveys.collection.responses import ResponseIn, SentReport
+from surveys.collection.services import submission_withdraw, submissions_ingest_bulk
+from tests.surveys.analysis.conftest import untallied
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
 
 pytestmark = pytest.mark.django_db
@@ -92,3 +101,134 @@ def test_k_10_and_13_responses_every_surface_shows_10_and_3_held_even_after_clos
     # Nothing accepted is lost: the held responses are stored, not released.
     stored = Submission.objects.filter(survey=survey, is_test=False)
     assert (stored.count(), stored.filter(released=True).count()) == (13, 10)
+
+
+# --- submissions with no protected report ----------------------------------------
+def _survey_with(owner, *, protected: bool) -> Survey:
+    """A plain yes/no and, ``protected``, an optional protected yes/no."""
+    survey = authoring.survey_create(owner=owner, title="Plain", epsilon_budget=8)
+    authoring.question_create(
+        survey=survey,
+        text="Employed",
+        privacy=PrivacyConfig("yes_no", is_private=False),
+        not_private_acknowledged=True,
+    )
+    if protected:
+        authoring.question_create(
+            survey=survey,
+            text="Ever cheated",
+            privacy=PrivacyConfig(
+                kind="yes_no", epsilon=1.0, mechanism="warner", options=YES_NO_OPTIONS
+            ),
+            optional=True,
+        )
+    return authoring.survey_publish(survey=survey, user=owner)
+
+
+def _respond(survey: Survey, *, reporting: bool) -> None:
+    """One response: the plain answer and, ``reporting``, a protected report
+    (else the protected question, if any, declined)."""
+    employed = survey.questions.get(is_private=False)
+    private = survey.questions.filter(is_private=True).first()
+    reports = (
+        {private.pk: SentReport(private.spec_revision, 1)}
+        if reporting and private
+        else {}
+    )
+    submissions_ingest_bulk(
+        survey=survey,
+        responses=[
+            ResponseIn(
+                idempotency_key=uuid.uuid4(),
+                survey_revision=survey.revision,
+                reports=reports,
+                plain_answers={employed.pk: 1},
+                skipped=frozenset({private.pk})
+                if private and not reporting
+                else frozenset(),
+            )
+        ],
+    )
+
+
+def _released_n(survey: Survey) -> dict[str, int]:
+    """The n of the results, the survey lists and API, and the exports
+    (after a refresh and a snapshot), and checks that the tallies count every
+    stored submission's plain answer, released or held back."""
+    services.tallies_refresh(survey_id=survey.pk)
+    snapshots.snapshot_refresh(survey_id=survey.pk)
+    snapshot = ResultSnapshot.objects.get(survey=survey)
+    _, bound = release.released_bounds(survey_id=survey.pk)
+    stored = Submission.objects.filter(survey=survey).count()
+    plain = answer_counts.stored_counts(survey_id=survey.pk).by_question()
+    employed = survey.questions.get(is_private=False).pk
+    assert TallyWatermark.objects.get(survey=survey).responses == stored
+    assert sum(count for _, count in plain.get(employed, [])) == stored
+    return {
+        "results": snapshot.responses,
+        "released": survey_released_count(survey=survey),
+        "exports": Submission.objects.filter(
+            release.in_release(
+                survey_id=survey.pk, last_submission_id=bound, field="", with_test=False
+            )
+        ).count(),
+    }
+
+
+def test_a_survey_of_unprotected_questions_only_is_released_by_batches_of_k(
+    ada, settings
+):
+    settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 3
+    survey = _survey_with(ada, protected=False)
+    with untallied():
+        _respond(survey, reporting=False)
+        _respond(survey, reporting=False)
+    assert _released_n(survey) == dict.fromkeys(("results", "released", "exports"), 0)
+
+    with untallied():
+        _respond(survey, reporting=False)
+
+    assert _released_n(survey) == dict.fromkeys(("results", "released", "exports"), 3)
+
+
+def test_submissions_that_declined_every_protected_question_wait_for_their_batch(
+    ada, settings
+):
+    settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 2
+    survey = _survey_with(ada, protected=True)
+    with untallied():
+        _respond(survey, reporting=True)
+        _respond(survey, reporting=False)
+    assert set(_released_n(survey).values()) == {2}
+
+    with untallied():
+        _respond(survey, reporting=False)  # alone: held back
+    assert set(_released_n(survey).values()) == {2}
+    assert selectors.latest_results(survey=survey).results.pending_responses == 1
+    with untallied():
+        _respond(survey, reporting=False)
+        _respond(survey, reporting=True)
+
+    assert set(_released_n(survey).values()) == {5}
+    assert Submission.objects.filter(survey=survey, released=False).count() == 0
+
+
+def test_a_withdrawn_submission_with_no_protected_report_leaves_the_count(
+    ada, settings
+):
+    settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 1
+    survey = _survey_with(ada, protected=True)
+    with untallied():
+        _respond(survey, reporting=True)
+        _respond(survey, reporting=False)
+    services.tallies_refresh(survey_id=survey.pk)
+
+    submission_withdraw(submission=Submission.objects.filter(survey=survey).last())
+
+    mark = TallyWatermark.objects.get(survey=survey)
+    assert mark.responses == 1
+    assert answer_counts.stored_counts(survey_id=survey.pk).by_question() == (
+        answers.counts_up_to(
+            survey_id=survey.pk, last_submission_id=mark.last_submission_id
+        ).by_question()
+    )
