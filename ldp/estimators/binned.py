@@ -292,8 +292,7 @@ def binned_distribution(
     debiased: Any,
     covariance: Any,
 ) -> BinnedDistribution:
-    """Bin shares and median of the constrained MLE, with what their
-    intervals need.
+    """Bin shares and median of the constrained MLE, with their intervals' inputs.
 
     Parameters
     ----------
