@@ -8,8 +8,10 @@ is the number of levels.  Counted with :func:`sys.setprofile`, not timed.
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,8 @@ import ldp
 from ldp.counts import SupportCounts
 from ldp.estimators.binned import mechanism_distribution
 
+LDP_FOLDER = str(Path(ldp.__file__).parent)
+
 SPECS = [
     {"mechanism": "geometric", "low": "0", "high": "40", "step": "1", "epsilon": 1.0},
     {"mechanism": "piecewise", "low": "0", "high": "40", "step": "1", "epsilon": 1.0},
@@ -27,21 +31,35 @@ SPECS = [
 
 
 def _calls(function: Callable[[], Any]) -> list[tuple[str, str]]:
-    """Every Python and C function call ``function`` makes, in order."""
+    """Every call made in ``ldp``'s own code while ``function`` runs, in
+    order: its functions, and the functions (Python or C) they call.
+
+    What runs outside ``ldp`` on its own schedule is left out: a garbage
+    collection's finalizers of whatever earlier tests in the process left
+    behind, or the test runner's recording of a warning."""
     seen: list[tuple[str, str]] = []
 
     def record(frame: Any, event: str, arg: Any) -> None:
         if event == "call":
-            seen.append((event, frame.f_code.co_qualname))
-        elif event == "c_call":
+            caller = frame.f_back
+            if _in_ldp(frame) or (caller is not None and _in_ldp(caller)):
+                seen.append((event, frame.f_code.co_qualname))
+        elif event == "c_call" and _in_ldp(frame):
             seen.append((event, getattr(arg, "__qualname__", repr(arg))))
 
+    gc.collect()
+    gc.disable()  # a finalizer's caller is wherever the collection began
     sys.setprofile(record)
     try:
         function()
     finally:
         sys.setprofile(None)
+        gc.enable()
     return seen
+
+
+def _in_ldp(frame: Any) -> bool:
+    return frame.f_code.co_filename.startswith(LDP_FOLDER)
 
 
 def _interval_work(mechanism: Any, stat: SupportCounts) -> Any:

@@ -229,6 +229,7 @@ def test_plain_multi_select_and_numeric_answers_become_indicators_and_numbers(
             )
         ],
     )
+    release(survey)  # exports show released submissions only
     (row,) = _csv_rows(survey)
     assert [row[f"q{first.position}_opt{i}"] for i in (1, 2, 3)] == ["1", "0", "1"]
     assert row[f"q{second.position}"] == "7.5"
