@@ -12,7 +12,8 @@ def mark_released(apps, schema_editor):
     for survey_id, watermark in snapshots.objects.values_list(
         "survey_id", "watermark"
     ):
-        covered = reports.objects.filter(
+        # The historical model keeps only its default manager (every report).
+        covered = reports._default_manager.filter(
             survey_id=survey_id, id__lte=watermark, is_test=False
         ).values("submission_id")
         submissions.objects.filter(survey_id=survey_id, pk__in=covered).update(

@@ -12,7 +12,8 @@ from django.db.models import Max
 
 
 def covered_up_to(reports, survey_id: int, watermark: int) -> int:
-    found = reports.objects.filter(
+    # The historical model keeps only its default manager (every report).
+    found = reports._default_manager.filter(
         survey_id=survey_id, id__lte=watermark, is_test=False
     ).aggregate(top=Max("submission_id"))["top"]
     return found or 0
