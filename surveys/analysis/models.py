@@ -32,7 +32,7 @@ class TallyWatermark(models.Model):
     # The largest submission id the tallies cover: every counted submission
     # of the survey with an id at or below it is in them (a survey's
     # submissions and reports take their ids in the same order, under the
-    # survey's lock), so a release marks its batch by this id range.
+    # survey's lock), so a release is this bound, copied to its snapshot.
     last_submission_id = models.BigIntegerField(default=0)
     # When the tallies last advanced (None: never).
     refreshed_at = models.DateTimeField(null=True, blank=True)

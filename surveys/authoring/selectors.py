@@ -7,7 +7,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext
 
@@ -28,7 +28,10 @@ def surveys_for_owner(*, user) -> QuerySet[Survey]:
         ),
         released_count=Count(
             "submissions",
-            filter=Q(submissions__is_test=False, submissions__released=True),
+            filter=Q(
+                submissions__is_test=False,
+                submissions__pk__lte=F("result_snapshot__last_submission_id"),
+            ),
             distinct=True,
         ),
         question_count=Count("questions", distinct=True),
@@ -66,8 +69,11 @@ def survey_response_count(*, survey: Survey) -> int:
 
 def survey_released_count(*, survey: Survey) -> int:
     """Responses released to researchers (``analysis.results.release``): the
-    n every page shows."""
-    return survey.submissions.filter(is_test=False, released=True).count()
+    n every page shows: those at or below the bound of the survey's results
+    snapshot (``Survey.result_snapshot``, analysis's reverse relation)."""
+    return survey.submissions.filter(
+        is_test=False, pk__lte=F("survey__result_snapshot__last_submission_id")
+    ).count()
 
 
 def survey_test_response_count(*, survey: Survey) -> int:

@@ -110,10 +110,10 @@ class Submission(models.Model):
     # records it (``Survey.record_language``, an unprotected field the consent
     # page announces); which language a person reads tells about them.
     language = models.CharField(max_length=10, blank=True)
-    # In a release of the survey's results (``analysis.results.release``):
-    # set by the snapshot that first covers it, in the same transaction, and
-    # read by every surface that counts or exports submissions.
-    released = models.BooleanField(default=False)
+    # Whether it is in a release of the survey's results is not stored on it:
+    # it is, once its id is at or below the latest results snapshot's
+    # ``last_submission_id`` (``analysis.results.release``), so a release
+    # writes one row whatever its size.
     # Answered through an invitation link (which one is never stored): lets
     # the invitation pages count a link as used only once its response is
     # released.

@@ -92,12 +92,17 @@ def invitation_by_token(
 def invited_responses_held(*, survey: Survey) -> int:
     """Responses that came through an invitation link and are not released
     yet (``analysis.results.release``): their links are not shown as used."""
-    return (
-        # One with no protected report too: it waits for its batch like any.
-        Submission.objects.filter(
-            survey=survey, invited=True, released=False, is_test=False
-        ).count()
-    )
+    # The release's submission bound (0: nothing released yet), through
+    # analysis's reverse relation ``Survey.result_snapshot``.
+    bound = (
+        Survey.objects.filter(pk=survey.pk)
+        .values_list("result_snapshot__last_submission_id", flat=True)
+        .first()
+    ) or 0
+    # One with no protected report too: it waits for its batch like any.
+    return Submission.objects.filter(
+        survey=survey, invited=True, is_test=False, pk__gt=bound
+    ).count()
 
 
 def invitation_counts(*, survey: Survey) -> dict[str, int]:

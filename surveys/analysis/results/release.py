@@ -9,9 +9,10 @@ watermark*: the report id of the survey's latest results snapshot
 (``ResultSnapshot.last_submission_id``).  A submission is *released* once
 its id is at or below that bound (with a protected report at or below the
 watermark, or with none: a survey's submissions and reports take their ids
-in the same order); the snapshot's swap marks it so (``Submission.released``)
-in the same transaction, and every surface reads that mark or that bound,
-so they all show the same n at every moment.
+in the same order).  Nothing on the submission records it: the bound is
+the one mark, so a release writes one row whatever its size (a per-row
+flag took a minute to write after a backlog of a million), and every
+surface reads that bound, so they all show the same n at every moment.
 
 The rule, with k = ``SNAPSHOT_MIN_NEW_SUBMISSIONS`` (10 by default):
 

@@ -33,7 +33,8 @@ in keyset windows of at most a batch (``windows``: an id bound, read from
 nothing where the survey's reports are dense), each read once by index
 ranges (``report_store.index_reads``).  As it counts a window the run records
 the largest submission id it covers (``TallyWatermark.last_submission_id``),
-so a release marks its batch by that range and reads no report again.
+so a release is that bound (copied to its snapshot) and reads no report
+again.
 
 Plan statistics relied upon: the histogram of ``id`` of the survey's report
 partition (``pg_stats``).  Within it, the planner reads a window by the

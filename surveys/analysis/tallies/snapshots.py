@@ -4,8 +4,8 @@ A snapshot is the survey's results computed from its tallies (read together
 with their watermark, so they are exactly those of the reports up to it) and
 stored whole; pages, exports and the API read the latest one.  A snapshot
 advances only by a batch of at least k new submissions
-(``results.release``, the one release rule), and marks the submissions it
-releases in the same transaction.
+(``results.release``, the one release rule); its ``last_submission_id`` is
+the release's bound, so a release writes one row, whatever its size.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from surveys.analysis.tallies.answers import counts_up_to
 from surveys.analysis.tallies.services import count_reports, resolved_batch_size
 from surveys.authoring.models import Survey
 from surveys.collection import report_store
-from surveys.collection.models import Submission
 
 logger = logging.getLogger(__name__)
 
@@ -164,25 +163,6 @@ def _inputs_held_back(
     )
 
 
-def _mark_released(survey_id: int, *, after: int, up_to: int) -> None:
-    """Inside the swap: mark released the survey's counted submissions with
-    an id in ``(after, up_to]`` (the tallies' ``last_submission_id`` of the
-    previous release and of this one; ``Submission.released``, read by every
-    surface; ``results.release``).  One range of the (survey, id) index: no
-    report is read (the refresh that counted them recorded the range), and no
-    submission outside the batch."""
-    if up_to <= after:
-        return
-    report_store.index_reads()  # the batch's id range, never the table
-    Submission.objects.filter(
-        survey_id=survey_id,
-        pk__gt=after,
-        pk__lte=up_to,
-        is_test=False,
-        released=False,
-    ).update(released=True)
-
-
 def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
     """Compute the survey's results from its tallies and store them as its snapshot.
 
@@ -261,11 +241,6 @@ def snapshot_refresh(*, survey_id: int, force: bool = False) -> SnapshotOutcome:
         version = latest.version + 1 if latest is not None else 1
         if latest is not None:
             latest.delete()
-        _mark_released(
-            survey_id,
-            after=latest.last_submission_id if latest else 0,
-            up_to=inputs.last_submission_id,
-        )
         ResultSnapshot.objects.create(
             survey=survey,
             version=version,

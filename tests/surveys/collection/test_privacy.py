@@ -117,7 +117,6 @@ def test_collection_models_hold_no_field_for_a_true_answer():
             "public_id",
             "receipt_hash",
             "received_at",
-            "released",  # in a release of the results: a flag, no answer
             "survey",
             "survey_revision",
         ],
