@@ -53,7 +53,7 @@ def store_reports(
             (before,) = cursor.fetchone()
             columns = (
                 "survey_id, idempotency_key, survey_revision, received_at, "
-                "public_id, receipt_hash, is_test, language, released, invited"
+                "public_id, receipt_hash, is_test, language, invited"
             )
             with cursor.copy(
                 f"COPY {Submission._meta.db_table} ({columns}) FROM STDIN"
@@ -69,7 +69,6 @@ def store_reports(
                             unknown_receipt_hash(),
                             False,
                             "",
-                            False,  # released by the next snapshot that covers it
                             False,  # not through an invitation
                         )
                     )
