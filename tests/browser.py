@@ -27,48 +27,122 @@ CHROMIUM_ARGS = [
 ]
 
 
+class SharedChromium:
+    """One Playwright driver, and one Chromium per set of launch options, kept
+    for a run of consecutive browser tests instead of started for each test.
+
+    Starting the driver and Chromium cost about two seconds a test; every test
+    still gets browser contexts of its own (cookies, storage, cache and
+    service workers are per context), closed when it ends.  Playwright's sync
+    API keeps an event loop running in this thread while the driver runs, so
+    Django would take the tests' plain synchronous database calls for async
+    ones: they are allowed for exactly that long.  ``stop`` (called by
+    ``tests/conftest.py`` after a test whose next test is not a browser test,
+    and at the end of the run) closes everything and puts the setting back.
+    """
+
+    def __init__(self) -> None:
+        self._manager: Any = None
+        self._playwright: Any = None
+        self._browsers: dict[tuple[bool, tuple[str, ...]], Any] = {}
+        self._saved: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._playwright is not None
+
+    def browser(self, back_forward_cache: bool, extra_args: Iterable[str]) -> Any:
+        """The running Chromium with these options, launched if need be."""
+        key = (back_forward_cache, tuple(extra_args))
+        launched = self._browsers.get(key)
+        if launched is not None and launched.is_connected():
+            return launched
+        executable = shutil.which("chromium")
+        if executable is None:
+            pytest.fail("Chromium is not installed (no `chromium` on PATH)")
+        options = {
+            "executable_path": executable,
+            "args": [*CHROMIUM_ARGS, *key[1]],
+            "ignore_default_args": (
+                ["--disable-back-forward-cache"] if back_forward_cache else None
+            ),
+        }
+        if launched is not None:  # it went away (crashed): start afresh
+            self.stop()
+        launched = self._driver().chromium.launch(**options)
+        self._browsers[key] = launched
+        return launched
+
+    def _driver(self) -> Any:
+        if self._playwright is None:
+            from playwright.sync_api import sync_playwright
+
+            self._saved = os.environ.get(ASYNC_UNSAFE)
+            os.environ[ASYNC_UNSAFE] = "true"
+            self._manager = sync_playwright()
+            try:
+                self._playwright = self._manager.__enter__()
+            except BaseException:
+                self._manager = None
+                self._restore()
+                raise
+        return self._playwright
+
+    def stop(self) -> None:
+        """Close every browser and the driver; synchronous calls are Django's again."""
+        if self._playwright is None:
+            return
+        try:
+            for launched in self._browsers.values():
+                if launched.is_connected():
+                    launched.close()
+        finally:
+            self._browsers.clear()
+            manager, self._manager, self._playwright = self._manager, None, None
+            try:
+                manager.__exit__(None, None, None)
+            finally:
+                # Connections opened while Playwright's loop ran live in their
+                # own context; close them or the test database cannot be dropped.
+                connections.close_all()
+                self._restore()
+
+    def _restore(self) -> None:
+        if self._saved is None:
+            os.environ.pop(ASYNC_UNSAFE, None)
+        else:
+            os.environ[ASYNC_UNSAFE] = self._saved
+
+
+SHARED = SharedChromium()
+
+
 @contextmanager
 def headless_chromium(
     back_forward_cache: bool = False, extra_args: Iterable[str] = ()
 ) -> Iterator[Any]:
-    """A launched Chromium browser, closed (with the test's DB connections) after.
+    """A headless Chromium for one test (or one fixture): every browser context
+    opened on it meanwhile is closed after, with the test's DB connections.
 
-    Playwright's sync API keeps an event loop running in this thread, so while
-    the browser is open Django would take the test's plain synchronous
-    database calls for async ones; they are allowed for that long.  Playwright
-    turns Chromium's back-forward cache off; ``back_forward_cache=True`` keeps
-    it on, as in a respondent's browser.  ``extra_args`` are added to
-    Chromium's command line.
+    The browser itself is :data:`SHARED`'s, kept running for the next browser
+    test.  Playwright turns Chromium's back-forward cache off;
+    ``back_forward_cache=True`` keeps it on, as in a respondent's browser.
+    ``extra_args`` are added to Chromium's command line.
     """
-    from playwright.sync_api import sync_playwright
-
-    executable = shutil.which("chromium")
-    if executable is None:
-        pytest.fail("Chromium is not installed (no `chromium` on PATH)")
-    saved = os.environ.get(ASYNC_UNSAFE)
-    os.environ[ASYNC_UNSAFE] = "true"
+    launched = SHARED.browser(back_forward_cache, extra_args)
+    before = set(launched.contexts)
     try:
-        with sync_playwright() as playwright:
-            launched = playwright.chromium.launch(
-                executable_path=executable,
-                args=[*CHROMIUM_ARGS, *extra_args],
-                ignore_default_args=(
-                    ["--disable-back-forward-cache"] if back_forward_cache else None
-                ),
-            )
-            try:
-                yield launched
-            finally:
-                launched.close()
-                # Connections opened while Playwright's loop runs live in their
-                # own context; close them here or the test database cannot be
-                # dropped.
-                connections.close_all()
+        yield launched
     finally:
-        if saved is None:
-            os.environ.pop(ASYNC_UNSAFE, None)
-        else:
-            os.environ[ASYNC_UNSAFE] = saved
+        try:
+            for context in launched.contexts:
+                if context not in before:
+                    context.close()
+        except BaseException:
+            SHARED.stop()  # the next test starts on a fresh browser
+            raise
+        finally:
+            connections.close_all()
 
 
 def lying_script(word: int) -> str:

@@ -382,11 +382,48 @@ def own_redis(start_process) -> OwnRedis:
 
 @pytest.fixture
 def browser():
-    """Headless Chromium (the system's, through Playwright), closed after the test."""
+    """Headless Chromium (the system's, through Playwright); the contexts the
+    test opens are closed after it, the browser kept for the next browser test."""
     from tests.browser import headless_chromium
 
     with headless_chromium() as launched:
         yield launched
+
+
+def _shared_chromium():
+    """``tests.browser.SHARED`` if a test has imported it, else None."""
+    module = sys.modules.get("tests.browser")
+    return getattr(module, "SHARED", None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    """Stop the shared Chromium after a test unless the next one drives it too.
+
+    While it runs, Playwright's event loop runs in this thread, so it is kept
+    only for a browser-tier test or a test of the same module that asks for a
+    browser fixture.
+    """
+    yield
+    shared = _shared_chromium()
+    if shared is not None and shared.running and not _drives_chromium(item, nextitem):
+        shared.stop()
+
+
+def _drives_chromium(item: pytest.Item, nextitem: pytest.Item | None) -> bool:
+    if nextitem is None:
+        return False
+    if nextitem.get_closest_marker("browser") is not None:
+        return True
+    asks = {"browser", "chromium"} & set(getattr(nextitem, "fixturenames", ()))
+    return nextitem.path == item.path and bool(asks)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Stop the shared Chromium if a run ended early (interrupted, ``-x``)."""
+    shared = _shared_chromium()
+    if shared is not None:
+        shared.stop()
 
 
 def module_rows(django_db_blocker, make: Callable[[], T]) -> Iterator[T]:

@@ -49,6 +49,20 @@ def _fresh_rate_limit_counters(settings) -> None:
     }
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing_in_browsers(request) -> None:
+    """MD5 password hashing for the browser tier's tests.
+
+    They make accounts and sign in through the login page in almost every
+    test; the production hasher costs about a second per hash on two cores,
+    and hashing itself is tested with it in tests/surveys/accounts.  The live
+    server runs in the test's process, so it checks passwords the same way.
+    """
+    if request.node.get_closest_marker("browser") is not None:
+        settings = request.getfixturevalue("settings")
+        settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def chromium():
     """Headless Chromium with its back-forward cache on."""
