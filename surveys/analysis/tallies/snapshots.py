@@ -51,6 +51,7 @@ class SnapshotOutcome:
 def _snapshot_delay() -> None:
     delay = float(os.environ.get(SNAPSHOT_DELAY_ENV) or 0)
     if delay > 0:
+        logger.info("Snapshot computed; storing it in %s s (test delay).", delay)
         time.sleep(delay)
 
 
