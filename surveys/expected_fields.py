@@ -4,7 +4,7 @@ A public POST carries exactly the fields its form declares (plus the CSRF
 token): any other field, a file, or a single-valued field sent twice makes the
 form invalid, so the view answers 400 with a clear message and nothing is
 stored or changed; so does a value holding a control character.  The
-respondent's device builds its body from an allowlist (``static/js/respond.js``);
+respondent's device builds its body from an allowlist (``static/js/outbox.js``);
 this is the server's side of the same rule, so that a page or device bug can
 never turn into a stored true answer.
 

@@ -179,7 +179,7 @@ class Survey(models.Model):
     # are not grid rows); drawn on the device, never sent (static/js/order.js).
     shuffle_questions = models.BooleanField(default=False)
     # Respondents may save their answers on their own device and finish later
-    # (static/js/respond.js): unprotected answers as typed and protected ones
+    # (static/js/respond_save.js): unprotected answers as typed and protected ones
     # already randomized (counted as sent), never a true protected answer.
     # Off unless the researcher asks: what is saved stays readable by this
     # site's pages even if it is never sent (docs/privacy.md).

@@ -5,7 +5,7 @@ randomizes), the wording module (every sentence about protection, made on the
 device, in every language it knows), the outbox (the body the device sends,
 built from its own state through an allowlist), the section checks (what a
 section still needs before "Next" or "Send") and the page script that calls
-them; and
+them (``respond.js`` and its parts, ``respond_<part>.js``, one job each); and
 that script's catalog of UI strings (nothing about protection) for the page's
 language.  The hash is computed from the bytes actually served, so the
 ``integrity`` attributes on the pages, the verify page and the files themselves
@@ -29,6 +29,19 @@ from surveys.collection import js_catalogs
 RANDOMIZER_PATH = Path(ldp.__file__).resolve().parent / "js" / "randomizer.js"
 WORDING_PATH = Path(ldp.__file__).resolve().parent / "js" / "wording.js"
 RESPOND_STATIC_PATH = "js/respond.js"
+# The page script's parts (``js/respond_<part>.js``), in the order it installs
+# them; each page links every one with its hash (``respond_parts``).
+RESPOND_PARTS = (
+    "page",
+    "note",
+    "contents",
+    "answers",
+    "numbers",
+    "sections",
+    "plan",
+    "save",
+    "send",
+)
 OUTBOX_STATIC_PATH = "js/outbox.js"
 LEDGER_STATIC_PATH = "js/ledger.js"
 ORDER_STATIC_PATH = "js/order.js"
@@ -84,6 +97,7 @@ def device_scripts() -> list[Script]:
         quotas_script(),
         piping_script(),
         section_checks_script(),
+        *respond_part_scripts(),
         respond_script(),
     ]
 
@@ -111,6 +125,24 @@ def independent_bundle() -> list[Script]:
 def respond_script() -> Script:
     """``static/js/respond.js`` as the static files app serves it."""
     return Script("respond.js", served_static(RESPOND_STATIC_PATH))
+
+
+def respond_part_scripts() -> list[Script]:
+    """The page script's parts (``static/js/respond_<part>.js``) as served,
+    in the order it installs them."""
+    return [
+        Script(f"respond_{part}.js", served_static(f"js/respond_{part}.js"))
+        for part in RESPOND_PARTS
+    ]
+
+
+def respond_parts() -> list[dict[str, str]]:
+    """What a page needs to link each part: its name (``data-respond-part``),
+    static path and Subresource Integrity hash."""
+    return [
+        {"part": part, "path": f"js/{script.name}", "integrity": script.integrity}
+        for part, script in zip(RESPOND_PARTS, respond_part_scripts(), strict=True)
+    ]
 
 
 def outbox_script() -> Script:

@@ -120,4 +120,5 @@ def device_context(survey: Any, form: Any, page: str) -> dict[str, Any]:
         **assets.flow_scripts(),
         "section_checks": assets.section_checks_script(),
         "respond_js": assets.respond_script(),
+        "respond_parts": assets.respond_parts(),
     }

@@ -25,8 +25,15 @@ from pathlib import Path
 
 from django.conf import settings
 
-# The page scripts whose strings are marked, relative to the static directory.
-SCRIPTS = ("js/respond.js", "js/section_checks.js", "js/builder.js")
+# The page scripts whose strings are marked, relative to the static directory:
+# the respondent pages' script and its parts (``js/respond_<part>.js``), the
+# section checks and the question builder.
+SCRIPT_PATTERNS = (
+    "js/respond.js",
+    "js/respond_*.js",
+    "js/section_checks.js",
+    "js/builder.js",
+)
 CATALOG_DIRECTORY = "js/i18n"
 DOMAIN = "djangojs"
 MARKED = re.compile(r'\bgettext\("((?:[^"\\\n]|\\.)*)"\)')
@@ -48,10 +55,20 @@ def script_source(name: str) -> str:
     return (static_directory() / name).read_text(encoding="utf-8")
 
 
+def scripts() -> list[str]:
+    """Every marked page script, relative to the static directory."""
+    root = static_directory()
+    return [
+        path.relative_to(root).as_posix()
+        for pattern in SCRIPT_PATTERNS
+        for path in sorted(root.glob(pattern))
+    ]
+
+
 def marked_strings() -> list[str]:
     """Every string the page scripts mark with ``gettext("…")``, sorted."""
     found: set[str] = set()
-    for name in SCRIPTS:
+    for name in scripts():
         for raw in MARKED.findall(script_source(name)):
             found.add(json.loads(f'"{raw}"'))
     return sorted(found)
@@ -60,7 +77,7 @@ def marked_strings() -> list[str]:
 def unextractable_calls() -> list[str]:
     """``gettext(`` calls whose argument is not one string literal ("file:line")."""
     problems = []
-    for name in SCRIPTS:
+    for name in scripts():
         for number, line in enumerate(script_source(name).splitlines(), start=1):
             calls = len(ANY_CALL.findall(line)) - len(MARKED.findall(line))
             if calls and not line.lstrip().startswith("function gettext("):

@@ -66,6 +66,7 @@ def verify(request: HttpRequest) -> HttpResponse:
             "section_checks": assets.section_checks_script(),
             **assets.flow_scripts(),
             "respond_js": assets.respond_script(),
+            "respond_parts": assets.respond_parts(),
             "verify_js": assets.verify_script(),
         },
     )

@@ -1,4 +1,4 @@
-// How the answer page reads a typed number (static/js/respond.js, the block
+// How the answer page reads a typed number (static/js/respond_numbers.js, the block
 // between its <typed-number> markers, run here exactly as shipped): "." or ","
 // is a decimal mark, but a form that could also carry thousands separators is
 // refused, never guessed (docs/device-languages.md, section 4).
@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { ROOT } from "./support.mjs";
 
-const source = readFileSync(join(ROOT, "static", "js", "respond.js"), "utf8");
+const source = readFileSync(join(ROOT, "static", "js", "respond_numbers.js"), "utf8");
 const block = /\/\/ <typed-number>\n([\s\S]*?)\/\/ <\/typed-number>/.exec(source);
-assert.ok(block, "respond.js marks its typed-number block");
+assert.ok(block, "respond_numbers.js marks its typed-number block");
 const { readTypedNumber } = new Function(`${block[1]}\nreturn { readTypedNumber };`)();
 
 // The value read as plain decimal text, "grouped" (refused: may carry

@@ -296,6 +296,7 @@ def test_published_hashes_equal_the_bytes_served(world, settings):
     assert served_hash["wording.js"] == wording_hash
     modules = {"outbox.js", "ledger.js", "order.js", "quotas.js", "piping.js"}
     modules |= {"section_checks.js"}
+    modules |= {f"respond_{part}.js" for part in assets.RESPOND_PARTS}
     assert set(served_hash) == {"randomizer.js", "wording.js"} | modules
 
     # The verify page publishes those same hashes, and the page script's.

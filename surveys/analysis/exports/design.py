@@ -112,7 +112,8 @@ def design_card(survey: Survey) -> dict[str, Any]:
         "randomizer_sha384": _integrity(assets.randomizer_script),
         "wording_sha384": _integrity(assets.wording_script),
         "outbox_sha384": _integrity(assets.outbox_script),
-        # respond.js, the one script respondent pages load (docs/testing.md, 5).
+        # respond.js, the one script respondent pages run (docs/testing.md, 5);
+        # its parts are fingerprinted with it in the release record.
         "page_script_sha384": _integrity(assets.respond_script),
         # What every respondent's device refuses to exceed (ldp/js/randomizer.js).
         "device_epsilon_ceilings": {

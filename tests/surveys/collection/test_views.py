@@ -11,6 +11,7 @@ import re
 import uuid
 
 import pytest
+from django.templatetags.static import static
 from django.test import Client
 from django.urls import reverse
 
@@ -90,6 +91,23 @@ def test_consent_page_loads_the_device_modules_with_their_hashes(client, survey)
             f'integrity="{script.integrity}"'
         ) in text
     assert f'integrity="{assets.respond_script().integrity}"' in text
+
+
+def test_consent_and_answer_pages_link_every_part_of_the_page_script_with_its_hash(
+    client, survey
+):
+    parts = zip(assets.RESPOND_PARTS, assets.respond_part_scripts(), strict=True)
+    links = [
+        f'<link rel="modulepreload" href="{static(f"js/{script.name}")}" '
+        f'integrity="{script.integrity}" data-respond-part="{part}">'
+        for part, script in parts
+    ]
+    for url in (
+        reverse("collection:consent", args=[survey.public_token]),
+        respond_url(survey),
+    ):
+        text = client.get(url).content.decode()
+        assert [link for link in links if link in text] == links, url
 
 
 def test_no_thanks_page_says_nothing_was_recorded(client):
