@@ -9,12 +9,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from django.db import connections
+from django.db import DatabaseError, connections
 
 ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
 CHROMIUM_ARGS = [
@@ -142,7 +143,32 @@ def headless_chromium(
             SHARED.stop()  # the next test starts on a fresh browser
             raise
         finally:
+            wait_for_requests_in_flight()
             connections.close_all()
+
+
+# Other sessions on the test database still in a statement or a transaction.
+BUSY_SESSIONS = """SELECT count(*) FROM pg_stat_activity
+WHERE datname = current_database() AND pid <> pg_backend_pid()
+AND state IN ('active', 'idle in transaction')"""
+
+
+def wait_for_requests_in_flight(timeout: float = 10.0) -> None:
+    """Wait until no other session works on the test database (at most
+    ``timeout`` seconds): a request the live server received before the
+    test's pages closed may still hold locks, and the test's flush (TRUNCATE)
+    would deadlock with it.  Without database access, nothing to wait for.
+    """
+    deadline = time.monotonic() + timeout
+    try:
+        with connections["default"].cursor() as cursor:
+            while time.monotonic() < deadline:
+                cursor.execute(BUSY_SESSIONS)
+                if cursor.fetchone()[0] == 0:
+                    return
+                time.sleep(0.05)
+    except (RuntimeError, DatabaseError):  # no database access in this test
+        return
 
 
 def lying_script(word: int) -> str:
