@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, TypeVar
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from tests import worker_services
+
 # Hypothesis's per-example deadline (200 ms) measures the machine, not the
 # code: on a shared two-core machine a busy neighbour made a pure-arithmetic
 # property test miss it.  Speed belongs in benchmarks (docs/testing.md).
@@ -55,6 +57,9 @@ TIERS_OUTSIDE_THE_FAST_LANE = ("servers", "browser", "statistical", "sweeps")
 # that broker and keep (and clear) their cache in that Redis.
 DEPLOYMENT_SERVICES = ("CACHE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
 EXPORT_ROOT = ""  # the session's export directory (pytest_configure)
+# The directory the xdist workers of this run share services through (made by
+# the controller for its first worker; tests/worker_services.py).
+RUN_DIRECTORY = ""
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -84,9 +89,22 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Remove the session's export directory (made in ``pytest_configure``)."""
+    """Remove the session's export directory (made in ``pytest_configure``),
+    and on the xdist controller what its workers shared."""
     if EXPORT_ROOT:
         shutil.rmtree(EXPORT_ROOT, ignore_errors=True)
+    if RUN_DIRECTORY:
+        worker_services.remove(Path(RUN_DIRECTORY))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """Hand each xdist worker the run's directory: the workers start one
+    PostgreSQL and migrate one template for all (tests/worker_services.py)."""
+    global RUN_DIRECTORY
+    if not RUN_DIRECTORY:
+        RUN_DIRECTORY = tempfile.mkdtemp(prefix="deniable-run-")
+    node.workerinput[worker_services.KEY] = RUN_DIRECTORY
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -279,11 +297,12 @@ def start_session_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
 
 
 @pytest.fixture(scope="session")
-def test_postgres_url() -> Iterator[str]:
+def test_postgres_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """``TEST_DATABASE_URL`` if given, else a throwaway cluster of this session's own.
 
     The cluster (initdb, trust auth, fsync off, loopback only) is removed when
-    the session ends.
+    the session ends; the xdist workers of a run share one, which the
+    controller removes (tests/worker_services.py).
     """
     given = os.environ.get("TEST_DATABASE_URL")
     if given:
@@ -291,6 +310,13 @@ def test_postgres_url() -> Iterator[str]:
         return
     from tests.own_servers import OwnPostgres
 
+    shared = worker_services.shared_directory(request.config)
+    if shared is not None:
+        # Room for two workers' concurrency tests at once.
+        yield worker_services.shared_postgres_url(
+            shared, lambda: OwnPostgres.on_a_free_port(max_connections=300)
+        )
+        return
     # Room for the concurrency tests (50 threads) next to gunicorn and workers.
     cluster = OwnPostgres.on_a_free_port(max_connections=200)
     try:
@@ -305,11 +331,15 @@ def unique_test_database_name(base: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def django_db_modify_db_settings(test_postgres_url: str) -> None:
+def django_db_modify_db_settings(
+    request: pytest.FixtureRequest, test_postgres_url: str
+) -> None:
     """Point Django at the session's PostgreSQL, under a test database of the run's own.
 
     Overrides pytest-django's fixture of this name, which runs before the test
     database is created; ``DATABASE_URL`` (a real deployment's) is never used.
+    An xdist worker's test database is a copy of the run's migrated template
+    (tests/worker_services.py).
     """
     import dj_database_url
     from django.conf import settings
@@ -326,6 +356,12 @@ def django_db_modify_db_settings(test_postgres_url: str) -> None:
     with contextlib.suppress(AttributeError):
         connections["default"].close()
         del connections["default"]
+    shared = worker_services.shared_directory(request.config)
+    if shared is not None:
+        creation = connections["default"].creation
+        creation.create_test_db = worker_services.create_from_template(
+            creation, shared, worker_services.worker_name()
+        )
 
 
 @pytest.fixture

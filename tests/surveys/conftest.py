@@ -50,7 +50,7 @@ def _patient_horizon_fence(monkeypatch) -> None:
     Its lock on the survey's row waits for the survey's submissions in
     flight: on a loaded machine a test's single refresh could give up first,
     fold nothing and leave its results empty.  Deferral
-    itself is tested with an explicit short timeout (test_tallies.py).
+    itself is tested with an explicit short timeout (test_tallies_in_flight.py).
     """
     from surveys.analysis.tallies import services
 

@@ -48,7 +48,11 @@ FAMILIES = [
 
 @pytest.fixture
 def researcher(django_user_model):
-    return django_user_model.objects.create_user("grace", password="correct horse 42")
+    """Grace: the owner of the module's kept survey (``kept_family``), else new."""
+    kept = django_user_model.objects.filter(username="grace").first()
+    return kept or django_user_model.objects.create_user(
+        "grace", password="correct horse 42"
+    )
 
 
 # ε per question: one question per family (14) stays within the survey ceiling
@@ -89,6 +93,31 @@ def window(submissions: int, families=FAMILIES) -> int:
 @pytest.fixture
 def family_survey(researcher) -> Survey:
     return make_survey(researcher)
+
+
+@pytest.fixture(scope="module")
+def kept_family(django_db_setup, django_db_blocker) -> Iterator[int]:
+    """The pk of grace's published, unanswered survey of every family, made
+    once for the module (``tests.conftest.module_rows``)."""
+    from django.contrib.auth import get_user_model
+
+    from tests.conftest import module_rows
+
+    def make() -> int:
+        owner = get_user_model().objects.create_user(
+            "grace", password="correct horse 42"
+        )
+        return make_survey(owner).pk
+
+    yield from module_rows(django_db_blocker, make)
+
+
+@pytest.fixture
+def shared_family_survey(kept_family, researcher) -> Survey:
+    """``family_survey`` made once per module: a module whose tests add their
+    reports inside their own (rolled-back) transaction and hold no test of
+    ``transaction=True`` names it ``family_survey``."""
+    return _fresh(kept_family)
 
 
 def responses(survey: Survey, count: int, seed: int = 1) -> list[ResponseIn]:

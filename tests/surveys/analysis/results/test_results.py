@@ -27,6 +27,13 @@ from tests.surveys.stored_reports import payloads
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def family_survey(shared_family_survey):
+    """The module's survey of every family, made once; each test adds its
+    reports inside its own transaction (rolled back)."""
+    return shared_family_survey
+
+
 def _ldp_estimate(question):
     reports = payloads(
         Report.objects.filter(question=question, spec_revision=question.spec_revision)

@@ -32,6 +32,17 @@ from tests.surveys.analysis.conftest import submit_bulk
 from tests.surveys.analysis.dashboard_support import make_survey, simulate
 
 pytestmark = pytest.mark.django_db
+# The module's kept answered survey (``answered``, tests/surveys/analysis/
+# conftest.py): built, answered and snapshotted once, each test reading or
+# changing it inside its own rolled-back transaction.
+ANSWERED_RESPONDENTS = 30
+
+
+@pytest.fixture
+def family_survey(shared_family_survey):
+    """The module's survey of every family, made once; each test adds its
+    reports inside its own transaction (rolled back)."""
+    return shared_family_survey
 
 
 def _from_scratch(survey) -> dict:
@@ -206,10 +217,9 @@ def test_first_snapshot_below_the_batch_size_holds_no_reports(family_survey, set
 
 
 def test_an_edited_question_makes_the_snapshot_stale_and_readers_recompute(
-    ada_client, ada
+    ada_client, answered
 ):
-    survey = make_survey(ada)
-    simulate(survey, 30)
+    survey = answered
     url = reverse("analysis:dashboard", args=[survey.pk])
     ada_client.get(url)
     question = survey.questions.filter(is_private=True).first()
@@ -246,10 +256,9 @@ def _choose_consistent_method(survey) -> None:
     ids=["reword", "reorder", "bins", "consistent-method"],
 )
 def test_a_change_to_what_results_are_computed_under_makes_them_stale_at_once(
-    ada, change
+    answered, change
 ):
-    survey = make_survey(ada)
-    simulate(survey, 30)
+    survey = answered
     reading.latest_results(survey)  # the first reader computes it (no broker)
     assert not selectors.latest_results(survey=survey).stale
     change(survey)
@@ -271,15 +280,14 @@ def test_dashboard_query_count_does_not_grow_with_the_number_of_reports(
     assert counts[0] == counts[1]
 
 
-def test_live_endpoint_exports_and_api_read_the_same_snapshot(ada_client, ada):
-    survey = make_survey(ada)
-    simulate(survey, 50)
+def test_live_endpoint_exports_and_api_read_the_same_snapshot(ada_client, answered):
+    survey = answered
     live = ada_client.get(reverse("analysis:dashboard_live", args=[survey.pk])).json()
     estimates = ada_client.get(
         reverse("analysis:export_estimates_json", args=[survey.pk])
     ).json()
     snapshot = ResultSnapshot.objects.get(survey=survey)
-    assert live["responses"] == estimates["responses"] == 50
+    assert live["responses"] == estimates["responses"] == ANSWERED_RESPONDENTS
     assert estimates["snapshot_version"] == snapshot.version
     exported = [
         # added by exports
@@ -357,7 +365,7 @@ def test_seeded_demo_shows_tallied_results_at_once(
     settings.SNAPSHOT_MIN_NEW_SUBMISSIONS = 10  # the production default
     with django_capture_on_commit_callbacks(execute=True):
         call_command("seed_demo", "--respondents", "30", stdout=StringIO())
-    survey = Survey.objects.get()
+    survey = Survey.objects.latest("pk")  # the demo's: the module keeps others
     snapshot = ResultSnapshot.objects.get(survey=survey)
     assert snapshot.responses == 30
     assert selectors.pending_report_count(survey_id=survey.pk) == 0
@@ -379,9 +387,10 @@ def test_empty_cards_show_a_dash_and_a_sentence_instead_of_a_margin(ada_client, 
     assert "No margin of error yet: it needs at least one response." in html
 
 
-def test_a_snapshot_stored_in_another_format_is_recomputed_not_misread(ada_client, ada):
-    survey = make_survey(ada)
-    simulate(survey, 20)
+def test_a_snapshot_stored_in_another_format_is_recomputed_not_misread(
+    ada_client, answered
+):
+    survey = answered
     url = reverse("analysis:dashboard", args=[survey.pk])
     ada_client.get(url)
     ResultSnapshot.objects.filter(survey=survey).update(
