@@ -5,48 +5,39 @@
 * the stack: gunicorn and Celery workers started from the compose commands on
   127.0.0.1 against a given PostgreSQL and Redis (:class:`Stack`), every
   process in a group of its own, stopped by its own PID however the run ends;
-* HTTP without a client library (:func:`request`: one request on a new
-  connection, as gunicorn's sync workers serve them, timed end to end);
-* a respondent as the browser is one (:class:`RespondPage` reads the answer
-  page; :func:`form_body` randomizes every private answer with the Python
-  reference mechanism and builds the form the page's script posts);
-* open-loop load (:func:`open_loop`): requests started on a schedule fixed in
-  advance, each timed from its *scheduled* start, so a server that falls
-  behind is charged for the wait it causes (no coordinated omission), and
-  :func:`percentile`.
+* :func:`percentile`, the nearest-rank percentile every benchmark reports.
 
-A benchmark adds its own scenario on top (``open_loop.py``: the absolute
-budgets; ``load.py``: closed-loop ingestion with consistency checks).
+Beside it: ``http_client`` (HTTP without a client library: one request on a
+new connection, timed end to end), ``respondent`` (a respondent as the
+browser is one: the answer page read, every private answer randomized by the
+Python reference mechanism into the form the page's script posts) and
+``loops`` (closed-loop phases and open-loop schedules timed from their
+scheduled start).  A benchmark adds its own scenario on top
+(``open_loop.py``: the absolute budgets; ``load.py``: closed-loop ingestion
+with consistency checks).
 """
 
 from __future__ import annotations
 
 import contextlib
 import http.client
-import json
 import math
 import os
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
-from collections import defaultdict
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode, urlsplit
-
-import numpy as np
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from benchmarks.http_client import get  # noqa: E402 (after the path is set)
 
 # The exec-form commands of the compose ``web`` and ``worker`` services
 # (tests/benchmarks checks that they match docker-compose.yml).
@@ -72,7 +63,6 @@ OWN_SETTINGS = {
     "GUNICORN_BIND",
     "WEB_CONCURRENCY",
 }
-HTTP_TIMEOUT = 60.0
 
 
 # --- the database ---------------------------------------------------------------------
@@ -324,284 +314,10 @@ class Stack:
         return {process.name: process.output() for process in self.processes}
 
 
-# --- HTTP -----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Response:
-    """A whole HTTP answer and how long it took (seconds)."""
-
-    status: int
-    headers: list[tuple[str, str]]
-    body: bytes
-    seconds: float
-
-    def cookie(self, name: str) -> str | None:
-        for key, value in self.headers:
-            if key.lower() == "set-cookie" and value.startswith(f"{name}="):
-                return value.split(";", 1)[0].split("=", 1)[1]
-        return None
-
-
-def request(
-    port: int,
-    method: str,
-    path: str,
-    *,
-    body: bytes | None = None,
-    headers: dict[str, str] | None = None,
-    timeout: float = HTTP_TIMEOUT,
-) -> Response:
-    """One request on a new connection to 127.0.0.1:``port``, timed end to end."""
-    started = time.perf_counter()
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        connection.request(method, path, body=body, headers=headers or {})
-        response = connection.getresponse()
-        data = response.read()
-    finally:
-        connection.close()
-    return Response(
-        response.status, response.getheaders(), data, time.perf_counter() - started
-    )
-
-
-def get(port: int, path: str, timeout: float = HTTP_TIMEOUT) -> Response:
-    """A GET with no headers of its own (a first visit: no cookies)."""
-    return request(port, "GET", path, timeout=timeout)
-
-
-# --- a respondent ---------------------------------------------------------------------
-class RespondPage(HTMLParser):
-    """What a respondent's browser reads from the respond page."""
-
-    def __init__(self, html: str):
-        super().__init__()
-        self.hidden: dict[str, str] = {}
-        self.choices: dict[str, list[str]] = defaultdict(list)  # radios, checkboxes
-        self.multiple: set[str] = set()  # names of checkbox groups
-        self.numbers: dict[str, str] = {}  # other named inputs: their minimum
-        self._config: list[str] | None = None
-        self.config_text = ""
-        self.csrf_cookie = ""  # from the response's Set-Cookie
-        self.feed(html)
-        self.close()
-        self.config: dict[str, Any] = json.loads(self.config_text or "{}")
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = {key: value or "" for key, value in attrs}
-        name = values.get("name")
-        if tag == "input" and name:
-            kind = values.get("type", "text").lower()
-            if kind == "hidden":
-                self.hidden[name] = values.get("value", "")
-            elif kind in {"radio", "checkbox"}:
-                self.choices[name].append(values.get("value", ""))
-                if kind == "checkbox":
-                    self.multiple.add(name)
-            else:
-                self.numbers[name] = values.get("min") or "0"
-        elif tag == "script" and values.get("id") == "device-config":
-            self._config = []
-
-    def handle_data(self, data: str) -> None:
-        if self._config is not None:
-            self._config.append(data)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "script" and self._config is not None:
-            self.config_text = "".join(self._config)
-            self._config = None
-
-
-class Mechanisms:
-    """Compiled mechanisms by spec, shared by every client thread."""
-
-    def __init__(self) -> None:
-        self._built: dict[str, Any] = {}
-        self._lock = threading.Lock()
-
-    def get(self, spec: dict[str, Any]) -> Any:
-        import ldp
-
-        key = json.dumps(spec, sort_keys=True)
-        with self._lock:
-            if key not in self._built:
-                self._built[key] = ldp.build(spec)
-            return self._built[key]
-
-
-def true_answer(
-    question: dict[str, Any], mechanism: Any, rng: np.random.Generator
-) -> int | list[int]:
-    """A random true answer in the input domain of a private question."""
-    if question["kind"] == "multi_select":
-        most = question.get("max_selections") or mechanism.k
-        count = int(rng.integers(0, most + 1))
-        return sorted(rng.choice(mechanism.k, size=count, replace=False).tolist())
-    size = mechanism.m if hasattr(mechanism, "m") else mechanism.k
-    return int(rng.integers(0, size))
-
-
-def report(question: dict[str, Any], mechanism: Any, rng: np.random.Generator) -> str:
-    """The JSON report the browser would send for one private question."""
-    answer = true_answer(question, mechanism, rng)
-    values = [answer] if question["kind"] == "multi_select" else np.asarray([answer])
-    payload = mechanism.randomize(values, rng).tolist()[0]
-    return json.dumps(payload, separators=(",", ":"))
-
-
-def form_body(
-    page: RespondPage, mechanisms: Mechanisms, rng: np.random.Generator
-) -> tuple[str, bytes]:
-    """A new idempotency key and the urlencoded form the page's script posts."""
-    fields: list[tuple[str, str]] = []
-    reports = {
-        f"q{question['id']}_report": report(
-            question, mechanisms.get(question["spec"]), rng
-        )
-        for question in page.config.get("questions", [])
-    }
-    key = str(uuid.uuid4())
-    for name, value in page.hidden.items():
-        if name == "idempotency_key":
-            value = key
-        fields.append((name, reports.get(name, value)))
-    for name, options in page.choices.items():
-        # One option of a radio group, or one ticked box of a checkbox group.
-        fields.append((name, str(rng.choice(options))))
-    fields.extend(page.numbers.items())
-    return key, urlencode(fields).encode()
-
-
+# --- figures -------------------------------------------------------------------------
 def percentile(values: list[float], share: float) -> float:
     """The nearest-rank percentile (``share`` in 0..100); NaN for no values."""
     if not values:
         return math.nan
     ordered = sorted(values)
     return ordered[max(0, math.ceil(share / 100 * len(ordered)) - 1)]
-
-
-# --- closed-loop load -----------------------------------------------------------
-@dataclass(frozen=True)
-class Phase:
-    """One timed phase: how many actions completed, in how long."""
-
-    completed: int
-    seconds: float
-    client_cpu: float  # this process's CPU seconds per wall second
-    crashes: tuple[str, ...] = ()  # exceptions raised by the action itself
-
-
-def run_phase(
-    *,
-    concurrency: int,
-    duration: float,
-    max_count: int | None,
-    action: Callable[[int], bool],
-) -> Phase:
-    """``concurrency`` threads each call ``action(thread_index)`` until
-    ``duration`` seconds pass or ``max_count`` actions have started.
-
-    ``action`` returns True when it completed its work.
-    """
-    deadline = time.monotonic() + duration
-    started = 0
-    completed = 0
-    crashes: list[str] = []
-    lock = threading.Lock()
-    stop = threading.Event()
-
-    def loop(index: int) -> None:
-        nonlocal started, completed
-        while not stop.is_set() and time.monotonic() < deadline:
-            with lock:
-                if max_count is not None and started >= max_count:
-                    return
-                started += 1
-            try:
-                done = action(index)
-            except Exception as error:  # a bug in the client: report, go on
-                with lock:
-                    crashes.append(f"{type(error).__name__}: {error}")
-                continue
-            if done:
-                with lock:
-                    completed += 1
-
-    threads = [
-        threading.Thread(target=loop, args=(i,), daemon=True)
-        for i in range(concurrency)
-    ]
-    cpu, wall = time.process_time(), time.perf_counter()
-    for thread in threads:
-        thread.start()
-    try:
-        for thread in threads:
-            thread.join()
-    finally:
-        stop.set()
-    wall = time.perf_counter() - wall
-    cpu = (time.process_time() - cpu) / wall
-    return Phase(completed, wall, cpu, tuple(crashes))
-
-
-# --- open-loop load -------------------------------------------------------------
-@dataclass(frozen=True)
-class Timed:
-    """One scheduled action: its label, how long after its scheduled start it
-    finished (seconds, the wait for a free client included), and whether it
-    succeeded."""
-
-    label: str
-    seconds: float
-    ok: bool
-
-
-def arrivals(rate: float, duration: float, rng: np.random.Generator) -> list[float]:
-    """Poisson arrival times (seconds from the start) at ``rate`` per second."""
-    times: list[float] = []
-    now = float(rng.exponential(1 / rate))
-    while now < duration:
-        times.append(now)
-        now += float(rng.exponential(1 / rate))
-    return times
-
-
-def open_loop(
-    schedule: Iterable[tuple[float, str, Callable[[], bool]]],
-    *,
-    clients: int = 64,
-) -> tuple[list[Timed], float]:
-    """Run each ``(at, label, action)`` at ``at`` seconds from now, on a pool
-    of ``clients`` threads; ``action()`` returns whether it succeeded.
-
-    Every action is timed from its scheduled start, not from when a thread
-    took it: when the server (or the pool) falls behind, the actions queued
-    meanwhile are charged for their wait.  Returns the timings and how late
-    the schedule ran at worst (seconds a thread took an action after its
-    time; large values mean the load generator, not the server, was short).
-    """
-    timings: list[Timed] = []
-    lock = threading.Lock()
-    worst_start = 0.0
-    start = time.perf_counter() + 0.5
-
-    def run(at: float, label: str, action: Callable[[], bool]) -> None:
-        nonlocal worst_start
-        scheduled = start + at
-        began = time.perf_counter()
-        try:
-            ok = action()
-        except (OSError, http.client.HTTPException):
-            ok = False
-        finished = time.perf_counter()
-        with lock:
-            worst_start = max(worst_start, began - scheduled)
-            timings.append(Timed(label, finished - scheduled, ok))
-
-    with ThreadPoolExecutor(max_workers=clients) as pool:
-        for at, label, action in sorted(schedule, key=lambda item: item[0]):
-            delay = start + at - time.perf_counter()
-            if delay > 0:
-                time.sleep(delay)
-            pool.submit(run, at, label, action)
-    return timings, worst_start

@@ -24,13 +24,13 @@ clients:
    (retrying with the same idempotency key after a connection error or a 5xx,
    as the page does).
 
-Then it waits for the queue to drain and checks that accepted = stored
-submissions = reports per private question = tallied n, that the tallies equal
-a from-scratch aggregate of the stored reports, and that no request got a
-server error.  It prints throughput (per second) and p50/p99 latency with the
-ratios to the trivial view.  Per-address rate limits are switched off for the
-run (all the load comes from one address).  Every process it starts is
-stopped on exit, on failure and on Ctrl-C.
+Then it waits for the queue to drain and checks (``load_checks``) that
+accepted = stored submissions = reports per private question = tallied n,
+that the tallies equal a from-scratch aggregate of the stored reports, and
+that no request got a server error.  It prints throughput (per second) and
+p50/p99 latency with the ratios to the trivial view.  Per-address rate limits
+are switched off for the run (all the load comes from one address).  Every
+process it starts is stopped on exit, on failure and on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -50,7 +50,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -62,23 +61,18 @@ if str(ROOT) not in sys.path:
 from benchmarks.harness import (  # noqa: E402 (after the path is set)
     DEFAULT_DATABASE_URL,
     DEFAULT_REDIS_URL,
-    Mechanisms,
-    Phase,
-    RespondPage,
-    Response,
     Stack,
     create_survey,
     ensure_database,
-    form_body,
-    get,
     percentile,
-    request,
     respond_path,
-    run_phase,
     setup_django,
 )
+from benchmarks.http_client import Response, get, request  # noqa: E402
+from benchmarks.load_checks import Consistency, checked, wait_for_drain  # noqa: E402
+from benchmarks.loops import Phase, run_phase  # noqa: E402
+from benchmarks.respondent import Mechanisms, RespondPage, form_body  # noqa: E402
 
-CELERY_QUEUE = "celery"
 POST_ATTEMPTS = 3
 
 
@@ -216,129 +210,6 @@ class Client:
         return False
 
 
-# --- after the load -------------------------------------------------------------------
-@dataclass(frozen=True)
-class Consistency:
-    """What was accepted, stored and tallied, after the queue drained."""
-
-    accepted: int
-    stored: int
-    reports: dict[int, int]  # question id -> stored reports
-    tallied: dict[int, int]  # question id -> tally n
-    recount_equal: bool  # the tallies equal ldp's aggregate of the stored reports
-    server_errors: int
-    failed_requests: int
-    unexpected: int
-    drained_after: float | None  # seconds from the last submission; None: timed out
-    queued: int  # tasks left in the Celery queue
-    client_crashes: int = 0  # exceptions in the load generator itself
-
-    def problems(self) -> list[str]:
-        found = []
-        if self.stored != self.accepted:
-            found.append(f"accepted {self.accepted} but stored {self.stored}")
-        if any(count != self.stored for count in self.reports.values()):
-            found.append(f"reports per question {self.reports} != {self.stored}")
-        if self.tallied != self.reports:
-            found.append(f"tallied {self.tallied} != stored reports {self.reports}")
-        if not self.recount_equal:
-            found.append("the tallies differ from a recount of the stored reports")
-        if self.server_errors or self.failed_requests:
-            found.append(
-                f"{self.server_errors} server errors, "
-                f"{self.failed_requests} failed connections"
-            )
-        if self.unexpected:
-            found.append(f"{self.unexpected} unexpected (4xx) answers")
-        if self.drained_after is None:
-            found.append("the tallies did not catch up before the timeout")
-        if self.client_crashes:
-            found.append(f"the load generator crashed {self.client_crashes} times")
-        return found
-
-
-def survey_counts(survey_id: int) -> tuple[int, dict[int, int], dict[int, int], int]:
-    """Stored submissions, reports and tally n per private question, watermark gap."""
-    from django.db.models import Count, Max, Sum
-
-    from surveys.analysis.models import Tally
-    from surveys.analysis.results.selectors import survey_watermark
-    from surveys.authoring.models import Question
-    from surveys.collection.models import Report, Submission
-
-    private = Question.objects.filter(survey_id=survey_id, is_private=True)
-    reports = dict.fromkeys(private.values_list("pk", flat=True), 0)
-    rows = Report.objects.filter(survey_id=survey_id)
-    reports.update(
-        rows.values("question_id")
-        .annotate(count=Count("id"))
-        .values_list("question_id", "count")
-    )
-    tallied = dict.fromkeys(reports, 0)
-    tallied.update(
-        Tally.objects.filter(question__survey_id=survey_id)
-        .values("question_id")
-        .annotate(total=Sum("n"))
-        .values_list("question_id", "total")
-    )
-    last = rows.aggregate(last=Max("id"))["last"] or 0
-    gap = max(0, last - survey_watermark(survey_id=survey_id))
-    stored = Submission.objects.filter(survey_id=survey_id).count()
-    return stored, reports, tallied, gap
-
-
-def queue_length(broker_url: str) -> int:
-    """Tasks waiting in the Celery queue on the Redis broker."""
-    import redis
-
-    client = redis.Redis.from_url(broker_url)
-    try:
-        return int(client.llen(CELERY_QUEUE))
-    finally:
-        client.close()
-
-
-def wait_for_drain(survey_id: int, broker_url: str, timeout: float) -> float | None:
-    """Seconds until the queue is empty and the tallies cover every stored report."""
-    started = time.monotonic()
-    while time.monotonic() - started < timeout:
-        _, reports, tallied, gap = survey_counts(survey_id)
-        if gap == 0 and tallied == reports and queue_length(broker_url) == 0:
-            return time.monotonic() - started
-        time.sleep(0.2)
-    return None
-
-
-def recount_equal(survey_id: int) -> bool:
-    """The survey's tallies equal ldp's aggregate of its stored reports."""
-    import ldp
-    from surveys.analysis.results.selectors import survey_tallies
-    from surveys.authoring.models import SpecRevision
-    from surveys.collection import report_codec
-    from surveys.collection.models import Report
-
-    specs = {
-        (r.question_id, r.revision): r.spec
-        for r in SpecRevision.objects.filter(question__survey_id=survey_id)
-    }
-    payloads: dict[tuple[int, int], list[Any]] = defaultdict(list)
-    for question_id, revision, value, bits in (
-        Report.objects.filter(survey_id=survey_id)
-        .order_by("id")
-        .values_list("question_id", "spec_revision", "value", "bits")
-    ):
-        key = (question_id, revision)
-        payloads[key].append(report_codec.decode(specs[key], value, bits))
-    direct = {
-        key: ldp.build(specs[key]).aggregate(values).to_dict()
-        for key, values in payloads.items()
-    }
-    tallies = {
-        key: stat.to_dict() for key, stat in survey_tallies(survey_id=survey_id).items()
-    }
-    return direct == tallies
-
-
 # --- the whole run --------------------------------------------------------------------
 @dataclass(frozen=True)
 class Figures:
@@ -435,20 +306,12 @@ def run_load(
         action=client.respondent,
     )
     drained = wait_for_drain(survey_id, broker_url, drain_timeout)
-    stored, reports, tallied, _ = survey_counts(survey_id)
     recorder = client.recorder
-    consistency = Consistency(
-        accepted=len(recorder.accepted),
-        stored=stored,
-        reports=reports,
-        tallied=tallied,
-        recount_equal=recount_equal(survey_id),
-        server_errors=recorder.server_errors() + warm.recorder.server_errors(),
-        failed_requests=sum(recorder.failed.values())
-        + sum(warm.recorder.failed.values()),
-        unexpected=recorder.unexpected() + warm.recorder.unexpected(),
+    consistency = checked(
+        survey_id,
+        broker_url,
+        [recorder, warm.recorder],
         drained_after=drained,
-        queued=queue_length(broker_url),
         client_crashes=sum(len(phase.crashes) for phase in (warmed, pinged, answered)),
     )
     latencies = recorder.latencies

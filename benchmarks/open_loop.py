@@ -26,7 +26,7 @@ load comes from one address).
    the answer page at its arrival and POSTs ``--think`` seconds later.  A
    signed-in researcher reads the dashboard of the survey with ``--reports``
    reports at ``--dashboard-rate`` reads per second (Poisson).  Every request
-   is timed from its *scheduled* start (``harness.open_loop``), so a server
+   is timed from its *scheduled* start (``loops.open_loop``), so a server
    that falls behind is charged for the requests waiting on it.
 
 It prints the machine, the load average before and after, capacity per web
@@ -59,7 +59,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import harness  # noqa: E402 (after the path is set)
+from benchmarks import (  # noqa: E402 (after the path is set)
+    harness,
+    http_client,
+    loops,
+    respondent,
+)
 from benchmarks.bulk import store_reports  # noqa: E402
 
 DEFAULT_DATABASE_URL = "postgres://postgres:postgres@127.0.0.1:5432/deniable_open_loop"
@@ -105,7 +110,7 @@ class Respondents:
 
     def __init__(self, port: int, path: str, seed: int):
         self.port, self.path = port, path
-        self.mechanisms = harness.Mechanisms()
+        self.mechanisms = respondent.Mechanisms()
         self._seeds = np.random.SeedSequence(seed)
         self._local = threading.local()
         self._lock = threading.Lock()
@@ -120,11 +125,11 @@ class Respondents:
 
     def page(self) -> tuple[dict[str, str], bytes] | None:
         """GET the answer page; the POST the device would send after it."""
-        response = harness.get(self.port, self.path)
+        response = http_client.get(self.port, self.path)
         if response.status != 200:
             return None
-        page = harness.RespondPage(response.body.decode())
-        _, body = harness.form_body(page, self.mechanisms, self._rng())
+        page = respondent.RespondPage(response.body.decode())
+        _, body = respondent.form_body(page, self.mechanisms, self._rng())
         headers = {
             "Content-Type": "application/x-www-form-urlencoded",
             "Accept": "application/json",
@@ -136,7 +141,7 @@ class Respondents:
         if prepared is None:
             return False
         headers, body = prepared
-        response = harness.request(
+        response = http_client.request(
             self.port, "POST", self.path, body=body, headers=headers
         )
         return response.status == 201
@@ -154,13 +159,13 @@ def dashboard_path(survey: Any) -> str:
 
 def sign_in(port: int, username: str, password: str) -> str:
     """The Cookie header of a session signed in through the sign-in page."""
-    page = harness.get(port, "/accounts/login/")
+    page = http_client.get(port, "/accounts/login/")
     csrf = page.cookie("csrftoken") or ""
-    token = harness.RespondPage(page.body.decode()).hidden["csrfmiddlewaretoken"]
+    token = respondent.RespondPage(page.body.decode()).hidden["csrfmiddlewaretoken"]
     body = urlencode(
         {"username": username, "password": password, "csrfmiddlewaretoken": token}
     ).encode()
-    answer = harness.request(
+    answer = http_client.request(
         port,
         "POST",
         "/accounts/login/",
@@ -198,7 +203,7 @@ def closed_loop(action, concurrency: int, seconds: float) -> Closed:
             latencies.append(time.perf_counter() - started)
         return ok
 
-    phase = harness.run_phase(
+    phase = loops.run_phase(
         concurrency=concurrency, duration=seconds, max_count=None, action=timed
     )
     return Closed(
@@ -217,11 +222,11 @@ def open_phase(
     dashboard_rate: float,
     duration: float,
     rng: np.random.Generator,
-) -> tuple[list[harness.Timed], float]:
+) -> tuple[list[loops.Timed], float]:
     """Respondents at ``rate`` and dashboard reads at ``dashboard_rate``, open loop."""
     port, path, cookie = dashboard
     schedule: list[tuple[float, str, Any]] = []
-    for at in harness.arrivals(rate, duration, rng):
+    for at in loops.arrivals(rate, duration, rng):
         prepared: dict[str, Any] = {}
         ready = threading.Event()
 
@@ -233,19 +238,19 @@ def open_phase(
             return prepared["post"] is not None
 
         def post(prepared=prepared, ready=ready) -> bool:
-            ready.wait(timeout=harness.HTTP_TIMEOUT)
+            ready.wait(timeout=http_client.HTTP_TIMEOUT)
             return respondents.post(prepared.get("post"))
 
         schedule.append((at, "respondent page GET", get))
         schedule.append((at + think, "report POST", post))
 
     def read() -> bool:
-        response = harness.request(port, "GET", path, headers={"Cookie": cookie})
+        response = http_client.request(port, "GET", path, headers={"Cookie": cookie})
         return response.status == 200 and b'data-field="n"' in response.body
 
-    for at in harness.arrivals(dashboard_rate, duration, rng):
+    for at in loops.arrivals(dashboard_rate, duration, rng):
         schedule.append((at, "dashboard GET", read))
-    return harness.open_loop(schedule, clients=128)
+    return loops.open_loop(schedule, clients=128)
 
 
 # --- the run -------------------------------------------------------------------------
@@ -273,7 +278,7 @@ def load_average() -> str:
     return ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def report_line(label: str, timings: list[harness.Timed]) -> tuple[str, bool]:
+def report_line(label: str, timings: list[loops.Timed]) -> tuple[str, bool]:
     """One request kind against its budget, and whether it is met."""
     mine = [t for t in timings if t.label == label]
     seconds = [t.seconds for t in mine]
@@ -363,7 +368,7 @@ def _measure(args, database_url, broker_url, cache_url, survey, dashboard) -> in
             respondents = Respondents(stack.port, path, args.seed + web)
             closed_loop(respondents.respondent, args.concurrency, 5)  # warm
             ping = closed_loop(
-                lambda i, port=stack.port: harness.get(port, "/ping").status == 200,
+                lambda i, port=stack.port: http_client.get(port, "/ping").status == 200,
                 args.concurrency,
                 args.capacity_seconds / 2,
             )

@@ -346,6 +346,45 @@ COLUMNS = [
 ]
 
 
+def trivial_baselines(client, respondent, pings: int) -> dict[str, float]:
+    """Median seconds of ``/ping`` signed in ("researcher") and signed out
+    ("respondent"), after a warm-up of imports, templates and the connection."""
+    for _ in range(20):
+        client.get("/ping")
+        respondent.get("/ping")
+    return {
+        who: statistics.median(
+            timed(lambda r=reader: r.get("/ping"), 200) for _ in range(pings)
+        )
+        for who, reader in (("researcher", client), ("respondent", respondent))
+    }
+
+
+def print_row(label: str, row: dict[str, float], baselines: dict[str, float]) -> int:
+    """Print one case's ratios to its trivial view and its milliseconds; the
+    number of its cells over budget."""
+    cells = []
+    over = 0
+    for name, budget, who in COLUMNS:
+        ratio = row[name] / baselines[who]
+        if math.isnan(ratio):
+            cells.append(f"{'-':>14} ")
+            continue
+        flag = "*" if budget is not None and ratio > budget else " "
+        over += flag == "*"
+        cells.append(f"{ratio:>14.0f}{flag}")
+    print(f"{label:<40}" + "".join(cells), flush=True)
+    print(
+        f"{'  (ms)':<40}"
+        + "".join(
+            f"{'-':>14} " if math.isnan(row[name]) else f"{row[name] * 1000:>14.1f} "
+            for name, _, _ in COLUMNS
+        ),
+        flush=True,
+    )
+    return over
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="best of N (default 3)")
@@ -363,15 +402,7 @@ def main() -> int:
         client = Client(SERVER_NAME="localhost")  # a host the site allows
         client.force_login(owner)
         respondent = Client(SERVER_NAME="localhost")  # signed out, as respondents are
-        for _ in range(20):  # warm up imports, templates and the connection
-            client.get("/ping")
-            respondent.get("/ping")
-        baselines = {
-            who: statistics.median(
-                timed(lambda r=reader: r.get("/ping"), 200) for _ in range(args.pings)
-            )
-            for who, reader in (("researcher", client), ("respondent", respondent))
-        }
+        baselines = trivial_baselines(client, respondent, args.pings)
         baseline = baselines["researcher"]
         print(
             f"baseline: GET /ping (trivial), median of {args.pings}: "
@@ -409,27 +440,7 @@ def main() -> int:
         for label, run in rows:
             if args.only not in label:
                 continue
-            row = run()
-            cells = []
-            for name, budget, who in COLUMNS:
-                ratio = row[name] / baselines[who]
-                if math.isnan(ratio):
-                    cells.append(f"{'-':>14} ")
-                    continue
-                flag = "*" if budget is not None and ratio > budget else " "
-                over += flag == "*"
-                cells.append(f"{ratio:>14.0f}{flag}")
-            print(f"{label:<40}" + "".join(cells), flush=True)
-            print(
-                f"{'  (ms)':<40}"
-                + "".join(
-                    f"{'-':>14} "
-                    if math.isnan(row[name])
-                    else f"{row[name] * 1000:>14.1f} "
-                    for name, _, _ in COLUMNS
-                ),
-                flush=True,
-            )
+            over += print_row(label, run(), baselines)
         elapsed = refused(client, owner)
         print(
             f"\na question at ldp's own limit (1,001 levels, ε = 0.01), refused by the "

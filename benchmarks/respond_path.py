@@ -69,7 +69,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import harness, load  # noqa: E402
+from benchmarks import harness, http_client, load, load_checks, loops  # noqa: E402
 from benchmarks.process_cpu import cpu_seconds  # noqa: E402
 
 WEB_SETTINGS = "benchmarks.baseline_settings"
@@ -83,7 +83,7 @@ class LastRecorder(load.Recorder):
         super().__init__()
         self.last = threading.local()
 
-    def record(self, label: str, response: harness.Response) -> None:
+    def record(self, label: str, response: http_client.Response) -> None:
         super().record(label, response)
         setattr(self.last, label, response.seconds)
 
@@ -106,7 +106,7 @@ class PathClient(load.Client):
     def insert(self, index: int) -> bool:
         """POST the trivial one-row insert."""
         try:
-            response = harness.request(
+            response = http_client.request(
                 self.port,
                 "POST",
                 INSERT_PATH,
@@ -178,7 +178,7 @@ def serial(client: PathClient, rounds: int) -> tuple[float, float, float, float]
 
 def capacity(client: PathClient, concurrency: int, seconds: float) -> float:
     """Respondents completed per second with ``concurrency`` back-to-back clients."""
-    phase = harness.run_phase(
+    phase = loops.run_phase(
         concurrency=concurrency,
         duration=seconds,
         max_count=None,
@@ -351,7 +351,57 @@ def _raise_on_sigterm(signum: int, frame: object) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def main(argv: list[str] | None = None) -> int:
+def _measure(
+    stack: harness.Stack, path: str, args: argparse.Namespace
+) -> tuple[PathClient, list[RunFigures]]:
+    """Warm every process, then ``args.runs`` runs of every measurement,
+    each printed as it ends; the client (its recorder) and the runs."""
+    client = PathClient(stack.port, path)
+    for index in range(4 * args.web_workers):  # warm every process
+        client.ping(index)
+        client.insert(index)
+        client.respondent(index)
+    runs = []
+    for _ in range(args.runs):
+        ping, insert, got, sent = serial(client, args.serial)
+        cap = capacity(client, args.capacity_concurrency, args.capacity_seconds)
+        rate = cap / 2
+        fixed = fixed_rate(client, rate, args.rate_seconds)
+        group = stack.processes[0].process.pid
+        cpu = cpu_per_request(client, group, args.cpu)
+        runs.append(RunFigures(ping, insert, got, sent, cap, rate, *fixed, cpu=cpu))
+        print(format_runs(runs).splitlines()[len(runs) + 2], flush=True)
+        print(format_runs(runs).splitlines()[-2], flush=True)
+    return client, runs
+
+
+def _report(
+    args: argparse.Namespace,
+    runs: list[RunFigures],
+    consistency: load_checks.Consistency,
+    client_problems: list[str],
+) -> list[str]:
+    """Print the figures and the checks after the load; the problems found."""
+    problems = consistency.problems()
+    print(
+        f"gunicorn workers: {args.web_workers}; Celery workers: "
+        f"{args.celery_workers}; rate limits off"
+    )
+    print(format_runs(runs))
+    print(
+        f"accepted {consistency.accepted} = stored {consistency.stored} = reports "
+        f"per question {sorted(set(consistency.reports.values()))} = tallied "
+        f"{sorted(set(consistency.tallied.values()))}; tallies equal a recount: "
+        f"{'yes' if consistency.recount_equal else 'NO'}; server errors "
+        f"{consistency.server_errors}, failed connections "
+        f"{consistency.failed_requests}, other non-2xx {consistency.unexpected}"
+    )
+    for problem in [*problems, *client_problems[:5]]:
+        print(f"  problem: {problem}")
+    return problems
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--serial", type=int, default=300, help="rounds per run")
@@ -365,7 +415,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--celery-workers", type=int, default=2)
     parser.add_argument("--drain-timeout", type=float, default=180)
     parser.add_argument("--keep-logs", action="store_true")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _arguments(argv)
     signal.signal(signal.SIGTERM, _raise_on_sigterm)
 
     database_url = os.environ.get("DATABASE_URL") or harness.DEFAULT_DATABASE_URL
@@ -376,7 +430,6 @@ def main(argv: list[str] | None = None) -> int:
     harness.setup_django(database_url)
     prepare_baseline_table()
     survey = harness.create_survey()
-    path = harness.respond_path(survey)
     log_dir = Path(tempfile.mkdtemp(prefix="deniable-respond-"))
     failed = True
     try:
@@ -392,56 +445,14 @@ def main(argv: list[str] | None = None) -> int:
             # time of its backend is all counted.
             env={"DATABASE_CONN_MAX_AGE": "3600"},
         ) as stack:
-            client = PathClient(stack.port, path)
-            for index in range(4 * args.web_workers):  # warm every process
-                client.ping(index)
-                client.insert(index)
-                client.respondent(index)
-            runs = []
-            for _ in range(args.runs):
-                ping, insert, got, sent = serial(client, args.serial)
-                cap = capacity(client, args.capacity_concurrency, args.capacity_seconds)
-                rate = cap / 2
-                fixed = fixed_rate(client, rate, args.rate_seconds)
-                group = stack.processes[0].process.pid
-                cpu = cpu_per_request(client, group, args.cpu)
-                runs.append(
-                    RunFigures(ping, insert, got, sent, cap, rate, *fixed, cpu=cpu)
-                )
-                print(format_runs(runs).splitlines()[len(runs) + 2], flush=True)
-                print(format_runs(runs).splitlines()[-2], flush=True)
-            drained = load.wait_for_drain(survey.pk, broker_url, args.drain_timeout)
-        stored, reports, tallied, _ = load.survey_counts(survey.pk)
-        recorder = client.recorder
-        consistency = load.Consistency(
-            accepted=len(recorder.accepted),
-            stored=stored,
-            reports=reports,
-            tallied=tallied,
-            recount_equal=load.recount_equal(survey.pk),
-            server_errors=recorder.server_errors(),
-            failed_requests=sum(recorder.failed.values()),
-            unexpected=recorder.unexpected(),
-            drained_after=drained,
-            queued=load.queue_length(broker_url),
+            client, runs = _measure(stack, harness.respond_path(survey), args)
+            drained = load_checks.wait_for_drain(
+                survey.pk, broker_url, args.drain_timeout
+            )
+        consistency = load_checks.checked(
+            survey.pk, broker_url, [client.recorder], drained_after=drained
         )
-        problems = consistency.problems()
-        print(
-            f"gunicorn workers: {args.web_workers}; Celery workers: "
-            f"{args.celery_workers}; rate limits off"
-        )
-        print(format_runs(runs))
-        print(
-            f"accepted {consistency.accepted} = stored {stored} = reports per "
-            f"question {sorted(set(reports.values()))} = tallied "
-            f"{sorted(set(tallied.values()))}; tallies equal a recount: "
-            f"{'yes' if consistency.recount_equal else 'NO'}; server errors "
-            f"{consistency.server_errors}, failed connections "
-            f"{consistency.failed_requests}, other non-2xx {consistency.unexpected}"
-        )
-        for problem in [*problems, *recorder.problems[:5]]:
-            print(f"  problem: {problem}")
-        failed = bool(problems)
+        failed = bool(_report(args, runs, consistency, client.recorder.problems))
     except KeyboardInterrupt:
         print("interrupted; every process it started is stopped", file=sys.stderr)
         return 130

@@ -54,15 +54,18 @@ if str(ROOT) not in sys.path:
 
 from benchmarks import harness  # noqa: E402  (after the path is set)
 
-JS_SAMPLES = HERE / "js_samples.py"
-
 
 @dataclass(frozen=True)
 class Section:
+    """One benchmark script run as a subprocess, and its baseline."""
+
     title: str
     baseline: str
-    command: list[str]
+    command: list[str]  # the interpreter, the script, its options
     env: dict[str, str]
+    # Run against a fresh database of its own next to ``env["DATABASE_URL"]``
+    # (``scratch_database``), dropped after the run.
+    scratch: bool = False
 
 
 @dataclass(frozen=True)
@@ -113,17 +116,30 @@ def shown(word: str) -> str:
 
 
 def run(section: Section) -> Outcome:
-    """Run one section, its output going straight to this terminal."""
+    """Run one section, its output going straight to this terminal; a section
+    whose script is not in this checkout is reported as not run."""
+    script = section.command[1]
+    if not (ROOT / script).exists():
+        print(f"\n=== {section.title} ===")
+        print(f"not run: {script} is not in this checkout")
+        return Outcome(section.title, f"not run: {Path(script).name} missing", 0.0)
     print(f"\n=== {section.title} (baseline: {section.baseline}) ===", flush=True)
     print("$ " + " ".join(shown(word) for word in section.command), flush=True)
+    env = section.env
+    if section.scratch:
+        env = {**env, "DATABASE_URL": scratch_database(env["DATABASE_URL"])}
     started = time.monotonic()
-    code = subprocess.run(section.command, cwd=ROOT, env=section.env, check=False)
+    try:
+        code = subprocess.run(section.command, cwd=ROOT, env=env, check=False)
+    finally:
+        if section.scratch:
+            drop_database(env["DATABASE_URL"])
     seconds = time.monotonic() - started
     status = "ok" if code.returncode == 0 else f"failed (exit {code.returncode})"
     return Outcome(section.title, status, seconds)
 
 
-def main() -> int:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--full", action="store_true", help="refresh up to 10^7 stored reports"
@@ -141,139 +157,97 @@ def main() -> int:
     parser.add_argument("--storage-n", type=int, default=20_000)
     parser.add_argument("--respond-runs", type=int, default=3)
     parser.add_argument("--partitions-n", type=int, default=100_000)
-    args = parser.parse_args()
+    return parser.parse_args()
 
-    database_url = os.environ.get("DATABASE_URL") or harness.DEFAULT_DATABASE_URL
-    broker_url = os.environ.get("CELERY_BROKER_URL") or harness.DEFAULT_REDIS_URL
-    harness.ensure_database(database_url)
+
+def sections(args: argparse.Namespace, database_url: str) -> list[Section]:
+    """Every section, in the order of the module's docstring."""
     python = sys.executable
+    broker_url = os.environ.get("CELERY_BROKER_URL") or harness.DEFAULT_REDIS_URL
     env = {**os.environ, "CELERY_BROKER_URL": broker_url}
-    outcomes: list[Outcome] = []
-
-    outcomes.append(
-        run(
-            Section(
-                "aggregation",
-                "numpy.bincount over the same n",
-                [
-                    python,
-                    "benchmarks/aggregate.py",
-                    "--n",
-                    str(args.aggregate_n),
-                    "--clock",
-                    args.aggregate_clock,
-                ],
-                env,
-            )
-        )
-    )
-    outcomes.append(
-        run(
-            Section(
-                "ingestion",
-                "GET /ping under the same concurrency",
-                [
-                    python,
-                    "benchmarks/load.py",
-                    "--concurrency",
-                    str(args.load_concurrency),
-                    "--duration",
-                    str(args.load_duration),
-                ],
-                {**env, "DATABASE_URL": database_url},
-            )
-        )
-    )
-    refresh_url = scratch_database(database_url)
-    try:
-        outcomes.append(
-            run(
-                Section(
-                    "tally refresh",
-                    "a full recount of the same stored reports",
-                    [
-                        python,
-                        "benchmarks/refresh.py",
-                        "--max",
-                        str(int(1e7 if args.full else args.refresh_max)),
-                    ],
-                    {**env, "DATABASE_URL": refresh_url},
-                )
-            )
-        )
-    finally:
-        drop_database(refresh_url)
-    if JS_SAMPLES.exists():
-        outcomes.append(
-            run(
-                Section(
-                    "JavaScript sampling",
-                    "crypto.getRandomValues words/s, same runtime",
-                    [python, "benchmarks/js_samples.py"],
-                    env,
-                )
-            )
-        )
-    else:
-        print("\n=== JavaScript sampling ===")
-        print("not run: benchmarks/js_samples.py is not in this checkout")
-        outcomes.append(
-            Outcome("JavaScript sampling", "not run: js_samples.py missing", 0.0)
-        )
-
-    outcomes.append(
-        run(
-            Section(
-                "page cost",
-                "GET /ping through the same middleware, same run",
-                [python, "benchmarks/page_cost.py"],
-                env,
-            )
-        )
-    )
-
     database = {**env, "DATABASE_URL": database_url}
-    outcomes.append(
-        run(
-            Section(
-                "stored report size",
-                "the JSON payload table, same reports",
-                [python, "benchmarks/storage.py", "--n", str(args.storage_n)],
-                database,
-            )
-        )
-    )
-    outcomes.append(
-        run(
-            Section(
-                "respondent path",
-                "GET /ping and a one-row insert, same stack",
-                [
-                    python,
-                    "benchmarks/respond_path.py",
-                    "--runs",
-                    str(args.respond_runs),
-                ],
-                database,
-            )
-        )
-    )
-    outcomes.append(
-        run(
-            Section(
-                "report partitions",
-                "one plain report table, same reports",
-                [
-                    python,
-                    "benchmarks/partitions.py",
-                    "--n",
-                    str(1_000_000 if args.full else args.partitions_n),
-                ],
-                database,
-            )
-        )
-    )
+    return [
+        Section(
+            "aggregation",
+            "numpy.bincount over the same n",
+            [
+                python,
+                "benchmarks/aggregate.py",
+                "--n",
+                str(args.aggregate_n),
+                "--clock",
+                args.aggregate_clock,
+            ],
+            env,
+        ),
+        Section(
+            "ingestion",
+            "GET /ping under the same concurrency",
+            [
+                python,
+                "benchmarks/load.py",
+                "--concurrency",
+                str(args.load_concurrency),
+                "--duration",
+                str(args.load_duration),
+            ],
+            database,
+        ),
+        Section(
+            "tally refresh",
+            "a full recount of the same stored reports",
+            [
+                python,
+                "benchmarks/refresh.py",
+                "--max",
+                str(int(1e7 if args.full else args.refresh_max)),
+            ],
+            database,
+            scratch=True,
+        ),
+        Section(
+            "JavaScript sampling",
+            "crypto.getRandomValues words/s, same runtime",
+            [python, "benchmarks/js_samples.py"],
+            env,
+        ),
+        Section(
+            "page cost",
+            "GET /ping through the same middleware, same run",
+            [python, "benchmarks/page_cost.py"],
+            env,
+        ),
+        Section(
+            "stored report size",
+            "the JSON payload table, same reports",
+            [python, "benchmarks/storage.py", "--n", str(args.storage_n)],
+            database,
+        ),
+        Section(
+            "respondent path",
+            "GET /ping and a one-row insert, same stack",
+            [python, "benchmarks/respond_path.py", "--runs", str(args.respond_runs)],
+            database,
+        ),
+        Section(
+            "report partitions",
+            "one plain report table, same reports",
+            [
+                python,
+                "benchmarks/partitions.py",
+                "--n",
+                str(1_000_000 if args.full else args.partitions_n),
+            ],
+            database,
+        ),
+    ]
 
+
+def main() -> int:
+    args = _arguments()
+    database_url = os.environ.get("DATABASE_URL") or harness.DEFAULT_DATABASE_URL
+    harness.ensure_database(database_url)
+    outcomes = [run(section) for section in sections(args, database_url)]
     print("\n=== summary ===")
     for outcome in outcomes:
         print(f"{outcome.title:<22}{outcome.status:<34}{outcome.seconds:>8.0f} s")

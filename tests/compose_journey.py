@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
-from benchmarks.harness import Mechanisms, Response, request
+from benchmarks.http_client import Response, request
+from benchmarks.respondent import Mechanisms
 from tests.own_servers import fetch_form, header, new_answers, post_form
 
 ROOT = Path(__file__).resolve().parent.parent

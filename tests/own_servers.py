@@ -29,7 +29,8 @@ import psycopg
 import redis
 from psycopg import sql
 
-from benchmarks.harness import Mechanisms, RespondPage, Response, form_body, request
+from benchmarks.http_client import Response, request
+from benchmarks.respondent import Mechanisms, RespondPage, form_body
 from surveys.embedded_postgres import (
     ROLE,
     SERVER_USER,

@@ -44,6 +44,7 @@ from django.db.models import Count, Exists, OuterRef
 
 from surveys.analysis.models import PlainAnswerTally, SkipTally
 from surveys.analysis.results.answer_counts import AnswerCounts
+from surveys.analysis.tallies import windows
 from surveys.authoring.kinds import kinds_where
 from surveys.authoring.models import Question
 from surveys.collection.models import PlainAnswer, SkippedAnswer, Submission
@@ -86,9 +87,7 @@ def covered_between(*, survey_id: int, after: int, up_to: int) -> list[int]:
     if up_to <= after:
         return []
     return list(
-        Submission.objects.filter(
-            survey_id=survey_id, pk__gt=after, pk__lte=up_to, is_test=False
-        )
+        windows.submissions_between(survey_id, after=after, up_to=up_to)
         .order_by("pk")
         .values_list("pk", flat=True)
     )

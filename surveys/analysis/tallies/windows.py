@@ -7,19 +7,44 @@ A fold or a count walks the survey's reports from a watermark in windows
 survey's reports are sparse among the ids (other surveys' reports between
 them), that window would hold few, so the end is found from the reports
 instead (:func:`window_end`), reading the window's index entries once more.
+
+The window query itself, a survey's counted rows with an id in
+``(start, end]`` (one range of its partition or of its (survey, id) index),
+is written once here, for reports (:func:`reports_between`) and for the
+submissions a window covers (:func:`submissions_between`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from surveys.collection.models import Report
+from django.db.models import QuerySet
+
+from surveys.collection.models import Report, Submission
 
 # A window of ``size`` ids is taken unprobed while the survey's reports held
 # at least one in this many of the previous window's ids.
 DENSE_SHARE = 8
 
 Row = tuple[int, int, int, Any, Any]  # submission, question, revision, value, bits
+
+
+def reports_between(survey_id: int, *, start: int, end: int) -> QuerySet[Report]:
+    """The survey's counted reports with an id in ``(start, end]``: one range
+    of its partition (every report key leads with the survey)."""
+    return Report.objects.filter(survey_id=survey_id, id__gt=start, id__lte=end)
+
+
+def submissions_between(
+    survey_id: int, *, after: int, up_to: int
+) -> QuerySet[Submission]:
+    """The survey's counted submissions with an id in ``(after, up_to]``:
+    those a window of the tallies covers first when ``after`` and ``up_to``
+    are the largest submission ids covered before and after it (with a
+    protected report or none).  One range of the (survey, id) index."""
+    return Submission.objects.filter(
+        survey_id=survey_id, pk__gt=after, pk__lte=up_to, is_test=False
+    )
 
 
 def window_end(
@@ -34,15 +59,13 @@ def window_end(
     end = horizon
     for question_id in question_ids:
         kth = list(
-            Report.objects.filter(
-                survey_id=survey_id,
+            reports_between(survey_id, start=start, end=end)
+            .filter(
                 # A range, not "=": ordered by (question, id), which only the
                 # (question, id) index gives (with "=" the planner drops the
                 # question from the order and may walk the primary key).
                 question_id__gte=question_id,
                 question_id__lte=question_id,
-                id__gt=start,
-                id__lte=end,
             )
             .order_by("question_id", "id")
             .values_list("id", flat=True)[per_question - 1 : per_question]
@@ -87,12 +110,8 @@ def window_rows(
     if end <= start:
         return []
     return list(
-        Report.objects.filter(
-            survey_id=survey_id,  # one partition
-            question_id__in=question_ids,
-            id__gt=start,
-            id__lte=end,
-        )
+        reports_between(survey_id, start=start, end=end)
+        .filter(question_id__in=question_ids)
         .order_by()
         .values_list("submission_id", "question_id", "spec_revision", "value", "bits")
     )

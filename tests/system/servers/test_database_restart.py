@@ -16,7 +16,8 @@ import psycopg
 import pytest
 from django.urls import resolve, reverse
 
-from benchmarks.harness import Mechanisms, request
+from benchmarks.http_client import request
+from benchmarks.respondent import Mechanisms
 from surveys.collection.tokens import receipt_code_hash
 from tests.conftest import clean_env, free_port, run_manage, wait_for_http
 from tests.own_servers import (

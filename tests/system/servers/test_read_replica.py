@@ -25,7 +25,7 @@ import psycopg
 import pytest
 from django.urls import resolve, reverse
 
-from benchmarks.harness import Mechanisms
+from benchmarks.respondent import Mechanisms
 from surveys.embedded_postgres import EmbeddedPostgresError
 from tests.conftest import clean_env, free_port, run_manage, wait_for_http
 from tests.own_servers import (

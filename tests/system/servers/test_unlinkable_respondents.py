@@ -44,7 +44,7 @@ from django.apps import apps
 from django.utils.crypto import salted_hmac
 from psycopg.rows import dict_row
 
-from benchmarks.harness import Mechanisms
+from benchmarks.respondent import Mechanisms
 from tests.conftest import clean_env, free_port, run_manage, wait_for_http
 from tests.own_servers import OwnPostgres, RespondPage, new_answers
 from tests.surveys.compose import service_command

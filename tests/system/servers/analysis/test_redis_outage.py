@@ -36,7 +36,8 @@ from django.core.management import call_command
 from django.db.models import Max
 from django.urls import reverse
 
-from benchmarks.harness import Mechanisms, percentile
+from benchmarks.harness import percentile
+from benchmarks.respondent import Mechanisms
 from surveys.analysis.results import selectors
 from surveys.authoring.models import Survey
 from surveys.collection import demo

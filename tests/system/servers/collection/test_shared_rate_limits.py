@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.urls import reverse
 
-from benchmarks.harness import request
+from benchmarks.http_client import request
 from surveys.collection import demo
 from surveys.operations.checks import CHECK_ID
 from tests.conftest import ROOT, clean_env, free_port, wait_for_http
