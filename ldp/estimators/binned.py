@@ -330,10 +330,11 @@ def binned_distribution(
     Notes
     -----
     1. ``f̃ = argmax_{f ∈ simplex} ℓ(f; c)``, the likelihood of the reports
-       given the level distribution, by EM iterated to convergence (the EM
-       map keeps ``f`` on the simplex and never lowers ``ℓ``): SQUAREM, then
-       plain EM steps until no share moves by 1e-13 (``point_fit``).  EM works on
-       the shares ``c/n``: its work depends on the channel, not on ``n``.
+       given the level distribution (``point_fit``): at most 30 iterations
+       of EM accelerated by SQUAREM, then projected Newton steps on the
+       orthant form of the likelihood until its KKT residual is at most
+       1e-12 (``ldp.estimators.simplex_newton``).  Both work on the shares
+       ``c/n``: the work depends on the channel, not on ``n``.
     2. Bin share ``b̃_j = Σ_{x: v_x in bin j} f̃_x``; median
        ``min {v_x : Σ_{x' <= x} f̃_x' >= 1/2}``.
     3. Intervals: Wald for the bin shares and Woodruff for quantiles, both
@@ -348,9 +349,11 @@ def binned_distribution(
     .. [2] R. Varadhan, C. Roland, "Simple and globally convergent methods
        for accelerating the convergence of any EM algorithm", Scand. J.
        Statist. 35, 2008 (SQUAREM).
-    .. [3] R. S. Woodruff, "Confidence intervals for medians and other
+    .. [3] D. P. Bertsekas, "Projected Newton methods for optimization
+       problems with simple constraints", SIAM J. Control Optim. 20(2), 1982.
+    .. [4] R. S. Woodruff, "Confidence intervals for medians and other
        position measures", JASA 47(260), 635–646, 1952.
-    .. [4] docs/maths.md, section 11.
+    .. [5] docs/maths.md, section 11.
 
     Examples
     --------

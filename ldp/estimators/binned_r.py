@@ -3,8 +3,9 @@
 An export's R script recomputes, from the reports alone, the point estimates
 of :func:`ldp.estimators.binned.binned_distribution`: the level distribution
 ``f̂ = argmax_{f ∈ simplex} ℓ(f; c)`` by the same algorithm from the same
-start (EM accelerated by SQUAREM then polished by plain EM steps for a
-histogram channel, ``HistogramChannel.point_fit``; the KKT bisection of
+start (a short EM warm-up accelerated by SQUAREM, then projected Newton
+steps to the KKT point, for a histogram channel,
+``HistogramChannel.point_fit``; the KKT bisection of
 :func:`ldp.estimators.consistency.binomial_mle` for unary encoding), the
 bin shares ``Σ_{x in bin j} f̂_x`` and the lower median.  The intervals of
 the bins (Wald) and of the median (Woodruff) are computed from the debiased
@@ -27,22 +28,36 @@ from ldp.estimators.level_channels import (
     POLISH_STEPS,
     POLISH_TOLERANCE,
     TOLERANCE,
+    WARM_UP_ITERATIONS,
     HistogramChannel,
     level_channel,
+)
+from ldp.estimators.simplex_newton import (
+    ACTIVE_MARGIN,
+    ARMIJO,
+    BACKTRACKS,
+    DAMPING,
+    KKT_TOLERANCE,
+    NEWTON_STEPS,
+    RIDGE,
+    RIDGE_GROWTH,
+    RIDGE_TRIES,
 )
 
 UNARY_BISECTION_STEPS = 80
 """Bisection steps of ``UnaryChannel.fit`` (its ``binomial_mle`` call)."""
 
-BINNED_R = f"""# squarem_fit mirrors the Python reference, HistogramChannel.point_fit in
-# ldp.estimators.level_channels, step for step: the same uniform start, EM
-# step, SQUAREM extrapolation and fallback, the same stop (a log-likelihood
-# gain below tol), then the same plain EM steps until no share moves by
-# polish_tol.  Change the two together.
+BINNED_R = f"""# squarem_fit and newton_fit mirror the Python reference,
+# HistogramChannel.point_fit in ldp.estimators.level_channels, step for step:
+# the same uniform start, EM step, SQUAREM extrapolation and fallback and
+# stop (a log-likelihood gain below tol, or warm_up iterations), then the
+# same projected Newton steps (ldp.estimators.simplex_newton: ε-active set,
+# Cholesky solve with a ridge when it fails, Armijo arc search) until the
+# KKT residual is at most kkt_tol; where they do not get there, the same
+# fallback (SQUAREM, then plain EM steps until no share moves by
+# polish_tol).  Change the two together.
 squarem_fit <- function(channel, count, n, tol = {TOLERANCE!r},
-                        max_iter = {MAX_ITERATIONS}L,
-                        polish_tol = {POLISH_TOLERANCE!r},
-                        polish_steps = {POLISH_STEPS}L) {{
+                        max_iter = {WARM_UP_ITERATIONS}L) {{
   shares <- count / n
   predicted <- function(f) pmax(as.vector(f %*% channel), 1e-300)
   step <- function(f) {{
@@ -66,13 +81,83 @@ squarem_fit <- function(channel, count, n, tol = {TOLERANCE!r},
     current <- gained
     if (done) break
   }}
+  f
+}}
+newton_direction <- function(hessian, gradient) {{
+  jitter <- 0
+  scale <- max(diag(hessian))
+  for (i in seq_len({RIDGE_TRIES}L)) {{
+    factor <- tryCatch(chol(hessian + diag(jitter, nrow(hessian))),
+                       error = function(e) NULL)
+    if (!is.null(factor)) {{
+      return(-backsolve(factor, backsolve(factor, gradient, transpose = TRUE)))
+    }}
+    jitter <- if (jitter == 0) {RIDGE!r} * scale else jitter * {RIDGE_GROWTH!r}
+  }}
+  -gradient / diag(hessian)
+}}
+newton_fit <- function(channel, shares, start, kkt_tol = {KKT_TOLERANCE!r},
+                       steps = {NEWTON_STEPS}L, margin = {ACTIVE_MARGIN!r},
+                       armijo = {ARMIJO!r}, backtracks = {BACKTRACKS}L) {{
+  used <- shares > 0
+  q <- channel[, used, drop = FALSE]
+  s <- shares[used]
+  x <- start
+  for (i in seq_len(steps)) {{
+    predicted <- as.vector(x %*% q)
+    ratio <- s / predicted
+    gradient <- 1 - as.vector(q %*% ratio)
+    residual <- max(abs(pmin(x, gradient)))
+    if (residual <= kkt_tol) return(x / sum(x))
+    bound <- (x <= min(margin, residual)) & (gradient > 0)
+    free <- !bound
+    direction <- ifelse(bound, -x, 0)
+    slope <- 0
+    if (any(free)) {{
+      root <- q[free, , drop = FALSE] * rep(sqrt(s) / predicted, each = sum(free))
+      hessian <- tcrossprod(root)
+      diag(hessian) <- diag(hessian) + {DAMPING!r} * residual
+      direction[free] <- newton_direction(hessian, gradient[free])
+      slope <- -sum(gradient[free] * direction[free])
+    }}
+    alpha <- 1
+    moved <- FALSE
+    for (j in seq_len(backtracks)) {{
+      trial <- pmax(x + alpha * direction, 0)
+      change <- trial - x
+      if (!any(change != 0)) break
+      gain <- suppressWarnings(
+        sum(s * log1p(as.vector(change %*% q) / predicted))) - sum(change)
+      wanted <- armijo * (alpha * slope +
+                          sum(gradient[bound] * (x[bound] - trial[bound])))
+      if (is.finite(gain) && gain >= wanted) {{
+        x <- trial
+        moved <- TRUE
+        break
+      }}
+      alpha <- alpha / 2
+    }}
+    if (!moved) return(NULL)
+  }}
+  NULL
+}}
+polished_fit <- function(channel, count, n, polish_tol = {POLISH_TOLERANCE!r},
+                         polish_steps = {POLISH_STEPS}L) {{
+  shares <- count / n
+  f <- squarem_fit(channel, count, n, max_iter = {MAX_ITERATIONS}L)
   for (i in seq_len(polish_steps)) {{
-    updated <- step(f)
+    predicted <- pmax(as.vector(f %*% channel), 1e-300)
+    updated <- f * as.vector(channel %*% (shares / predicted))
+    updated <- updated / sum(updated)
     moved <- max(abs(updated - f))
     f <- updated
     if (moved < polish_tol) break
   }}
   f
+}}
+point_fit <- function(channel, count, n) {{
+  fitted <- newton_fit(channel, count / n, squarem_fit(channel, count, n))
+  if (is.null(fitted)) polished_fit(channel, count, n) else fitted
 }}
 support_root <- function(mu, count, n, p, q) {{
   d <- p - q; m <- mu / d; total <- m + n
@@ -103,7 +188,7 @@ estimate_bins <- function(count, n, values, cuts = NULL, channel = NULL,
     a <- matrix(channel, nrow = k, byrow = TRUE)
     merged <- if (is.null(groups)) count else
       as.vector(tapply(count, factor(groups, levels = seq_len(ncol(a)) - 1L), sum))
-    levels <- squarem_fit(a, merged, n)
+    levels <- point_fit(a, merged, n)
   }}
   if (is.null(cuts)) {{
     index <- seq_len(k) - 1L

@@ -19,13 +19,16 @@ import numpy as np
 from ldp.arrays import FloatArray, IntArray
 from ldp.estimators.channel import channel_estimate
 from ldp.estimators.consistency import binomial_mle
+from ldp.estimators.simplex_newton import newton_fit
 
 TOLERANCE = 1e-9
 MAX_ITERATIONS = 2_000
+WARM_UP_ITERATIONS = 30
+"""SQUAREM iterations before the point fit's Newton steps."""
 POLISH_TOLERANCE = 1e-13
-"""The point fit's plain EM steps stop once no share moves by this much."""
+"""The fallback's plain EM steps stop once no share moves by this much."""
 POLISH_STEPS = 20_000
-"""At most this many plain EM steps polish the point fit."""
+"""At most this many plain EM steps polish the fallback fit."""
 
 
 def _squarem(
@@ -121,11 +124,14 @@ class HistogramChannel:
         np.add.at(merged, self.groups, counts)
         return merged
 
-    def fit(self, counts: FloatArray, n: int) -> FloatArray:
+    def fit(
+        self, counts: FloatArray, n: int, max_iter: int = MAX_ITERATIONS
+    ) -> FloatArray:
         """Maximise ``Σ_y c_y ln (Qᵀ f)_y`` over the simplex by EM.
 
         EM step (Agrawal & Aggarwal 2001, section 3):
-        ``f_x ← f_x Σ_y (c_y/n) Q[x, y] / (Qᵀ f)_y``, accelerated by SQUAREM.
+        ``f_x ← f_x Σ_y (c_y/n) Q[x, y] / (Qᵀ f)_y``, accelerated by SQUAREM,
+        from the uniform start, for at most ``max_iter`` iterations.
         """
         q = np.asarray(self.channel, dtype=float)
         shares = np.atleast_2d(np.asarray(counts, dtype=float)) / n
@@ -146,10 +152,37 @@ class HistogramChannel:
             return value
 
         start = np.full((shares.shape[0], self.levels), 1.0 / self.levels)
-        return _squarem(step, loglik, start, TOLERANCE, MAX_ITERATIONS)
+        return _squarem(step, loglik, start, TOLERANCE, max_iter)
 
     def point_fit(self, counts: FloatArray, n: int) -> FloatArray:
-        """:meth:`fit` of one count vector, polished by plain EM steps.
+        """The maximum-likelihood level shares of one count vector, to rounding.
+
+        A warm-up of at most :data:`WARM_UP_ITERATIONS` SQUAREM iterations of
+        :meth:`fit` (the same start, steps and stop), then projected Newton
+        steps (:func:`ldp.estimators.simplex_newton.newton_fit`: Bertsekas
+        1982 on the orthant form of the likelihood) until the KKT residual
+        ``max_x |min(f_x, 1 − Σ_y s_y Q[x, y]/(Qᵀf)_y)|`` is at most
+        :data:`~ldp.estimators.simplex_newton.KKT_TOLERANCE`: the positive
+        shares' gradient equals 1 and no zero share's exceeds it.  The
+        Newton steps converge quadratically onto the maximum itself, so two
+        implementations of the same steps (the export's R script,
+        ``ldp.estimators.binned_r``) agree to rounding, where SQUAREM's or
+        EM's stops land anywhere along the likelihood's flat directions.
+        Where they do not converge within
+        :data:`~ldp.estimators.simplex_newton.NEWTON_STEPS` (a likelihood
+        flat along many directions, as the geometric mechanism's on 201
+        levels), :meth:`polished_fit`.
+        """
+        counts = np.asarray(counts, dtype=float)
+        start = self.fit(counts[None, :], n, WARM_UP_ITERATIONS)[0]
+        fitted = newton_fit(self.channel, counts / n, start)
+        if fitted is not None:
+            return fitted
+        return self.polished_fit(counts, n)
+
+    def polished_fit(self, counts: FloatArray, n: int) -> FloatArray:
+        """:meth:`fit` of one count vector, polished by plain EM steps: the
+        point fit's fallback where the Newton steps do not converge.
 
         SQUAREM's extrapolation divides by ``‖v‖``, a second difference of
         the iterates that cancels to rounding noise near the maximum, so its
@@ -158,9 +191,7 @@ class HistogramChannel:
         cancellation: from :meth:`fit`'s stop, plain steps
         ``f_x ← f_x Σ_y (c_y/n) Q[x, y] / (Qᵀ f)_y`` (renormalised) run until
         no share moves by :data:`POLISH_TOLERANCE` (at most
-        :data:`POLISH_STEPS`).  The export's R script runs the same fit and
-        polish (``ldp.estimators.binned_r``), so the two agree to ~1e-12
-        wherever the polish converges.
+        :data:`POLISH_STEPS`).
         """
         q = np.asarray(self.channel, dtype=float)
         counts = np.asarray(counts, dtype=float)
