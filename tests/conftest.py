@@ -280,6 +280,25 @@ def start_process(tmp_path: Path) -> Iterator:
         proc.stop()
 
 
+@pytest.fixture(scope="module")
+def start_module_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    """``start_process`` for servers a module's tests share: each is stopped
+    after the module's last test."""
+    started: list[Started] = []
+    logs = tmp_path_factory.mktemp("module-services")
+
+    def start(
+        args: list[str], env: dict[str, str], name: str = "process", cwd: Path = ROOT
+    ) -> Started:
+        proc = Started(args, env, logs / f"{name}-{len(started)}.log", cwd)
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in reversed(started):
+        proc.stop()
+
+
 @pytest.fixture(scope="session")
 def start_session_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
     """Start services for the whole session; each is stopped when the session ends."""
@@ -364,9 +383,7 @@ def django_db_modify_db_settings(
         )
 
 
-@pytest.fixture
-def test_database_url(django_db_blocker) -> str:
-    """A DATABASE_URL for the database this test session uses (for subprocesses)."""
+def _session_database_url(django_db_blocker) -> str:
     from django.db import connection
 
     with django_db_blocker.unblock():
@@ -377,6 +394,18 @@ def test_database_url(django_db_blocker) -> str:
     host = params.get("HOST") or "127.0.0.1"
     port = params.get("PORT") or 5432
     return f"postgres://{user}{password}@{host}:{port}/{params['NAME']}"
+
+
+@pytest.fixture
+def test_database_url(django_db_blocker) -> str:
+    """A DATABASE_URL for the database this test session uses (for subprocesses)."""
+    return _session_database_url(django_db_blocker)
+
+
+@pytest.fixture(scope="module")
+def module_database_url(django_db_setup, django_db_blocker) -> str:
+    """``test_database_url`` for a server that a module's tests share."""
+    return _session_database_url(django_db_blocker)
 
 
 @pytest.fixture(scope="session")

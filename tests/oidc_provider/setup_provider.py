@@ -2,6 +2,9 @@
 
 ``python -m tests.oidc_provider.setup_provider USERNAME EMAIL PASSWORD CLIENT_ID
 SECRET REDIRECT_URI``
+
+The client is made by the first run and kept by the next ones, so a provider
+that serves several tests gets one user per test.
 """
 
 import sys
@@ -15,6 +18,8 @@ def main(username, email, password, client_id, secret, redirect_uri) -> None:
     from oauth2_provider.models import Application
 
     User.objects.create_user(username, email=email, password=password)
+    if Application.objects.filter(client_id=client_id).exists():
+        return
     Application.objects.create(
         name="Deniable",
         client_id=client_id,

@@ -18,9 +18,15 @@ import requests
 from django.urls import reverse
 
 from surveys.accounts.models import AuditEntry, User
-from tests.system.identity_provider import PASSWORD
+from tests.system.identity_provider import PASSWORD, WithClient, started_provider
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(scope="module")
+def provider(start_module_process, tmp_path_factory) -> WithClient:
+    """One provider for the module's tests; each signs in a user of its own."""
+    return started_provider(start_module_process, tmp_path_factory.mktemp("oidc"))
 
 
 def sign_in_through_the_provider(live_url: str, username: str) -> requests.Response:
