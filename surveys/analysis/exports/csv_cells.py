@@ -28,13 +28,29 @@ class _Echo:
 
 
 def csv_lines(header: list[str], rows: Iterable[Iterable[Any]]) -> Iterator[str]:
-    """Lines of a CSV document, each cell neutralised; lazy."""
+    """Lines of a CSV document, each cell neutralised (:func:`neutralise`,
+    written inline: a call per cell was most of a long export's time); lazy."""
     writer = csv.writer(_Echo())
-    yield writer.writerow(header)
+    write = writer.writerow
+    prefixes = FORMULA_PREFIXES
+    yield write(header)
     for row in rows:
-        yield writer.writerow([neutralise(cell) for cell in row])
+        yield write(
+            [
+                "'" + cell
+                if isinstance(cell, str) and cell.startswith(prefixes)
+                else cell
+                for cell in row
+            ]
+        )
+
+
+# ``json.dumps`` with these options builds an encoder per call; one is kept.
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 def compact_json(value: Any) -> str:
-    """JSON without spaces, non-ASCII kept: one cell or one line of a stream."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """JSON without spaces, non-ASCII kept: one cell or one line of a stream
+    (what ``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``
+    writes)."""
+    return _COMPACT(value)

@@ -15,12 +15,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
-from django.db.models import Q
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db import connection
+from django.db.models import OuterRef, Q, TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
-from surveys.analysis.exports.csv_cells import CHUNK_SIZE, compact_json, csv_lines
+from surveys.analysis.exports.csv_cells import (
+    CHUNK_SIZE,
+    compact_json,
+    csv_lines,
+    neutralise,
+)
 from surveys.analysis.exports.design import questions_document, spec_revisions
 from surveys.analysis.results import release
 from surveys.authoring.models import Survey
@@ -120,53 +129,50 @@ def _missing_codes(
     question a submission did not answer, by public id then question order:
     its skip's code (declined, left blank, or unknown) or, where nothing at
     all is stored for it, "not shown" (``surveys.collection.missing.CODES``).
-    Read a chunk of submissions at a time."""
+
+    One streamed read: each released submission with, beside it, the
+    questions it has a report or an answer to and its skips (arrays read by
+    index, one per table), so nothing per submission is sent to the database
+    and a submission that answered everything costs one comparison."""
     questions = list(
         survey.questions.order_by("position", "id").values_list("pk", flat=True)
     )
-    rows = Submission.objects.filter(
-        _in_release(survey, submissions, include_test, ""), survey=survey
-    )
-    chunk: list[tuple[int, str, bool]] = []
-    for row in (
-        rows.order_by("public_id")
-        .values_list("pk", "public_id", "is_test")
+    mine = OuterRef("pk")
+    skips = SkippedAnswer.objects.filter(submission_id=mine).order_by("question_id")
+    rows = (
+        Submission.objects.filter(
+            _in_release(survey, submissions, include_test, ""), survey=survey
+        )
+        .order_by("public_id")
+        .values_list(
+            "public_id",
+            "is_test",
+            ArraySubquery(
+                Report.all_objects.filter(survey=survey, submission_id=mine)
+                .order_by()
+                .values("question_id")
+            ),
+            ArraySubquery(
+                PlainAnswer.objects.filter(submission_id=mine)
+                .order_by()
+                .values("question_id")
+            ),
+            ArraySubquery(skips.values("question_id")),
+            ArraySubquery(skips.values("reason")),
+        )
         .iterator(CHUNK_SIZE)
-    ):
-        chunk.append(row)
-        if len(chunk) == CHUNK_SIZE:
-            yield from _chunk_codes(survey, questions, chunk)
-            chunk = []
-    if chunk:
-        yield from _chunk_codes(survey, questions, chunk)
-
-
-def _chunk_codes(
-    survey: Survey, questions: list[int], chunk: list[tuple[int, str, bool]]
-) -> Iterator[tuple[str, int, int, bool]]:
-    ids = [pk for pk, _, _ in chunk]
-    answered: set[tuple[int, int]] = set(
-        Report.all_objects.filter(survey=survey, submission_id__in=ids).values_list(
-            "submission_id", "question_id"
-        )
     )
-    answered.update(
-        PlainAnswer.objects.filter(submission_id__in=ids).values_list(
-            "submission_id", "question_id"
-        )
-    )
-    skipped = {
-        (submission, question): reason
-        for submission, question, reason in SkippedAnswer.objects.filter(
-            submission_id__in=ids
-        ).values_list("submission_id", "question_id", "reason")
-    }
-    for pk, public_id, is_test in chunk:
+    count = len(questions)
+    for public_id, is_test, reported, answered, skipped, reasons in rows:
+        done = set(reported)
+        done.update(answered)
+        if len(done) >= count and all(q in done for q in questions):
+            continue
+        why = dict(zip(skipped, reasons, strict=True))
         for question in questions:
-            if (pk, question) in answered:
-                continue
-            outcome = skipped.get((pk, question), missing.NOT_SHOWN)
-            yield public_id, question, missing.CODES[outcome], is_test
+            if question not in done:
+                code = missing.CODES[why.get(question, missing.NOT_SHOWN)]
+                yield public_id, question, code, is_test
 
 
 def missing_codes_document() -> list[dict[str, Any]]:
@@ -187,6 +193,103 @@ def report_document(row) -> dict[str, Any]:
         "spec_revision": revision,
         "report": payload,
     }
+
+
+# Distinct cell texts an export keeps once computed (a report's or an
+# answer's JSON, a day's ISO time): a survey's reports repeat few values (one
+# per option or output), so almost every row reuses one; past this many the
+# rest are computed each time, so memory stays flat whatever the data.
+CELL_CACHE_MAX = 4096
+
+
+def _report_rows(
+    survey: Survey,
+    watermark: int,
+    include_test: bool,
+    revisions: dict[int, dict[int, dict]],
+) -> Iterator[tuple[Any, ...]]:
+    """The CSV's "report" rows, with the report's ``is_test`` last: what
+    :func:`_reports` gives, read without decoding a report or formatting a
+    time per row (a repeated value's cell is computed once, ``CELL_CACHE_MAX``)
+    and without the report's own public id, which the CSV does not carry."""
+    manager = Report.all_objects if include_test else Report.objects
+    released = Q(id__lte=watermark) | Q(is_test=True) if include_test else None
+    rows = (
+        manager.filter(released or Q(id__lte=watermark))
+        .filter(survey=survey)
+        .order_by("public_id")
+        .values_list(
+            "submission__public_id",
+            # As text: one C-level read per row, its ISO form computed once
+            # per distinct day (``received_at`` is stored truncated).
+            Cast("submission__received_at", output_field=TextField()),
+            "question_id",
+            "spec_revision",
+            "value",
+            "bits",
+            "is_test",
+        )
+        .iterator(CHUNK_SIZE)
+    )
+    cells: dict[tuple[int, int, Any, Any], str] = {}
+    times: dict[str, str] = {}
+    for submission_id, received, question_id, revision, value, bits, test in rows:
+        if bits is not None and not isinstance(bits, bytes):
+            bits = bytes(bits)  # a memoryview, as some drivers give bytea
+        key = (question_id, revision, value, bits)
+        cell = cells.get(key)
+        if cell is None:
+            spec = revisions[question_id][revision]
+            cell = neutralise(compact_json(report_codec.decode(spec, value, bits)))
+            if len(cells) < CELL_CACHE_MAX:
+                cells[key] = cell
+        when = times.get(received)
+        if when is None:
+            when = _iso_time(received)
+            if len(times) < CELL_CACHE_MAX:
+                times[received] = when
+        yield ("report", question_id, revision, submission_id, when, "", cell, test)
+
+
+def _iso_time(text: str) -> str:
+    """A ``timestamptz`` as PostgreSQL writes it as text, in ISO 8601 in the
+    connection's time zone: what ``datetime.isoformat`` gives for the value
+    Django reads (``report_document``)."""
+    moment = datetime.fromisoformat(text).astimezone(connection.timezone)
+    return moment.isoformat()
+
+
+def _answer_rows(
+    survey: Survey, submissions: int, include_test: bool
+) -> Iterator[tuple[Any, ...]]:
+    """The CSV's "answer" rows and, after one with typed words beside
+    "Other, please specify", its "other" row, each with ``is_test`` last.
+    The answer is read as the JSON text PostgreSQL stores (what Django's
+    ``JSONField`` decodes), its cell computed once per distinct text."""
+    rows = PlainAnswer.objects.filter(
+        _in_release(survey, submissions, include_test, "submission"),
+        question__survey=survey,
+    )
+    cells: dict[str, str] = {}
+    for submission_id, question_id, text, test, other in (
+        rows.order_by("submission__public_id", "question_id")
+        .values_list(
+            "submission__public_id",
+            "question_id",
+            Cast("value", output_field=TextField()),
+            "submission__is_test",
+            "other_text",
+        )
+        .iterator(chunk_size=CHUNK_SIZE)
+    ):
+        cell = cells.get(text)
+        if cell is None:
+            cell = neutralise(compact_json(json.loads(text)))
+            if len(cells) < CELL_CACHE_MAX:
+                cells[text] = cell
+        yield ("answer", question_id, "", submission_id, "", "", cell, test)
+        if other:  # typed beside "Other, please specify", as typed
+            yield ("other", question_id, "", submission_id, "", "", other, test)
 
 
 REPORT_COLUMNS = [
@@ -213,74 +316,44 @@ def reports_csv(survey: Survey, include_test: bool = False) -> Iterator[str]:
 
     ``include_test``: the owner's test responses too, each row marked in an
     extra ``is_test`` column (true/false); they are never in any estimate.
-    """
-    marked = (
-        (lambda row, test: [*row, "true" if test else "false"])
-        if (include_test)
-        else (lambda row, test: row)
-    )
 
-    def rows() -> Iterator[list[Any]]:
+    Every row is built with its ``is_test`` last and written without it or
+    with it as text; the reports and answers are read as stored, without a
+    model instance or a decoded report per row (:func:`_report_rows`).
+    """
+
+    def rows() -> Iterator[tuple[Any, ...]]:
         mark, submissions = release.released_bounds(survey_id=survey.pk)
         revisions = spec_revisions(survey)
         texts = dict(survey.questions.values_list("id", "text"))
         for question_id, by_revision in revisions.items():
             for revision, spec in sorted(by_revision.items()):
-                yield marked(
-                    [
-                        "spec",
-                        question_id,
-                        revision,
-                        "",
-                        "",
-                        texts.get(question_id),
-                        compact_json(spec),
-                    ],
+                yield (
+                    "spec",
+                    question_id,
+                    revision,
+                    "",
+                    "",
+                    texts.get(question_id),
+                    compact_json(spec),
                     False,
                 )
-        for row in _reports(
-            survey, mark, include_test=include_test, revisions=revisions
-        ):
-            doc = report_document(row)
-            yield marked(
-                [
-                    "report",
-                    doc["question_id"],
-                    doc["spec_revision"],
-                    doc["submission_id"],
-                    doc["received_at"],
-                    "",
-                    compact_json(doc["report"]),
-                ],
-                row[-1],
-            )
-        for submission_id, question_id, value, test, other in _plain_answers(
-            survey, submissions, include_test
-        ):
-            yield marked(
-                ["answer", question_id, "", submission_id, "", "", compact_json(value)],
-                test,
-            )
-            if other:  # typed beside "Other, please specify", as typed
-                yield marked(
-                    ["other", question_id, "", submission_id, "", "", other], test
-                )
+        yield from _report_rows(survey, mark, include_test, revisions)
+        yield from _answer_rows(survey, submissions, include_test)
         for submission_id, question_id, code, test in _missing_codes(
             survey, submissions, include_test
         ):
-            yield marked(
-                ["missing", question_id, "", submission_id, "", "", code], test
-            )
+            yield ("missing", question_id, "", submission_id, "", "", code, test)
         if survey_records_language(survey):
             for submission_id, language, test in _languages(
                 survey, submissions, include_test
             ):
-                yield marked(
-                    ["language", "", "", submission_id, "", "", language], test
-                )
+                yield ("language", "", "", submission_id, "", "", language, test)
 
-    columns = [*REPORT_COLUMNS, "is_test"] if include_test else REPORT_COLUMNS
-    return csv_lines(columns, rows())
+    if include_test:
+        marked = ((*row[:-1], "true" if row[-1] else "false") for row in rows())
+        return csv_lines([*REPORT_COLUMNS, "is_test"], marked)
+    return csv_lines(REPORT_COLUMNS, (row[:-1] for row in rows()))
 
 
 def reports_json(survey: Survey) -> Iterator[str]:
