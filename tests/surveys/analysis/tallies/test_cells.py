@@ -43,10 +43,11 @@ PROTECTED = [
 REGIONS = ("North", "South", "East")
 
 
-def cells_survey(owner) -> Survey:
-    """Seven protected questions, an optional region and a plain yes/no."""
-    made = authoring.survey_create(owner=owner, title="Cells", epsilon_budget=8)
-    for name, kind, extra in PROTECTED:
+def cells_survey(owner, title: str = "Cells", protected=PROTECTED) -> Survey:
+    """The ``protected`` questions (all seven by default), an optional region
+    and a plain yes/no."""
+    made = authoring.survey_create(owner=owner, title=title, epsilon_budget=8)
+    for name, kind, extra in protected:
         authoring.question_create(
             survey=made,
             text=f"Under {name}",

@@ -12,14 +12,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 
 from surveys.analysis.tallies import services, snapshots
-from surveys.authoring import services as authoring
 from surveys.authoring.lifecycle_services import survey_delete
-from surveys.authoring.mechanisms import PrivacyConfig
 from surveys.authoring.models import Survey
 from surveys.authoring.selectors import survey_released_count
 from surveys.collection.models import Report
 from tests.surveys.analysis.conftest import untallied
-from tests.surveys.analysis.tallies.test_cells import PROTECTED, REGIONS, submit
+from tests.surveys.analysis.tallies.test_cells import PROTECTED, cells_survey, submit
 
 pytestmark = pytest.mark.django_db
 
@@ -64,27 +62,7 @@ def _update_reads(survey: Survey, backlog: int, new: int) -> dict[str, int]:
 
 def _small_survey(ada, title: str) -> Survey:
     """Two protected questions, an optional region and a plain yes/no."""
-    fresh = authoring.survey_create(owner=ada, title=title, epsilon_budget=8)
-    for name, kind, extra in PROTECTED[1:3]:
-        authoring.question_create(
-            survey=fresh,
-            text=f"Under {name}",
-            privacy=PrivacyConfig(kind=kind, epsilon=1.0, mechanism=name, **extra),
-        )
-    authoring.question_create(
-        survey=fresh,
-        text="Region",
-        privacy=PrivacyConfig("single_choice", is_private=False, options=REGIONS),
-        not_private_acknowledged=True,
-        optional=True,
-    )
-    authoring.question_create(
-        survey=fresh,
-        text="Employed",
-        privacy=PrivacyConfig("yes_no", is_private=False),
-        not_private_acknowledged=True,
-    )
-    return authoring.survey_publish(survey=fresh, user=ada)
+    return cells_survey(ada, title, PROTECTED[1:3])
 
 
 @pytest.mark.slow
